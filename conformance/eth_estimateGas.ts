@@ -1,0 +1,121 @@
+// §4.1 eth_estimateGas: a hex quantity, nothing added to the chain; a REVERT is error code 3 with the
+// decoded reason in the message and the ABI payload in data (§7). Reverts are triggered with no deployed
+// contract, by estimating a creation whose init code reverts, so these checks run on any chain.
+import { decodeErrorResult, parseAbi, type Hex } from 'viem';
+import { errorStringPayload, HARNESS_REVERT_REASON, revertingInitCode } from '../core/revert.ts';
+import { q, toQuantity } from '../core/hex.ts';
+import type { RevertTarget } from '../core/targets.ts';
+import { MethodSuite, type CheckContext } from './framework/check.ts';
+import { envelopeChecks } from './framework/common.ts';
+
+const suite = new MethodSuite('eth_estimateGas');
+export default suite;
+
+const INTRINSIC_GAS = 21_000n;
+/** An address nobody holds a key to: a transfer of zero from/to it needs no balance on any chain. */
+const PROBE = '0x00000000000000000000000000000000c0ffee01';
+const transfer = { from: PROBE, to: '0x00000000000000000000000000000000c0ffee02', value: '0x0' };
+const harnessPayload = errorStringPayload(HARNESS_REVERT_REASON);
+const harnessRevert: RevertTarget = { kind: 'initcode', data: revertingInitCode(harnessPayload), reason: HARNESS_REVERT_REASON, expectedData: harnessPayload };
+
+envelopeChecks(suite, () => [transfer, 'latest'], () => [{ data: harnessRevert.data }, 'latest']);
+
+async function expectEstimate(t: CheckContext, params: unknown[], fresh = false): Promise<bigint> {
+  const result = await t.result<string>(suite.method, params, { fresh });
+  t.expectShape('quantity', result);
+  const gas = q(result)!;
+  t.expect(gas >= INTRINSIC_GAS, `an estimate must be at least the intrinsic gas ${INTRINSIC_GAS}`, { pointer: '/result', expected: `>= ${toQuantity(INTRINSIC_GAS)}`, actual: result });
+  return gas;
+}
+
+suite.check(
+  { intent: 'transfer-estimate', clause: '§4.1', layer: 'spec', title: 'a plain transfer estimates to a hex quantity of at least the intrinsic 21000 gas', covers: ['hit', 'tag:latest'] },
+  async (t) => void (await expectEstimate(t, [transfer, 'latest'])),
+);
+
+suite.check(
+  { intent: 'block-number-param', clause: '§4.1 params', layer: 'spec', title: 'the block parameter accepts a hex block number', covers: ['hit'] },
+  async (t) => void (await expectEstimate(t, [transfer, t.targets.head.number])),
+);
+
+for (const tag of ['pending', 'safe', 'finalized']) {
+  suite.check(
+    { intent: `tag-${tag}`, clause: '§1, §4.1 params', layer: 'spec', title: `the block tag "${tag}" is accepted`, covers: [`tag:${tag}`] },
+    async (t) => void (await expectEstimate(t, [transfer, tag], true)),
+  );
+}
+
+suite.check(
+  { intent: 'one-param', clause: '§4.1 example', layer: 'advisory', title: 'the call object alone, as in the spec\'s example request, is accepted', covers: ['hit'] },
+  async (t) => void (await expectEstimate(t, [transfer])),
+);
+
+suite.check(
+  { intent: 'replay-real-tx', clause: '§4.1', layer: 'spec', title: 'replaying a real transaction at its parent block gives an estimate of at least the intrinsic gas', covers: ['hit'] },
+  async (t) => {
+    const hash = t.need(t.targets.successTx, 'successful transaction');
+    const tx = t.found(await t.result<{ from: string; to: string | null; value: string; input: string; blockNumber: string } | null>('eth_getTransactionByHash', [hash]), 'a known transaction returned null');
+    const parent = toQuantity(q(tx.blockNumber)! - 1n);
+    await expectEstimate(t, [{ from: tx.from, ...(tx.to ? { to: tx.to } : {}), value: tx.value, data: tx.input }, parent]);
+  },
+);
+
+suite.check(
+  { intent: 'no-side-effect', clause: '§4.1', layer: 'spec', title: 'estimating adds no transaction: the sender\'s pending nonce is unchanged' },
+  async (t) => {
+    const hash = t.need(t.targets.successTx, 'successful transaction');
+    const tx = t.found(await t.result<{ from: string } | null>('eth_getTransactionByHash', [hash]), 'a known transaction returned null');
+    const call = { from: tx.from, to: tx.from, value: '0x0' };
+    // A live sender may send a transaction of its own between two reads: measure twice before blaming.
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      const before = await t.result<string>('eth_getTransactionCount', [tx.from, 'pending'], { fresh: true });
+      await expectEstimate(t, [call, 'latest'], true);
+      const after = await t.result<string>('eth_getTransactionCount', [tx.from, 'pending'], { fresh: true });
+      if (before === after) return;
+    }
+    t.fail('the sender\'s pending nonce grew across an estimate, twice', { pointer: '/result' });
+  },
+);
+
+async function expectRevert(t: CheckContext, call: Record<string, unknown>, r: RevertTarget): Promise<void> {
+  const err = await t.rpcError(suite.method, [call, 'latest']);
+  t.expectEqual(err.code, 3, 'a REVERT must be error code 3', '/error/code');
+  const data = typeof err.data === 'string' ? err.data : '';
+  t.expect(/^0x([0-9a-f]{2})*$/i.test(data), 'error.data must be the hex ABI-encoded revert payload', { pointer: '/error/data', actual: err.data });
+  t.expectEqual(data.toLowerCase(), r.expectedData.toLowerCase(), 'error.data must be the exact revert payload', '/error/data');
+  if (r.reason === undefined) {
+    t.expect(err.rpcMessage.startsWith('execution reverted'), 'message must start with "execution reverted"', { pointer: '/error/message', actual: err.rpcMessage });
+    return;
+  }
+  t.expectEqual(err.rpcMessage, `execution reverted: ${r.reason}`, 'message must be "execution reverted: <decoded reason>"', '/error/message');
+  const decoded = decodeErrorResult({ abi: parseAbi(['error Error(string)']), data: data as Hex });
+  t.expectEqual(decoded.args[0], r.reason, 'the Error(string) decoded from error.data must equal the reason in the message', '/error/data');
+}
+
+suite.check(
+  { intent: 'revert-initcode', clause: '§4.1 rule 3, §7', layer: 'spec', title: 'a creation whose init code reverts with Error(string): code 3, "execution reverted: <reason>", data the ABI payload', covers: ['revert'] },
+  async (t) => expectRevert(t, { data: harnessRevert.data }, harnessRevert),
+);
+
+suite.check(
+  { intent: 'revert-contracts', clause: '§4.1 rule 3, §7', layer: 'spec', title: 'calls to contracts known to revert (require, custom error, panic): code 3, message and data as §7', covers: ['revert'] },
+  async (t) => {
+    if (t.targets.reverts.length === 0) t.skip('no reverting contract call known on this endpoint (seeded on the embedded default)');
+    for (const r of t.targets.reverts) await expectRevert(t, { ...(r.to ? { to: r.to } : {}), data: r.data }, r);
+  },
+);
+
+suite.check(
+  { intent: 'gas-cap', clause: '§4.1 rule 1, §8', layer: 'spec', title: 'a gas above 10x the block gas limit is capped (an estimate within the cap) or rejected with a JSON-RPC error, never a crash or a hang' },
+  async (t) => {
+    const head = await t.result<{ gasLimit: string }>('eth_getBlockByNumber', ['latest', false], { fresh: true });
+    const cap = q(head.gasLimit)! * 10n;
+    const ex = await t.exchange(suite.method, [{ ...transfer, gas: toQuantity(cap + 1n) }, 'latest']);
+    if (ex.fault === 'timeout' || ex.fault === 'unreachable') t.fail(`an over-cap gas made the endpoint ${ex.fault === 'timeout' ? 'hang' : 'drop the connection'}`, { pointer: '' });
+    t.expect(ex.fault === undefined && ex.httpStatus === 200, `an over-cap gas must get a JSON-RPC answer, got ${ex.fault ?? `HTTP ${ex.httpStatus}`}`, { pointer: '' });
+    const body = ex.body as { result?: string; error?: unknown };
+    if ('error' in body) return;
+    t.expectShape('quantity', body.result);
+    t.expect(q(body.result)! <= cap, 'an estimate above the 10x cap means the cap was not applied', { pointer: '/result', expected: `<= ${toQuantity(cap)}`, actual: body.result });
+  },
+);

@@ -1,0 +1,83 @@
+// §4.8 eth_getBlockReceipts: the receipts of a block, one per transaction in order; null for no block;
+// the tag pending answers as latest.
+import { MethodSuite, type CheckContext } from './framework/check.ts';
+import { envelopeChecks, futureBlock, nullOnMiss } from './framework/common.ts';
+import { assertReceipt, type Receipt } from './framework/receipt-checks.ts';
+import { toQuantity } from '../core/hex.ts';
+
+const suite = new MethodSuite('eth_getBlockReceipts');
+export default suite;
+
+envelopeChecks(suite, (t) => [t.need(t.targets.multiTxBlock, 'block with transactions').number], () => ['not-a-block']);
+
+suite.check(
+  { intent: 'receipts-in-order', clause: '§4.8 rule 3, §2.4', layer: 'spec', title: 'an array of well-formed receipts, one per transaction of the block, in transaction order', covers: ['hit'] },
+  async (t) => {
+    const target = t.need(t.targets.multiTxBlock, 'block with transactions');
+    const block = t.found(await t.result<{ transactions: string[] } | null>('eth_getBlockByHash', [target.hash, false]), 'eth_getBlockByHash returned null for a known block');
+    const receipts = t.found(await t.result<Receipt[] | null>(suite.method, [target.number]), 'a known block returned null');
+    t.expectShape('block-receipts', receipts);
+    t.expectEqual(receipts.length, block.transactions.length, 'one receipt per transaction of the block', '/result');
+    receipts.forEach((r, i) => {
+      const at = `/result/${i}`;
+      assertReceipt(t, r, at);
+      t.expectEqual(r.transactionHash, block.transactions[i], 'receipts must follow the block\'s transaction order', `${at}/transactionHash`);
+      t.expectEqual(r.transactionIndex, toQuantity(i), 'transactionIndex must be the position in the block', `${at}/transactionIndex`);
+      t.expectEqual(r.blockHash, target.hash, 'blockHash must be the block\'s', `${at}/blockHash`);
+      t.expectEqual(r.blockNumber, target.number, 'blockNumber must be the block\'s', `${at}/blockNumber`);
+    });
+  },
+);
+
+suite.check(
+  { intent: 'empty-block', clause: '§4.8', layer: 'spec', title: 'a block with no transactions gives an empty array', covers: ['hit'] },
+  async (t) => {
+    const target = t.need(t.targets.emptyBlock, 'empty block');
+    t.expectEqual(await t.result(suite.method, [target.number]), [], 'a block with no transactions must give []', '/result');
+  },
+);
+
+nullOnMiss(suite, 'null-future-block', '§4.8 rule 2', 'a block number beyond the head returns result null', (t) => [futureBlock(t.targets)]);
+
+suite.check(
+  { intent: 'pending-equals-latest', clause: '§4.8 rule 1', layer: 'spec', title: 'the tag pending returns the same data as latest (bracketed by eth_blockNumber; retried when the head moves)', covers: ['tag:pending', 'tag:latest'] },
+  async (t) => {
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const before = await t.result<string>('eth_blockNumber', [], { fresh: true });
+      const latest = await t.result(suite.method, ['latest'], { fresh: true });
+      const pending = await t.result(suite.method, ['pending'], { fresh: true });
+      const after = await t.result<string>('eth_blockNumber', [], { fresh: true });
+      if (before !== after) continue;
+      t.expectShape('block-receipts', pending);
+      t.expectEqual(pending, latest, 'pending must return the same receipts as latest', '/result');
+      return;
+    }
+    t.inconclusive('the head moved during each of 3 attempts');
+  },
+);
+
+for (const tag of ['latest', 'earliest', 'safe', 'finalized']) {
+  suite.check(
+    { intent: `tag-${tag}`, clause: '§1, §4.8', layer: 'spec', title: `the block tag "${tag}" is accepted: an array of receipts or null`, covers: [`tag:${tag}`] },
+    async (t) => {
+      t.expectShape('block-receipts', await t.result(suite.method, [tag], { fresh: true }));
+    },
+  );
+}
+
+async function decimalMatchesHex(t: CheckContext, decimal: unknown): Promise<void> {
+  const target = t.need(t.targets.multiTxBlock, 'block with transactions');
+  const byHex = await t.result(suite.method, [target.number]);
+  const byDecimal = await t.result(suite.method, [decimal]);
+  t.expectEqual(byDecimal, byHex, 'a decimal block number must give the same receipts as its hex form', '/result');
+}
+
+suite.check(
+  { intent: 'decimal-string', clause: '§4.8 params', layer: 'advisory', title: 'a decimal block number as a string ("123") is accepted, as the spec\'s "hex or decimal integer" says', covers: ['hit'] },
+  async (t) => decimalMatchesHex(t, BigInt(t.need(t.targets.multiTxBlock, 'block with transactions').number).toString(10)),
+);
+
+suite.check(
+  { intent: 'decimal-number', clause: '§4.8 params', layer: 'advisory', title: 'a decimal block number as a JSON integer (123) is accepted, as the spec\'s "hex or decimal integer" says', covers: ['hit'] },
+  async (t) => decimalMatchesHex(t, Number(BigInt(t.need(t.targets.multiTxBlock, 'block with transactions').number))),
+);

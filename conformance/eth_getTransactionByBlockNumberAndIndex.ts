@@ -1,0 +1,45 @@
+// §4.5 eth_getTransactionByBlockNumberAndIndex: by hex number or tag, the transaction at an index, or null.
+import { toQuantity } from '../core/hex.ts';
+import { MethodSuite } from './framework/check.ts';
+import { envelopeChecks, futureBlock, nullOnMiss } from './framework/common.ts';
+
+type Tx = Record<string, unknown> & { hash: string; transactionIndex: string | null; blockNumber: string | null; blockHash: string | null };
+
+const suite = new MethodSuite('eth_getTransactionByBlockNumberAndIndex');
+export default suite;
+
+envelopeChecks(suite, (t) => [t.need(t.targets.multiTxBlock, 'block with transactions').number, '0x0'], () => ['not-a-block', '0x0']);
+
+suite.check(
+  { intent: 'every-index', clause: '§4.5, §2.3', layer: 'spec', title: 'each index of a block returns a well-formed transaction whose transactionIndex, blockNumber and blockHash are the requested ones', covers: ['hit'] },
+  async (t) => {
+    const block = t.need(t.targets.multiTxBlock, 'block with transactions');
+    for (let i = 0; i < Math.min(block.txCount, 16); i++) {
+      const tx = t.found(await t.result<Tx | null>(suite.method, [block.number, toQuantity(i)]), `index ${i} of a block with ${block.txCount} transactions returned null`);
+      t.expectShape('transaction', tx);
+      t.expectEqual(tx.transactionIndex, toQuantity(i), 'transactionIndex must be the requested index', '/result/transactionIndex');
+      t.expectEqual(tx.blockNumber, block.number, 'blockNumber must be the requested block', '/result/blockNumber');
+      t.expectEqual(tx.blockHash, block.hash, 'blockHash must be the requested block\'s hash', '/result/blockHash');
+    }
+  },
+);
+
+for (const tag of ['latest', 'earliest', 'pending', 'safe', 'finalized']) {
+  suite.check(
+    { intent: `tag-${tag}`, clause: '§1, §4.5', layer: 'spec', title: `the block tag "${tag}" is accepted: a transaction object or null`, covers: [`tag:${tag}`] },
+    async (t) => {
+      const tx = await t.result<Tx | null>(suite.method, [tag, '0x0'], { fresh: true });
+      if (tx === null) return;
+      t.expectShape('transaction', tx);
+      t.expectEqual(tx.transactionIndex ?? '0x0', '0x0', 'transactionIndex must be the requested index', '/result/transactionIndex');
+      if (tag !== 'pending') t.expect(tx.blockHash !== null, 'a transaction of a mined block has a blockHash', { pointer: '/result/blockHash' });
+    },
+  );
+}
+
+nullOnMiss(suite, 'null-out-of-range', '§4.5, §7', 'an index past the last transaction returns result null', (t) => {
+  const block = t.need(t.targets.multiTxBlock, 'block with transactions');
+  return [block.number, toQuantity(block.txCount)];
+});
+
+nullOnMiss(suite, 'null-future-block', '§4.5, §7', 'a block number beyond the head returns result null', (t) => [futureBlock(t.targets), '0x0']);

@@ -1,0 +1,9 @@
+// §4.4 eth_getUncleByBlockHashAndIndex: the uncle at an index of a block named by hash, or null.
+import { MethodSuite } from './framework/check.ts';
+import { UNKNOWN_HASH } from './framework/common.ts';
+import { uncleChecks } from './framework/uncle-checks.ts';
+
+const suite = new MethodSuite('eth_getUncleByBlockHashAndIndex');
+export default suite;
+
+uncleChecks(suite, '§4.4', (ref) => ref.hash, () => UNKNOWN_HASH);

@@ -1,0 +1,223 @@
+// How a check is declared and what it can do. Each method file under conformance/ builds one
+// MethodSuite; the runner turns it into a Mocha suite, one Mocha test per check.
+import { validateShape, type ShapeName } from '../../core/schemas.ts';
+import type { Targets } from '../../core/targets.ts';
+import { redact } from '../../core/redact.ts';
+import { type Exchange, type RpcClient, resultOf, RpcError, TransportError } from './rpc-client.ts';
+
+/** `spec` and `invariant` failures fail the run; `advisory` ones only with --strict. */
+export type Layer = 'spec' | 'invariant' | 'advisory';
+export type Verdict = 'pass' | 'fail' | 'skip' | 'inconclusive';
+
+/** What a check exercised, for the coverage matrix: hit, miss, a tag, a tx type. */
+export type Coverage = `hit` | `miss` | `tag:${string}` | `type:${string}` | 'revert' | 'robustness';
+
+export interface CheckSpec {
+  /** Stable within the method: the full id is `<method>/<intent>`. */
+  intent: string;
+  /** The spec clause (or facts.md invariant) the check enforces, e.g. "§4.2". */
+  clause: string;
+  layer: Layer;
+  title: string;
+  covers?: Coverage[];
+}
+
+export interface Evidence {
+  request: unknown;
+  httpStatus?: number;
+  contentType?: string;
+  response?: string;
+  durationMs: number;
+  fault?: string;
+}
+
+export interface CheckResult {
+  id: string;
+  method: string;
+  clause: string;
+  layer: Layer;
+  title: string;
+  covers: Coverage[];
+  verdict: Verdict;
+  reason?: string;
+  pointer?: string;
+  expected?: string;
+  actual?: string;
+  durationMs: number;
+  evidence: Evidence[];
+}
+
+export type CheckBody = (t: CheckContext) => Promise<void>;
+
+export class MethodSuite {
+  readonly checks: Array<{ spec: CheckSpec; body: CheckBody }> = [];
+  constructor(readonly method: string) {}
+
+  check(spec: CheckSpec, body: CheckBody): this {
+    this.checks.push({ spec, body });
+    return this;
+  }
+
+  id(intent: string): string {
+    return `${this.method}/${intent}`;
+  }
+}
+
+/** A check's verdict other than pass, thrown from inside its body. */
+export class CheckOutcome extends Error {
+  constructor(
+    readonly verdict: Exclude<Verdict, 'pass'>,
+    message: string,
+    readonly detail: { pointer?: string; expected?: unknown; actual?: unknown } = {},
+  ) {
+    super(message);
+  }
+}
+
+export interface RunState {
+  client: RpcClient;
+  targets: Targets;
+  /** Exchanges shared between checks of one run (same method and params), to keep request counts low. */
+  memo: Map<string, Promise<Exchange>>;
+}
+
+const EXCERPT = 4000;
+
+/** What a check body gets: the targets, calls that record evidence, and verdict helpers. */
+export class CheckContext {
+  readonly evidence: Evidence[] = [];
+  constructor(
+    private readonly state: RunState,
+    readonly method: string,
+  ) {}
+
+  get targets(): Targets {
+    return this.state.targets;
+  }
+
+  get client(): RpcClient {
+    return this.state.client;
+  }
+
+  /** A raw exchange, recorded as evidence. `fresh` skips the run-wide memo (for head-dependent calls). */
+  async exchange(method: string, params: unknown[], opts: { fresh?: boolean } = {}): Promise<Exchange> {
+    let pending: Promise<Exchange>;
+    const key = JSON.stringify([method, params]);
+    const known = opts.fresh ? undefined : this.state.memo.get(key);
+    if (known) pending = known;
+    else {
+      pending = this.state.client.exchange(method, params);
+      if (!opts.fresh) this.state.memo.set(key, pending);
+    }
+    const ex = await pending;
+    this.record(ex);
+    return ex;
+  }
+
+  record(ex: Exchange): void {
+    this.evidence.push({
+      request: ex.request,
+      ...(ex.httpStatus !== undefined ? { httpStatus: ex.httpStatus } : {}),
+      ...(ex.contentType !== undefined ? { contentType: ex.contentType } : {}),
+      ...(ex.bodyText !== undefined ? { response: excerpt(ex.bodyText) } : {}),
+      durationMs: ex.durationMs,
+      ...(ex.fault ? { fault: `${ex.fault}: ${ex.faultDetail ?? ''}` } : {}),
+    });
+  }
+
+  /**
+   * The result of a call that must succeed. A transport fault makes the check inconclusive (the
+   * endpoint could not be tested); a JSON-RPC error where a result was due is a failure.
+   */
+  async result<T = unknown>(method: string, params: unknown[], opts: { fresh?: boolean } = {}): Promise<T> {
+    const ex = await this.exchange(method, params, opts);
+    try {
+      return resultOf<T>(ex);
+    } catch (err) {
+      if (err instanceof RpcError) this.fail(`expected a result, got JSON-RPC error ${err.code}: ${err.rpcMessage}`, { pointer: '/error' });
+      throw this.untestable(err as TransportError);
+    }
+  }
+
+  /** The error object of a call that must fail with a JSON-RPC error. */
+  async rpcError(method: string, params: unknown[]): Promise<RpcError> {
+    const ex = await this.exchange(method, params);
+    try {
+      const result = resultOf(ex);
+      this.fail('expected a JSON-RPC error, got a result', { pointer: '/result', actual: result });
+    } catch (err) {
+      if (err instanceof RpcError) return err;
+      if (err instanceof CheckOutcome) throw err;
+      throw this.untestable(err as TransportError);
+    }
+  }
+
+  untestable(err: TransportError): CheckOutcome {
+    const ex = err.exchange;
+    // Not JSON or an HTTP error status from a reachable endpoint is the endpoint's fault; rate limits,
+    // timeouts and refused connections mean it could not be tested.
+    if (ex.fault === 'non-json' || ex.fault === 'http-status' || ex.fault === 'too-large') {
+      return new CheckOutcome('fail', `${ex.fault}: ${ex.faultDetail ?? ''}`.trim(), { pointer: '' });
+    }
+    return new CheckOutcome('inconclusive', `endpoint could not be tested: ${err.message}`);
+  }
+
+  /** Fails when the value does not match the named schema, pointing at the first fault. */
+  expectShape(name: ShapeName, value: unknown, at = '/result'): void {
+    const faults = validateShape(name, value);
+    if (faults.length === 0) return;
+    const first = faults[0]!;
+    const more = faults.length > 1 ? ` (+${faults.length - 1} more: ${faults.slice(1, 4).map((f) => `${f.pointer} ${f.message}`).join('; ')})` : '';
+    this.fail(`${name} shape: ${first.pointer} ${first.message}${more}`, { pointer: joinPointer(at, first.pointer), actual: pick(value, first.pointer) });
+  }
+
+  expectEqual(actual: unknown, expected: unknown, message: string, pointer?: string): void {
+    if (JSON.stringify(actual) !== JSON.stringify(expected)) this.fail(message, { pointer, expected, actual });
+  }
+
+  expect(condition: boolean, message: string, detail: { pointer?: string; expected?: unknown; actual?: unknown } = {}): void {
+    if (!condition) this.fail(message, detail);
+  }
+
+  /** The value of a lookup that must find something: null fails with the message, at /result. */
+  found<T>(value: T | null, message: string): T {
+    if (value === null) this.fail(message, { pointer: '/result', actual: null });
+    return value;
+  }
+
+  fail(message: string, detail: { pointer?: string | undefined; expected?: unknown; actual?: unknown } = {}): never {
+    throw new CheckOutcome('fail', message, detail);
+  }
+
+  skip(reason: string): never {
+    throw new CheckOutcome('skip', reason);
+  }
+
+  inconclusive(reason: string): never {
+    throw new CheckOutcome('inconclusive', reason);
+  }
+
+  /** A target the check cannot run without; a missing one is a skip with the reason, never a pass. */
+  need<T>(value: T | undefined, what: string): T {
+    if (value === undefined || value === null) this.skip(`no ${what} found on this endpoint (discovery and fixtures)`);
+    return value;
+  }
+}
+
+function excerpt(text: string): string {
+  const clean = redact(text);
+  return clean.length > EXCERPT ? `${clean.slice(0, EXCERPT)}… (${clean.length} chars)` : clean;
+}
+
+function joinPointer(at: string, inner: string): string {
+  return inner === '/' ? at : `${at}${inner}`;
+}
+
+function pick(value: unknown, pointer: string): unknown {
+  let cur = value;
+  for (const part of pointer.split('/').filter(Boolean)) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  return cur;
+}

@@ -1,0 +1,140 @@
+// Finds the suite's targets on the endpoint itself: walks back from the head (bounded) until it has a
+// block with several transactions, each transaction type, a contract creation, a transaction with
+// logs, a failed and a successful one, and an empty block. Nothing is hard-coded to one chain.
+import { readFile } from 'node:fs/promises';
+import type { BlockRef, Targets } from '../../core/targets.ts';
+import { isObject, q, toQuantity } from '../../core/hex.ts';
+import type { RpcClient } from './rpc-client.ts';
+
+interface RawTx {
+  hash: string;
+  type?: string;
+  to: string | null;
+}
+interface RawBlock {
+  number: string;
+  hash: string;
+  transactions: RawTx[];
+}
+interface RawReceipt {
+  transactionHash: string;
+  status?: string;
+  logs: unknown[];
+}
+
+export interface DiscoveryOptions {
+  /** How many blocks at most to walk back from the head. */
+  depth: number;
+}
+
+const KNOWN_TYPES = ['0x0', '0x1', '0x2', '0x3', '0x4'];
+
+export async function discoverTargets(client: RpcClient, opts: DiscoveryOptions): Promise<Targets> {
+  const chainId = await client.call<string>('eth_chainId', []);
+  const headBlock = await client.call<RawBlock>('eth_getBlockByNumber', ['latest', false]);
+  const headNumber = q(headBlock.number) ?? 0n;
+  const t: Targets = {
+    chainId,
+    head: { number: headBlock.number, hash: headBlock.hash },
+    scanned: { from: headBlock.number, to: headBlock.number, blocks: 0 },
+    txByType: {},
+    reverts: [],
+    sources: {},
+  };
+  const found = (key: string) => (t.sources[key] = 'discovery');
+
+  for (let n = headNumber; n >= 0n && headNumber - n < BigInt(opts.depth); n--) {
+    const block = await client.call<RawBlock | null>('eth_getBlockByNumber', [toQuantity(n), true]);
+    if (!block) continue;
+    t.scanned = { from: block.number, to: headBlock.number, blocks: t.scanned.blocks + 1 };
+    const txs = block.transactions.filter(isObject) as unknown as RawTx[];
+    const ref: BlockRef = { number: block.number, hash: block.hash };
+
+    if (txs.length === 0 && !t.emptyBlock) {
+      t.emptyBlock = ref;
+      found('emptyBlock');
+    }
+    if (txs.length >= 2 && txs.length > (t.multiTxBlock?.txCount ?? 1) && txs.length <= 500) {
+      t.multiTxBlock = { ...ref, txCount: txs.length };
+      found('multiTxBlock');
+    }
+    for (const tx of txs) {
+      const type = tx.type ?? '0x0';
+      if (!t.txByType[type]) {
+        t.txByType[type] = tx.hash;
+        found(`txByType.${type}`);
+      }
+      if (tx.to === null && !t.contractCreation) {
+        t.contractCreation = tx.hash;
+        found('contractCreation');
+      }
+    }
+    if (txs.length > 0 && (!t.failedTx || !t.txWithLogs || !t.successTx)) await scanReceipts(client, block, t, found);
+    if (complete(t)) break;
+  }
+  return t;
+}
+
+async function scanReceipts(client: RpcClient, block: RawBlock, t: Targets, found: (key: string) => void): Promise<void> {
+  let receipts: RawReceipt[] | null = null;
+  try {
+    receipts = await client.call<RawReceipt[] | null>('eth_getBlockReceipts', [block.number]);
+  } catch {
+    // A provider without eth_getBlockReceipts still gets its receipts one by one (bounded).
+    receipts = [];
+    for (const tx of block.transactions.slice(0, 16)) {
+      const r = await client.call<RawReceipt | null>('eth_getTransactionReceipt', [tx.hash]).catch(() => null);
+      if (r) receipts.push(r);
+    }
+  }
+  for (const r of receipts ?? []) {
+    if (r.status === '0x0' && !t.failedTx) {
+      t.failedTx = r.transactionHash;
+      found('failedTx');
+    }
+    if (r.status === '0x1' && !t.successTx) {
+      t.successTx = r.transactionHash;
+      found('successTx');
+    }
+    if (Array.isArray(r.logs) && r.logs.length > 0 && !t.txWithLogs) {
+      t.txWithLogs = r.transactionHash;
+      found('txWithLogs');
+    }
+  }
+}
+
+function complete(t: Targets): boolean {
+  const types = ['0x0', '0x1', '0x2'].every((k) => t.txByType[k]);
+  return Boolean(types && t.multiTxBlock && t.emptyBlock && t.contractCreation && t.failedTx && t.successTx && t.txWithLogs);
+}
+
+/** Adds fixture targets (pre-merge uncles, pre-Byzantium receipts, seeded reverts) that discovery cannot reach. */
+export function mergeFixtures(t: Targets, fixture: Partial<Targets>, source: 'fixture' | 'seed'): Targets {
+  const merged: Targets = { ...t, txByType: { ...t.txByType }, reverts: [...t.reverts, ...(fixture.reverts ?? [])], sources: { ...t.sources } };
+  for (const [key, value] of Object.entries(fixture) as Array<[keyof Targets, unknown]>) {
+    if (key === 'reverts' || key === 'sources' || key === 'chainId' || value === undefined) continue;
+    if (key === 'txByType') {
+      for (const [type, hash] of Object.entries(value as Record<string, string>)) {
+        if (!merged.txByType[type]) {
+          merged.txByType[type] = hash;
+          merged.sources[`txByType.${type}`] = source;
+        }
+      }
+      continue;
+    }
+    if (merged[key] === undefined) {
+      (merged as unknown as Record<string, unknown>)[key] = value;
+      merged.sources[key] = source;
+    }
+  }
+  return merged;
+}
+
+/** A lockfile written by an earlier run, reused with --targets. */
+export async function loadTargets(path: string): Promise<Targets> {
+  const parsed = JSON.parse(await readFile(path, 'utf8')) as Targets;
+  if (!parsed || typeof parsed.chainId !== 'string' || !isObject(parsed.txByType)) throw new Error(`${path} is not a targets lockfile`);
+  return { ...parsed, reverts: parsed.reverts ?? [], sources: Object.fromEntries(Object.keys(parsed.sources ?? {}).map((k) => [k, 'lockfile'])) };
+}
+
+export { KNOWN_TYPES };

@@ -1,0 +1,37 @@
+// §2.4/§2.5: what makes one receipt well formed, judged the same way for eth_getTransactionReceipt and
+// for each element of eth_getBlockReceipts.
+import type { CheckContext } from './check.ts';
+
+export type Receipt = Record<string, unknown> & {
+  transactionHash: string;
+  transactionIndex: string;
+  blockHash: string;
+  blockNumber: string;
+  status?: string;
+  root?: string;
+  to: string | null;
+  contractAddress: string | null;
+  cumulativeGasUsed: string;
+  gasUsed: string;
+  logs: Array<Record<string, unknown>>;
+};
+
+/** Exactly one of root/status (§2.4): stated on its own so the verdict names the rule. */
+export function assertRootXorStatus(t: CheckContext, r: Receipt, at: string): void {
+  const hasRoot = 'root' in r && r.root !== null && r.root !== undefined;
+  const hasStatus = 'status' in r && r.status !== null && r.status !== undefined;
+  t.expect(hasRoot !== hasStatus, hasRoot ? 'carries both root and status' : 'carries neither root nor status', { pointer: `${at}/${hasRoot ? 'root' : 'status'}`, actual: { root: r.root, status: r.status } });
+  if (hasStatus) t.expect(r.status === '0x0' || r.status === '0x1', 'status must be 0x0 or 0x1', { pointer: `${at}/status`, actual: r.status });
+}
+
+/** Shape, root/status, and each log pointing back at its receipt (§2.5). */
+export function assertReceipt(t: CheckContext, r: Receipt, at: string): void {
+  t.expectShape('receipt', r, at);
+  assertRootXorStatus(t, r, at);
+  t.expect(r.to === null ? r.contractAddress !== null : r.contractAddress === null, 'contractAddress is the created address for a creation (to null) and null otherwise', { pointer: `${at}/contractAddress`, actual: { to: r.to, contractAddress: r.contractAddress } });
+  r.logs.forEach((log, i) => {
+    for (const field of ['transactionHash', 'transactionIndex', 'blockHash', 'blockNumber'] as const) {
+      t.expectEqual(log[field], r[field], `log ${i} ${field} must be its receipt's`, `${at}/logs/${i}/${field}`);
+    }
+  });
+}

@@ -1,0 +1,194 @@
+// The one JSON-RPC client every check and discovery step uses. It never throws on a transport fault:
+// an unreachable endpoint, a timeout, a non-JSON body or a 429 comes back as an Exchange with a
+// `fault`, so a check can turn it into a verdict. The API key is registered for redaction up front.
+import { Agent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import { request } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { redact, registerUrlSecrets } from '../../core/redact.ts';
+
+export type TransportFault = 'unreachable' | 'timeout' | 'http-status' | 'non-json' | 'too-large' | 'rate-limited';
+
+export interface Exchange {
+  /** The request as sent (ids and params), for evidence. */
+  request: { jsonrpc: '2.0'; id: number; method: string; params: unknown[] } | unknown[];
+  httpStatus?: number;
+  contentType?: string;
+  /** Raw body text, capped; redacted before it is stored anywhere. */
+  bodyText?: string;
+  /** Parsed body when it was JSON. */
+  body?: unknown;
+  durationMs: number;
+  fault?: TransportFault;
+  faultDetail?: string;
+  retryAfterS?: number;
+}
+
+export interface RpcClientOptions {
+  url: string;
+  timeoutMs?: number;
+  concurrency?: number;
+  maxBodyBytes?: number;
+  /** Extra headers; Content-Type is always application/json. */
+  headers?: Record<string, string>;
+}
+
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    readonly rpcMessage: string,
+    readonly data: unknown,
+    readonly exchange: Exchange,
+  ) {
+    super(`JSON-RPC error ${code}: ${rpcMessage}`);
+  }
+}
+
+export class TransportError extends Error {
+  constructor(readonly exchange: Exchange) {
+    super(`${exchange.fault}: ${exchange.faultDetail ?? ''}`.trim());
+  }
+}
+
+export class RpcClient {
+  readonly url: string;
+  requestCount = 0;
+  private nextId = 1;
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+  private readonly agent: Agent;
+  private readonly timeoutMs: number;
+  private readonly concurrency: number;
+  private readonly maxBodyBytes: number;
+  private readonly headers: Record<string, string>;
+
+  constructor(opts: RpcClientOptions) {
+    this.url = opts.url;
+    registerUrlSecrets(opts.url);
+    this.timeoutMs = opts.timeoutMs ?? 10_000;
+    this.concurrency = opts.concurrency ?? 8;
+    this.maxBodyBytes = opts.maxBodyBytes ?? 32 * 1024 * 1024;
+    this.headers = { ...opts.headers, 'content-type': 'application/json', accept: 'application/json' };
+    const isHttps = new URL(opts.url).protocol === 'https:';
+    this.agent = isHttps ? new HttpsAgent({ keepAlive: true, maxSockets: this.concurrency }) : new Agent({ keepAlive: true, maxSockets: this.concurrency });
+  }
+
+  /** One call; the response's envelope is not judged here (checks do that), only transport. */
+  async exchange(method: string, params: unknown[]): Promise<Exchange> {
+    const req = { jsonrpc: '2.0' as const, id: this.nextId++, method, params };
+    return this.send(req, JSON.stringify(req));
+  }
+
+  /** A raw body (malformed JSON, batches, wrong types) for the robustness checks. */
+  async exchangeRaw(body: string, requestForEvidence: Exchange['request']): Promise<Exchange> {
+    return this.send(requestForEvidence, body);
+  }
+
+  /** The result of a successful call; throws RpcError on a JSON-RPC error, TransportError otherwise. */
+  async call<T = unknown>(method: string, params: unknown[]): Promise<T> {
+    return resultOf<T>(await this.exchange(method, params));
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+
+  private async send(reqForEvidence: Exchange['request'], body: string): Promise<Exchange> {
+    await this.acquire();
+    this.requestCount++;
+    try {
+      return await this.post(reqForEvidence, body);
+    } finally {
+      this.release();
+    }
+  }
+
+  private post(reqForEvidence: Exchange['request'], body: string): Promise<Exchange> {
+    const started = performance.now();
+    const url = new URL(this.url);
+    const send = url.protocol === 'https:' ? httpsRequest : request;
+    return new Promise((resolve) => {
+      let settled = false;
+      const done = (ex: Omit<Exchange, 'request' | 'durationMs'>) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve({ request: reqForEvidence, durationMs: Math.round((performance.now() - started) * 10) / 10, ...ex });
+      };
+      const req = send(url, { method: 'POST', agent: this.agent, headers: { ...this.headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > this.maxBodyBytes) {
+            done({ httpStatus: res.statusCode, fault: 'too-large', faultDetail: `response body over ${this.maxBodyBytes} bytes` });
+            res.destroy();
+            return;
+          }
+          chunks.push(chunk);
+        });
+        res.on('error', (err) => done({ httpStatus: res.statusCode, fault: 'unreachable', faultDetail: redact(err.message) }));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const status = res.statusCode ?? 0;
+          const contentType = res.headers['content-type'];
+          const base = { httpStatus: status, contentType, bodyText: redact(text.slice(0, 64 * 1024)) };
+          let parsed: unknown;
+          let isJson = true;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            isJson = false;
+          }
+          if (status === 429) {
+            const retry = Number(res.headers['retry-after']);
+            done({ ...base, body: parsed, fault: 'rate-limited', faultDetail: 'HTTP 429', ...(Number.isFinite(retry) ? { retryAfterS: retry } : {}) });
+          } else if (!isJson) {
+            done({ ...base, fault: status === 200 ? 'non-json' : 'http-status', faultDetail: `HTTP ${status}, body is not JSON` });
+          } else if (status !== 200 && !isJsonRpc(parsed)) {
+            done({ ...base, body: parsed, fault: 'http-status', faultDetail: `HTTP ${status}` });
+          } else {
+            done({ ...base, body: parsed });
+          }
+        });
+      });
+      const timer = setTimeout(() => {
+        done({ fault: 'timeout', faultDetail: `no complete response within ${this.timeoutMs} ms` });
+        req.destroy();
+      }, this.timeoutMs);
+      req.on('error', (err: NodeJS.ErrnoException) => done({ fault: 'unreachable', faultDetail: redact(`${err.code ?? ''} ${err.message}`.trim()) }));
+      req.end(body);
+    });
+  }
+
+  private async acquire(): Promise<void> {
+    if (this.active < this.concurrency) {
+      this.active++;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.active--;
+  }
+}
+
+function isJsonRpc(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && 'jsonrpc' in body;
+}
+
+/** The result of an exchange, or the error it carried, as exceptions. */
+export function resultOf<T>(ex: Exchange): T {
+  if (ex.fault) throw new TransportError(ex);
+  const body = ex.body as { result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } } | undefined;
+  if (body && typeof body === 'object' && body.error && typeof body.error === 'object') {
+    throw new RpcError(Number(body.error.code), String(body.error.message), body.error.data, ex);
+  }
+  if (!body || typeof body !== 'object' || !('result' in body)) {
+    throw new TransportError({ ...ex, fault: 'non-json', faultDetail: 'body is JSON but carries neither result nor error' });
+  }
+  return body.result as T;
+}

@@ -1,0 +1,65 @@
+// Ajv validators for the shapes in schemas/: the one source of truth, used by the conformance checks
+// and bundled into the k6 scenarios.
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import defs from '../schemas/defs.json' with { type: 'json' };
+import envelope from '../schemas/envelope.json' with { type: 'json' };
+import error from '../schemas/error.json' with { type: 'json' };
+import log from '../schemas/log.json' with { type: 'json' };
+import receipt from '../schemas/receipt.json' with { type: 'json' };
+import blockReceipts from '../schemas/block-receipts.json' with { type: 'json' };
+import transaction from '../schemas/transaction.json' with { type: 'json' };
+import header from '../schemas/header.json' with { type: 'json' };
+import block from '../schemas/block.json' with { type: 'json' };
+import uncle from '../schemas/uncle.json' with { type: 'json' };
+import quantity from '../schemas/quantity.json' with { type: 'json' };
+
+export const shapeSchemas = { envelope, error, log, receipt, 'block-receipts': blockReceipts, transaction, header, block, uncle, quantity } as const;
+export type ShapeName = keyof typeof shapeSchemas;
+
+export interface SchemaFault {
+  /** JSON pointer into the validated value */
+  pointer: string;
+  message: string;
+}
+
+let compiled: Map<ShapeName, ValidateFunction> | undefined;
+
+function validators(): Map<ShapeName, ValidateFunction> {
+  if (compiled) return compiled;
+  const ajv = new Ajv({ allErrors: true, strict: false, schemas: [defs, ...Object.values(shapeSchemas)] });
+  compiled = new Map((Object.keys(shapeSchemas) as ShapeName[]).map((name) => [name, ajv.getSchema(`${name}.json`)!]));
+  return compiled;
+}
+
+/** Validates a value against a named shape; never throws, whatever the input. */
+export function validateShape(name: ShapeName, value: unknown): SchemaFault[] {
+  const validate = validators().get(name)!;
+  if (validate(value)) return [];
+  return condense(validate.errors ?? []);
+}
+
+// oneOf/anyOf report every branch; keep the most specific faults (deepest pointer first) and drop the
+// combinator summaries, so a reader sees "/transactions/0/hash must match pattern" and not "must match exactly one schema".
+function condense(errors: ErrorObject[]): SchemaFault[] {
+  const faults = errors
+    .filter((e) => !['oneOf', 'anyOf', 'allOf', 'if', 'not'].includes(e.keyword) || errors.length === 1)
+    .map((e) => ({ pointer: e.instancePath || '/', message: describe(e) }));
+  const unique = [...new Map(faults.map((f) => [`${f.pointer} ${f.message}`, f])).values()];
+  if (unique.length === 0) return errors.slice(0, 1).map((e) => ({ pointer: e.instancePath || '/', message: describe(e) }));
+  return unique.sort((a, b) => b.pointer.split('/').length - a.pointer.split('/').length);
+}
+
+function describe(e: ErrorObject): string {
+  if (e.keyword === 'pattern') return `must match ${String(e.params['pattern'])}`;
+  if (e.keyword === 'required') return `missing required field "${String(e.params['missingProperty'])}"`;
+  if (e.keyword === 'enum') return `must be one of ${JSON.stringify(e.params['allowedValues'])}`;
+  if (e.keyword === 'not') return 'must not have this combination of fields';
+  return e.message ?? e.keyword;
+}
+
+/** The field names a shape declares; anything else in a response is an extra, reported by advisory checks. */
+export function declaredFields(name: ShapeName): Set<string> {
+  const own = Object.keys((shapeSchemas[name] as { properties?: object }).properties ?? {});
+  const inherited = name === 'block' || name === 'uncle' ? Object.keys(header.properties) : [];
+  return new Set([...own, ...inherited]);
+}

@@ -2,7 +2,7 @@
 // decoded reason in the message and the ABI payload in data (§7). Reverts are triggered with no deployed
 // contract, by estimating a creation whose init code reverts, so these checks run on any chain.
 import { decodeErrorResult, parseAbi, type Hex } from 'viem';
-import { errorStringPayload, HARNESS_REVERT_REASON, revertingInitCode } from '../core/revert.ts';
+import { ERROR_STRING_SELECTOR, errorStringPayload, HARNESS_REVERT_REASON, revertingInitCode } from '../core/revert.ts';
 import { q, toQuantity } from '../core/hex.ts';
 import type { RevertTarget } from '../core/targets.ts';
 import { MethodSuite, type CheckContext } from './framework/check.ts';
@@ -88,6 +88,7 @@ async function expectRevert(t: CheckContext, call: Record<string, unknown>, r: R
     return;
   }
   t.expectEqual(err.rpcMessage, `execution reverted: ${r.reason}`, 'message must be "execution reverted: <decoded reason>"', '/error/message');
+  if (!data.startsWith(ERROR_STRING_SELECTOR)) return;
   const decoded = decodeErrorResult({ abi: parseAbi(['error Error(string)']), data: data as Hex });
   t.expectEqual(decoded.args[0], r.reason, 'the Error(string) decoded from error.data must equal the reason in the message', '/error/data');
 }

@@ -2,7 +2,7 @@
 // REVERTs with a payload the harness chose (facts.md). The payload is the expected error.data.
 import { encodeAbiParameters, concatHex, type Hex, size, toHex } from 'viem';
 
-const ERROR_STRING_SELECTOR = '0x08c379a0';
+export const ERROR_STRING_SELECTOR = '0x08c379a0';
 
 /** ABI encoding of Error(string): what `require(false, reason)` reverts with. */
 export function errorStringPayload(reason: string): Hex {

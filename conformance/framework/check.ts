@@ -172,7 +172,7 @@ export class CheckContext {
   }
 
   expectEqual(actual: unknown, expected: unknown, message: string, pointer?: string): void {
-    if (JSON.stringify(actual) !== JSON.stringify(expected)) this.fail(message, { pointer, expected, actual });
+    if (stable(actual) !== stable(expected)) this.fail(message, { pointer, expected, actual });
   }
 
   expect(condition: boolean, message: string, detail: { pointer?: string; expected?: unknown; actual?: unknown } = {}): void {
@@ -202,6 +202,11 @@ export class CheckContext {
     if (value === undefined || value === null) this.skip(`no ${what} found on this endpoint (discovery and fixtures)`);
     return value;
   }
+}
+
+/** JSON text of a value, bigints included, for comparisons and evidence. */
+export function stable(v: unknown): string | undefined {
+  return JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? `${x}n` : x));
 }
 
 function excerpt(text: string): string {

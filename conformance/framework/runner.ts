@@ -4,8 +4,9 @@
 import Mocha from 'mocha';
 import { redactUrl } from '../../core/redact.ts';
 import type { Targets } from '../../core/targets.ts';
-import { CheckContext, CheckOutcome, type CheckResult, type MethodSuite, type RunState } from './check.ts';
+import { CheckContext, CheckOutcome, stable, type CheckResult, type MethodSuite, type RunState } from './check.ts';
 import { discoverTargets, loadTargets, mergeFixtures } from './discovery.ts';
+import { fixtureTargets } from './fixtures.ts';
 import { RpcClient, TransportError, RpcError } from './rpc-client.ts';
 import { allSuites } from '../methods.ts';
 
@@ -47,7 +48,9 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
   const client = new RpcClient({ url: opts.url, timeoutMs: opts.timeoutMs ?? 10_000, concurrency: opts.concurrency ?? 8 });
   try {
     const { chainId, clientVersion, head } = await preflight(client);
-    let targets = opts.targetsFile ? await loadTargets(opts.targetsFile) : await discoverTargets(client, { depth: opts.discoveryDepth ?? 64 });
+    let targets = opts.targetsFile
+      ? await loadTargets(opts.targetsFile)
+      : mergeFixtures(await discoverTargets(client, { depth: opts.discoveryDepth ?? 64 }), await fixtureTargets(client, chainId), 'fixture');
     if (targets.chainId !== chainId) throw new EndpointUnusable(`targets are for chain ${targets.chainId}, the endpoint serves chain ${chainId}`);
     for (const f of opts.fixtures ?? []) targets = mergeFixtures(targets, f.targets, f.source);
 
@@ -166,6 +169,6 @@ function verdictOf(err: unknown): Pick<CheckResult, 'verdict' | 'reason' | 'poin
 }
 
 function show(v: unknown): string {
-  const s = typeof v === 'string' ? v : JSON.stringify(v);
+  const s = typeof v === 'string' ? v : stable(v);
   return s === undefined ? String(v) : s.length > 2000 ? `${s.slice(0, 2000)}…` : s;
 }

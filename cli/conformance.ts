@@ -1,0 +1,184 @@
+// `rpc-certify conformance`: certify an endpoint against the service spec and write the reports.
+import { parseArgs } from 'node:util';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { redact, registerSecret } from '../core/redact.ts';
+import type { Targets } from '../core/targets.ts';
+import { EndpointUnusable, runConformance, type RunResult } from '../conformance/framework/runner.ts';
+import type { CheckResult } from '../conformance/framework/check.ts';
+import { summarize, type ConformanceReport } from '../conformance/report/model.ts';
+import { formatSummary, writeReports } from '../conformance/report/index.ts';
+import { networkUrl, UsageError } from './networks.ts';
+import { harnessVersion } from './version.ts';
+
+export const conformanceHelp = `rpc-certify conformance: certify a JSON-RPC endpoint against the node-access spec
+
+Usage:
+  rpc-certify conformance --url <URL> [options]
+  rpc-certify conformance --network <name> --api-key <KEY> [options]
+
+Endpoint (one of):
+  --url URL               the full endpoint, e.g. https://host/v3/<KEY>
+  --network NAME          a network of fixtures/networks.json (mainnet, sepolia, ...), with
+  --api-key KEY           the key (or the environment variable RPC_CERTIFY_API_KEY)
+  --base-url URL          override the network's base address
+
+Options:
+  --out DIR               where the reports go (default: reports)
+  --methods a,b           only these methods (default: all eight)
+  --strict                advisory failures fail the run too
+  --targets FILE          reuse a targets lockfile from an earlier run instead of discovering
+  --discovery-depth N     blocks to walk back from the head when discovering (default 64)
+  --timeout MS            per-request timeout (default 10000)
+  --concurrency N         requests in flight at most (default 8)
+  --quiet                 print only the summary
+  -h, --help              this text
+
+Exit codes: 0 no failure, 1 a failed check in a fatal layer, 2 usage error or endpoint not usable.
+Reports: <out>/conformance.json, conformance.junit.xml, conformance.html, targets.lock.json.`;
+
+export interface ConformanceOptions {
+  url: string;
+  out: string;
+  network?: string;
+  methods?: string[];
+  strict: boolean;
+  targetsFile?: string;
+  discoveryDepth?: number;
+  timeoutMs?: number;
+  concurrency?: number;
+  quiet: boolean;
+  fixtures?: Array<{ targets: Partial<Targets>; source: 'fixture' | 'seed' }>;
+}
+
+export async function conformanceCommand(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      url: { type: 'string' },
+      network: { type: 'string' },
+      'api-key': { type: 'string' },
+      'base-url': { type: 'string' },
+      out: { type: 'string', default: 'reports' },
+      methods: { type: 'string' },
+      strict: { type: 'boolean', default: false },
+      targets: { type: 'string' },
+      'discovery-depth': { type: 'string' },
+      timeout: { type: 'string' },
+      concurrency: { type: 'string' },
+      quiet: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    console.log(conformanceHelp);
+    return 0;
+  }
+  const apiKey = values['api-key'] ?? process.env['RPC_CERTIFY_API_KEY'];
+  registerSecret(apiKey);
+  let url = values.url;
+  if (!url && values.network) {
+    if (!apiKey) throw new UsageError('--network needs --api-key or RPC_CERTIFY_API_KEY');
+    url = networkUrl(values.network, apiKey, values['base-url']);
+  }
+  if (!url) throw new UsageError('give --url, or --network with --api-key (see --help); with no endpoint at all, `rpc-certify start` certifies the embedded default');
+  return certify({
+    url,
+    out: values.out,
+    ...(values.network ? { network: values.network } : {}),
+    ...(values.methods ? { methods: values.methods.split(',').map((m) => m.trim()) } : {}),
+    strict: values.strict,
+    ...(values.targets ? { targetsFile: values.targets } : {}),
+    ...(values['discovery-depth'] ? { discoveryDepth: positive(values['discovery-depth'], '--discovery-depth') } : {}),
+    ...(values.timeout ? { timeoutMs: positive(values.timeout, '--timeout') } : {}),
+    ...(values.concurrency ? { concurrency: positive(values.concurrency, '--concurrency') } : {}),
+    quiet: values.quiet,
+  });
+}
+
+export function positive(text: string, flag: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} takes a positive whole number, got "${text}"`);
+  return n;
+}
+
+/** Runs the suite and writes the reports; returns the exit code. */
+export async function certify(opts: ConformanceOptions): Promise<number> {
+  let run: RunResult;
+  const shown = opts.quiet ? undefined : progress();
+  try {
+    run = await runConformance({
+      url: opts.url,
+      ...(opts.methods ? { methods: opts.methods } : {}),
+      strict: opts.strict,
+      ...(opts.targetsFile ? { targetsFile: opts.targetsFile } : {}),
+      ...(opts.discoveryDepth ? { discoveryDepth: opts.discoveryDepth } : {}),
+      ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
+      ...(opts.concurrency ? { concurrency: opts.concurrency } : {}),
+      ...(opts.fixtures ? { fixtures: opts.fixtures } : {}),
+      ...(shown ? { onResult: shown.onResult } : {}),
+    });
+    shown?.flush();
+  } catch (err) {
+    if (err instanceof EndpointUnusable) {
+      console.error(redact(`rpc-certify: endpoint not usable: ${err.message}`));
+      return 2;
+    }
+    throw err;
+  }
+  const report = toReport(run, opts);
+  await mkdir(opts.out, { recursive: true });
+  const paths = await writeReports(report, opts.out);
+  const lockfile = join(opts.out, 'targets.lock.json');
+  await writeFile(lockfile, redact(`${JSON.stringify(run.targets, null, 2)}\n`));
+  console.log(redact(formatSummary(report, paths)));
+  console.log(`  targets:  ${lockfile} (reuse with --targets)`);
+  return report.summary.verdict === 'pass' ? 0 : 1;
+}
+
+function toReport(run: RunResult, opts: ConformanceOptions): ConformanceReport {
+  const report: ConformanceReport = {
+    schemaVersion: 1,
+    harness: { name: 'rpc-certify', version: harnessVersion },
+    run: {
+      startedAt: run.startedAt,
+      finishedAt: run.finishedAt,
+      durationMs: Date.parse(run.finishedAt) - Date.parse(run.startedAt),
+      endpoint: run.endpoint,
+      ...(opts.network ? { network: opts.network } : {}),
+      chainId: run.chainId,
+      ...(run.clientVersion ? { clientVersion: run.clientVersion } : {}),
+      headBefore: run.headBefore,
+      ...(run.headAfter ? { headAfter: run.headAfter } : {}),
+      strict: opts.strict,
+      requestCount: run.requestCount,
+      methods: run.methods,
+      complete: run.complete,
+      ...(run.incompleteReason ? { incompleteReason: run.incompleteReason } : {}),
+    },
+    targets: run.targets,
+    summary: summarize(run.checks, opts.strict, run.complete),
+    checks: run.checks,
+  };
+  // Whatever an endpoint echoed back (a key in an error message, say) is scrubbed before anything is written.
+  return JSON.parse(redact(JSON.stringify(report))) as ConformanceReport;
+}
+
+/** One line per method as its checks finish: a person sees where the run is and what failed. */
+function progress(): { onResult: (r: CheckResult) => void; flush: () => void } {
+  let method = '';
+  let line: string[] = [];
+  const marks: Record<CheckResult['verdict'], string> = { pass: '.', fail: 'F', skip: 's', inconclusive: '?' };
+  const flush = () => {
+    if (method) console.log(`  ${method.padEnd(42)} ${line.join('')}`);
+  };
+  const onResult = (r: CheckResult) => {
+    if (r.method !== method) {
+      flush();
+      method = r.method;
+      line = [];
+    }
+    line.push(r.verdict === 'fail' && r.layer === 'advisory' ? 'a' : marks[r.verdict]);
+  };
+  return { onResult, flush };
+}

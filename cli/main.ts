@@ -1,0 +1,127 @@
+// rpc-certify's command line. Every failure ends in a one-line reason and an exit code, never a stack trace.
+import { parseArgs } from 'node:util';
+import { redact, redactUrl } from '../core/redact.ts';
+import { startDevnet, type Devnet } from '../devnet/index.ts';
+import { certify, conformanceCommand, conformanceHelp } from './conformance.ts';
+import { UsageError } from './networks.ts';
+import { harnessVersion } from './version.ts';
+
+const mainHelp = `rpc-certify ${harnessVersion}: conformance and load testing for Ethereum JSON-RPC node-access services
+
+Usage: rpc-certify <command> [options]
+
+Commands:
+  start          certify the embedded default (a seeded anvil behind the reference gateway), then a smoke load
+  conformance    certify any endpoint against the spec (--url, or --network with --api-key)
+  load           load-test the eight methods with k6 (--profile smoke|gate|capacity|soak)
+  compare        compare two load reports (regression gate, offline)
+  devnet         start the embedded default, print its URL, run until stopped
+  doctor         show the tools the harness uses (node, go, k6, anvil)
+
+Run \`rpc-certify <command> --help\` for a command's options.
+Exit codes: 0 no failure, 1 a failed check or threshold, 2 usage error or endpoint not usable.`;
+
+const startHelp = `rpc-certify start: certify the embedded default end to end
+
+Starts anvil (npm @foundry-rs/anvil) on a free loopback port, seeds it with real signed transactions,
+puts the reference gateway ({base}/v3/<generated key>) in front, certifies it, runs a short smoke load
+with k6, writes the reports and stops everything it started.
+
+Options:
+  --out DIR      where the reports go (default: reports)
+  --strict       advisory failures fail the run too
+  --no-load      conformance only
+  --quiet        print only the summaries
+  -h, --help     this text`;
+
+const devnetHelp = `rpc-certify devnet: start the embedded default and keep it running until Ctrl-C
+
+Options:
+  --port N       the gateway's port (default: a free one)
+  --api-key KEY  the key the gateway accepts (default: a generated one, printed with the URL)
+  -h, --help     this text`;
+
+type Command = (argv: string[]) => Promise<number>;
+
+const commands: Record<string, Command> = {
+  start: startCommand,
+  conformance: conformanceCommand,
+  devnet: devnetCommand,
+  load: async (argv) => (await import('./load.ts')).loadCommand(argv),
+  compare: async (argv) => (await import('./load.ts')).compareCommand(argv),
+  doctor: async (argv) => (await import('./load.ts')).doctorCommand(argv),
+};
+
+async function startCommand(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { out: { type: 'string', default: 'reports' }, strict: { type: 'boolean', default: false }, 'no-load': { type: 'boolean', default: false }, quiet: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } } });
+  if (values.help) return print(startHelp);
+  const devnet = await startDevnet();
+  const stop = stopOnSignal(devnet);
+  try {
+    console.log(`embedded default: seeded anvil behind the reference gateway at ${redactUrl(devnet.url)}`);
+    const seedTargets = { reverts: devnet.seed.reverts };
+    const conformance = await certify({ url: devnet.url, out: values.out, strict: values.strict, quiet: values.quiet, fixtures: [{ targets: seedTargets, source: 'seed' }] });
+    if (values['no-load']) return conformance;
+    const { runLoad } = await import('../load/run.ts');
+    const load = await runLoad({ url: devnet.url, profile: 'smoke', out: values.out });
+    console.log(redact(load.summary));
+    return conformance || load.exitCode;
+  } finally {
+    stop();
+    await devnet.stop();
+  }
+}
+
+async function devnetCommand(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { port: { type: 'string' }, 'api-key': { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  if (values.help) return print(devnetHelp);
+  const devnet = await startDevnet({ ...(values.port ? { port: Number(values.port) } : {}), ...(values['api-key'] ? { apiKey: values['api-key'] } : {}) });
+  // A key the user chose is theirs and stays out of the output; a generated one is printed, or the URL would be unusable.
+  console.log(`embedded default listening: ${values['api-key'] ? redactUrl(devnet.url) : devnet.url}`);
+  console.log(`chain id ${devnet.seed.chainId}; anvil behind it at ${devnet.anvilUrl}. Ctrl-C stops both.`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await devnet.stop();
+  return 0;
+}
+
+/** Ctrl-C or SIGTERM during a run stops the processes the run started before the process exits. */
+function stopOnSignal(devnet: Devnet): () => void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    console.error(`rpc-certify: ${signal}, stopping the embedded default`);
+    void devnet.stop().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+}
+
+function print(text: string): number {
+  console.log(text);
+  return 0;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') return print(rest[0] === 'conformance' ? conformanceHelp : mainHelp);
+  if (name === '--version' || name === '-v') return print(harnessVersion);
+  const command = commands[name];
+  if (!command) throw new UsageError(`unknown command "${name}"; see rpc-certify --help`);
+  return command(rest);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    const usage = err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    console.error(redact(`rpc-certify: ${usage ? '' : 'error: '}${(err as Error).message ?? String(err)}`));
+    process.exitCode = 2;
+  },
+);

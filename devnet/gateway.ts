@@ -1,0 +1,210 @@
+// Reference gateway: serves anvil behind the service's POST {base}/v3/<API_KEY> shape and
+// normalises anvil's verified deviations from the service spec, so it is spec-conformant.
+import { timingSafeEqual } from 'node:crypto';
+import http from 'node:http';
+import { type AddressInfo } from 'node:net';
+import { decodeAbiParameters, type Hex } from 'viem';
+
+export interface Gateway {
+  url: string; // http://127.0.0.1:<port>/v3/<apiKey>
+  baseUrl: string; // http://127.0.0.1:<port>
+  port: number;
+  stop(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonObject = { [key: string]: Json };
+
+export async function startGateway(opts: { upstream: string; apiKey: string; port?: number }): Promise<Gateway> {
+  const upstream = new URL(opts.upstream);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  const expectedKey = Buffer.from(opts.apiKey);
+
+  const keyMatches = (given: string): boolean => {
+    const buf = Buffer.from(given);
+    return buf.length === expectedKey.length && timingSafeEqual(buf, expectedKey);
+  };
+
+  // One upstream request per call, so every answer is matched to its own request and batches
+  // never depend on anvil's batch handling (it answers [1, notification] with a bare object).
+  const forward = async (call: Json): Promise<Json | undefined> => {
+    const raw = await post(agent, upstream, JSON.stringify(normaliseRequest(call)));
+    if (raw.length === 0) return undefined; // notification: anvil answers 204
+    return normaliseResponse(call, JSON.parse(raw) as Json);
+  };
+
+  const server = http.createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://gateway').pathname;
+    if (path !== '/v3' && !path.startsWith('/v3/')) return refuse(res, 404, -32600, 'not found');
+    if (req.method !== 'POST') return refuse(res, 405, -32600, 'method not allowed', { allow: 'POST' });
+    if (!keyMatches(path.slice('/v3/'.length))) return refuse(res, 401, -32000, 'invalid project id');
+    if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return refuse(res, 413, -32005, 'request body too large');
+
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      else if (!res.headersSent) {
+        refuse(res, 413, -32005, 'request body too large');
+        res.once('finish', () => req.destroy()); // stop reading the rest of an oversized body
+      }
+    });
+    req.on('end', () => {
+      if (res.headersSent) return;
+      handle(Buffer.concat(chunks).toString('utf8'))
+        .then((body) => {
+          if (body === undefined) res.writeHead(204).end();
+          else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+        })
+        .catch(() => refuse(res, 502, -32603, 'upstream node unavailable'));
+    });
+  });
+
+  const handle = async (text: string): Promise<Json | undefined> => {
+    let body: Json;
+    try {
+      body = JSON.parse(text) as Json;
+    } catch {
+      return rpcError(-32700, 'parse error');
+    }
+    if (!Array.isArray(body)) return forward(body);
+    if (body.length === 0) return rpcError(-32600, 'invalid request');
+    const answers = (await Promise.all(body.map(forward))).filter((a) => a !== undefined);
+    return answers.length > 0 ? answers : undefined;
+  };
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  return {
+    url: `${baseUrl}/v3/${opts.apiKey}`,
+    baseUrl,
+    port,
+    stop: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      agent.destroy();
+      await closed;
+    },
+  };
+}
+
+// The body never echoes the path: it may hold a (wrong) API key.
+function refuse(res: http.ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+  if (res.headersSent) return;
+  res.writeHead(status, { 'content-type': 'application/json', connection: 'close', ...headers });
+  res.end(JSON.stringify(rpcError(code, message)));
+}
+
+function rpcError(code: number, message: string): JsonObject {
+  return { jsonrpc: '2.0', id: null, error: { code, message } };
+}
+
+function post(agent: http.Agent, url: URL, body: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      // anvil rejects bodies without this header, whatever the client sent.
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const isObject = (v: Json | undefined): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function normaliseRequest(call: Json): Json {
+  if (!isObject(call) || call.method !== 'eth_getBlockReceipts' || !Array.isArray(call.params)) return call;
+  const [block, ...rest] = call.params;
+  // Spec 4.8: "pending" returns the same data as "latest"; anvil answers null.
+  if (block === 'pending') return { ...call, params: ['latest', ...rest] };
+  // Spec 4.8 allows a decimal block number; anvil accepts only 0x-hex.
+  if ((typeof block === 'string' && /^\d+$/.test(block)) || (typeof block === 'number' && Number.isSafeInteger(block) && block >= 0)) {
+    return { ...call, params: [`0x${BigInt(block).toString(16)}`, ...rest] };
+  }
+  return call;
+}
+
+function normaliseResponse(call: Json, answer: Json): Json {
+  if (!isObject(call) || !isObject(answer)) return answer;
+  const error = isObject(answer.error) ? answer.error : undefined;
+  switch (call.method) {
+    case 'eth_getUncleByBlockNumberAndIndex':
+    case 'eth_getUncleByBlockHashAndIndex':
+      // Spec 7: a miss is result null; anvil errors when the block itself is unknown
+      // (-32602 BlockOutOfRangeError past the head, -32001 for an unknown hash). Other errors stay.
+      if (error && (isOutOfRange(error) || (error.code === -32001 && error.message === 'Resource not found'))) {
+        return { jsonrpc: '2.0', id: answer.id ?? null, result: null };
+      }
+      return answer;
+    case 'eth_estimateGas':
+      // Spec 7 / geth: the message carries the decoded Error(string) or Panic reason, else plain
+      // "execution reverted"; anvil appends "custom error 0x…" or its own panic wording instead.
+      if (error?.code === 3 && typeof error.data === 'string') {
+        return { ...answer, error: { ...error, message: revertMessage(error.data as Hex) } };
+      }
+      return answer;
+    case 'eth_getTransactionReceipt':
+      return isObject(answer.result) ? { ...answer, result: stripReceipt(answer.result) } : answer;
+    case 'eth_getBlockReceipts':
+      return Array.isArray(answer.result) ? { ...answer, result: answer.result.map((r) => (isObject(r) ? stripReceipt(r) : r)) } : answer;
+    default:
+      return answer;
+  }
+}
+
+const isOutOfRange = (e: JsonObject) => e.code === -32602 && typeof e.message === 'string' && e.message.startsWith('BlockOutOfRangeError');
+
+// execution-apis ReceiptInfo is closed: anvil adds a numeric `blockTimestamp` (not a receipt field)
+// and `blobGasPrice` on every receipt (specified for blob transactions, type 0x3, only).
+// The logs' hex `blockTimestamp` stays: execution-apis' Log schema has it.
+function stripReceipt(receipt: JsonObject): JsonObject {
+  const out = { ...receipt };
+  delete out.blockTimestamp;
+  if (out.type !== '0x3') delete out.blobGasPrice;
+  return out;
+}
+
+// geth's abi.UnpackRevert wording (accounts/abi/abi.go).
+const PANIC_REASONS: Record<number, string> = {
+  0x00: 'generic panic',
+  0x01: 'assert(false)',
+  0x11: 'arithmetic underflow or overflow',
+  0x12: 'division or modulo by zero',
+  0x21: 'enum overflow',
+  0x22: 'invalid encoded storage byte array accessed',
+  0x31: 'out-of-bounds array access; popping on an empty array',
+  0x32: 'out-of-bounds access of an array or bytesN',
+  0x41: 'out of memory',
+  0x51: 'uninitialized function',
+};
+
+function revertMessage(data: Hex): string {
+  const args = `0x${data.slice(10)}` as Hex;
+  try {
+    if (data.startsWith('0x08c379a0')) {
+      const [reason] = decodeAbiParameters([{ type: 'string' }], args);
+      return `execution reverted: ${reason}`;
+    }
+    if (data.startsWith('0x4e487b71')) {
+      const [code] = decodeAbiParameters([{ type: 'uint256' }], args);
+      return `execution reverted: ${PANIC_REASONS[Number(code)] ?? `unknown panic code: 0x${code.toString(16)}`}`;
+    }
+  } catch {
+    // malformed Error/Panic payload: geth falls back to the plain message
+  }
+  return 'execution reverted';
+}

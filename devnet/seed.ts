@@ -1,0 +1,158 @@
+// Seeds a fresh anvil with real, locally signed transactions of every kind the conformance
+// checks look for: all tx types, creations, logs, a failed tx, a multi-tx block and an empty block.
+import {
+  type Abi,
+  type Hex,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  encodeErrorResult,
+  encodeFunctionData,
+  http,
+  parseEther,
+  toHex,
+} from 'viem';
+import { pbkdf2Sync } from 'node:crypto';
+import { HDKey, hdKeyToAccount } from 'viem/accounts';
+import artifact from '../fixtures/contracts/Seed.json' with { type: 'json' };
+
+export interface SeedInfo {
+  chainId: number;
+  blocks: {
+    multiTx: { number: string; hash: string }; // the head block, >= 4 txs of mixed types
+    empty: { number: string; hash: string };
+  };
+  txs: {
+    byType: Record<string, string>; // '0x0' -> tx hash; holds only the types actually seeded
+    creation: string;
+    withLogs: string; // several logs, indexed topics and non-empty data
+    failed: string; // mined with status 0x0
+  };
+  contracts: { emitter: string; reverter: string };
+  // eth_estimateGas({ to, data }) reverts with expectedData; reason is what follows
+  // "execution reverted: " in a spec-conformant message (absent: plain "execution reverted").
+  reverts: Array<{ kind: 'require' | 'custom' | 'panic'; to: string; data: string; reason?: string; expectedData: string }>;
+}
+
+// anvil's default dev accounts come from this mnemonic. The BIP-39 seed is derived once with
+// node's native PBKDF2: viem's mnemonicToAccount does it in JS per account (~150 ms each).
+const MNEMONIC = 'test test test test test test test test test test test junk';
+const devRoot = () => HDKey.fromMasterSeed(pbkdf2Sync(MNEMONIC, 'mnemonic', 2048, 64, 'sha512'));
+
+const { Emitter, Reverter } = artifact.contracts;
+const emitterAbi = Emitter.abi as Abi;
+const reverterAbi = Reverter.abi as Abi;
+const REQUIRE_REASON = 'rpc-certify: require reason';
+const builtinErrors = [
+  { type: 'error', name: 'Error', inputs: [{ type: 'string', name: 'reason' }] },
+  { type: 'error', name: 'Panic', inputs: [{ type: 'uint256', name: 'code' }] },
+] as const;
+
+export async function seedChain(anvilUrl: string): Promise<SeedInfo> {
+  const transport = http(anvilUrl);
+  const chainId = await createPublicClient({ transport }).getChainId();
+  const chain = defineChain({
+    id: chainId,
+    name: 'devnet',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [anvilUrl] } },
+  });
+  const pub = createPublicClient({ chain, transport, pollingInterval: 10 });
+  const root = devRoot();
+  const devAccount = (addressIndex: number) => hdKeyToAccount(root, { addressIndex });
+  const [a0, a1, a2, a3, a4, a5] = [devAccount(0), devAccount(1), devAccount(2), devAccount(3), devAccount(4), devAccount(5)];
+  const wallet = (account: typeof a0) => createWalletClient({ account, chain, transport });
+  const [w0, w1, w2, w3, w4, w5] = [wallet(a0), wallet(a1), wallet(a2), wallet(a3), wallet(a4), wallet(a5)];
+  const rpc = (method: string, params: unknown[] = []) => pub.request({ method, params } as never);
+
+  // Even with automine the receipt can lag eth_sendRawTransaction: wait, so each tx gets its own block.
+  const mined = async (tx: Promise<Hex>) => pub.waitForTransactionReceipt({ hash: await tx });
+  const sent = async (tx: Promise<Hex>) => (await mined(tx)).transactionHash;
+
+  const emitterDeploy = await mined(w0.deployContract({ abi: emitterAbi, bytecode: Emitter.bytecode as Hex }));
+  const emitter = emitterDeploy.contractAddress!;
+  const reverter = (await mined(w0.deployContract({ abi: reverterAbi, bytecode: Reverter.bytecode as Hex }))).contractAddress!;
+
+  const emitterCall = (functionName: string, args: readonly unknown[]) => encodeFunctionData({ abi: emitterAbi, functionName, args });
+  const note = (tag: string) => emitterCall('note', [toHex(tag, { size: 32 }), toHex(`payload ${tag}`)]);
+
+  const byType: Record<string, string> = {};
+  byType['0x0'] = await sent(w1.sendTransaction({ type: 'legacy', to: a2.address, value: parseEther('1') }));
+  byType['0x1'] = await sent(
+    w2.sendTransaction({
+      type: 'eip2930',
+      to: emitter,
+      data: emitterCall('transfer', [a3.address, 7n]),
+      accessList: [{ address: emitter, storageKeys: [toHex(0, { size: 32 })] }],
+    }),
+  );
+  await rpc('evm_mine');
+  const empty = await pub.getBlock();
+
+  const withLogs = await sent(w1.sendTransaction({ to: emitter, data: emitterCall('burst', [3n]) }));
+  byType['0x2'] = withLogs;
+  // An explicit gas limit skips estimation, which would refuse the reverting call: mined with status 0x0.
+  const failed = await sent(w0.sendTransaction({ to: reverter, gas: 100_000n, data: encodeFunctionData({ abi: reverterAbi, functionName: 'poke' }) }));
+
+  // EIP-7702: a3 delegates its code to the Emitter, a2 pays and calls a3. Skipped if the fork lacks it.
+  try {
+    const authorization = await w3.signAuthorization({ contractAddress: emitter });
+    byType['0x4'] = await sent(w2.sendTransaction({ authorizationList: [authorization], to: a3.address, data: note('7702') }));
+  } catch {
+    // hardfork without EIP-7702
+  }
+
+  // Head block: 6 txs of mixed types from different senders, mined together (the self-tests need spares
+  // beyond the first of each type).
+  await rpc('evm_setAutomine', [false]);
+  try {
+    const pending = [
+      await w0.sendTransaction({ type: 'legacy', to: emitter, data: emitterCall('transfer', [a1.address, 1n]) }),
+      await w1.sendTransaction({ type: 'eip2930', to: a0.address, value: 1n, accessList: [{ address: emitter, storageKeys: [] }] }),
+      await w2.sendTransaction({ to: emitter, data: note('multi') }),
+      await w3.sendTransaction({ to: a2.address, value: 2n }),
+      await w4.sendTransaction({ to: emitter, data: emitterCall('transfer', [a5.address, 3n]) }),
+      await w5.sendTransaction({ type: 'legacy', to: a4.address, value: 3n }),
+    ];
+    await rpc('evm_mine');
+    for (const hash of pending) {
+      if ((await mined(Promise.resolve(hash))).status !== 'success') throw new Error(`seed: multi-tx block tx ${hash} failed`);
+    }
+  } finally {
+    await rpc('evm_setAutomine', [true]);
+  }
+  const head = await pub.getBlock();
+
+  const reverterCall = (functionName: string) => encodeFunctionData({ abi: reverterAbi, functionName });
+  return {
+    chainId,
+    blocks: {
+      multiTx: { number: toHex(head.number), hash: head.hash },
+      empty: { number: toHex(empty.number), hash: empty.hash },
+    },
+    txs: { byType, creation: emitterDeploy.transactionHash, withLogs, failed },
+    contracts: { emitter, reverter },
+    reverts: [
+      {
+        kind: 'require',
+        to: reverter,
+        data: reverterCall('failRequire'),
+        reason: REQUIRE_REASON,
+        expectedData: encodeErrorResult({ abi: builtinErrors, errorName: 'Error', args: [REQUIRE_REASON] }),
+      },
+      {
+        kind: 'custom',
+        to: reverter,
+        data: reverterCall('failCustom'),
+        expectedData: encodeErrorResult({ abi: reverterAbi, errorName: 'Denied', args: [reverter, 403n] }),
+      },
+      {
+        kind: 'panic',
+        to: reverter,
+        data: reverterCall('failPanic'),
+        reason: 'assert(false)', // Panic(0x01), geth's wording
+        expectedData: encodeErrorResult({ abi: builtinErrors, errorName: 'Panic', args: [1n] }),
+      },
+    ],
+  };
+}

@@ -1,0 +1,100 @@
+// Proof that every check fires: the suite passes the reference gateway (with and without synthetic
+// history), fails on each injected fault with the expected check ids, and every check of the catalogue
+// is killed by at least one fault.
+import { expect } from 'chai';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startDevnet, type Devnet } from '../devnet/index.ts';
+import { runConformance, type RunResult } from '../conformance/framework/runner.ts';
+import { allSuites } from '../conformance/methods.ts';
+import type { Targets } from '../core/targets.ts';
+import { RpcClient } from '../conformance/framework/rpc-client.ts';
+import { FaultProxy, type Synthetic } from './support/fault-proxy.ts';
+import { faultCatalogue, syntheticHistory } from './support/faults.ts';
+
+const fatal = (r: RunResult) => r.checks.filter((c) => c.verdict === 'fail' && c.layer !== 'advisory');
+const failedIds = (r: RunResult) => r.checks.filter((c) => c.verdict === 'fail').map((c) => c.id);
+const byId = (r: RunResult, id: string) => r.checks.find((c) => c.id === id);
+
+describe('conformance checks fire on their faults', function () {
+  let devnet: Devnet;
+  let proxy: FaultProxy;
+  let lockfile: string;
+  let seed: Partial<Targets>;
+  let synthetic: { synthetic: Synthetic; targets: Partial<Targets> };
+  // Filled in before(); the catalogue's closures read it when a fault runs.
+  const targets = {} as Targets;
+  const catalogue = faultCatalogue(targets);
+
+  before(async function () {
+    devnet = await startDevnet();
+    proxy = new FaultProxy(devnet.url);
+    await proxy.start();
+    seed = { reverts: devnet.seed.reverts };
+    const clean = await runConformance({ url: proxy.url, fixtures: [{ targets: seed, source: 'seed' }] });
+    Object.assign(targets, clean.targets);
+    lockfile = join(await mkdtemp(join(tmpdir(), 'rpc-certify-')), 'targets.lock.json');
+    await writeFile(lockfile, JSON.stringify({ ...clean.targets, reverts: [] }));
+
+    const client = new RpcClient({ url: devnet.url });
+    const block = await client.call<{ transactions: Array<{ hash: string; to: string | null }> }>('eth_getBlockByHash', [targets.multiTxBlock!.hash, true]);
+    const used = new Set([targets.successTx, targets.failedTx, targets.contractCreation, targets.txWithLogs, ...Object.values(targets.txByType)]);
+    const spare = block.transactions.filter((tx) => !used.has(tx.hash) && tx.to !== null).map((tx) => tx.hash);
+    expect(spare.length, 'the seeded multi-transaction block needs two spare transactions').to.be.at.least(2);
+    const uncle = await client.call<Record<string, unknown>>('eth_getBlockByNumber', [`0x${(BigInt(targets.emptyBlock!.number) - 1n).toString(16)}`, false]);
+    client.close();
+    synthetic = syntheticHistory(targets, { preByzantium: spare[0]!, blob: spare[1]! }, uncle);
+  });
+
+  after(async function () {
+    await proxy?.stop();
+    await devnet?.stop();
+  });
+
+  afterEach(function () {
+    proxy.fault = undefined;
+    proxy.synthetic = undefined;
+  });
+
+  const run = (methods: string[] | undefined, withSynthetic: boolean) =>
+    runConformance({
+      url: proxy.url,
+      targetsFile: lockfile,
+      ...(methods ? { methods } : {}),
+      fixtures: [{ targets: seed, source: 'seed' }, ...(withSynthetic ? [{ targets: synthetic.targets, source: 'fixture' as const }] : [])],
+    });
+
+  it('the clean reference gateway passes every fatal check', async function () {
+    const r = await run(undefined, false);
+    expect(fatal(r).map((c) => `${c.id}: ${c.reason}`)).to.deep.equal([]);
+  });
+
+  it('with synthetic history, the checks that need pre-merge history run and pass', async function () {
+    proxy.synthetic = synthetic.synthetic;
+    const r = await run(undefined, true);
+    expect(fatal(r).map((c) => `${c.id}: ${c.reason}`)).to.deep.equal([]);
+    for (const id of ['eth_getUncleByBlockNumberAndIndex/uncle-shape', 'eth_getUncleByBlockHashAndIndex/uncle-shape', 'eth_getTransactionReceipt/pre-byzantium-root', 'eth_getTransactionByHash/type-0x3-shape']) {
+      expect(byId(r, id)?.verdict, id).to.equal('pass');
+    }
+    const skipped = r.checks.filter((c) => c.verdict === 'skip').map((c) => c.id);
+    expect(skipped, 'nothing is left unexercised').to.deep.equal([]);
+  });
+
+  it('every check of the suite is killed by at least one fault', function () {
+    const killed = new Set(catalogue.flatMap((f) => f.kills));
+    const all = allSuites.flatMap((s) => s.checks.map((c) => s.id(c.spec.intent)));
+    expect(all.filter((id) => !killed.has(id))).to.deep.equal([]);
+    expect([...killed].filter((id) => !all.includes(id)), 'faults name only real checks').to.deep.equal([]);
+  });
+
+  for (const f of catalogue) {
+    it(`${f.name} -> ${f.kills.join(', ')}`, async function () {
+      proxy.fault = f;
+      if (f.synthetic) proxy.synthetic = synthetic.synthetic;
+      const methods = f.methods ?? [...new Set(f.kills.map((id) => id.split('/')[0]!))];
+      const r = await run(methods, Boolean(f.synthetic));
+      expect(failedIds(r), `failures: ${r.checks.filter((c) => c.verdict !== 'pass').map((c) => `${c.id}=${c.verdict}`).join(' ')}`).to.include.members(f.kills);
+    });
+  }
+});

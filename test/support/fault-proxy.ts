@@ -1,0 +1,100 @@
+// A fault-injecting endpoint in front of the reference gateway. One fault at a time rewrites what the
+// gateway answered (or the HTTP response itself); the self-tests prove each check fails on its fault.
+// "Synthetic history" adds what a dev chain cannot have (an uncle, a pre-Byzantium receipt, a blob
+// transaction) so the checks that need it run too.
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RpcRequest {
+  jsonrpc: string;
+  id: number;
+  method: string;
+  params: unknown[];
+}
+export type RpcResponse = Record<string, unknown> & { id?: unknown; result?: unknown; error?: { code: number; message: string; data?: unknown } };
+
+export interface RawReply {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+export interface Fault {
+  name: string;
+  /** Check ids that must be among the failures while this fault is on. */
+  kills: string[];
+  /** Methods whose suites run for this fault (default: the methods of `kills`). */
+  methods?: string[];
+  /** Rewrites one answered call; return the response to send. */
+  rewrite?: (req: RpcRequest, res: RpcResponse, ctx: FaultContext) => RpcResponse | Promise<RpcResponse>;
+  /** Replaces the HTTP reply of a call entirely. */
+  raw?: (req: RpcRequest, res: RpcResponse) => RawReply | undefined;
+  /** Needs the synthetic history. */
+  synthetic?: boolean;
+}
+
+export interface FaultContext {
+  /** Sends a call to the gateway behind the proxy (e.g. to cause a side effect). */
+  upstream(method: string, params: unknown[]): Promise<RpcResponse>;
+}
+
+export interface Synthetic {
+  rewrite(req: RpcRequest, res: RpcResponse, ctx: FaultContext): Promise<RpcResponse>;
+}
+
+export class FaultProxy {
+  fault: Fault | undefined;
+  synthetic: Synthetic | undefined;
+  private server: Server | undefined;
+  url = '';
+
+  constructor(private readonly upstreamUrl: string) {}
+
+  async start(): Promise<void> {
+    this.server = createServer((req, res) => {
+      void this.handle(req).then((reply) => {
+        res.writeHead(reply.status, { 'content-type': reply.contentType });
+        res.end(reply.body);
+      });
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v3/proxy-key-0001`;
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => this.server?.close(() => resolve()));
+  }
+
+  readonly ctx: FaultContext = { upstream: (method, params) => this.forward({ jsonrpc: '2.0', id: 1, method, params }) };
+
+  private async handle(req: IncomingMessage): Promise<RawReply> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    let parsed: RpcRequest;
+    try {
+      parsed = JSON.parse(text) as RpcRequest;
+    } catch {
+      return this.passthrough(text);
+    }
+    if (Array.isArray(parsed) || typeof parsed !== 'object' || parsed === null) return this.passthrough(text);
+    let res = await this.forward(parsed);
+    if (this.synthetic) res = await this.synthetic.rewrite(parsed, res, this.ctx);
+    const fault = this.fault;
+    const raw = fault?.raw?.(parsed, res);
+    if (raw) return raw;
+    if (fault?.rewrite) res = await fault.rewrite(parsed, structuredClone(res), this.ctx);
+    return { status: 200, contentType: 'application/json', body: JSON.stringify(res) };
+  }
+
+  private async passthrough(text: string): Promise<RawReply> {
+    const r = await fetch(this.upstreamUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text });
+    return { status: r.status, contentType: r.headers.get('content-type') ?? 'application/json', body: await r.text() };
+  }
+
+  private async forward(req: RpcRequest): Promise<RpcResponse> {
+    const r = await fetch(this.upstreamUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(req) });
+    return (await r.json()) as RpcResponse;
+  }
+}

@@ -1,4 +1,4 @@
-// The eight methods of the service spec, in the order the report lists them.
+// The eight methods of the service spec, in the order the report lists them, and the service-wide suite.
 import estimateGas from './eth_estimateGas.ts';
 import blockByHash from './eth_getBlockByHash.ts';
 import uncleByNumber from './eth_getUncleByBlockNumberAndIndex.ts';
@@ -7,6 +7,13 @@ import txByNumberAndIndex from './eth_getTransactionByBlockNumberAndIndex.ts';
 import txByHash from './eth_getTransactionByHash.ts';
 import receipt from './eth_getTransactionReceipt.ts';
 import blockReceipts from './eth_getBlockReceipts.ts';
+import service from './service.ts';
 import type { MethodSuite } from './framework/check.ts';
+import { robustnessChecks } from './framework/robustness.ts';
 
-export const allSuites: MethodSuite[] = [estimateGas, blockByHash, uncleByNumber, uncleByHash, txByNumberAndIndex, txByHash, receipt, blockReceipts];
+const methodSuites: MethodSuite[] = [estimateGas, blockByHash, uncleByNumber, uncleByHash, txByNumberAndIndex, txByHash, receipt, blockReceipts];
+// The malformed-params checks are the same for every method: added here, after each method's own checks.
+for (const suite of methodSuites) robustnessChecks(suite);
+
+/** The eight methods, then the service-wide checks (transport, authentication). */
+export const allSuites: MethodSuite[] = [...methodSuites, service];

@@ -12,6 +12,7 @@ import type { Targets } from '../core/targets.ts';
 import { RpcClient } from '../conformance/framework/rpc-client.ts';
 import { FaultProxy, type Synthetic } from './support/fault-proxy.ts';
 import { faultCatalogue, syntheticHistory } from './support/faults.ts';
+import { robustnessFaults } from './support/faults-robustness.ts';
 
 const fatal = (r: RunResult) => r.checks.filter((c) => c.verdict === 'fail' && c.layer !== 'advisory');
 const failedIds = (r: RunResult) => r.checks.filter((c) => c.verdict === 'fail').map((c) => c.id);
@@ -25,7 +26,7 @@ describe('conformance checks fire on their faults', function () {
   let synthetic: { synthetic: Synthetic; targets: Partial<Targets> };
   // Filled in before(); the catalogue's closures read it when a fault runs.
   const targets = {} as Targets;
-  const catalogue = faultCatalogue(targets);
+  const catalogue = [...faultCatalogue(targets), ...robustnessFaults];
 
   before(async function () {
     devnet = await startDevnet();

@@ -29,6 +29,10 @@ export interface Fault {
   rewrite?: (req: RpcRequest, res: RpcResponse, ctx: FaultContext) => RpcResponse | Promise<RpcResponse>;
   /** Replaces the HTTP reply of a call entirely. */
   raw?: (req: RpcRequest, res: RpcResponse) => RawReply | undefined;
+  /** Replaces the HTTP reply to a raw body (not JSON, a batch) before it is parsed. */
+  rawRequest?: (text: string) => RawReply | undefined;
+  /** Serves requests whatever key their URL carries. */
+  serveAnyKey?: boolean;
   /** Needs the synthetic history. */
   synthetic?: boolean;
 }
@@ -48,6 +52,8 @@ export class FaultProxy {
   private server: Server | undefined;
   url = '';
 
+  static readonly KEY = 'proxy-key-0001';
+
   constructor(private readonly upstreamUrl: string) {}
 
   async start(): Promise<void> {
@@ -58,7 +64,7 @@ export class FaultProxy {
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v3/proxy-key-0001`;
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v3/${FaultProxy.KEY}`;
   }
 
   async stop(): Promise<void> {
@@ -72,6 +78,10 @@ export class FaultProxy {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
+    // Like the gateway behind it, the proxy serves its own key only: another key goes on as it is, and is refused there.
+    if (req.url !== `/v3/${FaultProxy.KEY}` && !this.fault?.serveAnyKey) return this.passthrough(text, req.url?.replace(/^\/v3\/[^/]*/, '/v3/') ?? '/');
+    const rawReply = this.fault?.rawRequest?.(text);
+    if (rawReply) return rawReply;
     let parsed: RpcRequest;
     try {
       parsed = JSON.parse(text) as RpcRequest;
@@ -82,14 +92,21 @@ export class FaultProxy {
     let res = await this.forward(parsed);
     if (this.synthetic) res = await this.synthetic.rewrite(parsed, res, this.ctx);
     const fault = this.fault;
-    const raw = fault?.raw?.(parsed, res);
-    if (raw) return raw;
-    if (fault?.rewrite) res = await fault.rewrite(parsed, structuredClone(res), this.ctx);
+    // A fault written for one request shape may not understand another (a call with no params, say):
+    // then it does not apply, and the answer goes out as the gateway gave it.
+    try {
+      const raw = fault?.raw?.(parsed, res);
+      if (raw) return raw;
+      if (fault?.rewrite) res = await fault.rewrite(parsed, structuredClone(res), this.ctx);
+    } catch {
+      // not applicable to this request
+    }
     return { status: 200, contentType: 'application/json', body: JSON.stringify(res) };
   }
 
-  private async passthrough(text: string): Promise<RawReply> {
-    const r = await fetch(this.upstreamUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text });
+  private async passthrough(text: string, path?: string): Promise<RawReply> {
+    const url = path === undefined ? this.upstreamUrl : new URL(path, this.upstreamUrl).toString();
+    const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text });
     return { status: r.status, contentType: r.headers.get('content-type') ?? 'application/json', body: await r.text() };
   }
 

@@ -1,0 +1,288 @@
+// conformance.html: the page a person opens first. One self-contained file (inline CSS, a two-line
+// script), verdict at a glance, then the matrices, then the failures with their evidence. Every text
+// goes through esc(): responses, reasons and even check ids come from or depend on an untrusted endpoint.
+import type { BlockRef, Targets } from '../../core/targets.ts';
+import type { CheckResult, Evidence } from '../framework/check.ts';
+import { KNOWN_TYPES } from '../framework/discovery.ts';
+import { writeFileAtomic } from './atomic.ts';
+import { STYLE } from './html-style.ts';
+import { type ConformanceReport, methodsOf, type Outcome, OUTCOMES, outcomeOf } from './model.ts';
+import { exchangeMeta, formatDuration, requestText, responseText } from './text.ts';
+
+export async function writeHtmlReport(report: ConformanceReport, path: string): Promise<void> {
+  await writeFileAtomic(path, renderHtml(report));
+}
+
+type Judged = CheckResult & { outcome: Outcome };
+
+export function renderHtml(report: ConformanceReport): string {
+  const checks: Judged[] = report.checks.map((c) => ({ ...c, outcome: outcomeOf(c, report.run.strict) }));
+  const only = (o: Outcome) => checks.filter((c) => c.outcome === o);
+  const { verdict } = report.summary;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(`rpc-certify ${verdict.toUpperCase()}: ${report.run.endpoint}`)}</title>
+<style>${STYLE}</style></head>
+<body>
+${hero(report)}
+${report.run.complete ? '' : `<div class="banner"><div class="wrap">Incomplete run: ${esc(report.run.incompleteReason ?? 'the run stopped before every check ran')}. Passing checks prove nothing about the ones that did not run.</div></div>`}
+${stickyBar(report)}
+<main class="wrap">
+${methodMatrix(report, checks)}
+${coverageMatrix(report, checks)}
+${cardSection('failures', 'Failures', only('fail'), 'No fatal failures.')}
+${cardSection('advisory', 'Advisory failures', only('advisory'), '', 'they do not fail the run; --strict makes them fatal')}
+${cardSection('inconclusive', 'Inconclusive', only('inconclusive'), '', 'the endpoint could not be tested (rate limits, timeouts): they neither pass nor fail')}
+${skippedSection(only('skip'))}
+${passedSection(only('pass'))}
+${targetsSection(report.targets)}
+</main>
+<footer>${esc(`${report.harness.name} ${report.harness.version}`)} · finished ${esc(when(report.run.finishedAt))}</footer>
+<script>
+// Links into the collapsed list of passes must open it.
+function reveal(){var e=document.getElementById(decodeURIComponent(location.hash.slice(1)));if(!e)return;for(var p=e;p;p=p.parentElement)if(p.tagName==='DETAILS')p.open=true;e.scrollIntoView()}
+addEventListener('hashchange',reveal);reveal();
+</script>
+</body></html>
+`;
+}
+
+function hero(report: ConformanceReport): string {
+  const { run, summary } = report;
+  const sub =
+    summary.verdict === 'incomplete' ? 'stopped early' : summary.verdict === 'fail' ? plural(summary.fatalFailures, 'fatal failure') : `${summary.pass} of ${summary.total} passed`;
+  const facts: Array<[string, string | undefined]> = [
+    ['Network', run.network && esc(run.network)],
+    ['Chain id', run.chainId && esc(withDecimal(run.chainId))],
+    ['Client', run.clientVersion && esc(run.clientVersion)],
+    ['Head before', run.headBefore && blockHtml(run.headBefore, true)],
+    ['Head after', run.headAfter && blockHtml(run.headAfter, true)],
+    ['Started', esc(when(run.startedAt))],
+    ['Duration', esc(formatDuration(run.durationMs))],
+    ['Requests', esc(run.requestCount.toLocaleString('en-US'))],
+    ['Mode', run.strict ? 'strict: advisory checks are fatal' : 'default: advisory checks inform'],
+    ['Methods', esc(plural(run.methods.length, 'method'))],
+  ];
+  return `<header class="hero"><div class="wrap">
+<div class="badge v-${esc(summary.verdict)}">${esc(summary.verdict.toUpperCase())}<small>${esc(sub)}</small></div>
+<div class="about"><h1>JSON-RPC conformance</h1><div class="endpoint">${esc(run.endpoint)}</div>
+<dl class="facts">${facts
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `<div><dt>${esc(k)}</dt><dd>${v}</dd></div>`)
+    .join('')}</dl></div>
+</div></header>`;
+}
+
+function stickyBar(report: ConformanceReport): string {
+  const s = report.summary;
+  const stat = (o: Outcome | 'total', n: number, label: string, href: string) =>
+    n > 0 ? `<a class="stat o-${o}" href="#${href}"><b>${n}</b>${label}</a>` : `<span class="stat o-${o} zero"><b>0</b>${label}</span>`;
+  return `<nav class="bar"><div class="wrap">
+<span class="chip v-${esc(s.verdict)}">${esc(s.verdict.toUpperCase())}</span>
+${stat('total', s.total, 'checks', 'matrix')}
+${stat('fail', s.fatalFailures, 'failed', 'failures')}
+${stat('advisory', s.advisoryFailures, 'advisory', 'advisory')}
+${stat('inconclusive', s.inconclusive, 'inconclusive', 'inconclusive')}
+${stat('skip', s.skip, 'skipped', 'skipped')}
+${stat('pass', s.pass, 'passed', 'passed')}
+<span class="spacer"></span>
+<a href="#matrix">Matrix</a> · <a href="#coverage">Coverage</a> · <a href="#targets">Targets</a>
+</div></nav>`;
+}
+
+const LEGEND: Record<Outcome, string> = { pass: 'pass', fail: 'fail', advisory: 'advisory fail', inconclusive: 'inconclusive', skip: 'skipped' };
+
+function legend(extra = ''): string {
+  const items = [...OUTCOMES].reverse().map((o) => `<span><i class="sq o-${o}"></i>${LEGEND[o]}</span>`);
+  return `<div class="legend">${items.join('')}${extra}</div>`;
+}
+
+function methodMatrix(report: ConformanceReport, checks: Judged[]): string {
+  const rows = methodsOf(report).map((method) => {
+    const own = checks.filter((c) => c.method === method);
+    const squares = own.map((c) => `<a class="sq o-${c.outcome}" href="#${esc(c.id)}" title="${esc(tooltip(c))}"></a>`).join('');
+    const tallyText = own.length === 0 ? 'no checks' : `${own.filter((c) => c.outcome === 'pass').length}/${own.length} pass`;
+    return `<tr><th scope="row">${esc(method)}</th><td class="tally" title="${esc(tally(own))}">${tallyText}</td><td><div class="squares">${squares}</div></td></tr>`;
+  });
+  return `<section id="matrix"><h2>Methods × checks</h2>${legend('<span class="muted">· hover a square for the check, click for its details</span>')}
+<table class="matrix checks"><tbody>${rows.join('\n')}</tbody></table></section>`;
+}
+
+function coverageMatrix(report: ConformanceReport, checks: Judged[]): string {
+  const columns = [...new Set(checks.flatMap((c) => c.covers))].sort(byCoverage);
+  if (columns.length === 0) return `<section id="coverage"><h2>Coverage</h2><p class="empty">No check declared what it covers.</p></section>`;
+  const split = columns.map((key) => {
+    const at = key.indexOf(':');
+    return at < 0 ? { key, group: undefined, label: key } : { key, group: key.slice(0, at), label: key.slice(at + 1) };
+  });
+  // Two header rows: "tag" spans latest/pending/..., "type" spans 0x0..0x4; ungrouped ones span both rows.
+  const top: string[] = [];
+  for (let i = 0; i < split.length; ) {
+    const { group, label } = split[i]!;
+    if (group === undefined) {
+      top.push(`<th rowspan="2">${esc(label)}</th>`);
+      i++;
+      continue;
+    }
+    let span = 0;
+    while (split[i + span]?.group === group) span++;
+    top.push(`<th colspan="${span}">${esc(group)}</th>`);
+    i += span;
+  }
+  const second = split.filter((c) => c.group !== undefined).map((c) => `<th>${esc(c.label)}</th>`);
+  const rows = methodsOf(report).map((method) => {
+    const cells = columns.map((key) => {
+      const hits = checks.filter((c) => c.method === method && c.covers.includes(key));
+      // A skip ran nothing: it shows only when no check of the cell ran, not over a pass.
+      const ran = hits.filter((c) => c.outcome !== 'skip');
+      const worst = OUTCOMES.find((o) => (ran.length > 0 ? ran : hits).some((c) => c.outcome === o));
+      if (!worst) return `<td class="none" title="${esc(`${method} × ${key}: not exercised`)}"></td>`;
+      return `<td title="${esc(`${method} × ${key}: ${tally(hits)}`)}"><i class="sq o-${worst}"></i></td>`;
+    });
+    return `<tr><th scope="row">${esc(method)}</th>${cells.join('')}</tr>`;
+  });
+  return `<section id="coverage"><h2>Coverage <span class="n">worst outcome of the checks that ran for each case · grey: all skipped · blank: no check</span></h2>${legend()}
+<div class="scroll"><table class="coverage matrix"><thead><tr><th rowspan="2">method</th>${top.join('')}</tr><tr>${second.join('')}</tr></thead>
+<tbody>${rows.join('\n')}</tbody></table></div></section>`;
+}
+
+const COVERAGE_GROUPS = ['hit', 'miss', 'tag', 'type', 'revert', 'robustness'];
+const TAG_ORDER = ['latest', 'earliest', 'pending', 'safe', 'finalized'];
+
+function byCoverage(a: string, b: string): number {
+  const rank = (k: string) => {
+    const [group = k, label = ''] = k.split(':', 2);
+    const g = COVERAGE_GROUPS.indexOf(group);
+    const t = TAG_ORDER.indexOf(label);
+    return [g < 0 ? COVERAGE_GROUPS.length : g, t < 0 ? TAG_ORDER.length : t] as const;
+  };
+  const [ga, ta] = rank(a);
+  const [gb, tb] = rank(b);
+  return ga - gb || ta - tb || a.localeCompare(b);
+}
+
+function cardSection(id: string, title: string, checks: Judged[], whenEmpty: string, note = ''): string {
+  if (checks.length === 0 && !whenEmpty) return '';
+  const body = checks.length === 0 ? `<p class="empty">${esc(whenEmpty)}</p>` : checks.map(card).join('\n');
+  return `<section id="${id}"><h2>${esc(title)} <span class="n">${checks.length}${note ? ` · ${esc(note)}` : ''}</span></h2>${body}</section>`;
+}
+
+function card(c: Judged): string {
+  const detail: Array<[string, string | undefined]> = [
+    ['pointer', c.pointer !== undefined ? `<code>${esc(c.pointer || '(whole response)')}</code>` : undefined],
+    ['expected', c.expected !== undefined ? `<pre>${esc(c.expected)}</pre>` : undefined],
+    ['actual', c.actual !== undefined ? `<pre>${esc(c.actual)}</pre>` : undefined],
+  ];
+  const shown = detail.filter(([, v]) => v !== undefined);
+  const [first, ...more] = c.evidence;
+  return `<article class="check o-${c.outcome}" id="${esc(c.id)}">
+<div class="head"><span class="pill o-${c.outcome}">${LEGEND[c.outcome]}</span><code class="id">${esc(c.id)}</code><span class="pill plain">${esc(c.clause)}</span><span class="pill plain">${esc(c.layer)}</span><span class="dur">${esc(formatDuration(c.durationMs))}</span></div>
+<h3>${esc(c.title)}</h3>
+${c.reason ? `<p class="reason">${esc(c.reason)}</p>` : ''}
+${shown.length ? `<dl class="detail">${shown.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>` : ''}
+${first ? exchange(first) : '<p class="empty">No exchange recorded.</p>'}
+${more.length ? `<details><summary>${plural(more.length, 'more exchange')}</summary>${more.map(exchange).join('')}</details>` : ''}
+</article>`;
+}
+
+function exchange(ev: Evidence): string {
+  return `<div class="exchange"><div class="meta">${esc(exchangeMeta(ev))}</div><div class="io">
+<figure><figcaption>request</figcaption><pre>${esc(requestText(ev))}</pre></figure>
+<figure><figcaption>response</figcaption><pre>${esc(responseText(ev))}</pre></figure></div></div>`;
+}
+
+function skippedSection(checks: Judged[]): string {
+  if (checks.length === 0) return '';
+  const rows = checks.map((c) => `<tr id="${esc(c.id)}"><td>${esc(c.id)}</td><td>${esc(c.clause)}</td><td>${esc(c.title)}</td><td>${esc(c.reason ?? '')}</td></tr>`);
+  return `<section id="skipped"><h2>Skipped <span class="n">${checks.length} · nothing on this endpoint to run them against</span></h2>
+<table class="list"><thead><tr><th>check</th><th>clause</th><th>title</th><th>reason</th></tr></thead><tbody>${rows.join('\n')}</tbody></table></section>`;
+}
+
+function passedSection(checks: Judged[]): string {
+  if (checks.length === 0) return '';
+  const rows = checks.map(
+    (c) => `<tr id="${esc(c.id)}"><td>${esc(c.id)}</td><td>${esc(c.clause)}</td><td>${esc(c.layer)}</td><td>${esc(c.title)}</td><td class="num">${esc(formatDuration(c.durationMs))}</td></tr>`,
+  );
+  return `<section id="passed"><details class="passed"><summary>${plural(checks.length, 'passed check')}</summary>
+<table class="list"><thead><tr><th>check</th><th>clause</th><th>layer</th><th>title</th><th>time</th></tr></thead><tbody>${rows.join('\n')}</tbody></table></details></section>`;
+}
+
+// Optional targets in the order a reader thinks of them; a missing one explains the skips above.
+const TARGETS: Array<[keyof Targets, string]> = [
+  ['multiTxBlock', 'block with several txs'],
+  ['emptyBlock', 'empty block'],
+  ['uncleBlock', 'block with uncles'],
+  ['contractCreation', 'contract creation tx'],
+  ['txWithLogs', 'tx with logs'],
+  ['successTx', 'successful tx'],
+  ['failedTx', 'failed tx'],
+  ['preByzantiumTx', 'pre-Byzantium tx'],
+];
+
+function targetsSection(t: Targets | undefined): string {
+  if (!t) return `<section id="targets"><h2>Targets</h2><p class="empty">No targets recorded for this run.</p></section>`;
+  const row = (label: string, value: string | undefined, source: string | undefined) =>
+    `<tr><td>${esc(label)}</td><td>${value ?? '<span class="missing">not found</span>'}</td><td>${source ? `<span class="pill plain">${esc(source)}</span>` : ''}</td></tr>`;
+  const types = [...new Set([...KNOWN_TYPES, ...Object.keys(t.txByType)])].sort();
+  const rows = [
+    row('head at discovery', blockHtml(t.head), undefined),
+    row('blocks scanned', esc(`${t.scanned.blocks} (${decimal(t.scanned.from) ?? t.scanned.from} → ${decimal(t.scanned.to) ?? t.scanned.to})`), undefined),
+    ...TARGETS.map(([key, label]) => row(label, targetValue(t[key]), t.sources[key])),
+    ...types.map((type) => row(`tx of type ${type}`, targetValue(t.txByType[type]), t.sources[`txByType.${type}`])),
+    ...t.reverts.map((r) =>
+      row(`reverting call (${r.kind})`, `<code>${esc(r.to ?? '(create)')}</code>${r.reason ? ` <span class="muted">“${esc(r.reason)}”</span>` : ''}`, t.sources['reverts']),
+    ),
+  ];
+  return `<section id="targets"><h2>Targets <span class="n">chain ${esc(withDecimal(t.chainId))} · what discovery found on the endpoint, completed by fixtures</span></h2>
+<table class="list targets"><thead><tr><th>target</th><th>value</th><th>source</th></tr></thead><tbody>${rows.join('\n')}</tbody></table></section>`;
+}
+
+function targetValue(v: Targets[keyof Targets] | undefined): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === 'string') return `<code>${esc(v)}</code>`;
+  const { number, hash, ...rest } = v as BlockRef & Record<string, unknown>;
+  return `${blockHtml({ number, hash })}${Object.entries(rest)
+    .map(([k, x]) => ` <span class="muted">· ${esc(`${k} ${String(x)}`)}</span>`)
+    .join('')}`;
+}
+
+/** "#19,554,802 0xab…" with the exact values on hover; `short` elides the hash for the header. */
+function blockHtml(ref: BlockRef, short = false): string {
+  const hash = short && ref.hash.length > 20 ? `${ref.hash.slice(0, 10)}…${ref.hash.slice(-6)}` : ref.hash;
+  return `<span title="${esc(`${ref.number} ${ref.hash}`)}">#${esc(decimal(ref.number) ?? ref.number)} <code>${esc(hash)}</code></span>`;
+}
+
+/** "19,554,802" for a hex quantity; undefined for anything else (the endpoint may send garbage). */
+function decimal(hex: string): string | undefined {
+  return /^0x[0-9a-f]{1,64}$/i.test(hex) ? BigInt(hex).toLocaleString('en-US') : undefined;
+}
+
+function withDecimal(hex: string): string {
+  return /^0x[0-9a-f]{1,16}$/i.test(hex) ? `${hex} (${BigInt(hex)})` : hex;
+}
+
+function when(iso: string): string {
+  return iso.replace('T', ' ').replace(/(\.\d+)?Z$/, ' UTC');
+}
+
+function tooltip(c: Judged): string {
+  const intent = c.id.startsWith(`${c.method}/`) ? c.id.slice(c.method.length + 1) : c.id;
+  return `${intent} [${c.clause}] ${LEGEND[c.outcome]}: ${c.title}${c.reason ? `\n${c.reason}` : ''}`;
+}
+
+function tally(checks: Judged[]): string {
+  return OUTCOMES.map((o) => [o, checks.filter((c) => c.outcome === o).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([o, n]) => `${n} ${LEGEND[o]}`)
+    .join(', ');
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+function esc(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => ENTITIES[ch]!);
+}

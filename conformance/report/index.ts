@@ -1,0 +1,52 @@
+// Writes the three reports of a run side by side and words the CLI's closing lines.
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { writeHtmlReport } from './html.ts';
+import { writeJsonReport } from './json.ts';
+import { writeJunitReport } from './junit.ts';
+import { type ConformanceReport, outcomeOf } from './model.ts';
+import { formatDuration } from './text.ts';
+
+export type { ConformanceReport } from './model.ts';
+export { summarize } from './model.ts';
+
+export interface ReportPaths {
+  json: string;
+  junit: string;
+  html: string;
+}
+
+const LISTED_FAILURES = 10;
+
+export async function writeReports(report: ConformanceReport, outDir: string): Promise<ReportPaths> {
+  await mkdir(outDir, { recursive: true });
+  const paths = { json: join(outDir, 'conformance.json'), junit: join(outDir, 'conformance.junit.xml'), html: join(outDir, 'conformance.html') };
+  // All three are attempted: a schema bug in the JSON must not also cost the user the HTML page.
+  const results = await Promise.allSettled([writeJsonReport(report, paths.json), writeJunitReport(report, paths.junit), writeHtmlReport(report, paths.html)]);
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return paths;
+}
+
+/** The few lines the CLI prints last: verdict, counts, the fatal failures, where the reports are. */
+export function formatSummary(report: ConformanceReport, paths: ReportPaths): string {
+  const s = report.summary;
+  const lines = [
+    `conformance: ${s.verdict.toUpperCase()}  (${s.total} checks in ${formatDuration(report.run.durationMs)}, ${report.run.requestCount} requests${report.run.strict ? ', strict' : ''})`,
+    `  ${s.pass} passed, ${s.fatalFailures} failed, ${s.advisoryFailures} advisory, ${s.inconclusive} inconclusive, ${s.skip} skipped`,
+  ];
+  if (!report.run.complete) lines.push(`  incomplete: ${report.run.incompleteReason ?? 'the run stopped early'}`);
+  const fatal = report.checks.filter((c) => outcomeOf(c, report.run.strict) === 'fail');
+  if (fatal.length > 0) {
+    lines.push('  failed:');
+    for (const c of fatal.slice(0, LISTED_FAILURES)) lines.push(`    ${c.id} [${c.clause}]${c.reason ? ` ${firstLine(c.reason)}` : ''}`);
+    if (fatal.length > LISTED_FAILURES) lines.push(`    … and ${fatal.length - LISTED_FAILURES} more (see the HTML report)`);
+  }
+  lines.push(`  reports: ${paths.html}`, `           ${paths.junit}`, `           ${paths.json}`);
+  return lines.join('\n');
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n', 1)[0] ?? '';
+  return line.length > 100 ? `${line.slice(0, 99)}…` : line;
+}

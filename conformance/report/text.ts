@@ -1,0 +1,36 @@
+// Plain-text renderings shared by the JUnit and HTML writers and the CLI summary.
+import type { Evidence } from '../framework/check.ts';
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 59_950) return `${(ms / 1000).toFixed(1)} s`;
+  const s = Math.round(ms / 1000);
+  return `${Math.floor(s / 60)} min ${s % 60} s`;
+}
+
+/** The request on one line, as sent: short, and ready to paste into curl. */
+export function requestText(ev: Evidence): string {
+  return JSON.stringify(ev.request) ?? String(ev.request);
+}
+
+/** The response excerpt, pretty-printed when it is whole JSON (an excerpt cut at the cap is shown raw). */
+export function responseText(ev: Evidence): string {
+  if (ev.response === undefined) return ev.fault ? `(no body: ${ev.fault})` : '(no body)';
+  try {
+    return JSON.stringify(JSON.parse(ev.response), null, 2);
+  } catch {
+    return ev.response;
+  }
+}
+
+/** "HTTP 200 · application/json · 12 ms · fault: …": what the transport saw. */
+export function exchangeMeta(ev: Evidence): string {
+  return [
+    ev.httpStatus !== undefined ? `HTTP ${ev.httpStatus}` : 'no HTTP response',
+    ev.contentType,
+    formatDuration(ev.durationMs),
+    ev.fault && `fault: ${ev.fault}`,
+  ]
+    .filter(Boolean)
+    .join(' · ');
+}

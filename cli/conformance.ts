@@ -1,6 +1,6 @@
 // `rpc-certify conformance`: certify an endpoint against the service spec and write the reports.
 import { parseArgs } from 'node:util';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { redact, registerSecret } from '../core/redact.ts';
 import type { Targets } from '../core/targets.ts';
@@ -31,6 +31,7 @@ Options:
   --discovery-depth N     blocks to walk back from the head when discovering (default 64)
   --timeout MS            per-request timeout (default 10000)
   --concurrency N         requests in flight at most (default 8)
+  --ca-file PEM           trust this CA (a private or self-signed TLS endpoint)
   --quiet                 print only the summary
   -h, --help              this text
 
@@ -47,6 +48,7 @@ export interface ConformanceOptions {
   discoveryDepth?: number;
   timeoutMs?: number;
   concurrency?: number;
+  ca?: string;
   quiet: boolean;
   fixtures?: Array<{ targets: Partial<Targets>; source: 'fixture' | 'seed' }>;
 }
@@ -66,6 +68,7 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
       'discovery-depth': { type: 'string' },
       timeout: { type: 'string' },
       concurrency: { type: 'string' },
+      'ca-file': { type: 'string' },
       quiet: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
@@ -92,8 +95,17 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
     ...(values['discovery-depth'] ? { discoveryDepth: positive(values['discovery-depth'], '--discovery-depth') } : {}),
     ...(values.timeout ? { timeoutMs: positive(values.timeout, '--timeout') } : {}),
     ...(values.concurrency ? { concurrency: positive(values.concurrency, '--concurrency') } : {}),
+    ...(values['ca-file'] ? { ca: await readCa(values['ca-file']) } : {}),
     quiet: values.quiet,
   });
+}
+
+async function readCa(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    throw new UsageError(`--ca-file: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
 }
 
 export function positive(text: string, flag: string): number {
@@ -115,6 +127,7 @@ export async function certify(opts: ConformanceOptions): Promise<number> {
       ...(opts.discoveryDepth ? { discoveryDepth: opts.discoveryDepth } : {}),
       ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
       ...(opts.concurrency ? { concurrency: opts.concurrency } : {}),
+      ...(opts.ca ? { ca: opts.ca } : {}),
       ...(opts.fixtures ? { fixtures: opts.fixtures } : {}),
       ...(shown ? { onResult: shown.onResult } : {}),
     });

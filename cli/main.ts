@@ -16,6 +16,7 @@ Commands:
   load           load-test the eight methods with k6 (--profile smoke|gate|capacity|soak)
   compare        compare two load reports (regression gate, offline)
   devnet         start the embedded default, print its URL, run until stopped
+  checks         list every check: id, layer, spec clause, title (--markdown for a table)
   doctor         show the tools the harness uses (node, go, k6, anvil)
 
 Run \`rpc-certify <command> --help\` for a command's options.
@@ -47,6 +48,7 @@ const commands: Record<string, Command> = {
   start: startCommand,
   conformance: conformanceCommand,
   devnet: devnetCommand,
+  checks: checksCommand,
   load: async (argv) => (await import('./load.ts')).loadCommand(argv),
   compare: async (argv) => (await import('./load.ts')).compareCommand(argv),
   doctor: async (argv) => (await import('./load.ts')).doctorCommand(argv),
@@ -70,6 +72,21 @@ async function startCommand(argv: string[]): Promise<number> {
     stop();
     await devnet.stop();
   }
+}
+
+async function checksCommand(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { markdown: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } } });
+  if (values.help) return print('rpc-certify checks [--markdown]: list every check of the suite with its id, layer, spec clause and title');
+  const { allSuites } = await import('../conformance/methods.ts');
+  const rows = allSuites.flatMap((s) => s.checks.map(({ spec }) => ({ id: s.id(spec.intent), ...spec })));
+  if (values.markdown) {
+    console.log('| id | layer | clause | what it checks |\n|---|---|---|---|');
+    for (const r of rows) console.log(`| \`${r.id}\` | ${r.layer} | ${r.clause} | ${r.title.replace(/\|/g, '\\|')} |`);
+  } else {
+    for (const r of rows) console.log(`${r.id.padEnd(58)} ${r.layer.padEnd(9)} ${r.clause.padEnd(22)} ${r.title}`);
+  }
+  console.log(values.markdown ? '' : `\n${rows.length} checks`);
+  return 0;
 }
 
 async function devnetCommand(argv: string[]): Promise<number> {

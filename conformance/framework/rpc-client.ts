@@ -31,6 +31,11 @@ export interface RpcClientOptions {
   maxBodyBytes?: number;
   /** Extra headers; Content-Type is always application/json. */
   headers?: Record<string, string>;
+  /** PEM of a CA to trust (a private or self-signed TLS endpoint). */
+  ca?: string;
+  /** Retries after an HTTP 429, waiting as Retry-After says (at most maxRetryWaitS). */
+  retries429?: number;
+  maxRetryWaitS?: number;
 }
 
 export class RpcError extends Error {
@@ -61,6 +66,8 @@ export class RpcClient {
   private readonly concurrency: number;
   private readonly maxBodyBytes: number;
   private readonly headers: Record<string, string>;
+  private readonly retries429: number;
+  private readonly maxRetryWaitS: number;
 
   constructor(opts: RpcClientOptions) {
     this.url = opts.url;
@@ -69,8 +76,10 @@ export class RpcClient {
     this.concurrency = opts.concurrency ?? 8;
     this.maxBodyBytes = opts.maxBodyBytes ?? 32 * 1024 * 1024;
     this.headers = { ...opts.headers, 'content-type': 'application/json', accept: 'application/json' };
+    this.retries429 = opts.retries429 ?? 2;
+    this.maxRetryWaitS = opts.maxRetryWaitS ?? 10;
     const isHttps = new URL(opts.url).protocol === 'https:';
-    this.agent = isHttps ? new HttpsAgent({ keepAlive: true, maxSockets: this.concurrency }) : new Agent({ keepAlive: true, maxSockets: this.concurrency });
+    this.agent = isHttps ? new HttpsAgent({ keepAlive: true, maxSockets: this.concurrency, ...(opts.ca ? { ca: opts.ca } : {}) }) : new Agent({ keepAlive: true, maxSockets: this.concurrency });
   }
 
   /** One call; the response's envelope is not judged here (checks do that), only transport. */
@@ -95,9 +104,15 @@ export class RpcClient {
 
   private async send(reqForEvidence: Exchange['request'], body: string): Promise<Exchange> {
     await this.acquire();
-    this.requestCount++;
     try {
-      return await this.post(reqForEvidence, body);
+      // A 429 is retried politely, as a user would expect: bounded, after the wait the server asked for.
+      for (let attempt = 0; ; attempt++) {
+        this.requestCount++;
+        const ex = await this.post(reqForEvidence, body);
+        const wait = ex.retryAfterS ?? 1;
+        if (ex.fault !== 'rate-limited' || attempt >= this.retries429 || wait > this.maxRetryWaitS) return ex;
+        await new Promise((r) => setTimeout(r, wait * 1000));
+      }
     } finally {
       this.release();
     }
@@ -156,7 +171,7 @@ export class RpcClient {
         done({ fault: 'timeout', faultDetail: `no complete response within ${this.timeoutMs} ms` });
         req.destroy();
       }, this.timeoutMs);
-      req.on('error', (err: NodeJS.ErrnoException) => done({ fault: 'unreachable', faultDetail: redact(`${err.code ?? ''} ${err.message}`.trim()) }));
+      req.on('error', (err: NodeJS.ErrnoException) => done({ fault: 'unreachable', faultDetail: redact(describeSocketError(err)) }));
       req.end(body);
     });
   }
@@ -174,6 +189,12 @@ export class RpcClient {
     if (next) next();
     else this.active--;
   }
+}
+
+function describeSocketError(err: NodeJS.ErrnoException): string {
+  const tls = ['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID'];
+  if (err.code && tls.includes(err.code)) return `TLS certificate not trusted (${err.code}); to trust a private CA, pass --ca-file <pem>`;
+  return `${err.code ?? ''} ${err.message}`.trim();
 }
 
 function isJsonRpc(body: unknown): boolean {

@@ -7,7 +7,7 @@ import type { Targets } from '../../core/targets.ts';
 import { CheckContext, CheckOutcome, stable, type CheckResult, type MethodSuite, type RunState } from './check.ts';
 import { discoverTargets, loadTargets, mergeFixtures } from './discovery.ts';
 import { fixtureTargets } from './fixtures.ts';
-import { RpcClient, TransportError, RpcError } from './rpc-client.ts';
+import { RpcClient, TransportError, RpcError, resultOf } from './rpc-client.ts';
 import { allSuites } from '../methods.ts';
 
 export interface RunOptions {
@@ -19,6 +19,8 @@ export interface RunOptions {
   fixtures?: Array<{ targets: Partial<Targets>; source: 'fixture' | 'seed' }>;
   timeoutMs?: number;
   concurrency?: number;
+  /** PEM of a CA to trust. */
+  ca?: string;
   discoveryDepth?: number;
   /** Called as each check ends, for progress output. */
   onResult?: (r: CheckResult) => void;
@@ -45,7 +47,7 @@ export class EndpointUnusable extends Error {}
 
 export async function runConformance(opts: RunOptions): Promise<RunResult> {
   const startedAt = new Date().toISOString();
-  const client = new RpcClient({ url: opts.url, timeoutMs: opts.timeoutMs ?? 10_000, concurrency: opts.concurrency ?? 8 });
+  const client = new RpcClient({ url: opts.url, timeoutMs: opts.timeoutMs ?? 10_000, concurrency: opts.concurrency ?? 8, ...(opts.ca ? { ca: opts.ca } : {}) });
   try {
     const { chainId, clientVersion, head } = await preflight(client);
     let targets = opts.targetsFile
@@ -86,7 +88,13 @@ function selectSuites(methods?: string[]): MethodSuite[] {
 
 async function preflight(client: RpcClient): Promise<{ chainId: string; clientVersion?: string; head: { number: string; hash: string } }> {
   try {
-    const chainId = await client.call<string>('eth_chainId', []);
+    const first = await client.exchange('eth_chainId', []);
+    const sentId = (first.request as { id: number }).id;
+    const gotId = (first.body as { id?: unknown } | undefined)?.id;
+    if (!first.fault && gotId !== sentId && (first.body as { result?: unknown } | undefined)?.result !== undefined) {
+      throw new EndpointUnusable(`endpoint answers with the wrong JSON-RPC id (sent ${sentId}, got ${JSON.stringify(gotId)}): responses cannot be matched to requests`);
+    }
+    const chainId = resultOf<string>(first);
     if (typeof chainId !== 'string') throw new EndpointUnusable(`eth_chainId returned ${JSON.stringify(chainId)}, not a hex quantity`);
     const head = await client.call<{ number: string; hash: string } | null>('eth_getBlockByNumber', ['latest', false]);
     if (!head) throw new EndpointUnusable('eth_getBlockByNumber("latest") returned null');

@@ -17,6 +17,7 @@ export interface RawReply {
   status: number;
   contentType: string;
   body: string;
+  headers?: Record<string, string>;
 }
 
 export interface Fault {
@@ -59,7 +60,7 @@ export class FaultProxy {
   async start(): Promise<void> {
     this.server = createServer((req, res) => {
       void this.handle(req).then((reply) => {
-        res.writeHead(reply.status, { 'content-type': reply.contentType });
+        res.writeHead(reply.status, { ...reply.headers, 'content-type': reply.contentType });
         res.end(reply.body);
       });
     });

@@ -10,6 +10,7 @@ import { summarize, type ConformanceReport } from '../conformance/report/model.t
 import { formatSummary, writeReports } from '../conformance/report/index.ts';
 import { networkUrl, UsageError } from './networks.ts';
 import { harnessVersion } from './version.ts';
+import { INTERRUPTED_EXIT, interruptSignal } from './interrupt.ts';
 
 export const conformanceHelp = `rpc-certify conformance: certify a JSON-RPC endpoint against the node-access spec
 
@@ -130,6 +131,7 @@ export async function certify(opts: ConformanceOptions): Promise<number> {
       ...(opts.ca ? { ca: opts.ca } : {}),
       ...(opts.fixtures ? { fixtures: opts.fixtures } : {}),
       ...(shown ? { onResult: shown.onResult } : {}),
+      signal: interruptSignal(),
     });
     shown?.flush();
   } catch (err) {
@@ -146,6 +148,7 @@ export async function certify(opts: ConformanceOptions): Promise<number> {
   await writeFile(lockfile, redact(`${JSON.stringify(run.targets, null, 2)}\n`));
   console.log(redact(formatSummary(report, paths)));
   console.log(`  targets:  ${lockfile} (reuse with --targets)`);
+  if (!run.complete) return INTERRUPTED_EXIT;
   return report.summary.verdict === 'pass' ? 0 : 1;
 }
 

@@ -1,7 +1,8 @@
 // rpc-certify's command line. Every failure ends in a one-line reason and an exit code, never a stack trace.
 import { parseArgs } from 'node:util';
 import { redact, redactUrl } from '../core/redact.ts';
-import { startDevnet, type Devnet } from '../devnet/index.ts';
+import { startDevnet } from '../devnet/index.ts';
+import { interruptSignal } from './interrupt.ts';
 import { certify, conformanceCommand, conformanceHelp } from './conformance.ts';
 import { UsageError } from './networks.ts';
 import { harnessVersion } from './version.ts';
@@ -57,19 +58,18 @@ const commands: Record<string, Command> = {
 async function startCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { out: { type: 'string', default: 'reports' }, strict: { type: 'boolean', default: false }, 'no-load': { type: 'boolean', default: false }, quiet: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } } });
   if (values.help) return print(startHelp);
+  const interrupted = interruptSignal();
   const devnet = await startDevnet();
-  const stop = stopOnSignal(devnet);
   try {
     console.log(`embedded default: seeded anvil behind the reference gateway at ${redactUrl(devnet.url)}`);
     const seedTargets = { reverts: devnet.seed.reverts };
     const conformance = await certify({ url: devnet.url, out: values.out, strict: values.strict, quiet: values.quiet, fixtures: [{ targets: seedTargets, source: 'seed' }] });
-    if (values['no-load']) return conformance;
+    if (values['no-load'] || interrupted.aborted) return conformance;
     const { runLoad } = await import('../load/run.ts');
     const load = await runLoad({ url: devnet.url, profile: 'smoke', out: values.out });
     console.log(redact(load.summary));
     return conformance || load.exitCode;
   } finally {
-    stop();
     await devnet.stop();
   }
 }
@@ -102,20 +102,6 @@ async function devnetCommand(argv: string[]): Promise<number> {
   });
   await devnet.stop();
   return 0;
-}
-
-/** Ctrl-C or SIGTERM during a run stops the processes the run started before the process exits. */
-function stopOnSignal(devnet: Devnet): () => void {
-  const onSignal = (signal: NodeJS.Signals) => {
-    console.error(`rpc-certify: ${signal}, stopping the embedded default`);
-    void devnet.stop().finally(() => process.exit(130));
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  return () => {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  };
 }
 
 function print(text: string): number {

@@ -24,6 +24,8 @@ export interface RunOptions {
   discoveryDepth?: number;
   /** Called as each check ends, for progress output. */
   onResult?: (r: CheckResult) => void;
+  /** Stops the run between checks; what ran is kept and the result is marked incomplete. */
+  signal?: AbortSignal;
 }
 
 export interface RunResult {
@@ -58,7 +60,7 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
 
     const suites = selectSuites(opts.methods);
     const state: RunState = { client, targets, memo: new Map() };
-    const checks = await runMocha(suites, state, opts.onResult);
+    const checks = await runMocha(suites, state, opts.onResult, opts.signal);
     const headAfter = await client.call<{ number: string; hash: string }>('eth_getBlockByNumber', ['latest', false]).catch(() => undefined);
     return {
       endpoint: redactUrl(opts.url),
@@ -72,7 +74,8 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
       checks,
       requestCount: client.requestCount,
       methods: suites.map((s) => s.method),
-      complete: checks.length === suites.reduce((n, s) => n + s.checks.length, 0),
+      complete: !opts.signal?.aborted && checks.length === suites.reduce((n, s) => n + s.checks.length, 0),
+      ...(opts.signal?.aborted ? { incompleteReason: `interrupted by ${String(opts.signal.reason)} after ${checks.length} checks` } : {}),
     };
   } finally {
     client.close();
@@ -128,7 +131,7 @@ function describeTransport(err: TransportError): string {
   }
 }
 
-async function runMocha(suites: MethodSuite[], state: RunState, onResult?: (r: CheckResult) => void): Promise<CheckResult[]> {
+async function runMocha(suites: MethodSuite[], state: RunState, onResult?: (r: CheckResult) => void, signal?: AbortSignal): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
   const mocha = new Mocha({ reporter: class {} as unknown as Mocha.ReporterConstructor, timeout: 60_000 });
   for (const suite of suites) {
@@ -156,7 +159,10 @@ async function runMocha(suites: MethodSuite[], state: RunState, onResult?: (r: C
       );
     }
   }
-  await new Promise<void>((resolve) => mocha.run(() => resolve()));
+  await new Promise<void>((resolve) => {
+    const runner = mocha.run(() => resolve());
+    signal?.addEventListener('abort', () => runner.abort(), { once: true });
+  });
   mocha.dispose();
   return results;
 }

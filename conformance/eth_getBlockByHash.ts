@@ -1,6 +1,13 @@
 // §4.2 eth_getBlockByHash: a block object (§2.2) or null; the flag chooses hashes or full transactions.
-import { MethodSuite } from './framework/check.ts';
+import { keccak256 } from 'viem';
+import { blockBloom } from '../core/invariants/block-receipts.ts';
+import type { Json } from '../core/invariants/encoding.ts';
+import { EMPTY_UNCLES_HASH } from '../core/invariants/header.ts';
+import { orderedTrieRoot } from '../core/invariants/trie.ts';
+import { signedEnvelope } from '../core/invariants/tx.ts';
+import { type CheckContext, MethodSuite } from './framework/check.ts';
 import { envelopeChecks, extraFieldsCheck, nullOnMiss, UNKNOWN_HASH } from './framework/common.ts';
+import { expectHeaderHash, recompute } from './framework/invariant-checks.ts';
 
 interface Block {
   hash: string;
@@ -80,3 +87,73 @@ suite.check(
 );
 
 extraFieldsCheck(suite, 'block', (t) => (t.targets.multiTxBlock ? [t.targets.multiTxBlock.hash, false] : undefined));
+
+// Invariant layer (facts.md, "Protocol invariants"): what the block's header commits to, recomputed.
+
+interface Judged {
+  /** Names the block and the flag in messages; pointers stay JSON pointers into that response. */
+  name: string;
+  ref: { hash: string; number: string };
+  block: Json;
+}
+
+/** The blocks judged: the one with transactions (with each flag asked for) and the empty one (full, as its other checks ask). */
+async function judgedBlocks(t: CheckContext, flags: boolean[] = [false, true]): Promise<Judged[]> {
+  const out: Judged[] = [];
+  const { multiTxBlock, emptyBlock } = t.targets;
+  if (!multiTxBlock && !emptyBlock) t.skip('no block with transactions and no empty block found on this endpoint');
+  const asks: Array<[string, { hash: string; number: string }, boolean]> = [
+    ...(multiTxBlock ? flags.map((f): [string, typeof multiTxBlock, boolean] => [`the block with transactions (${f ? 'full' : 'hashes'})`, multiTxBlock, f]) : []),
+    ...(emptyBlock ? [['the empty block', emptyBlock, true] as [string, typeof emptyBlock, boolean]] : []),
+  ];
+  for (const [name, ref, flag] of asks) {
+    out.push({ name, ref, block: t.found(await t.result<Json | null>(suite.method, [ref.hash, flag]), `${name} ${ref.hash} returned null`) });
+  }
+  return out;
+}
+
+suite.check(
+  { intent: 'block-hash', clause: 'invariant: block hash', layer: 'invariant', title: 'hash recomputed as keccak256(rlp(header)), the field list chosen by fork from the fields present (London, Shanghai, Cancun, Prague), for the block with transactions (both flags) and the empty block', covers: ['hit'] },
+  async (t) => {
+    for (const { name, block } of await judgedBlocks(t)) await expectHeaderHash(t, block, '/result', name);
+  },
+);
+
+suite.check(
+  { intent: 'sha3-uncles-empty', clause: 'invariant: block hash (sha3Uncles)', layer: 'invariant', title: 'a block listing no uncles has sha3Uncles = keccak256(rlp([]))', covers: ['hit'] },
+  async (t) => {
+    const judged = (await judgedBlocks(t)).filter(({ block }) => Array.isArray(block['uncles']) && block['uncles'].length === 0);
+    if (judged.length === 0) t.skip('every block found lists uncles');
+    for (const { name, block } of judged) t.expectEqual(block['sha3Uncles'], EMPTY_UNCLES_HASH, `${name} lists no uncles, so its sha3Uncles must be keccak256(rlp([]))`, '/result/sha3Uncles');
+  },
+);
+
+suite.check(
+  { intent: 'transactions-root', clause: 'invariant: transactionsRoot', layer: 'invariant', title: 'transactionsRoot recomputed as the Merkle-Patricia root of rlp(index) -> signed envelope over the full transactions, each of which hashes to its hash', covers: ['hit'] },
+  async (t) => {
+    for (const { name, block } of await judgedBlocks(t, [true])) {
+      const txs = block['transactions'];
+      if (!Array.isArray(txs)) return t.fail(`${name}: transactions is not an array`, { pointer: '/result/transactions' });
+      const envelopes = await recompute(t, '/result', `the transactionsRoot of ${name}`, () =>
+        (txs as Json[]).map((tx, i) => {
+          const envelope = signedEnvelope(tx);
+          const hash = keccak256(envelope);
+          if (hash !== tx['hash']) t.fail(`${name}: transaction ${i} does not hash to its hash (keccak256 of its signed envelope differs: a signed field or the hash is corrupt)`, { pointer: `/result/transactions/${i}/hash`, expected: hash, actual: tx['hash'] });
+          return envelope;
+        }),
+      );
+      t.expectEqual(block['transactionsRoot'], await orderedTrieRoot(envelopes), `${name}: transactionsRoot is not the trie root of its ${txs.length} transaction(s)`, '/result/transactionsRoot');
+    }
+  },
+);
+
+suite.check(
+  { intent: 'logs-bloom', clause: 'invariant: logsBloom', layer: 'invariant', title: 'the block\'s logsBloom recomputed as the OR of the blooms of all its receipts\' logs (eth_getBlockReceipts), for the block with transactions and the empty block', covers: ['hit'] },
+  async (t) => {
+    for (const { name, ref, block } of await judgedBlocks(t, [false])) {
+      const receipts = t.found(await t.result<Json[] | null>('eth_getBlockReceipts', [ref.number]), `eth_getBlockReceipts returned null for ${name} ${ref.number}`);
+      const expected = await recompute(t, '/result', `the bloom of ${name}`, () => blockBloom(receipts));
+      t.expectEqual(block['logsBloom'], expected, `${name}: logsBloom is not the OR of the blooms of its logs`, '/result/logsBloom');
+    }
+  },
+);

@@ -4,6 +4,12 @@ import { MethodSuite, type CheckContext } from './framework/check.ts';
 import { envelopeChecks, futureBlock, nullOnMiss } from './framework/common.ts';
 import { assertReceipt, type Receipt } from './framework/receipt-checks.ts';
 import { toQuantity } from '../core/hex.ts';
+import { gasAccounting, logIndexes, receiptBlooms } from '../core/invariants/block-receipts.ts';
+import type { Json } from '../core/invariants/encoding.ts';
+import { receiptEnvelope } from '../core/invariants/receipt.ts';
+import { orderedTrieRoot } from '../core/invariants/trie.ts';
+import { RECOMPUTABLE_TYPES } from '../core/invariants/tx.ts';
+import { failOnViolations, recompute } from './framework/invariant-checks.ts';
 
 const suite = new MethodSuite('eth_getBlockReceipts');
 export default suite;
@@ -80,4 +86,56 @@ suite.check(
 suite.check(
   { intent: 'decimal-number', clause: '§4.8 params', layer: 'advisory', title: 'a decimal block number as a JSON integer (123) is accepted, as the spec\'s "hex or decimal integer" says', covers: ['hit'] },
   async (t) => decimalMatchesHex(t, Number(BigInt(t.need(t.targets.multiTxBlock, 'block with transactions').number))),
+);
+
+// Invariant layer (facts.md, "Protocol invariants"): the receipts against each other and against their block.
+
+/** The block with transactions and the empty block, each with its receipts and its header (eth_getBlockByHash, hashes). */
+async function receiptsAndBlocks(t: CheckContext): Promise<Array<{ name: string; receipts: Json[]; block: Json }>> {
+  const out: Array<{ name: string; receipts: Json[]; block: Json }> = [];
+  for (const [name, ref, flag] of [['the block with transactions', t.targets.multiTxBlock, false], ['the empty block', t.targets.emptyBlock, true]] as const) {
+    if (!ref) continue;
+    const receipts = t.found(await t.result<Json[] | null>(suite.method, [ref.number]), `${name} ${ref.number} returned null`);
+    if (!Array.isArray(receipts)) return t.fail(`${name}: the result is not an array`, { pointer: '/result' });
+    // The flags are the ones the other checks ask with, so the run-wide memo serves these.
+    const block = t.found(await t.result<Json | null>('eth_getBlockByHash', [ref.hash, flag]), `eth_getBlockByHash returned null for ${name} ${ref.hash}`);
+    out.push({ name, receipts, block });
+  }
+  if (out.length === 0) t.skip('no block with transactions and no empty block found on this endpoint');
+  return out;
+}
+
+suite.check(
+  { intent: 'receipts-root', clause: 'invariant: receiptsRoot', layer: 'invariant', title: 'the block\'s receiptsRoot recomputed as the Merkle-Patricia root of rlp(index) -> typed receipt envelope (status or root, cumulativeGasUsed, logsBloom, logs) over these receipts', covers: ['hit'] },
+  async (t) => {
+    for (const { name, receipts, block } of await receiptsAndBlocks(t)) {
+      const unknown = receipts.find((r) => !(RECOMPUTABLE_TYPES as readonly unknown[]).includes(r['type'] ?? '0x0'));
+      if (unknown) t.skip(`${name} holds a receipt of type ${String(unknown['type'])}, whose consensus encoding this harness does not know (an L2 type?)`);
+      const envelopes = await recompute(t, '/result', `the receiptsRoot of ${name}`, () => receipts.map((r, i) => receiptEnvelope(r, `/${i}`)));
+      t.expectEqual(await orderedTrieRoot(envelopes), block['receiptsRoot'], `${name}: the trie root of its ${receipts.length} receipt(s) is not the block's receiptsRoot (a committed receipt field is corrupt, or a receipt is missing or extra)`, '/result');
+    }
+  },
+);
+
+suite.check(
+  { intent: 'receipt-blooms', clause: 'invariant: logsBloom', layer: 'invariant', title: 'each receipt\'s logsBloom recomputed from its own logs (address and topics)', covers: ['hit'] },
+  async (t) => {
+    for (const { receipts } of await receiptsAndBlocks(t)) failOnViolations(t, await recompute(t, '/result', 'the receipt blooms', () => receiptBlooms(receipts)), '/result');
+  },
+);
+
+suite.check(
+  { intent: 'gas-accounting', clause: 'invariant: cumulativeGasUsed', layer: 'invariant', title: 'cumulativeGasUsed never decreases, each gasUsed is the difference of consecutive cumulatives, and the last equals the block\'s gasUsed', covers: ['hit'] },
+  async (t) => {
+    for (const { receipts, block } of await receiptsAndBlocks(t)) {
+      failOnViolations(t, await recompute(t, '/result', 'the gas accounting', () => gasAccounting(receipts, String(block['gasUsed']))), '/result');
+    }
+  },
+);
+
+suite.check(
+  { intent: 'log-indexes', clause: 'invariant: logIndex', layer: 'invariant', title: 'logIndex numbers the block\'s logs from 0x0, contiguously across all its receipts, in order', covers: ['hit'] },
+  async (t) => {
+    for (const { receipts } of await receiptsAndBlocks(t)) failOnViolations(t, await recompute(t, '/result', 'the log indexes', () => logIndexes(receipts)), '/result');
+  },
 );

@@ -1,7 +1,9 @@
 // §4.5 eth_getTransactionByBlockNumberAndIndex: by hex number or tag, the transaction at an index, or null.
 import { toQuantity } from '../core/hex.ts';
+import type { Json } from '../core/invariants/encoding.ts';
 import { MethodSuite } from './framework/check.ts';
 import { envelopeChecks, futureBlock, nullOnMiss } from './framework/common.ts';
+import { expectSameFields, SAMPLE } from './framework/invariant-checks.ts';
 
 type Tx = Record<string, unknown> & { hash: string; transactionIndex: string | null; blockNumber: string | null; blockHash: string | null };
 
@@ -43,3 +45,19 @@ nullOnMiss(suite, 'null-out-of-range', '§4.5, §7', 'an index past the last tra
 });
 
 nullOnMiss(suite, 'null-future-block', '§4.5, §7', 'a block number beyond the head returns result null', (t) => [futureBlock(t.targets), '0x0']);
+
+// Invariant layer (facts.md, "Protocol invariants"): the same transaction through each method.
+
+suite.check(
+  { intent: 'agrees-with-hash', clause: 'invariant: same transaction through each method', layer: 'invariant', title: `each index of the block with transactions (first ${SAMPLE}) serves, field for field, the transaction eth_getTransactionByHash and eth_getBlockByHash(full) serve for that position`, covers: ['hit'] },
+  async (t) => {
+    const target = t.need(t.targets.multiTxBlock, 'block with transactions');
+    const block = t.found(await t.result<{ transactions: Json[] } | null>('eth_getBlockByHash', [target.hash, true]), 'eth_getBlockByHash returned null for a known block');
+    for (const [i, full] of block.transactions.slice(0, SAMPLE).entries()) {
+      const tx = t.found(await t.result<Json | null>(suite.method, [target.number, toQuantity(i)]), `index ${i} of a block with ${block.transactions.length} transactions returned null`);
+      expectSameFields(t, tx, full, `index ${i} differs from the block's transaction ${i} in eth_getBlockByHash(full)`, '/result');
+      const byHash = t.found(await t.result<Json | null>('eth_getTransactionByHash', [full['hash']]), `eth_getTransactionByHash returned null for transaction ${i} of the block`);
+      expectSameFields(t, tx, byHash, `index ${i} differs from eth_getTransactionByHash of the same transaction`, '/result');
+    }
+  },
+);

@@ -1,7 +1,12 @@
 // §4.6 eth_getTransactionByHash: a transaction object (§2.3) or null.
-import { MethodSuite } from './framework/check.ts';
+import { toQuantity } from '../core/hex.ts';
+import { sameAddress } from '../core/invariants/compare.ts';
+import type { Json } from '../core/invariants/encoding.ts';
+import { legacyChainId, RECOMPUTABLE_TYPES, recoverSender, txHash } from '../core/invariants/tx.ts';
+import { type CheckContext, MethodSuite } from './framework/check.ts';
 import { envelopeChecks, extraFieldsCheck, nullOnMiss, UNKNOWN_HASH } from './framework/common.ts';
 import { KNOWN_TYPES } from './framework/discovery.ts';
+import { expectSameFields, recompute, SAMPLE } from './framework/invariant-checks.ts';
 
 type Tx = Record<string, unknown> & { hash: string; type: string };
 
@@ -40,3 +45,69 @@ suite.check(
 nullOnMiss(suite, 'null-on-miss', '§4.6, §7', 'an unknown transaction hash returns result null', () => [UNKNOWN_HASH]);
 
 extraFieldsCheck(suite, 'transaction', (t) => (anyTx(t) ? [anyTx(t)] : undefined));
+
+// Invariant layer (facts.md, "Protocol invariants"): the signed fields recomputed into the hash and the sender.
+
+/** One transaction of each type found, the contract creation, and the pre-Byzantium one (often pre-EIP-155). */
+function signedTargets(t: CheckContext): Array<{ what: string; hash: string }> {
+  const seen = new Set<string>();
+  const out: Array<{ what: string; hash: string }> = [];
+  const add = (what: string, hash: string | undefined) => {
+    if (!hash || seen.has(hash)) return;
+    seen.add(hash);
+    out.push({ what, hash });
+  };
+  // A type this harness cannot re-encode (an L2's deposit type, say) is left out, and said so if nothing else is left.
+  const types = Object.entries(t.targets.txByType).sort();
+  for (const [type, hash] of types) if ((RECOMPUTABLE_TYPES as readonly string[]).includes(type)) add(`the type ${type} transaction`, hash);
+  add('the contract creation', t.targets.contractCreation);
+  add('the pre-Byzantium transaction', t.targets.preByzantiumTx);
+  if (out.length === 0) t.skip(types.length ? `no transaction of a type this harness can re-encode (found: ${types.map(([k]) => k).join(', ')})` : 'no transaction found on this endpoint');
+  return out;
+}
+
+suite.check(
+  { intent: 'signed-hash', clause: 'invariant: transaction hash', layer: 'invariant', title: 'hash recomputed as keccak256 of the signed envelope rebuilt from the fields (legacy with and without EIP-155, 0x1, 0x2, 0x3, 0x4 with its authorizationList), for one transaction of each type, a creation and a pre-Byzantium one', covers: ['hit'] },
+  async (t) => {
+    for (const { what, hash } of signedTargets(t)) {
+      const tx = t.found(await t.result<Json | null>(suite.method, [hash]), `${what} ${hash} returned null`);
+      const recomputed = await recompute(t, '/result', `the hash of ${what}`, () => txHash(tx));
+      t.expectEqual(recomputed, hash, `${what}: keccak256 of the signed envelope rebuilt from its fields is not its hash (a signed field is corrupt)`, '/result');
+    }
+  },
+);
+
+suite.check(
+  { intent: 'signature', clause: 'invariant: transaction sender', layer: 'invariant', title: 'from is the address the signature recovers to; v agrees with yParity (typed) or encodes the chain id (EIP-155 legacy); the chain id is the endpoint\'s', covers: ['hit'] },
+  async (t) => {
+    const chainId = BigInt(t.targets.chainId);
+    for (const { what, hash } of signedTargets(t)) {
+      const tx = t.found(await t.result<Json | null>(suite.method, [hash]), `${what} ${hash} returned null`);
+      const type = (tx['type'] as string | undefined) ?? '0x0';
+      if (type === '0x0') {
+        const encoded = await recompute(t, '/result', `the chain id of ${what}`, () => legacyChainId(tx));
+        if (encoded !== undefined) {
+          t.expectEqual(toQuantity(encoded), toQuantity(chainId), `${what}: v encodes chain id ${encoded} (EIP-155), not the endpoint's`, '/result/v');
+          if (tx['chainId'] !== undefined && tx['chainId'] !== null) t.expectEqual(tx['chainId'], toQuantity(encoded), `${what}: chainId disagrees with the chain id v encodes`, '/result/chainId');
+        }
+      } else {
+        if ('v' in tx && 'yParity' in tx) t.expectEqual(tx['v'], tx['yParity'], `${what}: v of a typed transaction must equal yParity`, '/result/v');
+        if (typeof tx['chainId'] === 'string') t.expectEqual(tx['chainId'], toQuantity(chainId), `${what}: chainId is not the endpoint's`, '/result/chainId');
+      }
+      const sender = await recompute(t, '/result', `the sender of ${what}`, () => recoverSender(tx));
+      t.expect(sameAddress(sender, tx['from']), `${what}: from is not the address the signature recovers to`, { pointer: '/result/from', expected: sender.toLowerCase(), actual: tx['from'] });
+    }
+  },
+);
+
+suite.check(
+  { intent: 'agrees-with-block', clause: 'invariant: same transaction through each method', layer: 'invariant', title: `each transaction of the block with transactions (first ${SAMPLE}) is served by hash exactly as in eth_getBlockByHash(full), field for field`, covers: ['hit'] },
+  async (t) => {
+    const target = t.need(t.targets.multiTxBlock, 'block with transactions');
+    const block = t.found(await t.result<{ transactions: Json[] } | null>('eth_getBlockByHash', [target.hash, true]), 'eth_getBlockByHash returned null for a known block');
+    for (const [i, full] of block.transactions.slice(0, SAMPLE).entries()) {
+      const tx = t.found(await t.result<Json | null>(suite.method, [full['hash']]), `transaction ${i} of the block (${String(full['hash'])}) returned null by hash`);
+      expectSameFields(t, tx, full, `transaction ${i} of the block differs between eth_getTransactionByHash and eth_getBlockByHash(full)`, '/result');
+    }
+  },
+);

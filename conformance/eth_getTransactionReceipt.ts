@@ -1,6 +1,11 @@
 // §4.7 eth_getTransactionReceipt: a receipt object (§2.4) or null.
-import { MethodSuite } from './framework/check.ts';
+import { type Address, getContractAddress } from 'viem';
+import { receiptBlooms } from '../core/invariants/block-receipts.ts';
+import { sameAddress } from '../core/invariants/compare.ts';
+import { bigintOf, bytes, type Json } from '../core/invariants/encoding.ts';
+import { type CheckContext, MethodSuite } from './framework/check.ts';
 import { envelopeChecks, extraFieldsCheck, nullOnMiss, UNKNOWN_HASH } from './framework/common.ts';
+import { expectSameFields, recompute, SAMPLE } from './framework/invariant-checks.ts';
 import { assertReceipt, assertRootXorStatus, type Receipt } from './framework/receipt-checks.ts';
 
 const suite = new MethodSuite('eth_getTransactionReceipt');
@@ -51,3 +56,72 @@ suite.check(
 nullOnMiss(suite, 'null-on-miss', '§4.7, §7', 'an unknown transaction hash returns result null', () => [UNKNOWN_HASH]);
 
 extraFieldsCheck(suite, 'receipt', (t) => (t.targets.txWithLogs ?? t.targets.successTx ? [t.targets.txWithLogs ?? t.targets.successTx] : undefined));
+
+// Invariant layer (facts.md, "Protocol invariants"): the receipt recomputed, and against the other methods.
+
+/** The receipts judged: the successful, failed, creation and logs targets, then the block with transactions (first SAMPLE). */
+async function judgedReceipts(t: CheckContext): Promise<Array<{ what: string; hash: string; receipt: Receipt }>> {
+  const hashes = new Map<string, string>();
+  for (const [what, hash] of [['the successful transaction', t.targets.successTx], ['the failed transaction', t.targets.failedTx], ['the contract creation', t.targets.contractCreation], ['the transaction with logs', t.targets.txWithLogs]] as const) {
+    if (hash && !hashes.has(hash)) hashes.set(hash, what);
+  }
+  const multi = t.targets.multiTxBlock;
+  if (multi) {
+    const block = t.found(await t.result<{ transactions: string[] } | null>('eth_getBlockByHash', [multi.hash, false]), 'eth_getBlockByHash returned null for a known block');
+    block.transactions.slice(0, SAMPLE).forEach((hash, i) => {
+      if (!hashes.has(hash)) hashes.set(hash, `transaction ${i} of the block with transactions`);
+    });
+  }
+  if (hashes.size === 0) t.skip('no transaction found on this endpoint');
+  const out: Array<{ what: string; hash: string; receipt: Receipt }> = [];
+  for (const [hash, what] of hashes) out.push({ what, hash, receipt: t.found(await t.result<Receipt | null>(suite.method, [hash]), `the receipt of ${what} ${hash} returned null`) });
+  return out;
+}
+
+suite.check(
+  { intent: 'agrees-with-block-receipts', clause: 'invariant: same receipt through each method', layer: 'invariant', title: 'each receipt equals, field for field, the element at its transactionIndex in eth_getBlockReceipts of its block', covers: ['hit'] },
+  async (t) => {
+    for (const { what, hash, receipt } of await judgedReceipts(t)) {
+      const all = t.found(await t.result<Json[] | null>('eth_getBlockReceipts', [receipt.blockNumber]), `eth_getBlockReceipts returned null for block ${receipt.blockNumber}`);
+      const i = Number(receipt.transactionIndex);
+      const element = all[i];
+      if (!element) return t.fail(`${what}: eth_getBlockReceipts of block ${receipt.blockNumber} has no receipt at index ${i}`, { pointer: '/result/transactionIndex', actual: receipt.transactionIndex });
+      t.expectEqual(element['transactionHash'], hash, `${what}: eth_getBlockReceipts holds another transaction's receipt at index ${i}`, '/result/transactionIndex');
+      expectSameFields(t, receipt, element, `${what}: the receipt differs from the element of eth_getBlockReceipts`, '/result');
+    }
+  },
+);
+
+suite.check(
+  { intent: 'agrees-with-tx', clause: 'invariant: same transaction through each method', layer: 'invariant', title: 'each receipt\'s type, from, to, transactionHash, blockHash, blockNumber and transactionIndex are its transaction\'s (eth_getTransactionByHash)', covers: ['hit'] },
+  async (t) => {
+    for (const { what, hash, receipt } of await judgedReceipts(t)) {
+      const tx = t.found(await t.result<Json | null>('eth_getTransactionByHash', [hash]), `eth_getTransactionByHash returned null for ${what} ${hash}`);
+      for (const [field, txField] of [['type', 'type'], ['from', 'from'], ['to', 'to'], ['transactionHash', 'hash'], ['blockHash', 'blockHash'], ['blockNumber', 'blockNumber'], ['transactionIndex', 'transactionIndex']] as const) {
+        const same = field === 'from' || field === 'to' ? sameAddress(receipt[field], tx[txField]) : receipt[field] === tx[txField];
+        t.expect(same, `${what}: the receipt's ${field} is not the transaction's ${txField}`, { pointer: `/result/${field}`, expected: tx[txField], actual: receipt[field] });
+      }
+    }
+  },
+);
+
+suite.check(
+  { intent: 'logs-bloom', clause: 'invariant: logsBloom', layer: 'invariant', title: 'each receipt\'s logsBloom recomputed from its logs (address and topics)', covers: ['hit'] },
+  async (t) => {
+    for (const { what, receipt } of await judgedReceipts(t)) {
+      const v = await recompute(t, '/result', `the bloom of ${what}`, () => receiptBlooms([receipt]));
+      if (v[0]) t.fail(`${what}: logsBloom is not the bloom of its ${receipt.logs.length} log(s)`, { pointer: '/result/logsBloom', expected: v[0].expected, actual: v[0].actual });
+    }
+  },
+);
+
+suite.check(
+  { intent: 'contract-address', clause: 'invariant: contractAddress (facts.md)', layer: 'invariant', title: 'a creation\'s contractAddress recomputed as keccak256(rlp([from, nonce]))[12:] from its transaction', covers: ['hit'] },
+  async (t) => {
+    const hash = t.need(t.targets.contractCreation, 'contract-creation transaction');
+    const tx = t.found(await t.result<Json | null>('eth_getTransactionByHash', [hash]), 'eth_getTransactionByHash returned null for a known creation');
+    const receipt = t.found(await t.result<Receipt | null>(suite.method, [hash]), 'the receipt of a mined creation returned null');
+    const expected = await recompute(t, '/result', 'the created address', () => getContractAddress({ from: bytes(tx, 'from', '', 20) as Address, nonce: bigintOf(tx, 'nonce') }).toLowerCase());
+    t.expect(sameAddress(receipt.contractAddress, expected), 'contractAddress is not keccak256(rlp([from, nonce]))[12:] of the creating transaction', { pointer: '/result/contractAddress', expected, actual: receipt.contractAddress });
+  },
+);

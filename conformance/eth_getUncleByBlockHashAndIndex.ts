@@ -2,8 +2,12 @@
 import { MethodSuite } from './framework/check.ts';
 import { UNKNOWN_HASH } from './framework/common.ts';
 import { uncleChecks } from './framework/uncle-checks.ts';
+import { uncleHashCheck } from './framework/invariant-checks.ts';
 
 const suite = new MethodSuite('eth_getUncleByBlockHashAndIndex');
 export default suite;
 
 uncleChecks(suite, '§4.4', (ref) => ref.hash, () => UNKNOWN_HASH);
+
+// Invariant layer: the uncle's hash recomputed from the header this method serves.
+uncleHashCheck(suite, '§4.4', (ref) => ref.hash);

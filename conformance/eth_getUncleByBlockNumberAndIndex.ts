@@ -2,6 +2,7 @@
 import { MethodSuite } from './framework/check.ts';
 import { futureBlock } from './framework/common.ts';
 import { uncleChecks } from './framework/uncle-checks.ts';
+import { uncleHashCheck } from './framework/invariant-checks.ts';
 
 const suite = new MethodSuite('eth_getUncleByBlockNumberAndIndex');
 export default suite;
@@ -17,3 +18,6 @@ for (const tag of ['latest', 'earliest', 'pending', 'safe', 'finalized']) {
     },
   );
 }
+
+// Invariant layer: the uncle's hash recomputed from the header this method serves.
+uncleHashCheck(suite, '§4.3', (ref) => ref.number);

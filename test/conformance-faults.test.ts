@@ -39,13 +39,9 @@ describe('conformance checks fire on their faults', function () {
     await writeFile(lockfile, JSON.stringify({ ...clean.targets, reverts: [] }));
 
     const client = new RpcClient({ url: devnet.url });
-    const block = await client.call<{ transactions: Array<{ hash: string; to: string | null }> }>('eth_getBlockByHash', [targets.multiTxBlock!.hash, true]);
-    const used = new Set([targets.successTx, targets.failedTx, targets.contractCreation, targets.txWithLogs, ...Object.values(targets.txByType)]);
-    const spare = block.transactions.filter((tx) => !used.has(tx.hash) && tx.to !== null).map((tx) => tx.hash);
-    expect(spare.length, 'the seeded multi-transaction block needs two spare transactions').to.be.at.least(2);
     const uncle = await client.call<Record<string, unknown>>('eth_getBlockByNumber', [`0x${(BigInt(targets.emptyBlock!.number) - 1n).toString(16)}`, false]);
     client.close();
-    synthetic = syntheticHistory(targets, { preByzantium: spare[0]!, blob: spare[1]! }, uncle);
+    synthetic = syntheticHistory(targets, uncle);
   });
 
   after(async function () {

@@ -44,8 +44,10 @@ export async function discoverTargets(client: RpcClient, opts: DiscoveryOptions)
   const found = (key: string) => (t.sources[key] = 'discovery');
 
   for (let n = headNumber; n >= 0n && headNumber - n < BigInt(opts.depth); n--) {
-    const block = await client.call<RawBlock | null>('eth_getBlockByNumber', [toQuantity(n), true]);
-    if (!block) continue;
+    // Discovery reads what an untrusted endpoint says: a block it cannot make sense of is passed over
+    // (the checks will judge that endpoint), never a crash of the run.
+    const block = await client.call<RawBlock | null>('eth_getBlockByNumber', [toQuantity(n), true]).catch(() => null);
+    if (!isObject(block) || typeof block.hash !== 'string' || typeof block.number !== 'string' || !Array.isArray(block.transactions)) continue;
     t.scanned = { from: block.number, to: headBlock.number, blocks: t.scanned.blocks + 1 };
     const txs = block.transactions.filter(isObject) as unknown as RawTx[];
     const ref: BlockRef = { number: block.number, hash: block.hash };
@@ -59,7 +61,8 @@ export async function discoverTargets(client: RpcClient, opts: DiscoveryOptions)
       found('multiTxBlock');
     }
     for (const tx of txs) {
-      const type = tx.type ?? '0x0';
+      if (typeof tx.hash !== 'string') continue;
+      const type = typeof tx.type === 'string' ? tx.type : '0x0';
       if (!t.txByType[type]) {
         t.txByType[type] = tx.hash;
         found(`txByType.${type}`);
@@ -76,18 +79,18 @@ export async function discoverTargets(client: RpcClient, opts: DiscoveryOptions)
 }
 
 async function scanReceipts(client: RpcClient, block: RawBlock, t: Targets, found: (key: string) => void): Promise<void> {
-  let receipts: RawReceipt[] | null = null;
+  let receipts: unknown;
   try {
-    receipts = await client.call<RawReceipt[] | null>('eth_getBlockReceipts', [block.number]);
+    receipts = await client.call<unknown>('eth_getBlockReceipts', [block.number]);
   } catch {
     // A provider without eth_getBlockReceipts still gets its receipts one by one (bounded).
-    receipts = [];
-    for (const tx of block.transactions.slice(0, 16)) {
-      const r = await client.call<RawReceipt | null>('eth_getTransactionReceipt', [tx.hash]).catch(() => null);
-      if (r) receipts.push(r);
-    }
+    const one: unknown[] = [];
+    for (const tx of block.transactions.slice(0, 16)) one.push(await client.call<unknown>('eth_getTransactionReceipt', [tx.hash]).catch(() => null));
+    receipts = one;
   }
-  for (const r of receipts ?? []) {
+  if (!Array.isArray(receipts)) return;
+  for (const r of receipts.filter(isObject) as unknown as RawReceipt[]) {
+    if (typeof r.transactionHash !== 'string') continue;
     if (r.status === '0x0' && !t.failedTx) {
       t.failedTx = r.transactionHash;
       found('failedTx');

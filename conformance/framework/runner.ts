@@ -3,6 +3,7 @@
 // the suite many times (the self-tests do, once per injected fault).
 import Mocha from 'mocha';
 import { redactUrl } from '../../core/redact.ts';
+import { isObject } from '../../core/hex.ts';
 import type { Targets } from '../../core/targets.ts';
 import { CheckContext, CheckOutcome, stable, type CheckResult, type MethodSuite, type RunState } from './check.ts';
 import { discoverTargets, loadTargets, mergeFixtures } from './discovery.ts';
@@ -61,7 +62,7 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
     const suites = selectSuites(opts.methods);
     const state: RunState = { client, targets, memo: new Map() };
     const checks = await runMocha(suites, state, opts.onResult, opts.signal);
-    const headAfter = await client.call<{ number: string; hash: string }>('eth_getBlockByNumber', ['latest', false]).catch(() => undefined);
+    const headAfter = await client.call<{ number: string; hash: string } | null>('eth_getBlockByNumber', ['latest', false]).catch(() => undefined);
     return {
       endpoint: redactUrl(opts.url),
       startedAt,
@@ -69,7 +70,7 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
       chainId,
       ...(clientVersion ? { clientVersion } : {}),
       headBefore: head,
-      ...(headAfter ? { headAfter: { number: headAfter.number, hash: headAfter.hash } } : {}),
+      ...(isObject(headAfter) && typeof headAfter.number === 'string' && typeof headAfter.hash === 'string' ? { headAfter: { number: headAfter.number, hash: headAfter.hash } } : {}),
       targets,
       checks,
       requestCount: client.requestCount,
@@ -100,7 +101,7 @@ async function preflight(client: RpcClient): Promise<{ chainId: string; clientVe
     const chainId = resultOf<string>(first);
     if (typeof chainId !== 'string') throw new EndpointUnusable(`eth_chainId returned ${JSON.stringify(chainId)}, not a hex quantity`);
     const head = await client.call<{ number: string; hash: string } | null>('eth_getBlockByNumber', ['latest', false]);
-    if (!head) throw new EndpointUnusable('eth_getBlockByNumber("latest") returned null');
+    if (!isObject(head) || typeof head.number !== 'string' || typeof head.hash !== 'string') throw new EndpointUnusable(`eth_getBlockByNumber("latest") returned ${JSON.stringify(head)?.slice(0, 80)}, not a block`);
     const clientVersion = await client.call<string>('web3_clientVersion', []).catch(() => undefined);
     return { chainId, head: { number: head.number, hash: head.hash }, ...(typeof clientVersion === 'string' ? { clientVersion } : {}) };
   } catch (err) {

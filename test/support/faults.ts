@@ -1,6 +1,9 @@
 // The fault catalogue: each fault breaks one rule the way real endpoints do, and names the checks that
 // must catch it. The self-test runs the suite once per fault and asserts those checks fail, and asserts
 // that every check of the suite is killed by at least one fault.
+import * as Secp256k1 from 'ox/Secp256k1';
+import { type Address, getContractAddress, keccak256, numberToHex, serializeTransaction, type TransactionSerializable, toHex } from 'viem';
+import { privateKeyToAddress } from 'viem/accounts';
 import type { Targets } from '../../core/targets.ts';
 import type { Fault, FaultContext, RpcRequest, RpcResponse, Synthetic } from './fault-proxy.ts';
 
@@ -140,23 +143,110 @@ export function faultCatalogue(targets: Targets): Fault[] {
     fault('block receipts: pending gives null', [`${M.blockReceipts}/pending-equals-latest`], (req, res) => (req.method === M.blockReceipts && req.params[0] === 'pending' ? { ...res, result: null } : res)),
     ...(['latest', 'earliest', 'safe', 'finalized'] as const).map((tag) => tagRejected(M.blockReceipts, tag, 0)),
     fault('block receipts: decimal block numbers rejected', [`${M.blockReceipts}/decimal-string`, `${M.blockReceipts}/decimal-number`], (req, res) => (req.method === M.blockReceipts && !/^0x|^[a-z]/.test(String(req.params[0])) ? invalidParams(res) : res)),
+
+    ...invariantFaults(targets),
+  ];
+}
+
+/** One hex digit changed: the value keeps its shape, and everything recomputed over it changes. */
+const nibble = (h: string) => `${h.slice(0, -1)}${h.endsWith('0') ? '1' : '0'}`;
+const flipParity = (p: string) => (p === '0x0' ? '0x1' : '0x0');
+const ZERO_BLOOM = `0x${'00'.repeat(256)}`;
+
+/**
+ * Faults for the invariant layer: silent corruption that keeps every shape valid (a digit of a root, a
+ * signed field, a bloom, a gas figure), or two methods that disagree about the same object.
+ */
+function invariantFaults(targets: Targets): Fault[] {
+  const synthetic = { synthetic: true } as const;
+  const multi = (p: unknown) => p === targets.multiTxBlock?.number;
+  const mapTxs = (b: Json, f: (tx: Json, i: number) => Json) => ({ ...b, transactions: (b['transactions'] as Json[]).map((tx, i) => (typeof tx === 'object' ? f(tx, i) : tx)) });
+  const mapLogs = (rs: Json[], f: (log: Json, j: number) => Json) => rs.map((r) => ({ ...r, logs: (r['logs'] as Json[]).map(f) }));
+  return [
+    // eth_getBlockByHash: the header and the full transactions against what they commit to
+    fault('block: stateRoot changed by one hex digit', [`${M.block}/block-hash`], results(M.block, (b: Json) => ({ ...b, stateRoot: nibble(b['stateRoot'] as string) }))),
+    fault('block: sha3Uncles of a block without uncles is the empty trie root', [`${M.block}/sha3-uncles-empty`, `${M.block}/block-hash`], results(M.block, (b: Json) => ({ ...b, sha3Uncles: '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421' }))),
+    fault('block: transactionsRoot of the empty trie for every block', [`${M.block}/transactions-root`, `${M.block}/block-hash`], results(M.block, (b: Json) => ({ ...b, transactionsRoot: '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421' }))),
+    fault('block (full): a transaction\'s input altered', [`${M.block}/transactions-root`, `${M.tx}/agrees-with-block`, `${M.txIdx}/agrees-with-hash`], results(M.block, (b: Json) => mapTxs(b, (tx, i) => (i === 2 ? { ...tx, input: `${tx['input'] as string}00` } : tx)), (req) => req.params[1] === true)),
+    fault('block (full): a transaction\'s yParity flipped', [`${M.block}/transactions-root`], results(M.block, (b: Json) => mapTxs(b, (tx) => (tx['yParity'] ? { ...tx, yParity: flipParity(tx['yParity'] as string), v: flipParity(tx['yParity'] as string) } : tx)), (req) => req.params[1] === true)),
+    fault('block: logsBloom zeroed', [`${M.block}/logs-bloom`, `${M.block}/block-hash`], results(M.block, (b: Json) => ({ ...b, logsBloom: ZERO_BLOOM }))),
+
+    // eth_getBlockReceipts: the receipts against each other and against the block header
+    fault('block receipts: a log dropped from one receipt', [`${M.blockReceipts}/receipts-root`, `${M.blockReceipts}/receipt-blooms`, `${M.blockReceipts}/log-indexes`, `${M.receipt}/agrees-with-block-receipts`, `${M.block}/logs-bloom`], results(M.blockReceipts, (rs: Json[]) => {
+      const i = rs.findIndex((r) => (r['logs'] as unknown[]).length > 0);
+      return rs.map((r, k) => (k === i ? { ...r, logs: (r['logs'] as Json[]).slice(1) } : r));
+    })),
+    fault('block receipts: logsBloom zeroed', [`${M.blockReceipts}/receipt-blooms`, `${M.blockReceipts}/receipts-root`], results(M.blockReceipts, (rs: Json[]) => rs.map((r) => ({ ...r, logsBloom: ZERO_BLOOM })))),
+    fault('block receipts: one cumulativeGasUsed bumped', [`${M.blockReceipts}/gas-accounting`, `${M.blockReceipts}/receipts-root`], results(M.blockReceipts, (rs: Json[]) => rs.map((r, i) => (i === 1 ? { ...r, cumulativeGasUsed: `0x${(BigInt(r['cumulativeGasUsed'] as string) + 1n).toString(16)}` } : r)))),
+    fault('block receipts: gasUsed reported as the cumulative figure', [`${M.blockReceipts}/gas-accounting`], results(M.blockReceipts, (rs: Json[]) => rs.map((r) => ({ ...r, gasUsed: r['cumulativeGasUsed'] })))),
+    fault('block receipts: logIndex restarts at 0 in each receipt', [`${M.blockReceipts}/log-indexes`], results(M.blockReceipts, (rs: Json[]) => mapLogs(rs, (log, j) => ({ ...log, logIndex: `0x${j.toString(16)}` })))),
+    fault('block receipts: the receipts of the previous block', [`${M.blockReceipts}/receipts-root`, `${M.blockReceipts}/gas-accounting`], async (req, res, ctx) => {
+      if (req.method !== M.blockReceipts || !multi(req.params[0])) return res;
+      const other = await ctx.upstream(M.blockReceipts, [`0x${(BigInt(String(req.params[0])) - 1n).toString(16)}`]);
+      return { ...res, result: ((other.result ?? []) as Json[]).map((r) => ({ ...r, blockHash: targets.multiTxBlock!.hash, blockNumber: targets.multiTxBlock!.number })) };
+    }),
+
+    // eth_getTransactionByHash: the signed fields, the signature, and the block's copy
+    fault('tx: value changed by one wei', [`${M.tx}/signed-hash`, `${M.tx}/signature`, `${M.tx}/agrees-with-block`], results(M.tx, (tx: Json) => ({ ...tx, value: `0x${(BigInt(tx['value'] as string) + 1n).toString(16)}` }))),
+    fault('tx: typed transactions with yParity flipped', [`${M.tx}/signed-hash`, `${M.tx}/signature`], results(M.tx, (tx: Json) => (tx['yParity'] ? { ...tx, yParity: flipParity(tx['yParity'] as string), v: flipParity(tx['yParity'] as string) } : tx))),
+    fault('tx: typed transactions with v disagreeing with yParity', [`${M.tx}/signature`], results(M.tx, (tx: Json) => (tx['yParity'] ? { ...tx, v: flipParity(tx['yParity'] as string) } : tx))),
+    fault('tx: legacy v with another chain id', [`${M.tx}/signature`, `${M.tx}/signed-hash`], results(M.tx, (tx: Json) => (tx['type'] === '0x0' && BigInt(tx['v'] as string) >= 35n ? { ...tx, v: `0x${(BigInt(tx['v'] as string) + 2n).toString(16)}` } : tx))),
+    fault('tx: from of another account', [`${M.tx}/signature`], results(M.tx, (tx: Json) => ({ ...tx, from: tx['to'] ?? tx['from'] }))),
+    fault('tx: a 1559 transaction\'s maxPriorityFeePerGas altered', [`${M.tx}/signed-hash`], results(M.tx, (tx: Json) => (tx['type'] === '0x2' ? { ...tx, maxPriorityFeePerGas: `0x${(BigInt(tx['maxPriorityFeePerGas'] as string) + 1n).toString(16)}` } : tx))),
+    fault('tx: the 7702 authorization nonce altered', [`${M.tx}/signed-hash`], results(M.tx, (tx: Json) => (tx['type'] === '0x4' ? { ...tx, authorizationList: (tx['authorizationList'] as Json[]).map((a) => ({ ...a, nonce: `0x${(BigInt(a['nonce'] as string) + 1n).toString(16)}` })) } : tx))),
+    fault('tx: a blob transaction with another versioned hash', [`${M.tx}/signed-hash`, `${M.tx}/signature`], results(M.tx, (tx: Json) => (tx['type'] === '0x3' ? { ...tx, blobVersionedHashes: (tx['blobVersionedHashes'] as string[]).map(nibble) } : tx)), synthetic),
+    fault('tx: a pre-EIP-155 transaction with v flipped', [`${M.tx}/signed-hash`, `${M.tx}/signature`], results(M.tx, (tx: Json) => (tx['v'] === '0x1b' || tx['v'] === '0x1c' ? { ...tx, v: tx['v'] === '0x1b' ? '0x1c' : '0x1b' } : tx)), synthetic),
+    fault('tx: a mined 1559 transaction\'s gasPrice is its maxFeePerGas', [`${M.tx}/agrees-with-block`], results(M.tx, (tx: Json) => (tx['maxFeePerGas'] ? { ...tx, gasPrice: tx['maxFeePerGas'] } : tx))),
+
+    // eth_getTransactionByBlockNumberAndIndex: the same transaction as the other methods
+    fault('tx by index: gas of another transaction', [`${M.txIdx}/agrees-with-hash`], results(M.txIdx, (tx: Json) => ({ ...tx, gas: `0x${(BigInt(tx['gas'] as string) + 1n).toString(16)}` }))),
+
+    // eth_getTransactionReceipt: the receipt against its block's receipts, its transaction, its logs
+    fault('receipt: cumulativeGasUsed differs from the block receipts', [`${M.receipt}/agrees-with-block-receipts`], results(M.receipt, (r: Json) => ({ ...r, cumulativeGasUsed: `0x${(BigInt(r['cumulativeGasUsed'] as string) + 1n).toString(16)}` }))),
+    fault('receipt: type 0x0 for every receipt', [`${M.receipt}/agrees-with-tx`], results(M.receipt, (r: Json) => ({ ...r, type: '0x0' })), { methods: [M.receipt] }),
+    fault('receipt: to of the sender', [`${M.receipt}/agrees-with-tx`], results(M.receipt, (r: Json) => (r['to'] ? { ...r, to: r['from'] } : r)), { methods: [M.receipt] }),
+    fault('receipt: logsBloom zeroed', [`${M.receipt}/logs-bloom`], results(M.receipt, (r: Json) => ({ ...r, logsBloom: ZERO_BLOOM }))),
+    fault('receipt: contractAddress from the nonce after the creation\'s', [`${M.receipt}/contract-address`], async (req, res, ctx) => {
+      if (req.method !== M.receipt || !(res.result as Json | null)?.['contractAddress']) return res;
+      const tx = (await ctx.upstream(M.tx, [req.params[0]])).result as Json;
+      const next = getContractAddress({ from: tx['from'] as Address, nonce: BigInt(tx['nonce'] as string) + 1n }).toLowerCase();
+      return { ...res, result: { ...(res.result as Json), contractAddress: next } };
+    }),
+
+    // uncles (synthetic history): the header served is the uncle's
+    ...[M.uncleN, M.uncleH].map((m) => fault(`${m}: the uncle's stateRoot changed by one hex digit`, [`${m}/uncle-hash`], results(m, (u: Json) => ({ ...u, stateRoot: nibble(u['stateRoot'] as string) })), synthetic)),
   ];
 }
 
 /**
  * Synthetic history over a dev chain: the empty block gets one uncle (the header of its parent, as an
- * uncle), one spare transaction gets a pre-Byzantium receipt (root, no status), another is presented
- * as a blob (type 0x3) transaction. Returns the targets that point at them.
+ * uncle), and two transactions a dev chain cannot have are served by hash: a pre-Byzantium, pre-EIP-155
+ * legacy transaction with its receipt (root, no status) and a blob (type 0x3) transaction. Returns the
+ * targets that point at them.
+ *
+ * The two transactions are really signed here (a fixed throwaway key, deterministic signatures), so their
+ * hashes and senders recompute like any real one. They sit in a block the endpoint does not serve (as
+ * pruned history would): relabelling a transaction of a served block, as an earlier version did, broke
+ * that block's receiptsRoot and the cross-method agreement, and no synthetic rewrite can fix a root
+ * without changing the block hash.
  */
-export function syntheticHistory(targets: Targets, spare: { preByzantium: string; blob: string }, uncle: Json): { synthetic: Synthetic; targets: Partial<Targets> } {
+export function syntheticHistory(targets: Targets, uncle: Json): { synthetic: Synthetic; targets: Partial<Targets> } {
   const host = targets.emptyBlock!;
   const uncleView = { ...uncle, totalDifficulty: null, transactions: undefined };
   const isHost = (p: unknown) => p === host.hash || p === host.number;
-  const toReceipt = (r: Json) => (r['transactionHash'] === spare.preByzantium ? { ...r, status: undefined, root: uncle['stateRoot'] } : r);
+  const history = syntheticTransactions(Number(targets.chainId), uncle);
+  // Served where the dev chain answers null: `<method>:<hash>` -> result.
+  const byHash = new Map<string, Json>([
+    [`${M.tx}:${String(history.preByzantium.tx['hash'])}`, history.preByzantium.tx],
+    [`${M.receipt}:${String(history.preByzantium.tx['hash'])}`, history.preByzantium.receipt],
+    [`${M.tx}:${String(history.blob['hash'])}`, history.blob],
+  ]);
   const synthetic: Synthetic = {
     async rewrite(req, res) {
       if (!('result' in res) || res.result === null) {
         if ((req.method === M.uncleN || req.method === M.uncleH) && isHost(req.params[0]) && req.params[1] === '0x0') return { ...res, error: undefined, result: uncleView };
+        const served = byHash.get(`${req.method}:${String(req.params[0])}`);
+        if (served) return { jsonrpc: '2.0', id: res.id, result: structuredClone(served) };
         return res;
       }
       const r = res.result as any;
@@ -164,16 +254,100 @@ export function syntheticHistory(targets: Targets, spare: { preByzantium: string
         case M.block:
         case 'eth_getBlockByNumber':
           return isHost(req.params[0]) ? { ...res, result: { ...r, uncles: [uncle['hash']] } } : res;
-        case M.tx:
-          return r.hash === spare.blob ? { ...res, result: { ...r, type: '0x3', maxFeePerBlobGas: '0x1', blobVersionedHashes: [`0x01${'ab'.repeat(31)}`] } } : res;
-        case M.receipt:
-          return { ...res, result: toReceipt(r) };
-        case M.blockReceipts:
-          return { ...res, result: (r as Json[]).map(toReceipt) };
         default:
           return res;
       }
     },
   };
-  return { synthetic, targets: { uncleBlock: { ...host, uncleCount: 1 }, preByzantiumTx: spare.preByzantium, txByType: { '0x3': spare.blob } } };
+  return { synthetic, targets: { uncleBlock: { ...host, uncleCount: 1 }, preByzantiumTx: history.preByzantium.tx['hash'] as string, txByType: { '0x3': history.blob['hash'] as string } } };
+}
+
+const quantity = (n: bigint | number) => `0x${BigInt(n).toString(16)}`;
+
+/**
+ * A pre-EIP-155 legacy transaction with a pre-Byzantium receipt, and a blob transaction, signed with a
+ * throwaway key (RFC 6979, so the same bytes every run), in the JSON-RPC form a node serves them.
+ */
+function syntheticTransactions(chainId: number, uncle: Json): { preByzantium: { tx: Json; receipt: Json }; blob: Json } {
+  const privateKey = keccak256(toHex('rpc-certify: synthetic history signer'));
+  const from = privateKeyToAddress(privateKey).toLowerCase();
+  const block = { blockHash: keccak256(toHex('rpc-certify: a synthetic block no endpoint serves')), blockNumber: quantity(BigInt(String(uncle['number']))) };
+  const sign = (unsigned: TransactionSerializable) => {
+    const { r, s, yParity } = Secp256k1.sign({ payload: keccak256(serializeTransaction(unsigned)), privateKey });
+    return { r, s, yParity, signed: serializeTransaction(unsigned, { r: numberToHex(r, { size: 32 }), s: numberToHex(s, { size: 32 }), ...(unsigned.type === 'legacy' ? { v: 27n + BigInt(yParity) } : { yParity }) }) };
+  };
+
+  const legacy = { type: 'legacy', nonce: 7, gasPrice: 20_000_000_000n, gas: 21_000n, to: String(uncle['miner']).toLowerCase() as Address, value: 10n ** 18n, data: '0x' } as const;
+  const l = sign(legacy);
+  const legacyTx: Json = {
+    ...block,
+    transactionIndex: '0x0',
+    hash: keccak256(l.signed),
+    type: '0x0',
+    from,
+    to: legacy.to,
+    nonce: quantity(legacy.nonce),
+    gas: quantity(legacy.gas),
+    gasPrice: quantity(legacy.gasPrice),
+    value: quantity(legacy.value),
+    input: legacy.data,
+    v: quantity(27 + l.yParity),
+    r: quantity(l.r),
+    s: quantity(l.s),
+  };
+  const receipt: Json = {
+    ...block,
+    transactionIndex: '0x0',
+    transactionHash: legacyTx['hash'],
+    type: '0x0',
+    from,
+    to: legacy.to,
+    contractAddress: null,
+    root: uncle['stateRoot'],
+    cumulativeGasUsed: quantity(legacy.gas),
+    gasUsed: quantity(legacy.gas),
+    effectiveGasPrice: legacyTx['gasPrice'],
+    logs: [],
+    logsBloom: `0x${'00'.repeat(256)}`,
+  };
+
+  const blob = {
+    type: 'eip4844',
+    chainId,
+    nonce: 8,
+    maxPriorityFeePerGas: 1_000_000_000n,
+    maxFeePerGas: 30_000_000_000n,
+    maxFeePerBlobGas: 1_000_000_000n,
+    gas: 21_000n,
+    to: legacy.to,
+    value: 0n,
+    data: '0x',
+    accessList: [],
+    blobVersionedHashes: [`0x01${'ab'.repeat(31)}`],
+  } as const;
+  const b = sign(blob);
+  const blobTx: Json = {
+    ...block,
+    transactionIndex: '0x1',
+    hash: keccak256(b.signed),
+    type: '0x3',
+    chainId: quantity(chainId),
+    from,
+    to: blob.to,
+    nonce: quantity(blob.nonce),
+    gas: quantity(blob.gas),
+    gasPrice: quantity(blob.maxFeePerGas),
+    maxFeePerGas: quantity(blob.maxFeePerGas),
+    maxPriorityFeePerGas: quantity(blob.maxPriorityFeePerGas),
+    maxFeePerBlobGas: quantity(blob.maxFeePerBlobGas),
+    value: quantity(blob.value),
+    input: blob.data,
+    accessList: [],
+    blobVersionedHashes: [...blob.blobVersionedHashes],
+    v: quantity(b.yParity),
+    yParity: quantity(b.yParity),
+    r: quantity(b.r),
+    s: quantity(b.s),
+  };
+  return { preByzantium: { tx: legacyTx, receipt }, blob: blobTx };
 }

@@ -1,0 +1,68 @@
+// The invariant layer (facts.md, "Protocol invariants a harness can recompute"): what the method files
+// share to recompute hashes, roots and blooms from what an endpoint serves and judge the result. The
+// recomputes themselves live in core/invariants/ (pure, bundle-safe); this file turns their outcome
+// into verdicts and holds the one builder both uncle methods use.
+import type { BlockRef } from '../../core/targets.ts';
+import { toQuantity } from '../../core/hex.ts';
+import { fieldDiffs } from '../../core/invariants/compare.ts';
+import { EncodingError, type Json, type Violation } from '../../core/invariants/encoding.ts';
+import { headerHash } from '../../core/invariants/header.ts';
+import { UnsupportedTxType } from '../../core/invariants/tx.ts';
+import type { CheckContext, MethodSuite } from './check.ts';
+
+/** How many items of a block the per-item cross-checks look at (the roots still cover the whole block). */
+export const SAMPLE = 16;
+
+/**
+ * Runs a recompute. A value that cannot be encoded (missing field, not hex) fails at its pointer: the
+ * endpoint served something the protocol cannot have committed to. A transaction type this harness does
+ * not know (an L2's) makes the check skip, with the reason: never a pass.
+ */
+export async function recompute<T>(t: CheckContext, at: string, what: string, fn: () => T | Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof UnsupportedTxType) return t.skip(`${what}: ${err.message}`);
+    if (err instanceof EncodingError) return t.fail(`${what} cannot be recomputed: ${err.message}`, { pointer: `${at}${err.pointer}` });
+    throw err;
+  }
+}
+
+/** Fails on the first violation, saying how many more there are. */
+export function failOnViolations(t: CheckContext, violations: Violation[], at: string): void {
+  const first = violations[0];
+  if (!first) return;
+  const more = violations.length > 1 ? ` (+${violations.length - 1} more)` : '';
+  t.fail(`${first.message}${more}`, { pointer: `${at}${first.pointer}`, expected: first.expected, actual: first.actual });
+}
+
+/** Two views of one object must agree field for field. */
+export function expectSameFields(t: CheckContext, actual: Json, expected: Json, message: string, at: string): void {
+  const diffs = fieldDiffs(actual, expected);
+  const first = diffs[0];
+  if (first === undefined) return;
+  t.fail(`${message}: ${diffs.join(', ')} differ`, { pointer: `${at}/${first}`, expected: expected[first] ?? '(absent)', actual: actual[first] ?? '(absent)' });
+}
+
+/** The block/uncle hash recomputed from its header fields must be its `hash`. */
+export async function expectHeaderHash(t: CheckContext, header: Json, at: string, what: string): Promise<void> {
+  const recomputed = await recompute(t, at, `the hash of ${what}`, () => headerHash(header));
+  t.expectEqual(header['hash'], recomputed, `the hash of ${what} is not keccak256(rlp(header)) of the fields served (a header field or the hash is corrupt)`, `${at}/hash`);
+}
+
+/** §4.3/§4.4 + invariant: each uncle's hash recomputed from the uncle header the method serves, and listed by its block. */
+export function uncleHashCheck(suite: MethodSuite, clause: string, blockParam: (ref: BlockRef) => string): void {
+  suite.check(
+    { intent: 'uncle-hash', clause: `invariant: block hash (${clause})`, layer: 'invariant', title: 'each uncle\'s hash recomputed as keccak256(rlp(uncle header)) equals its hash and the hash its block lists at that index', covers: ['hit'] },
+    async (t) => {
+      const block = t.need(t.targets.uncleBlock, 'block with uncles (per-network fixture; post-merge chains have none)');
+      const parent = t.found(await t.result<{ uncles: string[] } | null>('eth_getBlockByHash', [block.hash, false]), `the fixture block ${block.hash} is not served (history pruned?)`);
+      if (parent.uncles.length === 0) t.fail('the fixture block lists no uncles', { pointer: '/result/uncles' });
+      for (let i = 0; i < parent.uncles.length; i++) {
+        const uncle = t.found(await t.result<Json | null>(suite.method, [blockParam(block), toQuantity(i)]), `uncle ${i} of a block listing ${parent.uncles.length} uncles returned null`);
+        await expectHeaderHash(t, uncle, '/result', `uncle ${i}`);
+        t.expectEqual(uncle['hash'], parent.uncles[i], `uncle ${i}'s recomputed hash is not the one its block lists at index ${i}`, '/result/hash');
+      }
+    },
+  );
+}

@@ -1,0 +1,56 @@
+// What a block's receipts must satisfy among themselves and against the block (facts.md, "Protocol
+// invariants"): gas accounting, log indexes, blooms. Each function returns every violation found, with a
+// pointer into the receipts array (or the block), so a check can report the first and count the rest.
+import type { Hex } from 'ox/Hex';
+import { logsBloom, orBlooms } from './bloom.ts';
+import { bigintOf, bytes, EncodingError, type Json, type Violation } from './encoding.ts';
+
+const hexq = (n: bigint) => `0x${n.toString(16)}`;
+
+/** cumulativeGasUsed non-decreasing, each gasUsed the difference of cumulatives, the last the block's gasUsed. */
+export function gasAccounting(receipts: Json[], blockGasUsed: string): Violation[] {
+  const out: Violation[] = [];
+  let previous = 0n;
+  receipts.forEach((r, i) => {
+    const cumulative = bigintOf(r, 'cumulativeGasUsed', `/${i}`);
+    const used = bigintOf(r, 'gasUsed', `/${i}`);
+    if (cumulative < previous) out.push({ pointer: `/${i}/cumulativeGasUsed`, message: `cumulativeGasUsed decreases at receipt ${i}`, expected: `>= ${hexq(previous)}`, actual: r['cumulativeGasUsed'] });
+    else if (used !== cumulative - previous) out.push({ pointer: `/${i}/gasUsed`, message: `gasUsed of receipt ${i} must be its cumulativeGasUsed minus the previous one`, expected: hexq(cumulative - previous), actual: r['gasUsed'] });
+    previous = cumulative;
+  });
+  const last = receipts.length === 0 ? 0n : previous;
+  if (last !== bigintOf({ gasUsed: blockGasUsed }, 'gasUsed', '/block')) out.push({ pointer: receipts.length ? `/${receipts.length - 1}/cumulativeGasUsed` : '', message: 'the last cumulativeGasUsed must equal the block\'s gasUsed', expected: blockGasUsed, actual: hexq(last) });
+  return out;
+}
+
+/** logIndex counts the block's logs from 0, contiguously, across all its receipts. */
+export function logIndexes(receipts: Json[]): Violation[] {
+  const out: Violation[] = [];
+  let next = 0n;
+  receipts.forEach((r, i) => {
+    const logs = r['logs'];
+    if (!Array.isArray(logs)) throw new EncodingError('logs is not an array', `/${i}/logs`);
+    (logs as Json[]).forEach((log, j) => {
+      const index = bigintOf(log, 'logIndex', `/${i}/logs/${j}`);
+      if (index !== next) out.push({ pointer: `/${i}/logs/${j}/logIndex`, message: `logIndex must count the block's logs from 0 (log ${j} of receipt ${i})`, expected: hexq(next), actual: log['logIndex'] });
+      next += 1n;
+    });
+  });
+  return out;
+}
+
+/** Each receipt's logsBloom is the bloom of its own logs. */
+export function receiptBlooms(receipts: Json[]): Violation[] {
+  const out: Violation[] = [];
+  receipts.forEach((r, i) => {
+    const expected = logsBloom((r['logs'] ?? []) as Json[]);
+    const actual = bytes(r, 'logsBloom', `/${i}`, 256);
+    if (actual !== expected) out.push({ pointer: `/${i}/logsBloom`, message: `logsBloom of receipt ${i} is not the bloom of its ${(r['logs'] as unknown[]).length} log(s)`, expected, actual });
+  });
+  return out;
+}
+
+/** The block's logsBloom: the OR of its receipts' blooms, each recomputed from the logs. */
+export function blockBloom(receipts: Json[]): Hex {
+  return orBlooms(receipts.map((r) => logsBloom((r['logs'] ?? []) as Json[])));
+}

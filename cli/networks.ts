@@ -1,16 +1,5 @@
-// The service's networks (fixtures/networks.json) and building `{base_url}/v3/<KEY>` from them.
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-
-export interface Network {
-  baseUrl: string;
-  chainId: string;
-  extraFields?: Record<string, string[]>;
-}
-
-const table = JSON.parse(readFileSync(fileURLToPath(new URL('../fixtures/networks.json', import.meta.url)), 'utf8')) as { networks: Record<string, Network> };
-
-export const networks: Record<string, Network> = table.networks;
+// Building `{base_url}/v3/<KEY>` from the networks table (core/networks.ts).
+import { networks } from '../core/networks.ts';
 
 export function networkUrl(name: string, apiKey: string, baseUrl?: string): string {
   const net = networks[name];

@@ -2,6 +2,7 @@
 // null on a miss (§7), and extra fields beyond the spec (advisory).
 import { keccak256, toHex } from 'viem';
 import { declaredFields, type ShapeName } from '../../core/schemas.ts';
+import { allowedExtras } from '../../core/networks.ts';
 import type { Targets } from '../../core/targets.ts';
 import { isObject } from '../../core/hex.ts';
 import type { CheckContext, Coverage, MethodSuite } from './check.ts';
@@ -55,14 +56,16 @@ export function nullOnMiss(suite: MethodSuite, intent: string, clause: string, t
 
 /** Advisory: fields the spec does not list (L2 extras, client-specific fields), reported but not fatal. */
 export function extraFieldsCheck(suite: MethodSuite, shape: ShapeName, params: (t: CheckContext) => unknown[] | undefined, pick: (result: unknown) => unknown[] = (r) => [r]): void {
-  suite.check({ intent: 'extra-fields', clause: '§2', layer: 'advisory', title: `no fields beyond those the spec lists for a ${shape}` }, async (t) => {
+  suite.check({ intent: 'extra-fields', clause: '§2', layer: 'advisory', title: `no fields beyond those the spec lists for a ${shape}, save the network's own (fixtures/networks.json)` }, async (t) => {
     const p = params(t);
     if (!p) return t.skip(`no ${shape} target found on this endpoint`);
     const result = await t.result(suite.method, p);
     const known = declaredFields(shape);
+    const allowed = allowedExtras(t.targets.chainId, shape);
     const extras = new Set<string>();
-    for (const item of pick(result)) if (isObject(item)) for (const k of Object.keys(item)) if (!known.has(k)) extras.add(k);
-    t.expect(extras.size === 0, `fields not in the spec: ${[...extras].join(', ')}`, { actual: [...extras] });
+    for (const item of pick(result)) if (isObject(item)) for (const k of Object.keys(item)) if (!known.has(k) && !allowed.fields.has(k)) extras.add(k);
+    const where = allowed.network ? ` (nor among ${allowed.network}'s own)` : '';
+    t.expect(extras.size === 0, `fields not in the spec${where}: ${[...extras].join(', ')}`, { actual: [...extras] });
   });
 }
 

@@ -1,0 +1,25 @@
+// Writes the check catalogue table into README.md between its markers (npm run docs); the README test
+// fails when the table and the suite disagree.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { allSuites } from '../conformance/methods.ts';
+
+export const BEGIN = '<!-- checks:begin (npm run docs) -->';
+export const END = '<!-- checks:end -->';
+
+export function checksTable(): string {
+  const rows = allSuites.flatMap((s) => s.checks.map(({ spec }) => `| \`${s.id(spec.intent)}\` | ${spec.layer} | ${spec.clause} | ${spec.title.replace(/\|/g, '\\|')} |`));
+  return ['| id | layer | clause | what it checks |', '|---|---|---|---|', ...rows].join('\n');
+}
+
+export function withTable(readme: string): string {
+  const a = readme.indexOf(BEGIN);
+  const b = readme.indexOf(END);
+  if (a < 0 || b < a) throw new Error(`README.md has no ${BEGIN} … ${END} markers`);
+  return `${readme.slice(0, a + BEGIN.length)}\n${checksTable()}\n${readme.slice(b)}`;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const path = new URL('../README.md', import.meta.url);
+  writeFileSync(path, withTable(readFileSync(path, 'utf8')));
+  console.log(`README.md: ${allSuites.reduce((n, s) => n + s.checks.length, 0)} checks listed`);
+}

@@ -5,6 +5,7 @@ import type { Json } from '../core/invariants/encoding.ts';
 import { EMPTY_UNCLES_HASH } from '../core/invariants/header.ts';
 import { orderedTrieRoot } from '../core/invariants/trie.ts';
 import { signedEnvelope } from '../core/invariants/tx.ts';
+import type { Targets } from '../core/targets.ts';
 import { type CheckContext, MethodSuite } from './framework/check.ts';
 import { envelopeChecks, extraFieldsCheck, nullOnMiss, UNKNOWN_HASH } from './framework/common.ts';
 import { expectHeaderHash, recompute } from './framework/invariant-checks.ts';
@@ -19,6 +20,14 @@ interface Block {
 const suite = new MethodSuite('eth_getBlockByHash');
 export default suite;
 
+/** A block the targets name, fetched with the given flag: it must be found and be block-shaped. */
+async function knownBlock<K extends 'multiTxBlock' | 'emptyBlock'>(t: CheckContext, which: K, full: boolean): Promise<{ target: NonNullable<Targets[K]>; block: Block }> {
+  const target = t.need(t.targets[which], which === 'emptyBlock' ? 'empty block' : 'block with transactions') as NonNullable<Targets[K]>;
+  const block = t.found(await t.result<Block | null>(suite.method, [target.hash, full]), 'a known block hash returned null');
+  t.expectShape('block', block);
+  return { target, block };
+}
+
 envelopeChecks(
   suite,
   (t) => [t.need(t.targets.multiTxBlock, 'block with transactions').hash, false],
@@ -28,9 +37,7 @@ envelopeChecks(
 suite.check(
   { intent: 'hashes-shape', clause: '§4.2, §2.2', layer: 'spec', title: 'flag false: a block object whose transactions are 32-byte hashes, and whose hash is the one asked for', covers: ['hit'] },
   async (t) => {
-    const target = t.need(t.targets.multiTxBlock, 'block with transactions');
-    const block = t.found(await t.result<Block | null>(suite.method, [target.hash, false]), 'a known block hash returned null');
-    t.expectShape('block', block);
+    const { target, block } = await knownBlock(t, 'multiTxBlock', false);
     t.expectEqual(block.hash, target.hash, 'hash must be the requested block hash', '/result/hash');
     t.expectEqual(block.number, target.number, 'number must be the block\'s number', '/result/number');
     block.transactions.forEach((tx, i) => t.expect(typeof tx === 'string', 'flag false must give transaction hashes, not objects', { pointer: `/result/transactions/${i}` }));
@@ -41,9 +48,7 @@ suite.check(
 suite.check(
   { intent: 'full-shape', clause: '§4.2, §2.3', layer: 'spec', title: 'flag true: full transaction objects whose blockHash, blockNumber and transactionIndex match the block', covers: ['hit'] },
   async (t) => {
-    const target = t.need(t.targets.multiTxBlock, 'block with transactions');
-    const block = t.found(await t.result<Block | null>(suite.method, [target.hash, true]), 'a known block hash returned null');
-    t.expectShape('block', block);
+    const { block } = await knownBlock(t, 'multiTxBlock', true);
     block.transactions.forEach((tx, i) => {
       const at = `/result/transactions/${i}`;
       if (typeof tx !== 'object' || tx === null) return t.fail('flag true must give full transaction objects', { pointer: at });
@@ -68,9 +73,7 @@ suite.check(
 suite.check(
   { intent: 'empty-block', clause: '§4.2, §2.2', layer: 'spec', title: 'a block with no transactions has an empty transactions array', covers: ['hit'] },
   async (t) => {
-    const target = t.need(t.targets.emptyBlock, 'empty block');
-    const block = t.found(await t.result<Block | null>(suite.method, [target.hash, true]), 'a known block hash returned null');
-    t.expectShape('block', block);
+    const { block } = await knownBlock(t, 'emptyBlock', true);
     t.expectEqual(block.transactions, [], 'an empty block must list no transactions', '/result/transactions');
   },
 );

@@ -2,13 +2,13 @@
 import { parseArgs } from 'node:util';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { redact, registerSecret } from '../core/redact.ts';
+import { redact } from '../core/redact.ts';
 import type { Targets } from '../core/targets.ts';
 import { EndpointUnusable, runConformance, type RunResult } from '../conformance/framework/runner.ts';
 import type { CheckResult } from '../conformance/framework/check.ts';
 import { summarize, type ConformanceReport } from '../conformance/report/model.ts';
 import { formatSummary, writeReports } from '../conformance/report/index.ts';
-import { networkUrl, UsageError } from './networks.ts';
+import { endpointOptions, resolveEndpoint, UsageError } from './networks.ts';
 import { harnessVersion } from './version.ts';
 import { INTERRUPTED_EXIT, interruptSignal } from './interrupt.ts';
 
@@ -58,10 +58,7 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
-      url: { type: 'string' },
-      network: { type: 'string' },
-      'api-key': { type: 'string' },
-      'base-url': { type: 'string' },
+      ...endpointOptions,
       out: { type: 'string', default: 'reports' },
       methods: { type: 'string' },
       strict: { type: 'boolean', default: false },
@@ -78,13 +75,7 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
     console.log(conformanceHelp);
     return 0;
   }
-  const apiKey = values['api-key'] ?? process.env['RPC_CERTIFY_API_KEY'];
-  registerSecret(apiKey);
-  let url = values.url;
-  if (!url && values.network) {
-    if (!apiKey) throw new UsageError('--network needs --api-key or RPC_CERTIFY_API_KEY');
-    url = networkUrl(values.network, apiKey, values['base-url']);
-  }
+  const url = resolveEndpoint(values);
   if (!url) throw new UsageError('give --url, or --network with --api-key (see --help); with no endpoint at all, `rpc-certify start` certifies the embedded default');
   return certify({
     url,

@@ -1,5 +1,6 @@
 // Building `{base_url}/v3/<KEY>` from the networks table (core/networks.ts).
 import { networks } from '../core/networks.ts';
+import { registerSecret, registerUrlSecrets } from '../core/redact.ts';
 
 export function networkUrl(name: string, apiKey: string, baseUrl?: string): string {
   const net = networks[name];
@@ -9,3 +10,27 @@ export function networkUrl(name: string, apiKey: string, baseUrl?: string): stri
 
 /** A mistake in the command line: exit code 2 with a one-line reason. */
 export class UsageError extends Error {}
+
+/** The endpoint options `conformance` and `load` share. */
+export const endpointOptions = {
+  url: { type: 'string' },
+  network: { type: 'string' },
+  'api-key': { type: 'string' },
+  'base-url': { type: 'string' },
+} as const;
+
+/**
+ * The endpoint URL from --url, or --network with --api-key (or RPC_CERTIFY_API_KEY); undefined when
+ * neither is given. Every secret in it is registered for redaction before anything can print it.
+ */
+export function resolveEndpoint(values: { url?: string; network?: string; 'api-key'?: string; 'base-url'?: string }): string | undefined {
+  const apiKey = values['api-key'] ?? process.env['RPC_CERTIFY_API_KEY'];
+  registerSecret(apiKey);
+  if (values.url) {
+    registerUrlSecrets(values.url);
+    return values.url;
+  }
+  if (!values.network) return undefined;
+  if (!apiKey) throw new UsageError('--network needs --api-key or RPC_CERTIFY_API_KEY');
+  return networkUrl(values.network, apiKey, values['base-url']);
+}

@@ -22,11 +22,14 @@ export interface SchemaFault {
   message: string;
 }
 
+/** The options the validators are compiled with, here and in the k6 bundle's generated code. */
+export const AJV_OPTIONS = { allErrors: true, strict: false } as const;
+
 let compiled: Map<ShapeName, ValidateFunction> | undefined;
 
 function validators(): Map<ShapeName, ValidateFunction> {
   if (compiled) return compiled;
-  const ajv = new Ajv({ allErrors: true, strict: false, schemas: [defs, ...Object.values(shapeSchemas)] });
+  const ajv = new Ajv({ ...AJV_OPTIONS, schemas: [defs, ...Object.values(shapeSchemas)] });
   compiled = new Map((Object.keys(shapeSchemas) as ShapeName[]).map((name) => [name, ajv.getSchema(`${name}.json`)!]));
   return compiled;
 }

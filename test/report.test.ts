@@ -8,20 +8,11 @@ import { formatSummary, writeReports, type ReportPaths } from '../conformance/re
 import { reportFaults, writeJsonReport } from '../conformance/report/json.ts';
 import { renderHtml } from '../conformance/report/html.ts';
 import { junitXml } from '../conformance/report/junit.ts';
+import { METHODS } from '../load/methods.ts';
 import { type ConformanceReport, summarize } from '../conformance/report/model.ts';
 
 const LAYERS: Layer[] = ['spec', 'invariant', 'advisory'];
 const VERDICTS: Verdict[] = ['pass', 'fail', 'skip', 'inconclusive'];
-const METHODS = [
-  'eth_estimateGas',
-  'eth_getBlockByHash',
-  'eth_getUncleByBlockNumberAndIndex',
-  'eth_getUncleByBlockHashAndIndex',
-  'eth_getTransactionByBlockNumberAndIndex',
-  'eth_getTransactionByHash',
-  'eth_getTransactionReceipt',
-  'eth_getBlockReceipts',
-];
 const HOSTILE = '{"jsonrpc":"2.0","id":1,"result":"<script>alert(\\"pwned\\")</script> ]]> twice ]]>"}';
 
 function check(method: string, layer: Layer, verdict: Verdict): CheckResult {
@@ -70,7 +61,7 @@ function sampleReport(opts: { strict?: boolean; complete?: boolean } = {}): Conf
       headAfter: { number: '0x11', hash: `0x${'b'.repeat(64)}` },
       strict,
       requestCount: 99,
-      methods: METHODS,
+      methods: [...METHODS],
       complete,
       ...(complete ? {} : { incompleteReason: 'rate limited for too long' }),
     },

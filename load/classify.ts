@@ -1,0 +1,69 @@
+// Sorts one HTTP exchange into a class. A JSON-RPC error inside an HTTP 200 is not a success, and a
+// null is a success only where the corpus expects one. Pure: used by k6 per request and by sampling.
+import type { RpcClass } from './methods.ts';
+
+export interface Expectation {
+  expect: 'value' | 'null' | 'error';
+  /** For expect 'error': the JSON-RPC code the endpoint answered at sampling (3 for a revert). */
+  errorCode?: number;
+}
+
+export interface HttpOutcome {
+  /** 0 when no HTTP response arrived. */
+  status: number;
+  body: string | null;
+  timedOut?: boolean;
+}
+
+export interface Envelope {
+  result?: unknown;
+  error?: { code?: unknown; message?: unknown };
+}
+
+export interface Classification {
+  cls: RpcClass;
+  /** The JSON-RPC error code, for rpc_error, ok_error and rate limits carried in a body. */
+  code?: number;
+  /** The parsed body, for sampled schema validation of the successful classes. */
+  envelope?: Envelope;
+}
+
+// EIP-1474 "limit exceeded" and providers' own quota answers (some put the HTTP status in the code).
+const RATE_LIMIT_CODES = new Set([-32005, 429]);
+const RATE_LIMIT_MESSAGE = /rate.?limit|too many requests|exceeded .*(quota|limit|capacity)|quota|capacity exceeded|throttl/i;
+
+export function isRateLimit(code: number | undefined, message: unknown): boolean {
+  return (code !== undefined && RATE_LIMIT_CODES.has(code)) || (typeof message === 'string' && RATE_LIMIT_MESSAGE.test(message));
+}
+
+export function classify(outcome: HttpOutcome, expected: Expectation): Classification {
+  if (outcome.timedOut) return { cls: 'timeout' };
+  if (outcome.status === 0) return { cls: 'http_error' };
+  if (outcome.status === 429) return { cls: 'rate_limited' };
+
+  const envelope = parse(outcome.body);
+  const error = envelope?.error;
+  if (error && typeof error === 'object') {
+    const code = typeof error.code === 'number' ? error.code : undefined;
+    const coded = (cls: RpcClass): Classification => (code === undefined ? { cls } : { cls, code });
+    if (isRateLimit(code, error.message)) return coded('rate_limited');
+    if (outcome.status < 200 || outcome.status > 299) return coded('http_error');
+    if (expected.expect === 'error' && (expected.errorCode === undefined || expected.errorCode === code)) return { ...coded('ok_error'), envelope };
+    return coded('rpc_error');
+  }
+  if (outcome.status < 200 || outcome.status > 299) return { cls: 'http_error' };
+  if (!envelope || !('result' in envelope)) return { cls: 'invalid' };
+  if (envelope.result === null) return expected.expect === 'null' ? { cls: 'ok_null', envelope } : { cls: 'null_unexpected' };
+  // A value where the corpus expects a miss or an error means the endpoint answers something else.
+  return expected.expect === 'value' ? { cls: 'ok', envelope } : { cls: 'invalid' };
+}
+
+function parse(body: string | null): Envelope | undefined {
+  if (!body) return undefined;
+  try {
+    const value: unknown = JSON.parse(body);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Envelope) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,126 @@
+// load.html: one self-contained page a person reads after a run (charts are inline SVG).
+import { describeCheck } from './compare.ts';
+import { CLASSES, type RpcClass } from './methods.ts';
+import type { LoadReport } from './report.ts';
+import { escapeXml as esc, groupedBars, lineChart, stackedBars } from './svg.ts';
+
+const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf', '#8c564b', '#e377c2', '#7f7f7f'];
+const CLASS_COLORS: Record<RpcClass, string> = {
+  ok: '#2ca02c',
+  ok_null: '#98df8a',
+  ok_error: '#bcbd22',
+  null_unexpected: '#ff7f0e',
+  rpc_error: '#d62728',
+  rate_limited: '#9467bd',
+  http_error: '#8c564b',
+  timeout: '#000000',
+  invalid: '#e377c2',
+};
+
+export function renderHtml(r: LoadReport, dashboardFile: string): string {
+  const names = Object.keys(r.methods);
+  const color = (name: string) => PALETTE[names.indexOf(name) % PALETTE.length] ?? '#000';
+  const series = (key: 'p95' | 'rps' | 'targetRps', dashed = false) =>
+    names.map((n) => ({
+      name: `${n}${dashed ? ' (target)' : ''}`,
+      color: color(n),
+      dashed,
+      points: r.timeline.points.flatMap((p): Array<[number, number]> => {
+        const v = p.methods[n as keyof typeof p.methods]?.[key];
+        return v === undefined ? [] : [[p.t, v]];
+      }),
+    }));
+  const legend = `<p class="legend">${names.map((n) => `<span><i style="background:${color(n)}"></i>${esc(n)}</span>`).join('')}</p>`;
+  const failedThresholds = r.thresholds.filter((t) => !t.ok);
+
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>rpc-certify load: ${esc(r.profile)} ${esc(r.verdict)}</title>
+<style>
+body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1040px;color:#222}
+h1{font-size:22px}h2{font-size:17px;margin-top:32px;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;width:100%;font-size:12px}td,th{border-bottom:1px solid #eee;padding:3px 4px;text-align:right}
+td:first-child,th:first-child{text-align:left}.pass{color:#2ca02c}.fail{color:#d62728}.measured{color:#1f77b4}.muted{color:#777}
+svg text{font:11px system-ui,sans-serif;fill:#333}svg .small{font-size:10px}svg .axis{stroke:#999}svg .grid{stroke:#eee}
+.legend span{margin-right:14px;white-space:nowrap}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px}
+</style></head><body>
+<h1>Load test: <span class="${r.verdict}">${esc(r.verdict.toUpperCase())}</span> <span class="muted">(${esc(r.profile)} profile)</span></h1>
+<p>Endpoint ${esc(r.endpoint)} · chain ${esc(r.corpus.chainId)} · k6 ${esc(r.k6.version)} · ${r.durationSec} s · corpus seed ${r.corpus.seed}, ${Math.round(r.corpus.missShare * 100)}% misses · ${esc(r.createdAt)}</p>
+<p>${r.generator.keptUp ? 'The generator sent the planned load.' : `<b class="fail">The generator did not send the planned load.</b> ${esc(r.generator.note ?? '')}`}
+${r.generator.cpuCores === undefined ? '' : ` k6 used ${r.generator.cpuCores} of ${r.generator.availableCores} cores.`} k6's own dashboard: <a href="${esc(dashboardFile)}">${esc(dashboardFile)}</a>.</p>
+${failedThresholds.length ? `<p class="fail">Failed thresholds: ${failedThresholds.map((t) => esc(`${t.metric} ${t.expression} (${t.value ?? 'n/a'})`)).join(', ')}</p>` : ''}
+
+<h2>Per method</h2>
+<table><tr><th>method</th><th>requests</th><th>target rps</th><th>achieved rps</th><th>dropped</th><th>p50 ms</th><th>p90</th><th>p95</th><th>p99</th><th>max</th><th>failures</th></tr>
+${names
+  .map((n) => {
+    const m = r.methods[n]!;
+    const l = m.latencyMs;
+    const cell = (v: number | undefined) => `<td>${v ?? '–'}</td>`;
+    return `<tr><td>${esc(n)}</td><td>${m.requests}</td><td>${m.targetRps}</td><td>${m.achievedRps}</td><td>${m.dropped}</td>${cell(l?.p50)}${cell(l?.p90)}${cell(l?.p95)}${cell(l?.p99)}${cell(l?.max)}<td class="${m.failureRate > r.plan.slo.maxFailureRate ? 'fail' : ''}">${(m.failureRate * 100).toFixed(2)}%</td></tr>`;
+  })
+  .join('\n')}
+</table>
+
+<h2>Latency percentiles (successful answers)</h2>
+${groupedBars({
+  unit: 'ms',
+  groups: names.map((n) => {
+    const l = r.methods[n]?.latencyMs;
+    return { label: n, bars: l ? [{ name: 'p50', value: l.p50, color: '#9ecae1' }, { name: 'p95', value: l.p95, color: '#3182bd' }, { name: 'p99', value: l.p99, color: '#08519c' }] : [] };
+  }),
+})}
+<p class="legend"><span><i style="background:#9ecae1"></i>p50</span><span><i style="background:#3182bd"></i>p95</span><span><i style="background:#08519c"></i>p99</span></p>
+
+<h2>p95 latency over time</h2>
+${lineChart({ series: series('p95'), xLabel: `seconds (one point per ${r.timeline.periodSec} s)`, yLabel: 'p95 ms' })}
+${legend}
+
+<h2>Throughput: achieved (solid) vs target (dashed)</h2>
+${lineChart({ series: [...series('targetRps', true), ...series('rps')], xLabel: 'seconds', yLabel: 'requests/s' })}
+${legend}
+
+<h2>Outcome classes</h2>
+${stackedBars(names.map((n) => ({ label: n, parts: CLASSES.map((c) => ({ name: c, value: r.methods[n]!.classes[c], color: CLASS_COLORS[c] })) })))}
+<p class="legend">${CLASSES.map((c) => `<span><i style="background:${CLASS_COLORS[c]}"></i>${c}</span>`).join('')}</p>
+${classDetails(r)}
+${capacitySection(r)}${driftSection(r)}${baselineSection(r)}
+<h2>Thresholds</h2>
+<table><tr><th>metric</th><th>threshold</th><th>measured</th><th>result</th></tr>
+${r.thresholds.map((t) => `<tr><td>${esc(t.metric)}</td><td>${esc(t.expression)}</td><td>${t.value ?? '–'}</td><td class="${t.ok ? 'pass' : 'fail'}">${t.ok ? 'pass' : 'fail'}</td></tr>`).join('\n') || '<tr><td colspan="4" class="muted">none (this profile only measures)</td></tr>'}
+</table>
+${r.corpus.deviations.length ? `<h2>Corpus notes</h2><ul>${r.corpus.deviations.map((d) => `<li>${esc(d)}</li>`).join('')}</ul>` : ''}
+</body></html>
+`;
+}
+
+function classDetails(r: LoadReport): string {
+  const rows = Object.entries(r.methods).flatMap(([n, m]) => [
+    ...Object.entries(m.errorCodes).flatMap(([cls, codes]) => Object.entries(codes).map(([code, count]) => `<li>${esc(n)}: ${esc(cls)} code ${esc(code)} × ${count}</li>`)),
+    ...(m.invalidSample ? [`<li>${esc(n)}: invalid, e.g. ${esc(m.invalidSample)}</li>`] : []),
+  ]);
+  return rows.length ? `<ul>${rows.join('')}</ul>` : '';
+}
+
+function capacitySection(r: LoadReport): string {
+  if (!r.capacity) return '';
+  const rows = Object.entries(r.capacity).map(
+    ([n, c]) =>
+      `<tr><td>${esc(n)}</td><td>${c.peakTargetRps}</td><td>${c.maxAchievedRps}</td><td>${c.sustainedRps}</td><td>${c.brokeAt ? esc(`at ${c.brokeAt.t} s, ${c.brokeAt.targetRps} rps asked: ${c.brokeAt.reason}`) : 'held to the peak'}</td></tr>`,
+  );
+  return `<h2>Capacity (SLO: p95 ≤ ${r.plan.slo.p95Ms} ms, failures ≤ ${r.plan.slo.maxFailureRate * 100}%)</h2>
+<table><tr><th>scenario</th><th>peak asked rps</th><th>max achieved rps</th><th>sustained within SLO</th><th>SLO broke</th></tr>${rows.join('')}</table>`;
+}
+
+function driftSection(r: LoadReport): string {
+  if (!r.drift) return '';
+  const rows = Object.entries(r.drift).map(
+    ([n, d]) => `<tr><td>${esc(n)}</td><td>${d.startP95Ms}</td><td>${d.endP95Ms}</td><td>${d.ratio}</td><td class="${d.drifted ? 'fail' : 'pass'}">${d.drifted ? 'drifted' : 'stable'}</td></tr>`,
+  );
+  return `<h2>Drift (p95, first vs last tenth of the run)</h2><table><tr><th>method</th><th>start ms</th><th>end ms</th><th>ratio</th><th></th></tr>${rows.join('')}</table>`;
+}
+
+function baselineSection(r: LoadReport): string {
+  if (!r.baseline) return '';
+  const rows = r.baseline.checks.map((c) => `<tr><td>${esc(describeCheck(c))}</td><td class="${c.ok ? 'pass' : 'fail'}">${c.ok ? 'pass' : 'regressed'}</td></tr>`);
+  return `<h2>Against the baseline ${esc(r.baseline.file)} (tolerance ${r.baseline.tolerance * 100}%)</h2><table>${rows.join('')}</table>`;
+}

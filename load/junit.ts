@@ -1,0 +1,32 @@
+// load.junit.xml: one test case per k6 threshold, per baseline comparison and per drift check, so CI
+// shows which limit a run crossed.
+import junitModule, { type Builder } from 'junit-report-builder';
+import { describeCheck } from './compare.ts';
+import type { LoadReport } from './report.ts';
+
+// Under Node the CJS build's module.exports (the builder) is what the default import yields.
+const junit = junitModule as unknown as Builder;
+
+export function renderJunit(r: LoadReport): string {
+  const builder = junit.newBuilder().name('rpc-certify load');
+  const thresholds = builder.testSuite().name(`rpc-certify load (${r.profile}): k6 thresholds`);
+  for (const t of r.thresholds) {
+    const c = thresholds.testCase().className(`load.${r.profile}.${t.metric}`).name(`${t.metric} ${t.expression}`);
+    if (!t.ok) c.failure(`${t.metric} ${t.expression} crossed: measured ${t.value ?? 'n/a'}`);
+  }
+  if (r.baseline) {
+    const suite = builder.testSuite().name(`rpc-certify load (${r.profile}): regression against ${r.baseline.file}`);
+    for (const check of r.baseline.checks) {
+      const c = suite.testCase().className(`load.baseline.${check.method}`).name(`${check.method} ${check.metric}`);
+      if (!check.ok) c.failure(`regressed: ${describeCheck(check)}`);
+    }
+  }
+  if (r.drift) {
+    const suite = builder.testSuite().name(`rpc-certify load (${r.profile}): latency drift`);
+    for (const [name, d] of Object.entries(r.drift)) {
+      const c = suite.testCase().className(`load.drift.${name}`).name(`${name} p95 drift`);
+      if (d.drifted) c.failure(`p95 went from ${d.startP95Ms} ms to ${d.endP95Ms} ms (x${d.ratio})`);
+    }
+  }
+  return builder.build();
+}

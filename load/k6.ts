@@ -1,0 +1,67 @@
+// Runs the k6 binary. k6's own log lines quote the request URL (so the API key) in network errors and
+// repeat once per failed request: every line is redacted and repeats are folded into counts.
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { redact } from '../core/redact.ts';
+
+export interface K6Result {
+  exitCode: number;
+  wallSec: number;
+  /** CPU seconds k6 used (Linux /proc), to tell a saturated generator from a slow target. */
+  cpuSec?: number;
+  /** Distinct log lines, redacted, each with how often it occurred. */
+  log: Array<{ line: string; count: number }>;
+}
+
+/** k6's exit code when thresholds failed; the run itself completed. */
+export const K6_THRESHOLDS_FAILED = 99;
+const CLOCK_TICKS_PER_SEC = 100;
+const MAX_DISTINCT_LINES = 40;
+
+export async function runK6(opts: { binary: string; script: string; env: Record<string, string>; onLine?: (line: string) => void }): Promise<K6Result> {
+  const started = performance.now();
+  const child = spawn(opts.binary, ['run', '--no-usage-report', '--quiet', '--no-color', opts.script], {
+    env: { ...process.env, K6_NO_USAGE_REPORT: 'true', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const seen = new Map<string, { line: string; count: number }>();
+  const onData = (chunk: string): void => {
+    for (const raw of chunk.split('\n')) {
+      const line = redact(raw.replace(/^time="[^"]*"\s*/, '').trim());
+      if (!line) continue;
+      const entry = seen.get(line);
+      if (entry) entry.count++;
+      else if (seen.size < MAX_DISTINCT_LINES) {
+        seen.set(line, { line, count: 1 });
+        opts.onLine?.(line);
+      }
+    }
+  };
+  child.stdout.setEncoding('utf8').on('data', onData);
+  child.stderr.setEncoding('utf8').on('data', onData);
+
+  let cpuSec: number | undefined;
+  const sampler = setInterval(() => void cpuSeconds(child.pid).then((s) => (cpuSec = s ?? cpuSec)), 1000);
+  // Ctrl-C reaches k6 too: it stops the test and still writes its summary, so wait for it.
+  const keepWaiting = (): void => undefined;
+  process.on('SIGINT', keepWaiting);
+  try {
+    const exitCode = await new Promise<number>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('close', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
+    });
+    return { exitCode, wallSec: (performance.now() - started) / 1000, ...(cpuSec === undefined ? {} : { cpuSec }), log: [...seen.values()] };
+  } finally {
+    clearInterval(sampler);
+    process.off('SIGINT', keepWaiting);
+  }
+}
+
+async function cpuSeconds(pid: number | undefined): Promise<number | undefined> {
+  if (pid === undefined || process.platform !== 'linux') return undefined;
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+  // Fields after "pid (comm) ": utime and stime are the 12th and 13th.
+  const fields = stat?.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields?.[11]) + Number(fields?.[12]);
+  return Number.isFinite(ticks) ? ticks / CLOCK_TICKS_PER_SEC : undefined;
+}

@@ -1,0 +1,27 @@
+// The few lines a load run prints when it ends.
+import { describeCheck } from './compare.ts';
+import type { LoadReport } from './report.ts';
+
+export function summaryText(r: LoadReport, reportPaths: string[]): string {
+  const pad = (s: string | number, n: number) => String(s).padStart(n);
+  const lines = [
+    `load ${r.profile}: ${r.verdict.toUpperCase()} in ${r.durationSec} s against ${r.endpoint} (k6 ${r.k6.version}, corpus seed ${r.corpus.seed})`,
+    `${'method'.padEnd(42)}${pad('requests', 9)}${pad('rps/target', 14)}${pad('p50 ms', 9)}${pad('p95', 9)}${pad('p99', 9)}${pad('failures', 10)}`,
+    ...Object.entries(r.methods).map(([name, m]) => {
+      const l = m.latencyMs;
+      return `${name.padEnd(42)}${pad(m.requests, 9)}${pad(`${m.achievedRps}/${m.targetRps}`, 14)}${pad(l?.p50 ?? '-', 9)}${pad(l?.p95 ?? '-', 9)}${pad(l?.p99 ?? '-', 9)}${pad(`${(m.failureRate * 100).toFixed(2)}%`, 10)}`;
+    }),
+    `generator: ${r.generator.keptUp ? 'sent the planned load' : `did NOT send the planned load: ${r.generator.note ?? ''}`}${r.generator.cpuCores === undefined ? '' : ` (k6 used ${r.generator.cpuCores} of ${r.generator.availableCores} cores)`}`,
+    ...r.thresholds.filter((t) => !t.ok).map((t) => `threshold crossed: ${t.metric} ${t.expression} (measured ${t.value ?? 'n/a'})`),
+    ...(r.baseline?.checks.filter((c) => !c.ok).map((c) => `regression: ${describeCheck(c)}`) ?? []),
+    ...Object.entries(r.capacity ?? {}).map(
+      ([n, c]) => `capacity ${n}: ${c.sustainedRps} rps within the SLO, max ${c.maxAchievedRps} rps${c.brokeAt ? `; broke at ${c.brokeAt.t} s (${c.brokeAt.reason})` : '; held to the peak'}`,
+    ),
+    ...Object.entries(r.drift ?? {})
+      .filter(([, d]) => d.drifted)
+      .map(([n, d]) => `drift ${n}: p95 ${d.startP95Ms} ms -> ${d.endP95Ms} ms`),
+    ...r.corpus.deviations.map((d) => `corpus note: ${d}`),
+    `reports: ${reportPaths.join(', ')}`,
+  ];
+  return lines.join('\n');
+}

@@ -1,0 +1,222 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import { build } from 'esbuild';
+import { validateShape } from '../core/schemas.ts';
+import { capacityOf, driftOf } from '../load/analysis.ts';
+import { bundleScenario, precompiledAjv } from '../load/bundle.ts';
+import { classify, type Expectation } from '../load/classify.ts';
+import { compareReports } from '../load/compare.ts';
+import { composeEntries, type CorpusEntry } from '../load/corpus.ts';
+import { METHODS } from '../load/methods.ts';
+import { BOOKKEEPING, buildPlan, expectedIterations, parseDuration, targetRpsAt } from '../load/profiles.ts';
+import type { LoadReport } from '../load/report.ts';
+import { createRng } from '../load/rng.ts';
+import { thresholdResults } from '../load/summary.ts';
+import { parseTimeline, type TimelinePoint } from '../load/timeline.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const run = promisify(execFile);
+
+describe('load: classification of one answer', () => {
+  const value: Expectation = { expect: 'value' };
+  const miss: Expectation = { expect: 'null' };
+  const revert: Expectation = { expect: 'error', errorCode: 3 };
+  const body = (o: unknown) => JSON.stringify({ jsonrpc: '2.0', id: 1, ...(o as object) });
+
+  it('ok: a value where a value is expected, with the envelope kept for validation', () => {
+    const c = classify({ status: 200, body: body({ result: '0x5208' }) }, value);
+    expect(c.cls).to.equal('ok');
+    expect(c.envelope).to.deep.include({ result: '0x5208' });
+  });
+  it('ok_null and null_unexpected: a null is a success only where the corpus expects a miss', () => {
+    expect(classify({ status: 200, body: body({ result: null }) }, miss).cls).to.equal('ok_null');
+    expect(classify({ status: 200, body: body({ result: null }) }, value).cls).to.equal('null_unexpected');
+  });
+  it('ok_error: the expected JSON-RPC error (a revert with code 3); another code is an rpc_error', () => {
+    const reverted = body({ error: { code: 3, message: 'execution reverted: x', data: '0x' } });
+    expect(classify({ status: 200, body: reverted }, revert)).to.deep.include({ cls: 'ok_error', code: 3 });
+    expect(classify({ status: 200, body: body({ error: { code: -32000, message: 'execution reverted' } }) }, revert)).to.deep.include({ cls: 'rpc_error', code: -32000 });
+  });
+  it('rpc_error: a JSON-RPC error inside an HTTP 200 is not a success', () => {
+    expect(classify({ status: 200, body: body({ error: { code: -32602, message: 'invalid params' } }) }, value)).to.deep.equal({ cls: 'rpc_error', code: -32602 });
+  });
+  it('rate_limited: HTTP 429, or the usual quota codes and messages in a body', () => {
+    expect(classify({ status: 429, body: 'Too Many Requests' }, value).cls).to.equal('rate_limited');
+    expect(classify({ status: 200, body: body({ error: { code: -32005, message: 'limit exceeded' } }) }, value).cls).to.equal('rate_limited');
+    expect(classify({ status: 200, body: body({ error: { code: -32000, message: 'daily request count exceeded, request rate limited' } }) }, value).cls).to.equal('rate_limited');
+  });
+  it('http_error: no response, or a non-2xx status (even with a JSON-RPC body)', () => {
+    expect(classify({ status: 0, body: null }, value).cls).to.equal('http_error');
+    expect(classify({ status: 503, body: '<html>' }, value).cls).to.equal('http_error');
+    expect(classify({ status: 401, body: body({ error: { code: -32000, message: 'invalid project id' } }) }, value)).to.deep.equal({ cls: 'http_error', code: -32000 });
+  });
+  it('timeout: the request ran out of time', () => {
+    expect(classify({ status: 0, body: null, timedOut: true }, value).cls).to.equal('timeout');
+  });
+  it('invalid: not JSON, neither result nor error, or a value where a miss or an error is expected', () => {
+    expect(classify({ status: 200, body: 'not json' }, value).cls).to.equal('invalid');
+    expect(classify({ status: 200, body: body({}) }, value).cls).to.equal('invalid');
+    expect(classify({ status: 200, body: body({ result: { hash: '0x1' } }) }, miss).cls).to.equal('invalid');
+  });
+});
+
+describe('load: profiles, corpus, comparison, timeline', () => {
+  it('builds open-model scenarios with p(99) in the summary, per-method thresholds and no url/error tag', () => {
+    const plan = buildPlan({ profile: 'gate', methods: METHODS, seed: 1, rate: 20, duration: '30s' });
+    const scenarios = plan.options['scenarios'] as Record<string, { executor: string; rate: number; exec: string }>;
+    expect(Object.keys(scenarios)).to.have.members([...METHODS]);
+    expect(Object.values(scenarios).every((s) => s.executor === 'constant-arrival-rate' && s.rate === 20 && s.exec === 'call')).to.equal(true);
+    expect(plan.options['summaryTrendStats']).to.include('p(99)');
+    expect(plan.options['systemTags']).to.not.include.members(['url', 'error']);
+    const thresholds = plan.options['thresholds'] as Record<string, string[]>;
+    expect(thresholds['latency_eth_getBlockByHash']).to.deep.equal(['p(95)<500', 'p(99)<1000']);
+    expect(thresholds['failed_eth_estimateGas']).to.deep.equal(['rate<0.01']);
+    expect(thresholds['dropped_iterations{scenario:eth_getBlockReceipts}']).to.deep.equal([BOOKKEEPING]);
+  });
+
+  it('ramps each method in turn for capacity, then a seeded weighted mix', () => {
+    const plan = buildPlan({ profile: 'capacity', methods: ['eth_getBlockByHash', 'eth_estimateGas'], seed: 3, rate: 100, duration: '10s' });
+    expect(plan.scenarios.map((s) => [s.name, s.startSec])).to.deep.equal([
+      ['eth_estimateGas', 0],
+      ['eth_getBlockByHash', 12],
+      ['mix', 24],
+    ]);
+    const ramp = plan.scenarios[0]!;
+    expect(targetRpsAt(ramp, 0)).to.equal(5);
+    expect(targetRpsAt(ramp, 5)).to.equal(52.5);
+    expect(targetRpsAt(ramp, 11)).to.equal(0);
+    expect(expectedIterations(ramp)).to.equal(525);
+    expect(plan.mix).to.have.length(1000);
+    expect(new Set(plan.mix)).to.have.keys('eth_getBlockByHash', 'eth_estimateGas');
+    expect(buildPlan({ profile: 'capacity', methods: METHODS, seed: 3 }).mix).to.deep.equal(buildPlan({ profile: 'capacity', methods: METHODS, seed: 3 }).mix);
+    expect((plan.options['thresholds'] as Record<string, string[]>)['latency_eth_estimateGas']).to.equal(undefined);
+  });
+
+  it('parses durations and rejects nonsense', () => {
+    expect(parseDuration('90')).to.equal(90);
+    expect(parseDuration('1h30m')).to.equal(5400);
+    expect(parseDuration('45s')).to.equal(45);
+    expect(() => parseDuration('soon')).to.throw(/invalid duration/);
+    expect(() => parseDuration('')).to.throw(/invalid duration/);
+  });
+
+  it('composes a corpus with the exact miss share, every stratum of hits, replayable from the seed', () => {
+    const entry = (note: string, miss: boolean): CorpusEntry => ({ params: [note], note, miss, expect: miss ? 'null' : 'value' });
+    const hits = [...Array.from({ length: 50 }, () => entry('tx type 0x2', false)), entry('tx type 0x0', false), entry('tx type 0x4', false)];
+    const misses = [entry('miss: unknown tx hash', true)];
+    const a = composeEntries(hits, misses, 200, 0.1, createRng(9));
+    expect(a).to.have.length(200);
+    expect(a.filter((e) => e.miss)).to.have.length(20);
+    expect(new Set(a.map((e) => e.note))).to.include.keys('tx type 0x0', 'tx type 0x4');
+    expect(composeEntries(hits, misses, 200, 0.1, createRng(9))).to.deep.equal(a);
+    expect(composeEntries([], misses, 5, 0.1, createRng(1))).to.have.length(5);
+    expect(composeEntries(hits, [], 5, 0.5, createRng(1)).every((e) => !e.miss)).to.equal(true);
+  });
+
+  it('flags a regression of p95, p99 or failure rate beyond the tolerance, not loopback noise', () => {
+    const report = (p95: number, p99: number, failureRate: number) =>
+      ({ methods: { eth_getBlockByHash: { latencyMs: { avg: 1, p50: 1, p90: 1, p95, p99, max: p99 }, failureRate } } }) as unknown as LoadReport;
+    const failing = (checks: ReturnType<typeof compareReports>) => checks.filter((c) => !c.ok).map((c) => c.metric);
+    expect(failing(compareReports(report(100, 200, 0), report(120, 240, 0.004), 0.25))).to.deep.equal([]);
+    expect(failing(compareReports(report(100, 200, 0), report(130, 200, 0), 0.25))).to.deep.equal(['p95']);
+    expect(failing(compareReports(report(100, 200, 0), report(100, 260, 0.02), 0.25))).to.deep.equal(['p99', 'failureRate']);
+    expect(failing(compareReports(report(0.4, 0.9, 0), report(1.5, 2.5, 0), 0.25))).to.deep.equal([]);
+  });
+
+  it('reads thresholds with the measured value, leaving out the bookkeeping ones', () => {
+    const results = thresholdResults({
+      metrics: {
+        latency_eth_getBlockByHash: { type: 'trend', values: { 'p(95)': 12.3456, med: 3 }, thresholds: { 'p(95)<500': { ok: true } } },
+        failed_eth_getBlockByHash: { type: 'rate', values: { rate: 0.2 }, thresholds: { 'rate<0.01': { ok: false } } },
+        'dropped_iterations{scenario:x}': { type: 'counter', values: { count: 0 }, thresholds: { [BOOKKEEPING]: { ok: true } } },
+      },
+    });
+    expect(results).to.deep.equal([
+      { metric: 'failed_eth_getBlockByHash', expression: 'rate<0.01', ok: false, value: 0.2 },
+      { metric: 'latency_eth_getBlockByHash', expression: 'p(95)<500', ok: true, value: 12.346 },
+    ]);
+  });
+
+  it("parses the dashboard's event record, whatever order metrics are announced in", () => {
+    const trend = [1, 9, 2, 0.5, 4, 5, 6]; // avg max med min p90 p95 p99
+    const lines = [
+      { event: 'param', data: { aggregates: { counter: ['count', 'rate'], trend: ['avg', 'max', 'med', 'min', 'p(90)', 'p(95)', 'p(99)'], gauge: ['value'], rate: ['rate'] } } },
+      { event: 'metric', data: { time: { type: 'gauge' } } },
+      { event: 'start', data: [[1000]] },
+      { event: 'metric', data: { calls_ok_eth_getBlockByHash: { type: 'counter' }, latency_eth_getBlockByHash: { type: 'trend' } } },
+      { event: 'snapshot', data: [[10, 10], trend, [2000]] },
+      // A metric announced later that sorts first shifts every array.
+      { event: 'metric', data: { calls_invalid_eth_getBlockByHash: { type: 'counter' }, 'calls_rpc_error_eth_getBlockByHash{code:-32000}': { type: 'counter' } } },
+      { event: 'snapshot', data: [[5, 5], [10, 10], [5, 5], trend, [3000]] },
+      { event: 'cumulative', data: [[5, 2.5], [20, 10], [5, 2.5], trend, [3000]] },
+    ].map((e) => JSON.stringify(e));
+    const t = parseTimeline(lines, ['eth_getBlockByHash']);
+    expect(t.points).to.deep.equal([
+      { t: 1, methods: { eth_getBlockByHash: { rps: 10, failureRate: 0, p50: 2, p95: 5, p99: 6 } } },
+      { t: 2, methods: { eth_getBlockByHash: { rps: 15, failureRate: 0.3333, p50: 2, p95: 5, p99: 6 } } },
+    ]);
+    expect(t.codes).to.deep.equal({ eth_getBlockByHash: { rpc_error: { '-32000': 5 } } });
+  });
+
+  it('finds where a capacity ramp breaks the SLO, and flags latency drift', () => {
+    const plan = buildPlan({ profile: 'capacity', methods: ['eth_getBlockByHash'], seed: 1, rate: 100, duration: '10s' });
+    const point = (t: number, rps: number, p95: number): TimelinePoint => ({ t, methods: { eth_getBlockByHash: { rps, failureRate: 0, p95 } } });
+    const points = [point(2, 14, 5), point(4, 33, 6), point(6, 52, 7), point(8, 60, 900), point(10, 62, 1200)];
+    const c = capacityOf(plan.scenarios[0]!, points, 2, plan.slo);
+    expect(c).to.deep.include({ peakTargetRps: 100, maxAchievedRps: 62, sustainedRps: 52 });
+    expect(c.brokeAt?.reason).to.match(/p95 900 ms > 500 ms/);
+    const flat = Array.from({ length: 20 }, (_, i) => point(i, 10, 10 + (i >= 18 ? 30 : 0)));
+    expect(driftOf('eth_getBlockByHash', flat)).to.deep.include({ startP95Ms: 10, endP95Ms: 40, drifted: true });
+  });
+});
+
+describe('load: the k6 side', function () {
+  this.timeout(60_000);
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'load-test-'));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('type-checks against @types/k6 without Node types', async () => {
+    await run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'load', 'tsconfig.json')]).catch((e: { stdout?: string }) => {
+      throw new Error(`tsc -p load/tsconfig.json failed:\n${e.stdout ?? String(e)}`);
+    });
+  });
+
+  it('bundles into one ES module importing only k6, with precompiled validators and the plan compiled in', async () => {
+    const out = join(dir, 'scenario.js');
+    const started = performance.now();
+    await bundleScenario(buildPlan({ profile: 'smoke', methods: METHODS, seed: 1 }), out);
+    expect(performance.now() - started).to.be.below(5000);
+    const code = await readFile(out, 'utf8');
+    const imports = [...code.matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1]);
+    expect(imports).to.have.members(['k6/data', 'k6/execution', 'k6/http', 'k6/metrics']);
+    expect(code).to.not.match(/\brequire\(|new Function|node:/);
+    expect(code).to.include('"constant-arrival-rate"');
+    expect(code).to.include('export {');
+  });
+
+  it('validates with the same verdicts as core/schemas.ts once precompiled', async () => {
+    const entry = join(dir, 'shapes-entry.ts');
+    await writeFile(entry, `export { validateShape } from ${JSON.stringify(pathToFileURL(join(ROOT, 'core', 'schemas.ts')).pathname)};\n`);
+    const out = join(dir, 'shapes.mjs');
+    await build({ entryPoints: [entry], outfile: out, bundle: true, format: 'esm', platform: 'neutral', mainFields: ['module', 'main'], plugins: [precompiledAjv()], logLevel: 'silent' });
+    const bundled = (await import(pathToFileURL(out).href)) as { validateShape: typeof validateShape };
+    const samples: Array<[Parameters<typeof validateShape>[0], unknown]> = [
+      ['envelope', { jsonrpc: '2.0', id: 1, result: null }],
+      ['envelope', { jsonrpc: '2.0', id: 1, result: 1, error: { code: 1, message: 'x' } }],
+      ['log', { address: '0x1', topics: ['0xAB'], data: '0x0', removed: 'no' }],
+      ['block', { number: '0x01', hash: null }],
+      ['receipt', {}],
+    ];
+    for (const [shape, value] of samples) expect(bundled.validateShape(shape, value), shape).to.deep.equal(validateShape(shape, value));
+  });
+});

@@ -157,6 +157,14 @@ function normaliseResponse(call: Json, answer: Json): Json {
         return { ...answer, error: { ...error, message: revertMessage(error.data as Hex) } };
       }
       return answer;
+    case 'eth_getTransactionByHash':
+    case 'eth_getTransactionByBlockNumberAndIndex':
+      return isObject(answer.result) ? { ...answer, result: stripTransaction(answer.result) } : answer;
+    case 'eth_getBlockByHash':
+    case 'eth_getBlockByNumber':
+      return isObject(answer.result) && Array.isArray(answer.result.transactions)
+        ? { ...answer, result: { ...answer.result, transactions: answer.result.transactions.map((tx) => (isObject(tx) ? stripTransaction(tx) : tx)) } }
+        : answer;
     case 'eth_getTransactionReceipt':
       return isObject(answer.result) ? { ...answer, result: stripReceipt(answer.result) } : answer;
     case 'eth_getBlockReceipts':
@@ -175,6 +183,13 @@ function stripReceipt(receipt: JsonObject): JsonObject {
   const out = { ...receipt };
   delete out.blockTimestamp;
   if (out.type !== '0x3') delete out.blobGasPrice;
+  return out;
+}
+
+// anvil serves a blob transaction with its sidecar (`blobs`, 128 KiB each); execution-apis'
+// TransactionInfo has no such field: blobs travel in the network wrapper, not in RPC objects.
+function stripTransaction(tx: JsonObject): JsonObject {
+  const { blobs: _blobs, ...out } = tx;
   return out;
 }
 

@@ -1,5 +1,6 @@
 // Seeds a fresh anvil with real, locally signed transactions of every kind the conformance
-// checks look for: all tx types, creations, logs, a failed tx, a multi-tx block and an empty block.
+// checks look for: all tx types (a pre-signed blob transaction among them), creations, logs, a failed tx,
+// a multi-tx block and an empty block.
 import {
   type Abi,
   type Hex,
@@ -15,6 +16,7 @@ import {
 import { pbkdf2Sync } from 'node:crypto';
 import { HDKey, hdKeyToAccount } from 'viem/accounts';
 import artifact from '../fixtures/contracts/Seed.json' with { type: 'json' };
+import blobTx from '../fixtures/contracts/blob-tx.json' with { type: 'json' };
 
 export interface SeedInfo {
   chainId: number;
@@ -37,7 +39,11 @@ export interface SeedInfo {
 // anvil's default dev accounts come from this mnemonic. The BIP-39 seed is derived once with
 // node's native PBKDF2: viem's mnemonicToAccount does it in JS per account (~150 ms each).
 const MNEMONIC = 'test test test test test test test test test test test junk';
-const devRoot = () => HDKey.fromMasterSeed(pbkdf2Sync(MNEMONIC, 'mnemonic', 2048, 64, 'sha512'));
+let root: HDKey | undefined;
+/** Anvil's dev account at an index of its default mnemonic (the BIP-39 seed is derived once). */
+export const devAccount = (addressIndex: number) => hdKeyToAccount((root ??= HDKey.fromMasterSeed(pbkdf2Sync(MNEMONIC, 'mnemonic', 2048, 64, 'sha512'))), { addressIndex });
+/** The account whose nonce-0 blob transaction is pre-signed in fixtures/contracts/blob-tx.json. */
+export const BLOB_SENDER_INDEX = 7;
 
 const { Emitter, Reverter } = artifact.contracts;
 const emitterAbi = Emitter.abi as Abi;
@@ -58,8 +64,6 @@ export async function seedChain(anvilUrl: string): Promise<SeedInfo> {
     rpcUrls: { default: { http: [anvilUrl] } },
   });
   const pub = createPublicClient({ chain, transport, pollingInterval: 10 });
-  const root = devRoot();
-  const devAccount = (addressIndex: number) => hdKeyToAccount(root, { addressIndex });
   const [a0, a1, a2, a3, a4, a5] = [devAccount(0), devAccount(1), devAccount(2), devAccount(3), devAccount(4), devAccount(5)];
   const wallet = (account: typeof a0) => createWalletClient({ account, chain, transport });
   const [w0, w1, w2, w3, w4, w5] = [wallet(a0), wallet(a1), wallet(a2), wallet(a3), wallet(a4), wallet(a5)];
@@ -100,6 +104,13 @@ export async function seedChain(anvilUrl: string): Promise<SeedInfo> {
     byType['0x4'] = await sent(w2.sendTransaction({ authorizationList: [authorization], to: a3.address, data: note('7702') }));
   } catch {
     // hardfork without EIP-7702
+  }
+
+  // EIP-4844: signed once by scripts/make-blob-fixture.ts (KZG is too slow to compute per start).
+  try {
+    byType['0x3'] = await sent(pub.request({ method: 'eth_sendRawTransaction', params: [blobTx.raw as Hex] }));
+  } catch {
+    // hardfork without blob transactions
   }
 
   // Head block: 6 txs of mixed types from different senders, mined together (the self-tests need spares

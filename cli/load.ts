@@ -8,10 +8,24 @@ import { startDevnet } from '../devnet/index.ts';
 import { compareReports, DEFAULT_TOLERANCE, describeCheck } from '../load/compare.ts';
 import { PROFILES, type Profile } from '../load/profiles.ts';
 import { readReport } from '../load/report.ts';
-import { DEFAULT_MISS_SHARE, type LoadOptions, runLoad } from '../load/run.ts';
+import { DEFAULT_MAX_STEPS, DEFAULT_MISS_SHARE, type LoadOptions, runLoad, type TestOptions } from '../load/run.ts';
 import { findK6, K6_VERSION, toolsDir } from '../scripts/setup-k6.ts';
 import { positive } from './conformance.ts';
 import { endpointOptions, resolveEndpoint, UsageError } from './networks.ts';
+
+/** The options that shape the test, shared by `load` and `k8s`. */
+export const TEST_OPTIONS_HELP = `  --profile NAME        smoke (default), gate, capacity or soak
+  --rate N              requests per second per method (capacity: the first step)
+  --duration D          per scenario (capacity: per step): 30s, 5m, 1h30m
+  --methods a,b         only these methods (default: all eight)
+  --seed N              corpus and request order seed (default 1)
+  --miss-share F        share of requests that should miss (unknown hash, index out of range; default ${DEFAULT_MISS_SHARE})
+  --corpus FILE         replay a corpus written by an earlier run (load.corpus.json) instead of sampling
+  --reference-url URL   sample the corpus from this node (e.g. one serving the history the target prunes)
+  --validate-share F    share of answers fully validated (default 0.05; smoke 1)
+  --slo-p99 MS          the p99 latency the SLO allows (capacity; gate's p99 threshold)
+  --slo-success F       the success share the SLO requires (default 0.99)
+  --slo-max-dropped F   the share of planned requests k6 may fail to start (default 0.01)`;
 
 export const loadHelp = `rpc-certify load: load-test the eight methods with k6 (open-model arrival rates)
 
@@ -24,30 +38,31 @@ Profiles:
   smoke      every method at a low constant rate for a short time (default 5 rps x 10 s), CI-sized
   gate       fixed per-method rates with thresholds (default 20 rps x 60 s; p95 < 500 ms, p99 < 1000 ms,
              failures < 1%); with --baseline, also fails when a method regresses against an earlier run
-  capacity   a rate ramp per method, then a weighted mix (default up to 2000 rps, 30 s each): where the
-             SLO breaks; only measures (exit 0)
+  capacity   the capacity knee: each method alone, then a weighted mix, at a rate raised in steps (default
+             50, 100, 150 ... rps, 10 s a step) until a step breaks the SLO; reports the highest rate within
+             it and every step's figures; a step where k6 itself could not keep up is marked generator-bound;
+             only measures (exit 0)
   soak       a long constant rate (default 10 rps x 30m): thresholds and latency drift over time
+
+Every profile fully validates a share of the answers (schemas, and the answer recorded at sampling for
+lookups by hash: a fast wrong answer counts as \`wrong\`) and checks that eth_blockNumber never goes back.
 
 Options:
   --url URL             the endpoint, e.g. https://host/v3/<KEY> (the key never reaches a report or a metric)
   --network NAME        or a network of fixtures/networks.json, with --api-key KEY (or RPC_CERTIFY_API_KEY)
   --base-url URL        override the network's base address
-  --profile NAME        smoke (default), gate, capacity or soak
-  --rate N              requests per second per method (capacity: the peak of each ramp)
-  --duration D          per scenario: 30s, 5m, 1h30m
-  --methods a,b         only these methods (default: all eight)
+${TEST_OPTIONS_HELP}
+  --segments N          run N k6 processes here, each an execution segment of the test, merged into one report
+  --step-rate N         capacity: what each step adds (default: --rate)
+  --max-steps N         capacity: the most steps per method (default ${DEFAULT_MAX_STEPS})
   --out DIR             where the reports go (default: reports)
   --baseline FILE       an earlier load.json: fail when a method's p95/p99 or failure rate regresses
   --tolerance F         allowed growth over the baseline (default ${DEFAULT_TOLERANCE}: +${DEFAULT_TOLERANCE * 100}%)
-  --seed N              corpus and request order seed (default 1)
-  --miss-share F        share of requests that should miss (unknown hash, index out of range; default ${DEFAULT_MISS_SHARE})
-  --corpus FILE         replay a corpus written by an earlier run (load.corpus.json) instead of sampling
-  --reference-url URL   sample the corpus from this node (e.g. one serving the history the target prunes)
-  --keep-work           keep the bundled script, k6's raw summary and event record, and print where
+  --keep-work           keep the bundled script, k6's shards and event records, and print where
   -h, --help            this text
 
-Exit codes: 0 pass, 1 a threshold, regression or drift failed, 2 usage error or endpoint not usable.
-Reports: <out>/load.json, load.html, load.junit.xml, load.k6-dashboard.html, load.corpus.json.`;
+Exit codes: 0 pass, 1 a threshold, regression, head regression or drift failed, 2 usage error or endpoint not usable.
+Reports: <out>/load.json, load.html, load.junit.xml, load.k6-dashboard.html (one instance), load.corpus.json.`;
 
 export const compareHelp = `rpc-certify compare: the regression gate, offline
 
@@ -64,42 +79,75 @@ Prints the versions of node, go and anvil, and which k6 a load run would use (pa
 whether it is the user's own on PATH or the pinned ${K6_VERSION} in ${toolsDir()}).
 Exit codes: 0 everything a run needs is there, 1 something is missing.`;
 
+export const testOptionSpecs = {
+  profile: { type: 'string', default: 'smoke' },
+  rate: { type: 'string' },
+  duration: { type: 'string' },
+  methods: { type: 'string' },
+  seed: { type: 'string' },
+  'miss-share': { type: 'string' },
+  corpus: { type: 'string' },
+  'reference-url': { type: 'string' },
+  'validate-share': { type: 'string' },
+  'slo-p99': { type: 'string' },
+  'slo-success': { type: 'string' },
+  'slo-max-dropped': { type: 'string' },
+} as const;
+
+type TestValues = { [K in keyof typeof testOptionSpecs]?: string };
+
+export function testOptions(values: TestValues): TestOptions {
+  const profile = values.profile ?? 'smoke';
+  if (!(PROFILES as readonly string[]).includes(profile)) throw new UsageError(`--profile must be one of ${PROFILES.join(', ')}`);
+  const slo = {
+    ...(values['slo-p99'] ? { p99Ms: positive(values['slo-p99'], '--slo-p99') } : {}),
+    ...(values['slo-success'] ? { maxFailureRate: 1 - share(values['slo-success'], '--slo-success', 1) } : {}),
+    ...(values['slo-max-dropped'] ? { maxDroppedShare: share(values['slo-max-dropped'], '--slo-max-dropped', 1) } : {}),
+  };
+  return {
+    profile: profile as Profile,
+    ...(values.rate ? { rate: positive(values.rate, '--rate') } : {}),
+    ...(values.duration ? { duration: values.duration } : {}),
+    ...(values.methods ? { methods: values.methods.split(',').map((m) => m.trim()) } : {}),
+    ...(values.seed ? { seed: positive(values.seed, '--seed') } : {}),
+    ...(values['miss-share'] ? { missShare: share(values['miss-share'], '--miss-share', 1) } : {}),
+    ...(values.corpus ? { corpus: values.corpus } : {}),
+    ...(values['reference-url'] ? { referenceUrl: values['reference-url'] } : {}),
+    ...(values['validate-share'] ? { validateShare: share(values['validate-share'], '--validate-share', 1) } : {}),
+    ...(Object.keys(slo).length ? { slo } : {}),
+  };
+}
+
 export async function loadCommand(argv: string[]): Promise<number> {
   return oneLineErrors(async () => {
     const { values } = parseArgs({
       args: argv,
       options: {
         ...endpointOptions,
-        profile: { type: 'string', default: 'smoke' },
-        rate: { type: 'string' },
-        duration: { type: 'string' },
-        methods: { type: 'string' },
+        ...testOptionSpecs,
+        segments: { type: 'string' },
+        'step-rate': { type: 'string' },
+        'max-steps': { type: 'string' },
         out: { type: 'string', default: 'reports' },
         baseline: { type: 'string' },
         tolerance: { type: 'string' },
-        seed: { type: 'string' },
-        'miss-share': { type: 'string' },
-        corpus: { type: 'string' },
-        'reference-url': { type: 'string' },
         'keep-work': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h' },
       },
     });
     if (values.help) return print(loadHelp);
-    if (!(PROFILES as readonly string[]).includes(values.profile)) throw new UsageError(`--profile must be one of ${PROFILES.join(', ')}`);
+    const steps = {
+      ...(values['step-rate'] ? { stepRps: positive(values['step-rate'], '--step-rate') } : {}),
+      ...(values['max-steps'] ? { maxSteps: positive(values['max-steps'], '--max-steps') } : {}),
+    };
     const opts: Omit<LoadOptions, 'url'> = {
-      profile: values.profile as Profile,
+      ...testOptions(values),
       out: values.out,
       keepWork: values['keep-work'],
-      ...(values.rate ? { rate: positive(values.rate, '--rate') } : {}),
-      ...(values.duration ? { duration: values.duration } : {}),
-      ...(values.methods ? { methods: values.methods.split(',').map((m) => m.trim()) } : {}),
+      ...(values.segments ? { segments: positive(values.segments, '--segments') } : {}),
+      ...(Object.keys(steps).length ? { steps } : {}),
       ...(values.baseline ? { baseline: values.baseline } : {}),
       ...(values.tolerance ? { tolerance: share(values.tolerance, '--tolerance', 10) } : {}),
-      ...(values.seed ? { seed: positive(values.seed, '--seed') } : {}),
-      ...(values['miss-share'] ? { missShare: share(values['miss-share'], '--miss-share', 1) } : {}),
-      ...(values.corpus ? { corpus: values.corpus } : {}),
-      ...(values['reference-url'] ? { referenceUrl: values['reference-url'] } : {}),
     };
     const url = resolveEndpoint(values);
     if (url) return report(await runLoad({ ...opts, url }));
@@ -143,13 +191,13 @@ export async function doctorCommand(argv: string[]): Promise<number> {
   return k6 && anvilVersion ? 0 : 1;
 }
 
-function report(outcome: { exitCode: number; summary: string }): number {
+export function report(outcome: { exitCode: number; summary: string }): number {
   (outcome.exitCode === 2 ? console.error : console.log)(redact(outcome.summary));
   return outcome.exitCode;
 }
 
 /** Usage mistakes become one line and exit code 2, never a stack trace. */
-async function oneLineErrors(body: () => Promise<number>): Promise<number> {
+export async function oneLineErrors(body: () => Promise<number>): Promise<number> {
   try {
     return await body();
   } catch (e) {
@@ -160,13 +208,13 @@ async function oneLineErrors(body: () => Promise<number>): Promise<number> {
   }
 }
 
-function share(text: string, flag: string, max: number): number {
+export function share(text: string, flag: string, max: number): number {
   const n = Number(text);
   if (!Number.isFinite(n) || n < 0 || n > max) throw new UsageError(`${flag} takes a number from 0 to ${max}, got "${text}"`);
   return n;
 }
 
-function print(text: string): number {
+export function print(text: string): number {
   console.log(text);
   return 0;
 }

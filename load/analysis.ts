@@ -1,18 +1,35 @@
-// What a timeline says beyond the totals: where a capacity ramp stops meeting the SLO, and how a soak's
-// latency drifts from its start to its end. Pure.
+// What a run says beyond the totals: where the capacity steps stop meeting the SLO (and whether the
+// endpoint or the generator is to blame), and how a soak's latency drifts from its start to its end. Pure.
 import type { Subject } from './methods.ts';
-import type { ScenarioPlan, Slo } from './profiles.ts';
-import { targetRpsAt } from './profiles.ts';
+import type { Slo } from './profiles.ts';
+import { failureRate, latencyOf, requestsOf, type SubjectShard } from './shard.ts';
 import { round } from './summary.ts';
-import type { PeriodStats, TimelinePoint } from './timeline.ts';
+import type { TimelinePoint } from './timeline.ts';
+
+/** within: met the SLO; slo: the endpoint broke it; generator: k6 could not offer the load (not the endpoint's fault). */
+export type StepVerdict = 'within' | 'slo' | 'generator';
+
+export interface CapacityStep {
+  offeredRps: number;
+  achievedRps: number;
+  requests: number;
+  successRate: number;
+  /** Share of the offered requests k6 could not start. */
+  droppedShare: number;
+  p50Ms: number | null;
+  p99Ms: number | null;
+  /** k6's CPU use, in cores, over the step. */
+  cpuCores?: number;
+  verdict: StepVerdict;
+  reason?: string;
+}
 
 export interface CapacityResult {
-  peakTargetRps: number;
-  maxAchievedRps: number;
-  /** The highest rate achieved in a period that met the SLO and kept up with the ramp, before it broke. */
-  sustainedRps: number;
-  /** The first of two periods in a row that did not (absent: the SLO held up to the peak). */
-  brokeAt?: { t: number; targetRps: number; achievedRps: number; reason: string };
+  /** The highest offered rate whose step met the SLO (0: not even the first). */
+  sustainableRps: number;
+  /** What ended the steps: the endpoint broke the SLO, the generator saturated, or the last step was reached. */
+  limitedBy: 'endpoint' | 'generator' | 'steps';
+  steps: CapacityStep[];
 }
 
 export interface DriftResult {
@@ -23,42 +40,70 @@ export interface DriftResult {
   drifted: boolean;
 }
 
-/** A period must deliver this share of the rate the ramp asked for to count as keeping up. */
-const KEEP_UP_SHARE = 0.9;
+export interface StepInput {
+  offeredRps: number;
+  durationSec: number;
+  measured: SubjectShard;
+  /** The VUs k6 could use for the step: with a target answering fast, far fewer are busy. */
+  maxVUs: number;
+  cpuCores?: number;
+  availableCores: number;
+  slo: Slo;
+}
+
+/** k6 using this share of the cores is itself the bottleneck. */
+export const SATURATED_CPU_SHARE = 0.8;
+/** Dropped iterations while under this share of the VUs wait for answers: the target was idle, k6 was late. */
+const IDLE_VU_SHARE = 0.5;
 /** Drift is flagged beyond +50% p95 and more than 5 ms (sub-millisecond loopback noise is no drift). */
 const DRIFT_RATIO = 1.5;
 const DRIFT_FLOOR_MS = 5;
 
-export function capacityOf(scenario: ScenarioPlan, points: TimelinePoint[], periodSec: number, slo: Slo): CapacityResult {
-  const peakTargetRps = Math.max(...scenario.segments.map((g) => g.toRps));
-  const end = scenario.startSec + scenario.segments.reduce((a, g) => a + g.durationSec, 0);
-  let maxAchievedRps = 0;
-  let sustainedRps = 0;
-  let failing: CapacityResult['brokeAt'];
-  let brokeAt: CapacityResult['brokeAt'];
-  points.forEach((p, i) => {
-    const from = points[i - 1]?.t ?? 0;
-    const stats = p.methods[scenario.name];
-    // The first period of a ramp is partly before its start, the last may run past its end.
-    if (!stats || from < scenario.startSec + periodSec / 2 || p.t > end + periodSec / 2) return;
-    const targetRps = targetRpsAt(scenario, (from + p.t) / 2);
-    maxAchievedRps = Math.max(maxAchievedRps, stats.rps);
-    const reason = sloBreach(stats, targetRps, slo);
-    if (!reason) {
-      failing = undefined;
-      if (!brokeAt) sustainedRps = Math.max(sustainedRps, stats.rps);
-    } else if (!failing) failing = { t: p.t, targetRps: round(targetRps, 1), achievedRps: stats.rps, reason };
-    // One bad period can be a hiccup; two in a row is where the SLO breaks.
-    else brokeAt ??= failing;
-  });
-  return { peakTargetRps, maxAchievedRps, sustainedRps, ...(brokeAt ? { brokeAt } : {}) };
+export function judgeStep(input: StepInput): CapacityStep {
+  const { measured, slo } = input;
+  const requests = requestsOf(measured.classes);
+  const latency = latencyOf(measured.latency);
+  const planned = input.offeredRps * input.durationSec;
+  const droppedShare = planned > 0 ? Math.min(1, measured.dropped / planned) : 0;
+  const step: Omit<CapacityStep, 'verdict'> = {
+    offeredRps: input.offeredRps,
+    achievedRps: round(requests / input.durationSec, 2),
+    requests,
+    successRate: round(1 - failureRate(measured.classes), 4),
+    droppedShare: round(droppedShare, 4),
+    p50Ms: latency?.p50 ?? null,
+    p99Ms: latency?.p99 ?? null,
+    ...(input.cpuCores === undefined ? {} : { cpuCores: input.cpuCores }),
+  };
+  // Little's law: the VUs busy waiting for answers at this rate and latency.
+  const busyVUs = input.offeredRps * ((latency?.avg ?? 0) / 1000);
+  const saturated = input.cpuCores !== undefined && input.cpuCores >= input.availableCores * SATURATED_CPU_SHARE;
+  // Failed answers are the endpoint's whatever else happened; slow answers and unsent requests only when k6 kept up.
+  const failures = failureBreach(step, slo);
+  if (failures) return { ...step, verdict: 'slo', reason: failures };
+  if (saturated) return { ...step, verdict: 'generator', reason: `k6 used ${input.cpuCores} of ${input.availableCores} cores` };
+  if (droppedShare > slo.maxDroppedShare && busyVUs < input.maxVUs * IDLE_VU_SHARE) {
+    return { ...step, verdict: 'generator', reason: `${pct(droppedShare)} not started while about ${Math.ceil(busyVUs)} of ${input.maxVUs} VUs waited for answers` };
+  }
+  const breach = latencyBreach(step, slo);
+  return breach ? { ...step, verdict: 'slo', reason: breach } : { ...step, verdict: 'within' };
 }
 
-function sloBreach(stats: PeriodStats, targetRps: number, slo: Slo): string | undefined {
-  if (stats.failureRate > slo.maxFailureRate) return `failures ${pct(stats.failureRate)} > ${pct(slo.maxFailureRate)}`;
-  if ((stats.p95 ?? Infinity) > slo.p95Ms) return `p95 ${stats.p95 === undefined ? 'n/a' : `${stats.p95} ms`} > ${slo.p95Ms} ms`;
-  if (stats.rps < targetRps * KEEP_UP_SHARE) return `achieved ${stats.rps} rps < ${KEEP_UP_SHARE * 100}% of the ${round(targetRps, 1)} rps asked`;
+function failureBreach(step: Omit<CapacityStep, 'verdict'>, slo: Slo): string | undefined {
+  return step.successRate < 1 - slo.maxFailureRate ? `success ${pct(step.successRate)} < ${pct(1 - slo.maxFailureRate)}` : undefined;
+}
+
+function latencyBreach(step: Omit<CapacityStep, 'verdict'>, slo: Slo): string | undefined {
+  if ((step.p99Ms ?? Infinity) > slo.p99Ms) return `p99 ${step.p99Ms === null ? 'n/a' : `${step.p99Ms} ms`} > ${slo.p99Ms} ms`;
+  if (step.droppedShare > slo.maxDroppedShare) return `${pct(step.droppedShare)} not started: every VU was waiting for answers`;
   return undefined;
+}
+
+/** Sums up a subject's steps, which stop at the first one not within the SLO. */
+export function capacityOf(steps: CapacityStep[]): CapacityResult {
+  const last = steps.at(-1);
+  const limitedBy = last?.verdict === 'slo' ? 'endpoint' : last?.verdict === 'generator' ? 'generator' : 'steps';
+  return { sustainableRps: Math.max(0, ...steps.filter((s) => s.verdict === 'within').map((s) => s.offeredRps)), limitedBy, steps };
 }
 
 export function driftOf(subject: Subject, points: TimelinePoint[]): DriftResult | undefined {

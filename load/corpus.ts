@@ -9,6 +9,8 @@ export interface CorpusEntry extends Expectation {
   /** What the entry exercises ("tx type 0x2", "older block", "miss: unknown hash"); hits with equal notes form a stratum. */
   note: string;
   miss: boolean;
+  /** For a hit on an immutable lookup: the digest of the answer seen at sampling (answer.ts). */
+  answer?: string;
 }
 
 export interface Corpus {

@@ -2,9 +2,9 @@
 import { describeCheck } from './compare.ts';
 import { CLASSES, type RpcClass } from './methods.ts';
 import type { LoadReport } from './report.ts';
-import { escapeXml as esc, groupedBars, lineChart, stackedBars } from './svg.ts';
+import { capacitySection } from './html-capacity.ts';
+import { escapeXml as esc, groupedBars, lineChart, PALETTE, stackedBars } from './svg.ts';
 
-const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf', '#8c564b', '#e377c2', '#7f7f7f'];
 const CLASS_COLORS: Record<RpcClass, string> = {
   ok: '#2ca02c',
   ok_null: '#98df8a',
@@ -15,9 +15,11 @@ const CLASS_COLORS: Record<RpcClass, string> = {
   http_error: '#8c564b',
   timeout: '#000000',
   invalid: '#e377c2',
+  wrong: '#ff00aa',
 };
 
-export function renderHtml(r: LoadReport, dashboardFile: string): string {
+/** `dashboardFile`: k6's own dashboard next to it (one instance only: an instance's dashboard shows only its share). */
+export function renderHtml(r: LoadReport, dashboardFile: string | undefined): string {
   const names = Object.keys(r.methods);
   const color = (name: string) => PALETTE[names.indexOf(name) % PALETTE.length] ?? '#000';
   const series = (key: 'p95' | 'rps' | 'targetRps', dashed = false) =>
@@ -46,17 +48,19 @@ svg text{font:11px system-ui,sans-serif;fill:#333}svg .small{font-size:10px}svg 
 <h1>Load test: <span class="${r.verdict}">${esc(r.verdict.toUpperCase())}</span> <span class="muted">(${esc(r.profile)} profile)</span></h1>
 <p>Endpoint ${esc(r.endpoint)} · chain ${esc(r.corpus.chainId)} · k6 ${esc(r.k6.version)} · ${r.durationSec} s · corpus seed ${r.corpus.seed}, ${Math.round(r.corpus.missShare * 100)}% misses · ${esc(r.createdAt)}</p>
 <p>${r.generator.keptUp ? 'The generator sent the planned load.' : `<b class="fail">The generator did not send the planned load.</b> ${esc(r.generator.note ?? '')}`}
-${r.generator.cpuCores === undefined ? '' : ` k6 used ${r.generator.cpuCores} of ${r.generator.availableCores} cores.`} k6's own dashboard: <a href="${esc(dashboardFile)}">${esc(dashboardFile)}</a>.</p>
+${r.generator.cpuCores === undefined ? '' : ` k6 used ${r.generator.cpuCores} of ${r.generator.availableCores} cores.`}${dashboardFile ? ` k6's own dashboard: <a href="${esc(dashboardFile)}">${esc(dashboardFile)}</a>.` : ''}</p>
+<p class="muted">${r.generator.instances > 1 ? `Merged from ${r.generator.instances} k6 instances (execution segments): counts add up exactly; ` : ''}percentiles are read from mergeable histograms (within ±${r.plan.latencyRelativeError * 100}%), averages and maxima are exact${r.generator.instances > 1 ? "; a period's percentile in the timeline is the highest instance's" : ''}. ${Math.round(r.plan.validateShare * 100)}% of the answers were fully validated.</p>
+${headLine(r)}
 ${failedThresholds.length ? `<p class="fail">Failed thresholds: ${failedThresholds.map((t) => esc(`${t.metric} ${t.expression} (${t.value ?? 'n/a'})`)).join(', ')}</p>` : ''}
 
 <h2>Per method</h2>
-<table><tr><th>method</th><th>requests</th><th>target rps</th><th>achieved rps</th><th>dropped</th><th>p50 ms</th><th>p90</th><th>p95</th><th>p99</th><th>max</th><th>failures</th></tr>
+<table><tr><th>method</th><th>requests</th><th>target rps</th><th>achieved rps</th><th>dropped</th><th>p50 ms</th><th>p90</th><th>p95</th><th>p99</th><th>max</th><th>failures</th><th>validated</th><th>wrong</th></tr>
 ${names
   .map((n) => {
     const m = r.methods[n]!;
     const l = m.latencyMs;
     const cell = (v: number | undefined) => `<td>${v ?? '–'}</td>`;
-    return `<tr><td>${esc(n)}</td><td>${m.requests}</td><td>${m.targetRps}</td><td>${m.achievedRps}</td><td>${m.dropped}</td>${cell(l?.p50)}${cell(l?.p90)}${cell(l?.p95)}${cell(l?.p99)}${cell(l?.max)}<td class="${m.failureRate > r.plan.slo.maxFailureRate ? 'fail' : ''}">${(m.failureRate * 100).toFixed(2)}%</td></tr>`;
+    return `<tr><td>${esc(n)}</td><td>${m.requests}</td><td>${m.targetRps}</td><td>${m.achievedRps}</td><td>${m.dropped}</td>${cell(l?.p50)}${cell(l?.p90)}${cell(l?.p95)}${cell(l?.p99)}${cell(l?.max)}<td class="${m.failureRate > r.plan.slo.maxFailureRate ? 'fail' : ''}">${(m.failureRate * 100).toFixed(2)}%</td><td>${m.validated}</td><td class="${m.classes.wrong ? 'fail' : ''}">${m.classes.wrong}</td></tr>`;
   })
   .join('\n')}
 </table>
@@ -97,18 +101,15 @@ function classDetails(r: LoadReport): string {
   const rows = Object.entries(r.methods).flatMap(([n, m]) => [
     ...Object.entries(m.errorCodes).flatMap(([cls, codes]) => Object.entries(codes).map(([code, count]) => `<li>${esc(n)}: ${esc(cls)} code ${esc(code)} × ${count}</li>`)),
     ...(m.invalidSample ? [`<li>${esc(n)}: invalid, e.g. ${esc(m.invalidSample)}</li>`] : []),
+    ...(m.wrongSample ? [`<li>${esc(n)}: wrong answer, e.g. ${esc(m.wrongSample)}</li>`] : []),
   ]);
   return rows.length ? `<ul>${rows.join('')}</ul>` : '';
 }
 
-function capacitySection(r: LoadReport): string {
-  if (!r.capacity) return '';
-  const rows = Object.entries(r.capacity).map(
-    ([n, c]) =>
-      `<tr><td>${esc(n)}</td><td>${c.peakTargetRps}</td><td>${c.maxAchievedRps}</td><td>${c.sustainedRps}</td><td>${c.brokeAt ? esc(`at ${c.brokeAt.t} s, ${c.brokeAt.targetRps} rps asked: ${c.brokeAt.reason}`) : 'held to the peak'}</td></tr>`,
-  );
-  return `<h2>Capacity (SLO: p95 ≤ ${r.plan.slo.p95Ms} ms, failures ≤ ${r.plan.slo.maxFailureRate * 100}%)</h2>
-<table><tr><th>scenario</th><th>peak asked rps</th><th>max achieved rps</th><th>sustained within SLO</th><th>SLO broke</th></tr>${rows.join('')}</table>`;
+function headLine(r: LoadReport): string {
+  const h = r.head;
+  if (h.regressions === 0) return `<p>Head freshness: eth_blockNumber checked ${h.checks} times, never went back.</p>`;
+  return `<p class="fail">Head freshness: eth_blockNumber went back ${h.regressions} times (up to ${h.deepestBlocks} blocks) in ${h.checks} checks${h.sample ? `, e.g. ${esc(h.sample)}` : ''}.</p>`;
 }
 
 function driftSection(r: LoadReport): string {

@@ -1,5 +1,5 @@
-// load.junit.xml: one test case per k6 threshold, per baseline comparison and per drift check, so CI
-// shows which limit a run crossed.
+// load.junit.xml: one test case per threshold, for head freshness, per baseline comparison and per
+// drift check, so CI shows which limit a run crossed.
 import junitModule, { type Builder } from 'junit-report-builder';
 import { describeCheck } from './compare.ts';
 import type { LoadReport } from './report.ts';
@@ -9,11 +9,13 @@ const junit = junitModule as unknown as Builder;
 
 export function renderJunit(r: LoadReport): string {
   const builder = junit.newBuilder().name('rpc-certify load');
-  const thresholds = builder.testSuite().name(`rpc-certify load (${r.profile}): k6 thresholds`);
+  const thresholds = builder.testSuite().name(`rpc-certify load (${r.profile}): thresholds on the merged result`);
   for (const t of r.thresholds) {
     const c = thresholds.testCase().className(`load.${r.profile}.${t.metric}`).name(`${t.metric} ${t.expression}`);
     if (!t.ok) c.failure(`${t.metric} ${t.expression} crossed: measured ${t.value ?? 'n/a'}`);
   }
+  const head = thresholds.testCase().className(`load.${r.profile}.head`).name('eth_blockNumber never goes back');
+  if (r.head.regressions) head.failure(`went back ${r.head.regressions} times in ${r.head.checks} checks, up to ${r.head.deepestBlocks} blocks`);
   if (r.baseline) {
     const suite = builder.testSuite().name(`rpc-certify load (${r.profile}): regression against ${r.baseline.file}`);
     for (const check of r.baseline.checks) {

@@ -13,14 +13,12 @@ export interface K6Result {
   log: Array<{ line: string; count: number }>;
 }
 
-/** k6's exit code when thresholds failed; the run itself completed. */
-export const K6_THRESHOLDS_FAILED = 99;
 const CLOCK_TICKS_PER_SEC = 100;
 const MAX_DISTINCT_LINES = 40;
 
-export async function runK6(opts: { binary: string; script: string; env: Record<string, string>; onLine?: (line: string) => void }): Promise<K6Result> {
+export async function runK6(opts: { binary: string; script: string; args?: string[]; env: Record<string, string>; onLine?: (line: string) => void }): Promise<K6Result> {
   const started = performance.now();
-  const child = spawn(opts.binary, ['run', '--no-usage-report', '--quiet', '--no-color', opts.script], {
+  const child = spawn(opts.binary, ['run', '--no-usage-report', '--quiet', '--no-color', ...(opts.args ?? []), opts.script], {
     env: { ...process.env, K6_NO_USAGE_REPORT: 'true', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

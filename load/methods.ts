@@ -40,6 +40,7 @@ export const CLASSES = [
   'http_error',
   'timeout',
   'invalid', // unparseable, or a value that breaks its schema (validation is sampled)
+  'wrong', // schema-valid, but not the answer recorded at sampling for an immutable lookup (validation is sampled)
 ] as const;
 export type RpcClass = (typeof CLASSES)[number];
 
@@ -51,9 +52,21 @@ export const MIX_SCENARIO = 'mix';
 /** What a k6 scenario and its metrics are about: one method, or the mix. */
 export type Subject = RpcMethod | typeof MIX_SCENARIO;
 
-/** k6 metric names: one Trend, one Rate and one Counter per class, per subject. */
+/** The k6 scenario that samples eth_blockNumber once a second per instance (head freshness). */
+export const HEAD_SCENARIO = 'head';
+
+/**
+ * k6 metric names, per subject: a Trend, a Rate, a Counter per class, the latency histogram (a Counter
+ * whose tag `b` is the bucket) and the count of fully validated answers.
+ */
 export const metricName = {
   latency: (s: Subject) => `latency_${s}`,
   failed: (s: Subject) => `failed_${s}`,
   calls: (s: Subject, c: RpcClass) => `calls_${c}_${s}`,
+  histogram: (s: Subject) => `hist_${s}`,
+  validated: (s: Subject) => `validated_${s}`,
+  headChecks: 'head_checks',
+  headRegressions: 'head_regressions',
+  /** A Gauge: the deepest regression seen, in blocks (its max). */
+  headRegressionDepth: 'head_regression_depth',
 };

@@ -1,7 +1,7 @@
 // Load profiles turned into a k6 plan: open-model scenarios (arrival rates, so a slow target cannot
-// slow the generator down and hide its tail), thresholds, and the target rate at any moment (for
-// "achieved vs target"). Pure: the plan is computed in Node and compiled into the k6 bundle.
-import { METHODS, MIX_SCENARIO, metricName, type RpcMethod, type Subject } from './methods.ts';
+// slow the generator down and hide its tail), one capacity step, thresholds, and the target rate at any
+// moment (for "achieved vs target"). Pure: the plan is computed in Node and compiled into the k6 bundle.
+import { HEAD_SCENARIO, METHODS, MIX_SCENARIO, metricName, type RpcMethod, type Subject } from './methods.ts';
 import { createRng } from './rng.ts';
 
 export const PROFILES = ['smoke', 'gate', 'capacity', 'soak'] as const;
@@ -10,28 +10,30 @@ export type Profile = (typeof PROFILES)[number];
 export interface Slo {
   p95Ms: number;
   p99Ms: number;
-  /** Share of requests outside the success classes. */
+  /** Share of requests outside the success classes (1 - the success share). */
   maxFailureRate: number;
+  /** Share of the planned requests k6 could not start (no free VU). */
+  maxDroppedShare: number;
 }
 
 interface ProfileDefaults {
-  /** Per method: the constant rate, or for capacity the peak of each ramp. */
+  /** Per method: the constant rate, or for capacity the first step (and the step size). */
   rate: number;
-  /** Per scenario (capacity runs one ramp per method, then the mix). */
+  /** Per scenario; for capacity, per step. */
   durationSec: number;
-  /** Validate one response in N against the schemas. */
-  validateEvery: number;
+  /** Share of answers fully validated (schemas and the answers recorded at sampling). */
+  validateShare: number;
   slo: Slo;
   /** Thresholds decide the exit code; capacity only measures where the SLO breaks. */
   gating: boolean;
 }
 
-const SERVICE_SLO: Slo = { p95Ms: 500, p99Ms: 1000, maxFailureRate: 0.01 };
+const SERVICE_SLO: Slo = { p95Ms: 500, p99Ms: 1000, maxFailureRate: 0.01, maxDroppedShare: 0.01 };
 const DEFAULTS: Record<Profile, ProfileDefaults> = {
-  smoke: { rate: 5, durationSec: 10, validateEvery: 1, slo: { p95Ms: 1000, p99Ms: 2000, maxFailureRate: 0.01 }, gating: true },
-  gate: { rate: 20, durationSec: 60, validateEvery: 10, slo: SERVICE_SLO, gating: true },
-  capacity: { rate: 2000, durationSec: 30, validateEvery: 100, slo: SERVICE_SLO, gating: false },
-  soak: { rate: 10, durationSec: 1800, validateEvery: 20, slo: SERVICE_SLO, gating: true },
+  smoke: { rate: 5, durationSec: 10, validateShare: 1, slo: { ...SERVICE_SLO, p95Ms: 1000, p99Ms: 2000 }, gating: true },
+  gate: { rate: 20, durationSec: 60, validateShare: 0.05, slo: SERVICE_SLO, gating: true },
+  capacity: { rate: 50, durationSec: 10, validateShare: 0.05, slo: SERVICE_SLO, gating: false },
+  soak: { rate: 10, durationSec: 1800, validateShare: 0.05, slo: SERVICE_SLO, gating: true },
 };
 
 /** Share of each method in the capacity mix: lookups by hash dominate real read traffic. */
@@ -46,26 +48,20 @@ const MIX_WEIGHTS: Record<RpcMethod, number> = {
   eth_getUncleByBlockHashAndIndex: 2.5,
 };
 
-/** Marks thresholds that only make k6 report a sub-metric (per-scenario dropped iterations); never a verdict. */
+/** Marks thresholds that only make k6 report a sub-metric (dropped iterations, histogram buckets); never a verdict. */
 export const BOOKKEEPING = 'count>=0';
-const RAMP_GAP_SEC = 2;
 const REQUEST_TIMEOUT = '10s';
 const MAX_VUS = 1000;
 const SUMMARY_TREND_STATS = ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)', 'count'];
 // No `url` tag (it carries /v3/<KEY>) and no `error` tag (k6 error strings quote the URL).
 const SYSTEM_TAGS = ['status', 'method', 'name', 'group', 'check', 'error_code', 'scenario', 'expected_response'];
 
-export interface Segment {
-  durationSec: number;
-  fromRps: number;
-  toRps: number;
-}
-
 export interface ScenarioPlan {
   /** The k6 scenario name: the method, or "mix". */
   name: Subject;
   startSec: number;
-  segments: Segment[];
+  durationSec: number;
+  rps: number;
 }
 
 export interface PlanInput {
@@ -74,6 +70,12 @@ export interface PlanInput {
   seed: number;
   rate?: number;
   duration?: string;
+  validateShare?: number;
+  slo?: Partial<Slo>;
+  /** k6 processes sharing the test through execution segments (default 1). */
+  instances?: number;
+  /** Capacity only: the one step this plan runs. */
+  step?: { subject: Subject; rps: number };
 }
 
 export interface Plan {
@@ -84,14 +86,17 @@ export interface Plan {
   totalSec: number;
   /** Aggregation period of the timeline (k6 web dashboard). */
   periodSec: number;
-  validateEvery: number;
+  validateShare: number;
   slo: Slo;
   gating: boolean;
+  instances: number;
   requestTimeout: string;
   scenarios: ScenarioPlan[];
   /** The capacity mix as a seeded method sequence: iteration i calls mix[i % length]. */
   mix: RpcMethod[];
-  /** The k6 `options` export. */
+  /** What decides pass or fail, judged on the merged results of every instance (judge.ts), not by k6. */
+  thresholds: Record<string, string[]>;
+  /** The k6 `options` export (the script adds the histogram sub-metrics). */
   options: Record<string, unknown>;
 }
 
@@ -102,18 +107,19 @@ export function buildPlan(input: PlanInput): Plan {
   const durationSec = input.duration === undefined ? d.durationSec : parseDuration(input.duration);
   const methods = METHODS.filter((m) => input.methods.includes(m));
   if (methods.length === 0) throw new Error('no method selected');
+  const instances = input.instances ?? 1;
+  if (!Number.isInteger(instances) || instances < 1) throw new Error(`--segments must be a whole number >= 1, got ${instances}`);
+  const validateShare = input.validateShare ?? d.validateShare;
+  if (!(validateShare >= 0 && validateShare <= 1)) throw new Error(`--validate-share takes a number from 0 to 1, got ${validateShare}`);
+  if (input.profile === 'capacity' && !input.step) throw new Error('a capacity plan runs one step');
 
-  const scenarios: ScenarioPlan[] =
-    input.profile === 'capacity'
-      ? ([...methods, MIX_SCENARIO] as Subject[]).map((name, i) => ({
-          name,
-          startSec: i * (durationSec + RAMP_GAP_SEC),
-          segments: [{ durationSec, fromRps: Math.max(1, Math.round(rate / 20)), toRps: rate }],
-        }))
-      : methods.map((name) => ({ name, startSec: 0, segments: [{ durationSec, fromRps: rate, toRps: rate }] }));
-  const totalSec = Math.max(...scenarios.map((s) => s.startSec + s.segments.reduce((a, g) => a + g.durationSec, 0)));
-  // A VU waits for its answer, so VUs needed = rate x latency: allow the SLO latency at capacity, seconds elsewhere.
-  const latencyBudgetSec = d.gating ? 2 : d.slo.p95Ms / 1000;
+  const scenarios: ScenarioPlan[] = input.step
+    ? [{ name: input.step.subject, startSec: 0, durationSec, rps: input.step.rps }]
+    : methods.map((name) => ({ name, startSec: 0, durationSec, rps: rate }));
+  const totalSec = Math.max(...scenarios.map((s) => s.startSec + s.durationSec));
+  const slo = { ...d.slo, ...input.slo };
+  // A VU waits for its answer, so VUs needed = rate x latency: twice the SLO's p99 when measuring capacity, seconds elsewhere.
+  const latencyBudgetSec = d.gating ? 2 : (2 * slo.p99Ms) / 1000;
 
   const plan: Plan = {
     profile: input.profile,
@@ -122,59 +128,67 @@ export function buildPlan(input: PlanInput): Plan {
     durationSec,
     totalSec,
     periodSec: Math.min(60, Math.max(1, Math.round(totalSec / 150))),
-    validateEvery: d.validateEvery,
-    slo: d.slo,
+    validateShare,
+    slo,
     gating: d.gating,
+    instances,
     requestTimeout: REQUEST_TIMEOUT,
     scenarios,
-    mix: input.profile === 'capacity' ? mixSequence(methods, input.seed) : [],
+    mix: scenarios.some((s) => s.name === MIX_SCENARIO) ? mixSequence(methods, input.seed) : [],
+    thresholds: {},
     options: {},
   };
+  plan.thresholds = d.gating ? thresholds(plan) : {};
   plan.options = {
-    scenarios: Object.fromEntries(scenarios.map((s) => [s.name, k6Scenario(s, latencyBudgetSec)])),
-    thresholds: thresholds(plan),
+    scenarios: {
+      ...Object.fromEntries(scenarios.map((s) => [s.name, k6Scenario(s, latencyBudgetSec, instances)])),
+      // One eth_blockNumber a second per instance, from one VU, so its answers come in order.
+      [HEAD_SCENARIO]: { executor: 'constant-arrival-rate', exec: 'headCheck', rate: instances, timeUnit: '1s', duration: `${totalSec}s`, preAllocatedVUs: instances, maxVUs: instances, gracefulStop: '2s' },
+    },
+    thresholds: Object.fromEntries(scenarios.map((s) => [`dropped_iterations{scenario:${s.name}}`, [BOOKKEEPING]])),
     summaryTrendStats: SUMMARY_TREND_STATS,
     systemTags: SYSTEM_TAGS,
   };
   return plan;
 }
 
-function k6Scenario(s: ScenarioPlan, latencyBudgetSec: number): Record<string, unknown> {
-  const peak = Math.max(...s.segments.map((g) => Math.max(g.fromRps, g.toRps)));
-  const preAllocatedVUs = Math.min(100, Math.ceil(peak * 0.02) + 1);
-  const common = {
-    exec: 'call',
-    startTime: `${s.startSec}s`,
-    timeUnit: '1s',
-    preAllocatedVUs,
-    maxVUs: Math.min(MAX_VUS, Math.max(preAllocatedVUs, Math.ceil(peak * latencyBudgetSec))),
-    gracefulStop: '2s',
-  };
-  const [first] = s.segments;
-  if (s.segments.length === 1 && first && first.fromRps === first.toRps) {
-    return { executor: 'constant-arrival-rate', rate: first.toRps, duration: `${first.durationSec}s`, ...common };
-  }
+/** What a capacity run steps through: each method alone, then the weighted mix (when there is more than one). */
+export function capacitySubjects(methods: readonly RpcMethod[]): Subject[] {
+  const ordered = METHODS.filter((m) => methods.includes(m));
+  return ordered.length > 1 ? [...ordered, MIX_SCENARIO] : ordered;
+}
+
+function k6Scenario(s: ScenarioPlan, latencyBudgetSec: number, instances: number): Record<string, unknown> {
+  // Every instance needs VUs of its own (k6 splits them between execution segments); VUs that k6 must start
+  // mid-run cost requests (an iteration with no idle VU is dropped), so enough wait for 50 ms answers.
+  const preAllocatedVUs = Math.max(instances, Math.min(100, Math.ceil(s.rps * 0.05) + 2));
   return {
-    executor: 'ramping-arrival-rate',
-    startRate: first?.fromRps ?? 0,
-    stages: s.segments.map((g) => ({ target: g.toRps, duration: `${g.durationSec}s` })),
-    ...common,
+    executor: 'constant-arrival-rate',
+    exec: 'call',
+    rate: s.rps,
+    timeUnit: '1s',
+    duration: `${s.durationSec}s`,
+    startTime: `${s.startSec}s`,
+    preAllocatedVUs,
+    maxVUs: Math.min(MAX_VUS, Math.max(preAllocatedVUs, Math.ceil(s.rps * latencyBudgetSec))),
+    gracefulStop: '2s',
   };
 }
 
 function thresholds(plan: Plan): Record<string, string[]> {
   const out: Record<string, string[]> = {};
-  for (const s of plan.scenarios) out[`dropped_iterations{scenario:${s.name}}`] = [BOOKKEEPING];
-  if (!plan.gating) return out;
   for (const m of plan.methods) {
     out[metricName.latency(m)] = [`p(95)<${plan.slo.p95Ms}`, `p(99)<${plan.slo.p99Ms}`];
     out[metricName.failed(m)] = [`rate<${plan.slo.maxFailureRate}`];
   }
-  // The generator (or a stalled target) could not start 1% of the planned requests: the run is not the planned load.
+  // The generator (or a stalled target) could not start the planned requests: the run is not the planned load.
   const planned = plan.scenarios.reduce((a, s) => a + expectedIterations(s), 0);
-  out['dropped_iterations'] = [`count<=${Math.max(1, Math.floor(planned * 0.01))}`];
+  out[DROPPED] = [`count<=${Math.max(1, Math.floor(planned * plan.slo.maxDroppedShare))}`];
   return out;
 }
+
+/** The threshold on iterations the method scenarios could not start (the head sampler's are not counted). */
+export const DROPPED = 'dropped_iterations';
 
 function mixSequence(methods: RpcMethod[], seed: number): RpcMethod[] {
   const rng = createRng(seed ^ 0x5eed);
@@ -185,19 +199,14 @@ function mixSequence(methods: RpcMethod[], seed: number): RpcMethod[] {
   });
 }
 
-/** Requests a scenario should start: the integral of its rate. */
+/** Requests a scenario should start. */
 export function expectedIterations(s: ScenarioPlan): number {
-  return s.segments.reduce((a, g) => a + ((g.fromRps + g.toRps) / 2) * g.durationSec, 0);
+  return s.rps * s.durationSec;
 }
 
 /** The rate a scenario asks for at `tSec` after the test start (0 outside its window). */
 export function targetRpsAt(s: ScenarioPlan, tSec: number): number {
-  let start = s.startSec;
-  for (const g of s.segments) {
-    if (tSec >= start && tSec < start + g.durationSec) return g.fromRps + ((g.toRps - g.fromRps) * (tSec - start)) / g.durationSec;
-    start += g.durationSec;
-  }
-  return 0;
+  return tSec >= s.startSec && tSec < s.startSec + s.durationSec ? s.rps : 0;
 }
 
 /** "90", "45s", "5m", "1h30m" -> seconds. */

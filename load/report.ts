@@ -1,18 +1,21 @@
-// load.json: what a run measured, per method, with its run metadata. Checked against
-// schemas/load-report.json before it is written, and read back by `compare` and `--baseline`.
+// load.json: what a run measured, per method, with its run metadata, built from the merged results of
+// every k6 instance. Checked against schemas/load-report.json before it is written, and read back by
+// `compare` and `--baseline`.
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { Ajv } from 'ajv';
-import { redactUrl } from '../core/redact.ts';
 import schema from '../schemas/load-report.json' with { type: 'json' };
-import { type CapacityResult, capacityOf, type DriftResult, driftOf } from './analysis.ts';
+import { type CapacityResult, type DriftResult, driftOf, SATURATED_CPU_SHARE } from './analysis.ts';
 import type { RegressionCheck } from './compare.ts';
 import type { Corpus } from './corpus.ts';
-import type { K6Result } from './k6.ts';
+import { RELATIVE_ERROR } from './histogram.ts';
+import type { Measurement } from './instances.ts';
+import { judgeThresholds, type ThresholdResult } from './judge.ts';
 import type { RpcClass } from './methods.ts';
-import { expectedIterations, type Plan, type Profile, type Slo, targetRpsAt } from './profiles.ts';
-import { droppedIterations, type K6Summary, type Latency, methodCounts, round, type ThresholdResult, thresholdResults } from './summary.ts';
-import type { Timeline, TimelinePoint } from './timeline.ts';
+import { expectedIterations, type Plan, type Profile, type Slo } from './profiles.ts';
+import { failureRate, type Latency, latencyOf, requestsOf } from './shard.ts';
+import { round } from './summary.ts';
+import type { TimelinePoint } from './timeline.ts';
 
 export interface MethodReport {
   requests: number;
@@ -26,25 +29,33 @@ export interface MethodReport {
   /** JSON-RPC error codes seen, per class ("rpc_error" -> {"-32000": 4}). */
   errorCodes: Record<string, Record<string, number>>;
   failureRate: number;
+  /** Answers fully validated (schema, and the answer recorded at sampling); `wrong` and `invalid` count what failed. */
+  validated: number;
   /** The first schema fault seen, when validation found one. */
   invalidSample?: string;
+  /** The first answer that differed from the one recorded at sampling. */
+  wrongSample?: string;
 }
 
+export type CorpusInfo = Omit<Corpus, 'entries' | 'version'>;
+
 export interface LoadReport {
-  version: 1;
+  version: 2;
   kind: 'rpc-certify-load';
   createdAt: string;
   profile: Profile;
   endpoint: string;
   verdict: 'pass' | 'fail' | 'measured';
   k6: { version: string; source: string; exitCode: number };
-  plan: { rate: number; durationSec: number; totalSec: number; periodSec: number; validateEvery: number; slo: Slo };
+  plan: { rate: number; durationSec: number; totalSec: number; periodSec: number; validateShare: number; instances: number; latencyRelativeError: number; slo: Slo };
   corpus: { file: string; seed: number; missShare: number; chainId: string; head: string; blocksSampled: number; deviations: string[]; dropped: Record<string, number> };
   durationSec: number;
   /** Per method, plus "mix" for the capacity profile's weighted mix. */
   methods: Record<string, MethodReport>;
   thresholds: ThresholdResult[];
-  generator: { keptUp: boolean; droppedIterations: number; availableCores: number; cpuCores?: number; note?: string };
+  /** eth_blockNumber sampled once a second per instance: it must never go back. */
+  head: { checks: number; regressions: number; deepestBlocks: number; sample?: string };
+  generator: { keptUp: boolean; droppedIterations: number; availableCores: number; instances: number; cpuCores?: number; note?: string };
   timeline: { periodSec: number; points: TimelinePoint[] };
   capacity?: Record<string, CapacityResult>;
   drift?: Record<string, DriftResult>;
@@ -52,67 +63,80 @@ export interface LoadReport {
 }
 
 export interface ReportInput {
-  url: string;
+  /** Redacted. */
+  endpoint: string;
   plan: Plan;
-  corpus: Corpus;
+  corpus: CorpusInfo;
   corpusFile: string;
   k6: { version: string; source: string };
-  run: K6Result;
-  summary: K6Summary;
-  timeline: Timeline;
-  invalidSamples: Record<string, string>;
+  measurement: Omit<Measurement, 'dashboard'>;
+  capacity?: Record<string, CapacityResult>;
 }
 
 /** A generator that keeps up starts at least this share of the planned requests. */
 const KEEP_UP_SHARE = 0.99;
-/** k6 using this share of the machine's cores is itself the bottleneck. */
-const SATURATED_CPU_SHARE = 0.8;
 
 export function buildReport(input: ReportInput): LoadReport {
-  const { plan, summary, timeline, run } = input;
+  const { plan, measurement } = input;
+  const { merged, timeline, findings } = measurement;
   const methods: Record<string, MethodReport> = {};
   for (const s of plan.scenarios) {
-    const counts = methodCounts(summary, s.name);
-    const activeSec = s.segments.reduce((a, g) => a + g.durationSec, 0);
-    const invalidSample = input.invalidSamples[s.name];
+    const subject = merged.subjects[s.name];
+    if (!subject) continue;
+    const requests = requestsOf(subject.classes);
+    const invalidSample = findings.invalid[s.name];
+    const wrongSample = findings.wrong[s.name];
     methods[s.name] = {
-      requests: counts.requests,
-      targetRps: round(expectedIterations(s) / activeSec, 2),
-      achievedRps: round(counts.requests / activeSec, 2),
-      dropped: droppedIterations(summary, s.name),
-      latencyMs: counts.latencyMs,
-      classes: counts.classes,
+      requests,
+      targetRps: s.rps,
+      achievedRps: round(requests / s.durationSec, 2),
+      dropped: subject.dropped,
+      latencyMs: latencyOf(subject.latency),
+      classes: subject.classes,
       errorCodes: timeline.codes[s.name] ?? {},
-      failureRate: round(counts.failureRate, 4),
+      failureRate: round(failureRate(subject.classes), 4),
+      validated: subject.validated,
       ...(invalidSample ? { invalidSample } : {}),
+      ...(wrongSample ? { wrongSample } : {}),
     };
   }
+  const { corpus } = input;
   const report: LoadReport = {
-    version: 1,
+    version: 2,
     kind: 'rpc-certify-load',
     createdAt: new Date().toISOString(),
     profile: plan.profile,
-    endpoint: redactUrl(input.url),
+    endpoint: input.endpoint,
     verdict: 'pass',
-    k6: { version: input.k6.version, source: input.k6.source, exitCode: run.exitCode },
-    plan: { rate: plan.rate, durationSec: plan.durationSec, totalSec: plan.totalSec, periodSec: plan.periodSec, validateEvery: plan.validateEvery, slo: plan.slo },
+    k6: { version: input.k6.version, source: input.k6.source, exitCode: measurement.exitCode },
+    plan: {
+      rate: plan.rate,
+      durationSec: plan.durationSec,
+      totalSec: plan.totalSec,
+      periodSec: plan.periodSec,
+      validateShare: plan.validateShare,
+      instances: plan.instances,
+      latencyRelativeError: round(RELATIVE_ERROR, 6),
+      slo: plan.slo,
+    },
     corpus: {
       file: input.corpusFile,
-      seed: input.corpus.seed,
-      missShare: input.corpus.missShare,
-      chainId: input.corpus.chainId,
-      head: input.corpus.head,
-      blocksSampled: input.corpus.blocksSampled,
-      deviations: input.corpus.deviations,
-      dropped: input.corpus.dropped,
+      seed: corpus.seed,
+      missShare: corpus.missShare,
+      chainId: corpus.chainId,
+      head: corpus.head,
+      blocksSampled: corpus.blocksSampled,
+      deviations: corpus.deviations,
+      dropped: corpus.dropped,
     },
-    durationSec: round((summary.state?.testRunDurationMs ?? run.wallSec * 1000) / 1000, 1),
+    durationSec: round((merged.durationMs || measurement.wallSec * 1000) / 1000, 1),
     methods,
-    thresholds: thresholdResults(summary),
-    generator: generator(plan, methods, run),
-    timeline: { periodSec: plan.periodSec, points: withTargets(plan, timeline.points) },
+    thresholds: judgeThresholds(plan.thresholds, merged),
+    head: { checks: merged.head.checks, regressions: merged.head.regressions, deepestBlocks: merged.head.deepest, ...(findings.headRegression ? { sample: findings.headRegression } : {}) },
+    generator: generator(plan, methods, measurement),
+    timeline: { periodSec: plan.periodSec, points: timeline.points },
+    ...(input.capacity ? { capacity: input.capacity } : {}),
   };
-  if (plan.profile === 'capacity') report.capacity = Object.fromEntries(plan.scenarios.map((s) => [s.name, capacityOf(s, timeline.points, plan.periodSec, plan.slo)]));
   if (plan.profile === 'soak') {
     report.drift = {};
     for (const s of plan.scenarios) {
@@ -123,41 +147,30 @@ export function buildReport(input: ReportInput): LoadReport {
   return withVerdict(report);
 }
 
-/** Adds to each period the rate the plan asked for (at the period's middle), for achieved vs target. */
-function withTargets(plan: Plan, points: TimelinePoint[]): TimelinePoint[] {
-  return points.map((p, i) => ({
-    ...p,
-    methods: Object.fromEntries(
-      Object.entries(p.methods).map(([name, stats]) => {
-        const scenario = plan.scenarios.find((s) => s.name === name);
-        const from = points[i - 1]?.t ?? 0;
-        return [name, scenario ? { ...stats, targetRps: round(targetRpsAt(scenario, (from + p.t) / 2), 2) } : stats];
-      }),
-    ),
-  }));
-}
-
-/** pass/fail from thresholds, drift and the baseline; capacity only measures. */
+/** pass/fail from thresholds, head regressions, drift and the baseline; capacity only measures. */
 export function withVerdict(report: LoadReport): LoadReport {
   if (report.profile === 'capacity') return { ...report, verdict: 'measured' };
   const failed =
-    report.thresholds.some((t) => !t.ok) || Object.values(report.drift ?? {}).some((d) => d.drifted) || report.baseline?.ok === false;
+    report.thresholds.some((t) => !t.ok) ||
+    report.head.regressions > 0 ||
+    Object.values(report.drift ?? {}).some((d) => d.drifted) ||
+    report.baseline?.ok === false;
   return { ...report, verdict: failed ? 'fail' : 'pass' };
 }
 
-function generator(plan: Plan, methods: Record<string, MethodReport>, run: K6Result): LoadReport['generator'] {
+function generator(plan: Plan, methods: Record<string, MethodReport>, m: ReportInput['measurement']): LoadReport['generator'] {
   const availableCores = availableParallelism();
-  const cpuCores = run.cpuSec === undefined || run.wallSec <= 0 ? undefined : round(run.cpuSec / run.wallSec, 2);
+  const cpuCores = m.cpuSec === undefined || m.wallSec <= 0 ? undefined : round(m.cpuSec / m.wallSec, 2);
   const planned = plan.scenarios.reduce((a, s) => a + expectedIterations(s), 0);
-  const sent = Object.values(methods).reduce((a, m) => a + m.requests, 0);
-  const droppedIterations = Object.values(methods).reduce((a, m) => a + m.dropped, 0);
+  const sent = Object.values(methods).reduce((a, x) => a + x.requests, 0);
+  const droppedIterations = Object.values(methods).reduce((a, x) => a + x.dropped, 0);
   const keptUp = sent >= planned * KEEP_UP_SHARE;
   const note = keptUp
     ? undefined
     : cpuCores !== undefined && cpuCores >= availableCores * SATURATED_CPU_SHARE
-      ? `k6 used ${cpuCores} of ${availableCores} cores: the generator itself was saturated; lower --rate or run k6 on a bigger machine`
+      ? `k6 used ${cpuCores} of ${availableCores} cores: the generator itself was saturated; lower --rate, or spread the load (--segments on a bigger machine, k8s)`
       : `${droppedIterations} requests were not sent: every VU was waiting for an answer (the target slowed down) at the planned rate`;
-  return { keptUp, droppedIterations, availableCores, ...(cpuCores === undefined ? {} : { cpuCores }), ...(note ? { note } : {}) };
+  return { keptUp, droppedIterations, availableCores, instances: m.instances, ...(cpuCores === undefined ? {} : { cpuCores }), ...(note ? { note } : {}) };
 }
 
 const validator = new Ajv({ allErrors: true, strict: false }).compile(schema);

@@ -8,6 +8,7 @@ import { q, toQuantity } from '../core/hex.ts';
 import { redact } from '../core/redact.ts';
 import { errorStringPayload, HARNESS_REVERT_REASON, revertingInitCode } from '../core/revert.ts';
 import type { Targets } from '../core/targets.ts';
+import { answerDigest, IMMUTABLE_LOOKUPS } from './answer.ts';
 import { classify, type Expectation } from './classify.ts';
 import { type Corpus, type CorpusEntry, composeEntries } from './corpus.ts';
 import { METHODS, type RpcMethod } from './methods.ts';
@@ -186,7 +187,8 @@ async function preflight(client: RpcClient, method: RpcMethod, entries: CorpusEn
   const kept: CorpusEntry[] = [];
   for (const { entry, verdict } of tried) {
     const code = verdict.code;
-    if (verdict.cls === 'ok' || verdict.cls === 'ok_null' || verdict.cls === 'ok_error') kept.push(entry);
+    if (verdict.cls === 'ok' && IMMUTABLE_LOOKUPS.includes(method)) kept.push({ ...entry, answer: answerDigest(verdict.envelope?.result) });
+    else if (verdict.cls === 'ok' || verdict.cls === 'ok_null' || verdict.cls === 'ok_error') kept.push(entry);
     else if (verdict.cls === 'rpc_error' && code !== undefined && entry.miss) {
       // A miss answered with an error instead of null, or a revert with another code: a deviation, kept as measured.
       note(corpus, `${method}: ${entry.note} answered with JSON-RPC error ${code}, expected ${entry.expect === 'null' ? 'null' : `error ${entry.errorCode}`}`);

@@ -1,35 +1,49 @@
 // The k6 script (bundled by bundle.ts). Every iteration sends one corpus entry of its scenario's method
-// (or of the mix's next method), classifies the answer and feeds the scenario's metrics. The plan is
-// compiled in as __PLAN__; the URL arrives in the environment only, and no metric carries it (see the
-// plan's systemTags).
+// (or of the mix's next method), classifies the answer, fully validates a share of them and feeds the
+// scenario's metrics; a head sampler checks eth_blockNumber never goes back. handleSummary writes this
+// instance's shard (shard.ts). The plan is compiled in as __PLAN__; the URL arrives in the environment
+// only, and no metric carries it (see the plan's systemTags).
 import { SharedArray } from 'k6/data';
 import exec from 'k6/execution';
 import http from 'k6/http';
-import { Counter, Rate, Trend } from 'k6/metrics';
+import { Counter, Gauge, Rate, Trend } from 'k6/metrics';
+import { answerDigest } from './answer.ts';
 import { type Classification, classify } from './classify.ts';
 import type { Corpus, CorpusEntry } from './corpus.ts';
+import { bucketOf } from './histogram.ts';
 import { CLASSES, MIX_SCENARIO, metricName, type RpcClass, type RpcMethod, SUCCESS_CLASSES, type Subject } from './methods.ts';
 import type { Plan } from './profiles.ts';
+import { entryIndex, stripeEntries } from './segments.ts';
+import { SHARD_MARKER } from './shard.ts';
 import { shapeFault } from './shapes.ts';
+import { histogramThresholds, type K6Summary, shardOf } from './summary.ts';
 
 declare const __PLAN__: Plan;
 const plan = __PLAN__;
-export const options = plan.options;
+// Only the VU k6 reads the options from builds the histogram's thousands of sub-metric thresholds (~20 ms a VU otherwise).
+export const options =
+  __VU === 0 ? { ...plan.options, thresholds: { ...(plan.options['thresholds'] as object), ...histogramThresholds(plan.scenarios.map((s) => s.name)) } } : plan.options;
 
 const url = __ENV['RPC_CERTIFY_URL'] ?? '';
 const corpusPath = __ENV['RPC_CERTIFY_CORPUS'] ?? '';
-const summaryPath = __ENV['RPC_CERTIFY_SUMMARY'] ?? '';
+/** Where the shard goes; without it (k6-operator pods), a marked line on stdout. */
+const shardPath = __ENV['RPC_CERTIFY_SUMMARY'] ?? '';
 /** k6's error_code for a request that ran out of time. */
 const K6_TIMEOUT = 1050;
+const JSON_HEADERS = { 'Content-Type': 'application/json' };
 
 interface Request {
-  entries: CorpusEntry[];
+  all: ArrayLike<CorpusEntry>;
+  /** Entry indexes per residue of the iteration number (segments.ts), built once per VU. */
+  stripes?: number[][];
   params: { headers: Record<string, string>; tags: Record<string, string>; timeout: string };
-  faultLogged: boolean;
+  logged: Set<string>;
 }
 interface Metrics {
   latency: Trend;
+  histogram: Counter;
   failed: Rate;
+  validated: Counter;
   calls: Record<RpcClass, Counter>;
 }
 
@@ -38,9 +52,9 @@ const requests = Object.fromEntries(
   plan.methods.map((m): [RpcMethod, Request] => [
     m,
     {
-      entries: new SharedArray(m, () => (JSON.parse(open(corpusPath)) as Corpus).entries[m]) as unknown as CorpusEntry[],
-      params: { headers: { 'Content-Type': 'application/json' }, tags: { name: m, rpc_method: m }, timeout: plan.requestTimeout },
-      faultLogged: false,
+      all: new SharedArray(m, () => (JSON.parse(open(corpusPath)) as Corpus).entries[m]) as unknown as ArrayLike<CorpusEntry>,
+      params: { headers: JSON_HEADERS, tags: { name: m, rpc_method: m }, timeout: plan.requestTimeout },
+      logged: new Set(),
     },
   ]),
 ) as Record<RpcMethod, Request>;
@@ -49,41 +63,83 @@ const metrics = Object.fromEntries(
     name,
     {
       latency: new Trend(metricName.latency(name), true),
+      histogram: new Counter(metricName.histogram(name)),
       failed: new Rate(metricName.failed(name)),
+      validated: new Counter(metricName.validated(name)),
       calls: Object.fromEntries(CLASSES.map((c) => [c, new Counter(metricName.calls(name, c))])) as Record<RpcClass, Counter>,
     },
   ]),
 ) as Record<Subject, Metrics>;
+const head = { checks: new Counter(metricName.headChecks), regressions: new Counter(metricName.headRegressions), depth: new Gauge(metricName.headRegressionDepth) };
+const headParams = { headers: JSON_HEADERS, tags: { name: 'eth_blockNumber', rpc_method: 'eth_blockNumber' }, timeout: plan.requestTimeout };
+let highestHead: number | undefined;
 
 export function call(): void {
   const i = exec.scenario.iterationInTest;
   const subject = exec.scenario.name as Subject;
+  // The mix follows the global iteration number, so the instances together send exactly the planned mix.
   const method = subject === MIX_SCENARIO ? (plan.mix[i % plan.mix.length] as RpcMethod) : subject;
   const r = requests[method];
-  const entry = r.entries[i % r.entries.length];
+  const entry = r.all[entryIndex((r.stripes ??= stripeEntries(r.all, plan.instances)), i)];
   if (!entry) return;
   const res = http.post(url, JSON.stringify({ jsonrpc: '2.0', id: i, method, params: entry.params }), r.params);
   const body = typeof res.body === 'string' ? res.body : null;
-  const verdict = validated(method, r, classify({ status: res.status, body, timedOut: res.error_code === K6_TIMEOUT }, entry), i);
-
   const m = metrics[subject];
+  let verdict = classify({ status: res.status, body, timedOut: res.error_code === K6_TIMEOUT }, entry);
+  if (verdict.envelope && validates(i)) {
+    verdict = validated(method, entry, verdict.envelope, verdict, r);
+    m.validated.add(1);
+  }
+
   const ok = SUCCESS_CLASSES.includes(verdict.cls);
   m.calls[verdict.cls].add(1, verdict.code === undefined ? {} : { code: String(verdict.code) });
   m.failed.add(!ok);
-  if (ok) m.latency.add(res.timings.duration);
+  if (ok) {
+    m.latency.add(res.timings.duration);
+    m.histogram.add(1, { b: String(bucketOf(res.timings.duration)) });
+  }
 }
 
-/** Schema-checks one successful answer in plan.validateEvery; a fault turns it into `invalid`. */
-function validated(method: RpcMethod, r: Request, verdict: Classification, i: number): Classification {
-  if (!verdict.envelope || i % plan.validateEvery !== 0) return verdict;
-  const fault = shapeFault(method, verdict.envelope);
-  if (!fault) return verdict;
-  if (!r.faultLogged) console.warn(`rpc-certify invalid ${method} ${fault}`); // once per VU and method; Node collects it
-  r.faultLogged = true;
-  return { cls: 'invalid' };
+/** Spreads the validated share evenly over the iterations: exactly floor(n × share) of any n in a row. */
+function validates(i: number): boolean {
+  return Math.floor((i + 1) * plan.validateShare) > Math.floor(i * plan.validateShare);
 }
 
-/** k6's end-of-test data goes to a file for the Node side; nothing to stdout. */
-export function handleSummary(data: unknown): Record<string, string> {
-  return { [summaryPath]: JSON.stringify(data) };
+/** The schema of the answer, then the answer recorded at sampling: a fault makes it `invalid`, another answer `wrong`. */
+function validated(method: RpcMethod, entry: CorpusEntry, envelope: NonNullable<Classification['envelope']>, verdict: Classification, r: Request): Classification {
+  const fault = shapeFault(method, envelope);
+  if (fault) return logOnce(r, 'invalid', `${method} ${fault}`);
+  if (verdict.cls === 'ok' && entry.answer && answerDigest(envelope.result) !== entry.answer) {
+    return logOnce(r, 'wrong', `${method} ${JSON.stringify(entry.params)}: not the answer recorded at sampling`);
+  }
+  return verdict;
+}
+
+/** Once per VU, method and class: Node reads the first of each from k6's console output. */
+function logOnce(r: Request, cls: 'invalid' | 'wrong', line: string): Classification {
+  if (!r.logged.has(cls)) console.warn(`rpc-certify ${cls} ${line}`);
+  r.logged.add(cls);
+  return { cls };
+}
+
+/** The head sampler: one VU per instance, so its answers come in order; any answer below the highest seen is a regression. */
+export function headCheck(): void {
+  const res = http.post(url, JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'eth_blockNumber', params: [] }), headParams);
+  const result = classify({ status: res.status, body: typeof res.body === 'string' ? res.body : null }, { expect: 'value' }).envelope?.result;
+  const n = typeof result === 'string' && /^0x[0-9a-f]+$/i.test(result) ? parseInt(result, 16) : undefined;
+  if (n === undefined) return;
+  head.checks.add(1);
+  if (highestHead !== undefined && n < highestHead) {
+    head.regressions.add(1);
+    head.depth.add(highestHead - n);
+    console.warn(`rpc-certify head-regression eth_blockNumber went from ${highestHead} back to ${n}`);
+  }
+  highestHead = Math.max(highestHead ?? n, n);
+}
+
+/** This instance's shard, to a file for the Node side, or as one marked stdout line in a pod's log. (exec.test.options
+ * costs ~0.25 s with the histogram's thresholds in it: read it here only, never per VU.) */
+export function handleSummary(data: K6Summary): Record<string, string> {
+  const shard = JSON.stringify(shardOf(data, plan, answerDigest(plan), exec.test.options.executionSegment ?? null));
+  return shardPath ? { [shardPath]: shard } : { stdout: `${SHARD_MARKER}${shard}\n` };
 }

@@ -1,7 +1,10 @@
-// Reads k6's end-of-test data (written by the scenario's handleSummary): per-method counts, classes,
-// latency percentiles, and every threshold with the value it was judged on. Pure.
-import { CLASSES, metricName, type RpcClass, SUCCESS_CLASSES, type Subject } from './methods.ts';
-import { BOOKKEEPING } from './profiles.ts';
+// Turns k6's end-of-test data into this instance's shard (shard.ts): class counts, dropped iterations,
+// validated answers, the head sampler's findings and the latency histogram, whose buckets k6 counts as
+// sub-metrics of a tagged Counter. Pure: runs inside k6, in the scenario's handleSummary.
+import { BUCKETS } from './histogram.ts';
+import { CLASSES, metricName, type RpcClass, type Subject } from './methods.ts';
+import { BOOKKEEPING, type Plan } from './profiles.ts';
+import type { Shard } from './shard.ts';
 
 export interface K6Metric {
   type: string;
@@ -14,61 +17,47 @@ export interface K6Summary {
   state?: { testRunDurationMs?: number };
 }
 
-export interface Latency {
-  avg: number;
-  p50: number;
-  p90: number;
-  p95: number;
-  p99: number;
-  max: number;
-}
+/** The sub-metric k6 counts the samples of one histogram bucket in. */
+const bucketMetric = (s: Subject, bucket: number) => `${metricName.histogram(s)}{b:${bucket}}`;
 
-export interface MethodCounts {
-  requests: number;
-  classes: Record<RpcClass, number>;
-  /** Share of requests outside the success classes. */
-  failureRate: number;
-  /** Over the success classes; null when none succeeded. */
-  latencyMs: Latency | null;
-}
-
-export interface ThresholdResult {
-  metric: string;
-  expression: string;
-  ok: boolean;
-  /** The statistic the expression tests, as k6 measured it. */
-  value?: number;
-}
-
-export function methodCounts(summary: K6Summary, subject: Subject): MethodCounts {
-  const classes = Object.fromEntries(CLASSES.map((c) => [c, summary.metrics[metricName.calls(subject, c)]?.values['count'] ?? 0])) as Record<RpcClass, number>;
-  const requests = CLASSES.reduce((a, c) => a + classes[c], 0);
-  const succeeded = SUCCESS_CLASSES.reduce((a, c) => a + classes[c], 0);
-  const v = summary.metrics[metricName.latency(subject)]?.values;
-  const latencyMs =
-    v && (v['count'] ?? 0) > 0
-      ? { avg: round(v['avg']), p50: round(v['med']), p90: round(v['p(90)']), p95: round(v['p(95)']), p99: round(v['p(99)']), max: round(v['max']) }
-      : null;
-  return { requests, classes, failureRate: requests === 0 ? 0 : (requests - succeeded) / requests, latencyMs };
-}
-
-/** Every threshold k6 judged, except the bookkeeping ones that only expose sub-metrics. */
-export function thresholdResults(summary: K6Summary): ThresholdResult[] {
-  const out: ThresholdResult[] = [];
-  for (const [metric, m] of Object.entries(summary.metrics).sort(([a], [b]) => a.localeCompare(b))) {
-    for (const [expression, { ok }] of Object.entries(m.thresholds ?? {})) {
-      if (expression === BOOKKEEPING) continue;
-      const stat = /^\s*([a-z]+(?:\(\d+(?:\.\d+)?\))?)\s*[<>=!]/.exec(expression)?.[1];
-      const value = stat === undefined ? undefined : m.values[stat === 'p(50)' ? 'med' : stat];
-      out.push({ metric, expression, ok, ...(value === undefined ? {} : { value: round(value) }) });
-    }
-  }
+/** Bookkeeping thresholds that make k6 count every histogram bucket (k6 reports only sub-metrics with one). */
+export function histogramThresholds(subjects: readonly Subject[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const s of subjects) for (let b = 0; b < BUCKETS; b++) out[bucketMetric(s, b)] = [BOOKKEEPING];
   return out;
 }
 
-/** Iterations k6 could not start for lack of a free VU, per scenario (exposed by bookkeeping thresholds). */
-export function droppedIterations(summary: K6Summary, scenario: string): number {
-  return summary.metrics[`dropped_iterations{scenario:${scenario}}`]?.values['count'] ?? 0;
+export function shardOf(summary: K6Summary, plan: Plan, planDigest: string, segment: string | null): Shard {
+  const value = (metric: string, stat: string) => summary.metrics[metric]?.values[stat] ?? 0;
+  const subjects: Shard['subjects'] = {};
+  for (const { name } of plan.scenarios) {
+    const buckets: Record<string, number> = {};
+    for (let b = 0; b < BUCKETS; b++) {
+      const n = value(bucketMetric(name, b), 'count');
+      if (n > 0) buckets[b] = n;
+    }
+    const latency = metricName.latency(name);
+    const count = value(latency, 'count');
+    subjects[name] = {
+      classes: Object.fromEntries(CLASSES.map((c) => [c, value(metricName.calls(name, c), 'count')])) as Record<RpcClass, number>,
+      dropped: value(`dropped_iterations{scenario:${name}}`, 'count'),
+      validated: value(metricName.validated(name), 'count'),
+      latency: { count, sum: value(latency, 'avg') * count, min: value(latency, 'min'), max: value(latency, 'max'), buckets },
+    };
+  }
+  return {
+    kind: 'rpc-certify-load-shard',
+    version: 1,
+    plan: planDigest,
+    segment: segment ?? '0:1',
+    durationMs: summary.state?.testRunDurationMs ?? 0,
+    subjects,
+    head: {
+      checks: value(metricName.headChecks, 'count'),
+      regressions: value(metricName.headRegressions, 'count'),
+      deepest: value(metricName.headRegressionDepth, 'max'),
+    },
+  };
 }
 
 export function round(n: number | undefined, digits = 3): number {

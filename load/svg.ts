@@ -12,6 +12,9 @@ export interface Bar {
   color: string;
 }
 
+/** One colour per series (method), in order. */
+export const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf', '#8c564b', '#e377c2', '#7f7f7f'];
+
 const W = 900;
 const M = { top: 16, right: 16, bottom: 36, left: 64 };
 

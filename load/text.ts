@@ -11,12 +11,18 @@ export function summaryText(r: LoadReport, reportPaths: string[]): string {
       const l = m.latencyMs;
       return `${name.padEnd(42)}${pad(m.requests, 9)}${pad(`${m.achievedRps}/${m.targetRps}`, 14)}${pad(l?.p50 ?? '-', 9)}${pad(l?.p95 ?? '-', 9)}${pad(l?.p99 ?? '-', 9)}${pad(`${(m.failureRate * 100).toFixed(2)}%`, 10)}`;
     }),
-    `generator: ${r.generator.keptUp ? 'sent the planned load' : `did NOT send the planned load: ${r.generator.note ?? ''}`}${r.generator.cpuCores === undefined ? '' : ` (k6 used ${r.generator.cpuCores} of ${r.generator.availableCores} cores)`}`,
+    `generator: ${r.generator.instances > 1 ? `${r.generator.instances} k6 instances, merged; ` : ''}${r.generator.keptUp ? 'sent the planned load' : `did NOT send the planned load: ${r.generator.note ?? ''}`}${r.generator.cpuCores === undefined ? '' : ` (k6 used ${r.generator.cpuCores} of ${r.generator.availableCores} cores)`}`,
     ...r.thresholds.filter((t) => !t.ok).map((t) => `threshold crossed: ${t.metric} ${t.expression} (measured ${t.value ?? 'n/a'})`),
     ...(r.baseline?.checks.filter((c) => !c.ok).map((c) => `regression: ${describeCheck(c)}`) ?? []),
-    ...Object.entries(r.capacity ?? {}).map(
-      ([n, c]) => `capacity ${n}: ${c.sustainedRps} rps within the SLO, max ${c.maxAchievedRps} rps${c.brokeAt ? `; broke at ${c.brokeAt.t} s (${c.brokeAt.reason})` : '; held to the peak'}`,
-    ),
+    ...Object.entries(r.capacity ?? {}).map(([n, c]) => {
+      const last = c.steps.at(-1);
+      const end = c.limitedBy === 'steps' ? 'every step within the SLO' : `${c.limitedBy === 'endpoint' ? 'SLO broken' : 'generator-bound'} at ${last?.offeredRps} rps (${last?.reason ?? ''})`;
+      return `capacity ${n}: ${c.sustainableRps} rps within the SLO; ${end}`;
+    }),
+    ...Object.entries(r.methods)
+      .filter(([, m]) => m.classes.wrong > 0)
+      .map(([n, m]) => `wrong answers ${n}: ${m.classes.wrong} of ${m.validated} validated${m.wrongSample ? `, e.g. ${m.wrongSample}` : ''}`),
+    ...(r.head.regressions ? [`head went back ${r.head.regressions} times (up to ${r.head.deepestBlocks} blocks)${r.head.sample ? `, e.g. ${r.head.sample}` : ''}`] : []),
     ...Object.entries(r.drift ?? {})
       .filter(([, d]) => d.drifted)
       .map(([n, d]) => `drift ${n}: p95 ${d.startP95Ms} ms -> ${d.endP95Ms} ms`),

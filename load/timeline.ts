@@ -4,6 +4,7 @@
 // 8 s). Each "snapshot" event holds one period: one array per metric, in the sorted order of every
 // metric name announced so far, each array holding that metric type's aggregates. Pure.
 import { CLASSES, metricName, type RpcClass, SUCCESS_CLASSES, type Subject } from './methods.ts';
+import { type ScenarioPlan, targetRpsAt } from './profiles.ts';
 import { round } from './summary.ts';
 
 export interface PeriodStats {
@@ -102,4 +103,61 @@ function errorCodes(cumulative: Map<string, number[]>, methods: readonly Subject
     }
   }
   return out;
+}
+
+/**
+ * The timelines of several instances of one test, period by period: rates and error codes add up, failure
+ * rates are weighted by requests; a period's percentiles are the highest instance's (an upper bound:
+ * percentiles do not merge; the run's totals, from histograms, do).
+ */
+export function mergeTimelines(timelines: readonly Timeline[]): Timeline {
+  if (timelines.length === 1 && timelines[0]) return timelines[0];
+  const points: TimelinePoint[] = [];
+  const length = Math.max(0, ...timelines.map((t) => t.points.length));
+  for (let i = 0; i < length; i++) {
+    const at = timelines.map((t) => t.points[i]).filter((p): p is TimelinePoint => p !== undefined);
+    const point: TimelinePoint = { t: Math.max(...at.map((p) => p.t)), methods: {} };
+    for (const subject of new Set(at.flatMap((p) => Object.keys(p.methods) as Subject[]))) {
+      const stats = at.map((p) => p.methods[subject]).filter((s): s is PeriodStats => s !== undefined);
+      const rps = stats.reduce((a, s) => a + s.rps, 0);
+      const highest = (key: 'p50' | 'p95' | 'p99') => {
+        const values = stats.map((s) => s[key]).filter((v): v is number => v !== undefined);
+        return values.length ? { [key]: Math.max(...values) } : {};
+      };
+      point.methods[subject] = {
+        rps: round(rps, 2),
+        failureRate: rps ? round(stats.reduce((a, s) => a + s.failureRate * s.rps, 0) / rps, 4) : 0,
+        ...highest('p50'),
+        ...highest('p95'),
+        ...highest('p99'),
+      };
+    }
+    points.push(point);
+  }
+  const codes: Timeline['codes'] = {};
+  for (const t of timelines) {
+    for (const [subject, byClass] of Object.entries(t.codes) as Array<[Subject, Record<string, Record<string, number>>]>) {
+      for (const [cls, byCode] of Object.entries(byClass)) {
+        for (const [code, n] of Object.entries(byCode)) {
+          const into = ((codes[subject] ??= {})[cls] ??= {});
+          into[code] = (into[code] ?? 0) + n;
+        }
+      }
+    }
+  }
+  return { points, codes };
+}
+
+/** Adds to each period the rate the plan asked for (at the period's middle), for achieved vs target. */
+export function withTargets(points: TimelinePoint[], scenarios: readonly ScenarioPlan[]): TimelinePoint[] {
+  return points.map((p, i) => ({
+    ...p,
+    methods: Object.fromEntries(
+      Object.entries(p.methods).map(([name, stats]) => {
+        const scenario = scenarios.find((s) => s.name === name);
+        const from = points[i - 1]?.t ?? 0;
+        return [name, scenario ? { ...stats, targetRps: round(targetRpsAt(scenario, (from + p.t) / 2), 2) } : stats];
+      }),
+    ),
+  }));
 }

@@ -1,0 +1,73 @@
+// Mergeable latency histograms: log-linear buckets with a fixed layout, so the counts of several k6
+// instances add up to exactly the histogram one instance would have recorded for the same samples.
+// Percentiles cannot be averaged across instances; bucket counts can. Pure: k6 and Node share it.
+
+/** Bucket 0 holds everything below MIN_MS (absolute error ≤ MIN_MS/2). */
+const MIN_MS = 0.01;
+/** Each bucket is GROWTH times wider than the previous: a bucket's middle is within (GROWTH-1)/2 of any value in it. */
+const GROWTH = 1.02;
+/** Up to 60 s (past the request timeout); larger values share the last bucket. */
+export const BUCKETS = 1 + Math.ceil(Math.log(60_000 / MIN_MS) / Math.log(GROWTH));
+/** The largest relative error of a percentile read from a histogram (1%). */
+export const RELATIVE_ERROR = (GROWTH - 1) / 2;
+
+export interface Histogram {
+  count: number;
+  /** Exact sum, min and max of the samples (k6 measures them exactly; they merge exactly). */
+  sum: number;
+  min: number;
+  max: number;
+  /** Bucket index -> samples in it; empty buckets left out. */
+  buckets: Record<string, number>;
+}
+
+export function bucketOf(ms: number): number {
+  if (!(ms >= MIN_MS)) return 0;
+  return Math.min(BUCKETS - 1, 1 + Math.floor(Math.log(ms / MIN_MS) / Math.log(GROWTH)));
+}
+
+/** The value a bucket stands for: the middle of [lower, upper). */
+export function bucketValue(index: number): number {
+  if (index === 0) return MIN_MS / 2;
+  const lower = MIN_MS * GROWTH ** (index - 1);
+  return (lower * (1 + GROWTH)) / 2;
+}
+
+export function emptyHistogram(): Histogram {
+  return { count: 0, sum: 0, min: 0, max: 0, buckets: {} };
+}
+
+export function mergeHistograms(histograms: readonly Histogram[]): Histogram {
+  const out = emptyHistogram();
+  for (const h of histograms.filter((x) => x.count > 0)) {
+    out.min = out.count === 0 ? h.min : Math.min(out.min, h.min);
+    out.max = Math.max(out.max, h.max);
+    out.count += h.count;
+    out.sum += h.sum;
+    for (const [b, n] of Object.entries(h.buckets)) out.buckets[b] = (out.buckets[b] ?? 0) + n;
+  }
+  return out;
+}
+
+/**
+ * The q-quantile (0..1) the way k6 computes a Trend's p(x): linear interpolation between the sorted
+ * samples at ranks floor and ceil of q·(n-1); each sample read as its bucket's value, kept within [min, max].
+ */
+export function quantile(h: Histogram, q: number): number {
+  if (h.count === 0) return 0;
+  const position = q * (h.count - 1);
+  const lower = Math.floor(position);
+  const ordered = Object.entries(h.buckets)
+    .map(([b, n]): [number, number] => [Number(b), n])
+    .sort((a, b) => a[0] - b[0]);
+  const valueAt = (rank: number): number => {
+    let seen = 0;
+    for (const [b, n] of ordered) {
+      seen += n;
+      if (rank < seen) return Math.min(h.max, Math.max(h.min, bucketValue(b)));
+    }
+    return h.max;
+  };
+  const low = valueAt(lower);
+  return low + (valueAt(Math.ceil(position)) - low) * (position - lower);
+}

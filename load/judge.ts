@@ -1,0 +1,53 @@
+// The plan's thresholds judged on the merged result of every instance. k6 judges each instance on its own
+// share of the test, which says nothing about the whole (a p95 of p95s is no p95), so k6 is given none. Pure.
+import { quantile } from './histogram.ts';
+import { metricName, type Subject } from './methods.ts';
+import { DROPPED } from './profiles.ts';
+import { failureRate, type Merged } from './shard.ts';
+import { round } from './summary.ts';
+
+export interface ThresholdResult {
+  metric: string;
+  expression: string;
+  ok: boolean;
+  /** The statistic the expression tests, as measured on the merged result. */
+  value?: number;
+}
+
+const COMPARE: Record<string, (a: number, b: number) => boolean> = {
+  '<': (a, b) => a < b,
+  '<=': (a, b) => a <= b,
+  '>': (a, b) => a > b,
+  '>=': (a, b) => a >= b,
+  '==': (a, b) => a === b,
+  '!=': (a, b) => a !== b,
+};
+
+export function judgeThresholds(thresholds: Record<string, string[]>, merged: Merged): ThresholdResult[] {
+  const out: ThresholdResult[] = [];
+  for (const [metric, expressions] of Object.entries(thresholds).sort(([a], [b]) => a.localeCompare(b))) {
+    for (const expression of expressions) {
+      const m = /^\s*([a-z]+(?:\((\d+(?:\.\d+)?)\))?)\s*(<=|>=|==|!=|<|>)\s*(-?[\d.]+)\s*$/.exec(expression);
+      const value = m?.[1] === undefined ? undefined : statistic(merged, metric, m[1]);
+      const compare = COMPARE[m?.[3] ?? ''];
+      if (value === undefined || !compare) throw new Error(`threshold ${metric} ${expression}: not a statistic this harness measures`);
+      out.push({ metric, expression, ok: compare(value, Number(m?.[4])), value: round(value) });
+    }
+  }
+  return out;
+}
+
+/** A statistic of a metric the plan thresholds: latency_<s> p(x)/avg/max, failed_<s> rate, dropped_iterations count. */
+function statistic(merged: Merged, metric: string, stat: string): number | undefined {
+  if (metric === DROPPED && stat === 'count') return Object.values(merged.subjects).reduce((a, s) => a + s.dropped, 0);
+  for (const [name, s] of Object.entries(merged.subjects)) {
+    if (metric === metricName.latency(name as Subject)) {
+      const p = /^p\((\d+(?:\.\d+)?)\)$/.exec(stat)?.[1];
+      if (p !== undefined) return quantile(s.latency, Number(p) / 100);
+      if (stat === 'avg') return s.latency.count ? s.latency.sum / s.latency.count : 0;
+      if (stat === 'max') return s.latency.max;
+    }
+    if (metric === metricName.failed(name as Subject) && stat === 'rate') return failureRate(s.classes);
+  }
+  return undefined;
+}

@@ -1,0 +1,71 @@
+// k6 execution segments: how one test is split over N k6 processes (here, or as k6-operator pods),
+// which corpus entries each one asks, and whether a set of results covers the whole test. Pure.
+
+export interface Segment {
+  from: number;
+  to: number;
+}
+
+/** k6's `--execution-segment` values for N equal instances, and the `--execution-segment-sequence` they share. */
+export function segmentArgs(instances: number): { sequence: string; segments: string[] } {
+  const point = (i: number) => (i === 0 ? '0' : i === instances ? '1' : `${i}/${instances}`);
+  return {
+    sequence: Array.from({ length: instances + 1 }, (_, i) => point(i)).join(','),
+    segments: Array.from({ length: instances }, (_, i) => `${point(i)}:${point(i + 1)}`),
+  };
+}
+
+/** "1/4:1/2", "0.25:0.5" or "25%:50%" (k6's forms); null or "" is the whole test. */
+export function parseSegment(text: string | null | undefined): Segment {
+  if (!text) return { from: 0, to: 1 };
+  const [from, to] = text.split(':').map(fraction);
+  if (from === undefined || to === undefined || !(from >= 0 && to <= 1 && from < to)) throw new Error(`not an execution segment: "${text}"`);
+  return { from, to };
+}
+
+function fraction(text: string): number {
+  const t = text.trim();
+  if (t.endsWith('%')) return Number(t.slice(0, -1)) / 100;
+  const [n, d] = t.split('/');
+  return d === undefined ? Number(n) : Number(n) / Number(d);
+}
+
+/** The part of the test the segments leave out or run twice, or undefined when they tile it exactly. */
+export function coverageGap(segments: readonly Segment[]): string | undefined {
+  const sorted = [...segments].sort((a, b) => a.from - b.from);
+  let at = 0;
+  for (const s of sorted) {
+    if (Math.abs(s.from - at) > 1e-9) return s.from > at ? `${round(at)}-${round(s.from)} of the test has no result` : `${round(s.from)}-${round(at)} of the test has two results`;
+    at = s.to;
+  }
+  return Math.abs(at - 1) > 1e-9 ? `${round(at)}-1 of the test has no result` : undefined;
+}
+
+const round = (x: number) => Math.round(x * 1e4) / 1e4;
+
+/**
+ * Which corpus entry iteration i asks, so that N instances ask disjoint entries. With N equal segments k6
+ * gives instance j exactly the iterations i ≡ j (mod N), so each distinct parameter list (hits and misses
+ * ranked apart, so every instance keeps the miss share) belongs to one residue: no instance warms another's
+ * cache, and the whole test asks what one process would. `stripes` holds the entry indexes per residue.
+ */
+export function stripeEntries(entries: ArrayLike<{ params: unknown[]; miss: boolean }>, instances: number): number[][] {
+  const all = Array.from({ length: entries.length }, (_, i) => i);
+  if (instances === 1) return [all];
+  const rank = new Map<string, number>();
+  const distinct = { hit: 0, miss: 0 };
+  const stripes: number[][] = Array.from({ length: instances }, () => []);
+  for (const i of all) {
+    const e = entries[i] as { params: unknown[]; miss: boolean };
+    const key = `${e.miss}${JSON.stringify(e.params)}`;
+    if (!rank.has(key)) rank.set(key, distinct[e.miss ? 'miss' : 'hit']++);
+    stripes[(rank.get(key) ?? 0) % instances]?.push(i);
+  }
+  // Fewer distinct entries than instances: an instance left with none asks them all.
+  return stripes.map((s) => (s.length > 0 ? s : all));
+}
+
+export function entryIndex(stripes: readonly number[][], iteration: number): number {
+  const mine = stripes[iteration % stripes.length] ?? [];
+  return mine[Math.floor(iteration / stripes.length) % mine.length] ?? 0;
+}

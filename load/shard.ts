@@ -1,0 +1,146 @@
+// One k6 instance's results in mergeable form (a shard), written by the scenario's handleSummary, and
+// their merge: counts add, latency histograms add (histogram.ts), so N instances give one exact result.
+// Pure: the scenario builds shards, Node merges them (local segments, or k6-operator pods' logs).
+import { type Histogram, mergeHistograms, quantile } from './histogram.ts';
+import { CLASSES, type RpcClass, SUCCESS_CLASSES } from './methods.ts';
+import { coverageGap, parseSegment } from './segments.ts';
+
+export interface SubjectShard {
+  classes: Record<RpcClass, number>;
+  /** Iterations k6 could not start (no free VU). */
+  dropped: number;
+  /** Answers fully validated (schemas, recorded answers). */
+  validated: number;
+  /** Latency of the answers in the success classes. */
+  latency: Histogram;
+}
+
+export interface HeadShard {
+  /** eth_blockNumber answers compared with the one before. */
+  checks: number;
+  /** Answers lower than the one before. */
+  regressions: number;
+  /** The largest step back, in blocks. */
+  deepest: number;
+}
+
+export interface Shard {
+  kind: 'rpc-certify-load-shard';
+  version: 1;
+  /** Digest of the plan the instance ran: shards of different tests do not merge. */
+  plan: string;
+  /** The instance's execution segment ("0:1" when it ran the whole test). */
+  segment: string;
+  durationMs: number;
+  /** Per subject (method, or "mix"). */
+  subjects: Record<string, SubjectShard>;
+  head: HeadShard;
+}
+
+export interface Merged {
+  plan: string;
+  segments: string[];
+  durationMs: number;
+  subjects: Record<string, SubjectShard>;
+  head: HeadShard;
+}
+
+/** A shard printed to stdout (k6-operator pods: `kubectl logs`) starts its line with this. */
+export const SHARD_MARKER = 'rpc-certify-shard ';
+
+/** Adds up shards of the same test; they must cover it exactly once. */
+export function mergeShards(shards: readonly Shard[]): Merged {
+  const first = shards[0];
+  if (!first) throw new Error('no result to merge');
+  const other = shards.find((s) => s.plan !== first.plan);
+  if (other) throw new Error(`the results come from different tests (segment ${other.segment} ran another plan)`);
+  const gap = coverageGap(shards.map((s) => parseSegment(s.segment)));
+  if (gap) throw new Error(`the results do not cover the test: ${gap} (segments ${shards.map((s) => s.segment).join(', ')})`);
+  const subjects: Record<string, SubjectShard> = {};
+  for (const name of new Set(shards.flatMap((s) => Object.keys(s.subjects)))) {
+    const parts = shards.map((s) => s.subjects[name]).filter((p): p is SubjectShard => p !== undefined);
+    subjects[name] = {
+      classes: Object.fromEntries(CLASSES.map((c) => [c, sum(parts.map((p) => p.classes[c] ?? 0))])) as Record<RpcClass, number>,
+      dropped: sum(parts.map((p) => p.dropped)),
+      validated: sum(parts.map((p) => p.validated)),
+      latency: mergeHistograms(parts.map((p) => p.latency)),
+    };
+  }
+  return {
+    plan: first.plan,
+    segments: shards.map((s) => s.segment),
+    durationMs: Math.max(...shards.map((s) => s.durationMs)),
+    subjects,
+    head: {
+      checks: sum(shards.map((s) => s.head.checks)),
+      regressions: sum(shards.map((s) => s.head.regressions)),
+      deepest: Math.max(...shards.map((s) => s.head.deepest)),
+    },
+  };
+}
+
+export interface Latency {
+  avg: number;
+  p50: number;
+  p90: number;
+  p95: number;
+  p99: number;
+  max: number;
+}
+
+/** Percentiles read from the histogram (within its resolution), avg and max exact; null when nothing succeeded. */
+export function latencyOf(h: Histogram): Latency | null {
+  if (h.count === 0) return null;
+  const r = (x: number) => Math.round(x * 1000) / 1000;
+  return { avg: r(h.sum / h.count), p50: r(quantile(h, 0.5)), p90: r(quantile(h, 0.9)), p95: r(quantile(h, 0.95)), p99: r(quantile(h, 0.99)), max: r(h.max) };
+}
+
+export function requestsOf(classes: Record<RpcClass, number>): number {
+  return sum(CLASSES.map((c) => classes[c]));
+}
+
+/** Share of requests outside the success classes. */
+export function failureRate(classes: Record<RpcClass, number>): number {
+  const requests = requestsOf(classes);
+  return requests === 0 ? 0 : 1 - sum(SUCCESS_CLASSES.map((c) => classes[c])) / requests;
+}
+
+/** Every shard in a text: a shard file, or logs with marked lines (one per pod). */
+export function shardsIn(text: string): Shard[] {
+  const lines = text.trimStart().startsWith('{') ? [text] : text.split('\n').filter((l) => l.startsWith(SHARD_MARKER)).map((l) => l.slice(SHARD_MARKER.length));
+  return lines.map((l) => JSON.parse(l) as Shard).filter((s) => s?.kind === 'rpc-certify-load-shard' && s.version === 1);
+}
+
+/** What the scenario logs once per VU (scenario.ts): the first invalid and wrong answer per method, head regressions. */
+export interface Findings {
+  invalid: Record<string, string>;
+  wrong: Record<string, string>;
+  headRegression?: string;
+}
+
+/** The first finding of each kind in k6's console output (a file, or pods' logs); k6 quotes and escapes the message. */
+export function findingsIn(text: string): Findings {
+  const out: Findings = { invalid: {}, wrong: {} };
+  for (const m of text.matchAll(/rpc-certify (invalid|wrong|head-regression) (\S+) ((?:[^"\\\n]|\\.)*)/g)) {
+    const [, kind, method, raw] = m;
+    if (!kind || !method || raw === undefined) continue;
+    const message = raw.replace(/\\(.)/g, '$1');
+    if (kind === 'head-regression') out.headRegression ??= `${method} ${message}`;
+    else (out[kind as 'invalid' | 'wrong'][method] ??= message);
+  }
+  return out;
+}
+
+/** The first finding of each kind across several runs. */
+export function mergeFindings(all: readonly Findings[]): Findings {
+  const out: Findings = { invalid: {}, wrong: {} };
+  for (const f of all) {
+    for (const kind of ['invalid', 'wrong'] as const) for (const [method, line] of Object.entries(f[kind])) out[kind][method] ??= line;
+    if (f.headRegression) out.headRegression ??= f.headRegression;
+  }
+  return out;
+}
+
+function sum(values: number[]): number {
+  return values.reduce((a, b) => a + b, 0);
+}

@@ -12,6 +12,7 @@ import { DEFAULT_MAX_STEPS, DEFAULT_MISS_SHARE, type LoadOptions, runLoad, type 
 import { findK6, K6_VERSION, toolsDir } from '../scripts/setup-k6.ts';
 import { positive } from './conformance.ts';
 import { endpointOptions, resolveEndpoint, UsageError } from './networks.ts';
+import { interruptSignal } from './interrupt.ts';
 
 /** The options that shape the test, shared by `load` and `k8s`. */
 export const TEST_OPTIONS_HELP = `  --profile NAME        smoke (default), gate, capacity or soak
@@ -148,6 +149,7 @@ export async function loadCommand(argv: string[]): Promise<number> {
       ...(Object.keys(steps).length ? { steps } : {}),
       ...(values.baseline ? { baseline: values.baseline } : {}),
       ...(values.tolerance ? { tolerance: share(values.tolerance, '--tolerance', 10) } : {}),
+      signal: interruptSignal(),
     };
     const url = resolveEndpoint(values);
     if (url) return report(await runLoad({ ...opts, url }));

@@ -68,7 +68,7 @@ async function startCommand(argv: string[]): Promise<number> {
     const conformance = await certify({ url: devnet.url, out: values.out, strict: values.strict, quiet: values.quiet, fixtures: [{ targets: seedTargets, source: 'seed' }] });
     if (values['no-load'] || interrupted.aborted) return conformance;
     const { runLoad } = await import('../load/run.ts');
-    const load = await runLoad({ url: devnet.url, profile: 'smoke', out: values.out, targets: { reverts: devnet.seed.reverts } });
+    const load = await runLoad({ url: devnet.url, profile: 'smoke', out: values.out, targets: { reverts: devnet.seed.reverts }, signal: interrupted });
     console.log(redact(load.summary));
     return conformance || load.exitCode;
   } finally {

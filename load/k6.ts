@@ -16,7 +16,7 @@ export interface K6Result {
 const CLOCK_TICKS_PER_SEC = 100;
 const MAX_DISTINCT_LINES = 40;
 
-export async function runK6(opts: { binary: string; script: string; args?: string[]; env: Record<string, string>; onLine?: (line: string) => void }): Promise<K6Result> {
+export async function runK6(opts: { binary: string; script: string; args?: string[]; env: Record<string, string>; onLine?: (line: string) => void; signal?: AbortSignal }): Promise<K6Result> {
   const started = performance.now();
   const child = spawn(opts.binary, ['run', '--no-usage-report', '--quiet', '--no-color', ...(opts.args ?? []), opts.script], {
     env: { ...process.env, K6_NO_USAGE_REPORT: 'true', ...opts.env },
@@ -40,9 +40,15 @@ export async function runK6(opts: { binary: string; script: string; args?: strin
 
   let cpuSec: number | undefined;
   const sampler = setInterval(() => void cpuSeconds(child.pid).then((s) => (cpuSec = s ?? cpuSec)), 1000);
-  // Ctrl-C reaches k6 too: it stops the test and still writes its summary, so wait for it.
+  // Ctrl-C reaches k6 too: it stops the test and still writes its summary, so wait for it. A signal
+  // only this process got (SIGTERM from a supervisor) is passed on to k6 the same way, and k6 never
+  // outlives this process.
   const keepWaiting = (): void => undefined;
   process.on('SIGINT', keepWaiting);
+  const stopK6 = (): void => void child.kill('SIGINT');
+  const killK6 = (): void => void child.kill('SIGKILL');
+  opts.signal?.addEventListener('abort', stopK6, { once: true });
+  process.once('exit', killK6);
   try {
     const exitCode = await new Promise<number>((resolve, reject) => {
       child.once('error', reject);
@@ -52,6 +58,8 @@ export async function runK6(opts: { binary: string; script: string; args?: strin
   } finally {
     clearInterval(sampler);
     process.off('SIGINT', keepWaiting);
+    process.off('exit', killK6);
+    opts.signal?.removeEventListener('abort', stopK6);
   }
 }
 

@@ -45,7 +45,9 @@ export interface LoadReport {
   createdAt: string;
   profile: Profile;
   endpoint: string;
-  verdict: 'pass' | 'fail' | 'measured';
+  verdict: 'pass' | 'fail' | 'measured' | 'incomplete';
+  /** Why a run stopped early (Ctrl-C, SIGTERM). */
+  incompleteReason?: string;
   k6: { version: string; source: string; exitCode: number };
   plan: { rate: number; durationSec: number; totalSec: number; periodSec: number; validateShare: number; instances: number; latencyRelativeError: number; slo: Slo };
   corpus: { file: string; seed: number; missShare: number; chainId: string; head: string; blocksSampled: number; deviations: string[]; dropped: Record<string, number> };
@@ -149,6 +151,7 @@ export function buildReport(input: ReportInput): LoadReport {
 
 /** pass/fail from thresholds, head regressions, drift and the baseline; capacity only measures. */
 export function withVerdict(report: LoadReport): LoadReport {
+  if (report.verdict === 'incomplete') return report;
   if (report.profile === 'capacity') return { ...report, verdict: 'measured' };
   const failed =
     report.thresholds.some((t) => !t.ok) ||

@@ -5,6 +5,7 @@
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
+import { INTERRUPTED_EXIT } from '../cli/interrupt.ts';
 import { UsageError } from '../cli/networks.ts';
 import { writeFileAtomic } from '../conformance/report/atomic.ts';
 import { redact, redactUrl, registerUrlSecrets } from '../core/redact.ts';
@@ -52,6 +53,8 @@ export interface LoadOptions extends TestOptions {
   /** Keep the bundle, k6's shards and event records (their directory is printed). */
   keepWork?: boolean;
   log?: (line: string) => void;
+  /** Ctrl-C / SIGTERM: k6 stops, and the report of what it measured is marked incomplete. */
+  signal?: AbortSignal;
 }
 
 export interface LoadOutcome {
@@ -98,7 +101,10 @@ async function run(opts: LoadOptions, log: (line: string) => void): Promise<Load
     const { corpus, methods } = await test.corpus(log);
     if (!opts.corpus) await writeFileAtomic(corpusFile, JSON.stringify(corpus));
     let runs = 0;
-    const measurePlan = (plan: Plan): Promise<Measurement> => measure({ plan, k6: k6.path, url: opts.url, corpusFile, work: join(work, `run-${runs++}`), log });
+    const measurePlan = (plan: Plan): Promise<Measurement> => {
+      if (opts.signal?.aborted) throw new ToolError(`interrupted by ${String(opts.signal.reason)} before this step`);
+      return measure({ plan, k6: k6.path, url: opts.url, corpusFile, work: join(work, `run-${runs++}`), log, ...(opts.signal ? { signal: opts.signal } : {}) });
+    };
 
     log(`load: k6 ${k6.version}, ${opts.profile} profile, ${methods.length} methods${test.instances > 1 ? `, ${test.instances} instances` : ''}`);
     const common = { endpoint: redactUrl(opts.url), corpus, corpusFile: relative(resolve(opts.out), corpusFile), k6 };
@@ -117,6 +123,7 @@ async function run(opts: LoadOptions, log: (line: string) => void): Promise<Load
       report = buildReport({ ...common, plan, measurement });
     }
     if (opts.keepWork) log(`load: work files kept in ${work}`);
+    if (opts.signal?.aborted) report = { ...report, verdict: 'incomplete', incompleteReason: `interrupted by ${String(opts.signal.reason)}: the figures cover the run until then` };
     return await conclude(report, opts, baseline, { dashboard, corpus: !opts.corpus });
   } finally {
     if (!opts.keepWork) await rm(work, { recursive: true, force: true });
@@ -164,7 +171,8 @@ export async function readBaseline(path: string | undefined): Promise<LoadReport
 export async function conclude(report: LoadReport, opts: { out: string; baseline?: string; tolerance?: number }, baseline: LoadReport | undefined, extra: { dashboard?: string; corpus: boolean }): Promise<LoadOutcome> {
   const judged = baseline && opts.baseline ? withBaseline(report, baseline, opts.baseline, opts.tolerance ?? DEFAULT_TOLERANCE) : report;
   const reportPaths = await writeReports(judged, opts.out, extra);
-  return { exitCode: judged.verdict === 'fail' ? 1 : 0, reportPaths, summary: summaryText(judged, reportPaths) };
+  const exitCode = judged.verdict === 'incomplete' ? INTERRUPTED_EXIT : judged.verdict === 'fail' ? 1 : 0;
+  return { exitCode, reportPaths, summary: summaryText(judged, reportPaths) };
 }
 
 async function writeReports(report: LoadReport, dir: string, extra: { dashboard?: string; corpus: boolean }): Promise<string[]> {

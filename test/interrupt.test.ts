@@ -76,6 +76,25 @@ describe('interruption', function () {
     expect(await readFile(join(out, 'conformance.html'), 'utf8')).to.match(/incomplete/i);
   });
 
+  it('SIGTERM during a load run stops k6, writes load.json marked incomplete and exits 130', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'rc-int-load-'));
+    const r = run(['load', '--url', devnet.url, '--profile', 'smoke', '--duration', '30s', '--methods', 'eth_getBlockByHash', '--out', out]);
+    await r.waitFor(/load: k6 v/);
+    await new Promise((res) => setTimeout(res, 4000));
+    const children = execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(r.child.pid)]).toString().trim().split('\n');
+    const k6 = children.filter((line) => / k6$/.test(line.trim().replace(/^(\d+)\s+/, '$1 '))).map((line) => Number.parseInt(line.trim(), 10));
+    expect(k6.length, 'k6 runs as a child').to.be.at.least(1);
+    r.child.kill('SIGTERM');
+    const { code, err } = await r.output;
+    expect(code, err).to.equal(130);
+    await new Promise((res) => setTimeout(res, 200));
+    expect(k6.filter(alive), 'no k6 left running').to.deep.equal([]);
+    const report = JSON.parse(await readFile(join(out, 'load.json'), 'utf8')) as { verdict: string; incompleteReason?: string; methods: Record<string, { requests: number }> };
+    expect(report.verdict).to.equal('incomplete');
+    expect(report.incompleteReason).to.match(/SIGTERM/);
+    expect(report.methods['eth_getBlockByHash']?.requests ?? 0).to.be.above(0);
+  });
+
   it('SIGTERM stops the embedded default it started: no anvil is left running', async () => {
     const r = run(['devnet']);
     await r.waitFor(/anvil behind it at/);

@@ -1,0 +1,41 @@
+// Hostile endpoints on the load side: a run that cannot sample its corpus ends before k6 starts, with
+// exit code 2 and a one-line reason that holds no key.
+import { expect } from 'chai';
+import { mkdtemp, readdir } from 'node:fs/promises';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runLoad } from '../load/run.ts';
+
+const KEY = 'SENTINEL-KEY-LOAD-HOSTILE';
+
+describe('load against hostile endpoints', function () {
+  const servers: Server[] = [];
+  const serve = async (answer: (res: ServerResponse) => void): Promise<string> => {
+    const server = createServer((req, res) => req.resume().on('end', () => answer(res)));
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}/v3/${KEY}`;
+  };
+  after(() => servers.forEach((s) => (s.closeAllConnections(), s.close())));
+
+  const cases: Array<[string, () => Promise<string>, RegExp]> = [
+    ['connection refused', async () => `http://127.0.0.1:9/v3/${KEY}`, /endpoint not usable: .*ECONNREFUSED/],
+    ['a body that is not JSON', () => serve((res) => res.writeHead(200, { 'content-type': 'application/json' }).end('hello')), /endpoint not usable/],
+    ['HTTP 500 with an HTML body', () => serve((res) => res.writeHead(500, { 'content-type': 'text/html' }).end('<h1>500</h1>')), /endpoint not usable: .*HTTP 500/],
+    ['a key refused with 401', () => serve((res) => res.writeHead(401, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"invalid project id"}}')), /endpoint not usable/],
+  ];
+
+  for (const [name, url, reason] of cases) {
+    it(`${name}: exit 2, one line, no report, no key`, async () => {
+      const out = await mkdtemp(join(tmpdir(), 'rc-load-hostile-'));
+      const r = await runLoad({ url: await url(), profile: 'smoke', out, log: () => undefined });
+      expect(r.exitCode).to.equal(2);
+      expect(r.summary).to.match(reason);
+      expect(r.summary.split('\n')).to.have.length(1);
+      expect(r.summary).to.not.include(KEY);
+      expect(await readdir(out)).to.not.include('load.json');
+    });
+  }
+});

@@ -1,0 +1,57 @@
+// The loopback endpoint the benches measure against: what it answers, and when. The delay schedules
+// are deterministic, so the ground truth is exact; the responder applies them, the benches compute
+// from them what a true measurement must show.
+export const METHOD = 'eth_getTransactionByHash';
+export const TX_HASH = '0x9b2ac55d3f0cb78a91ce04f5b2572234fe37cee3908d85bdaa528d470af31596';
+export const REQUEST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: METHOD, params: [TX_HASH] });
+
+/** A real, schema-valid answer (anvil's, for the seeded EIP-1559 transaction). */
+export const TX = {
+  type: '0x2',
+  chainId: '0x7a69',
+  nonce: '0x1',
+  gas: '0x7435',
+  maxFeePerGas: '0x6c5d71d9',
+  maxPriorityFeePerGas: '0x3b9aca00',
+  to: '0x5fbdb2315678afecb367f032d93f642f64180aa3',
+  value: '0x0',
+  accessList: [],
+  input: '0x657eb4ca0000000000000000000000000000000000000000000000000000000000000003',
+  r: '0x3126e6878a181e1bc93dce23bae31accc64327b2a20b1f4a4b27bf53fc57467f',
+  s: '0x128433487e600950a6f7753842ec6f6417c33a3e3d34f3e2ef9cfe851a769739',
+  yParity: '0x1',
+  v: '0x1',
+  hash: TX_HASH,
+  blockHash: '0xbc20b2eaa370917d6a0417674dcf9e5da6ab0fb689a026d1165a0786230a8001',
+  blockNumber: '0x6',
+  transactionIndex: '0x0',
+  from: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
+  gasPrice: '0x5a4ddee0',
+};
+
+export const MODES = ['fast', 'fixed', 'tail', 'stall'] as const;
+export type Mode = (typeof MODES)[number];
+
+export const BASE_MS = 20;
+const TAIL_MS = 200;
+const TAIL_EVERY = 100;
+/** The stalling endpoint freezes for `forMs` every `everyMs`, the first time `firstAtMs` after its first request. */
+export const STALL = { everyMs: 10_000, forMs: 1_000, firstAtMs: 5_000 };
+
+/** The delay of request `n` (0-based, arrival order) that arrived `atMs` after the first request. */
+export function delayMs(mode: Mode, n: number, atMs: number): number {
+  switch (mode) {
+    case 'fast':
+      return 0;
+    case 'fixed':
+      return BASE_MS;
+    case 'tail':
+      return n % TAIL_EVERY === TAIL_EVERY - 1 ? TAIL_MS : BASE_MS;
+    case 'stall': {
+      // An answer due inside a stall waits for its end, as from a server frozen by a GC pause.
+      const due = atMs + BASE_MS;
+      const phase = (due - STALL.firstAtMs) % STALL.everyMs;
+      return due >= STALL.firstAtMs && phase < STALL.forMs ? due - phase + STALL.forMs - atMs : BASE_MS;
+    }
+  }
+}

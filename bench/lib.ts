@@ -1,0 +1,203 @@
+// What the benches share: the responder process, k6 runs (a minimal hand-written script, or the
+// harness through its public runLoad), the percentile as k6 computes it, CPU accounting, and
+// reports/bench.json, into which every bench merges its figure.
+import { type ChildProcess, fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runK6 } from '../load/k6.ts';
+import { METHODS } from '../load/methods.ts';
+import { buildPlan } from '../load/profiles.ts';
+import { runLoad } from '../load/run.ts';
+import { ensureK6 } from '../scripts/setup-k6.ts';
+import { METHOD, type Mode, REQUEST, TX_HASH } from './endpoint.ts';
+
+export interface Served {
+  served: number;
+  /** Per call of METHOD, in arrival order (not in the fast mode): ms from its arrival to its answer. */
+  durations: number[];
+}
+
+export interface Responder {
+  url: string;
+  served(): Promise<Served>;
+  stop(): void;
+}
+
+const RESPONDER = fileURLToPath(new URL('./responder.ts', import.meta.url));
+
+export async function startResponder(mode: Mode): Promise<Responder> {
+  const child = fork(RESPONDER, [mode], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const { port } = await nextMessage<{ port: number }>(child);
+  return {
+    url: `http://127.0.0.1:${port}/v3/bench`,
+    served: () => {
+      const reply = nextMessage<Served>(child);
+      child.send('served');
+      return reply;
+    },
+    stop: () => void (child.connected && child.disconnect()),
+  };
+}
+
+function nextMessage<T>(child: ChildProcess): Promise<T> {
+  return new Promise((resolve, reject) => {
+    child.once('message', (m) => resolve(m as T));
+    child.once('exit', (code) => reject(new Error(`responder exited (${code})`)));
+  });
+}
+
+/** The k6 scenario the harness's gate profile runs at `rate` (executor, VU limits), for a bare script to run under the same plan. */
+export function harnessScenario(rate: number, durationSec: number): Record<string, unknown> {
+  const plan = buildPlan({ profile: 'gate', methods: [METHOD], seed: 1, rate, duration: `${durationSec}s` });
+  const scenario = (plan.options['scenarios'] as Record<string, Record<string, unknown>> | undefined)?.[METHOD];
+  if (!scenario) throw new Error(`the gate plan has no ${METHOD} scenario`);
+  return scenario;
+}
+
+/** What the benches read from the harness's load.json for METHOD. */
+export interface HarnessFigures {
+  requests: number;
+  /** load.json's achievedRps. */
+  rps: number;
+  dropped: number;
+  latencyMs: { p50: number; p99: number; max: number } | null;
+  /** CPU seconds k6 used (the bench's reaped children: k6, and `k6 version`). */
+  cpuSec: number;
+}
+
+/** The harness as users run it (runLoad, gate profile: classification and sampled validation on), replaying a one-call corpus. */
+export async function runHarness(url: string, rate: number, durationSec: number): Promise<HarnessFigures> {
+  const dir = await mkdtemp(join(tmpdir(), 'rpc-certify-bench-'));
+  try {
+    const corpus = join(dir, 'corpus.json');
+    await writeFile(corpus, JSON.stringify(oneCallCorpus()));
+    const log: string[] = [];
+    const cpu = childCpuSec();
+    const outcome = await runLoad({ url, profile: 'gate', rate, duration: `${durationSec}s`, methods: [METHOD], corpus, out: dir, log: (l) => log.push(l) });
+    const cpuSec = childCpuSec() - cpu;
+    // Exit 1 is a failed threshold (expected when the generator is pushed past what it can send); 2 is no run.
+    if (outcome.exitCode === 2) throw new Error(`harness run failed: ${outcome.summary}\n${log.join('\n')}`);
+    const report = JSON.parse(await readFile(join(dir, 'load.json'), 'utf8')) as { methods: Record<string, Omit<HarnessFigures, 'rps' | 'cpuSec'> & { achievedRps: number }> };
+    const m = report.methods[METHOD];
+    if (!m) throw new Error(`load.json has no ${METHOD}`);
+    return { requests: m.requests, rps: m.achievedRps, dropped: m.dropped, latencyMs: m.latencyMs, cpuSec };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The corpus the harness replays: the responder has no chain to sample, so one real call, expected to answer a value. */
+function oneCallCorpus() {
+  const entries = Object.fromEntries(METHODS.map((m) => [m, m === METHOD ? [{ params: [TX_HASH], note: 'bench', expect: 'value', miss: false }] : []]));
+  return { version: 1, seed: 1, missShare: 0, chainId: '0x7a69', head: '0x9', blocksSampled: 1, entries, deviations: [], dropped: {} };
+}
+
+export interface BareFigures {
+  requests: number;
+  rps: number;
+  /** k6's http_req_duration: med, p(99), p(99.9), max. */
+  latencyMs: { p50: number; p99: number; p999: number; max: number };
+  cpuSec: number;
+}
+
+/** A minimal hand-written k6 script sending the same call, under the given k6 scenario (its `exec` is "call"). */
+export async function runBare(url: string, scenario: Record<string, unknown>, durationSec: number): Promise<BareFigures> {
+  const dir = await mkdtemp(join(tmpdir(), 'rpc-certify-bench-'));
+  try {
+    const options = { scenarios: { bare: { ...scenario, exec: 'call' } }, summaryTrendStats: ['med', 'p(99)', 'p(99.9)', 'max'] };
+    const script = join(dir, 'bare.js');
+    await writeFile(
+      script,
+      `import http from 'k6/http';
+export const options = ${JSON.stringify(options)};
+const body = ${JSON.stringify(REQUEST)};
+const params = { headers: { 'Content-Type': 'application/json' } };
+export function call() { http.post(__ENV.URL, body, params); }
+export function handleSummary(data) { return { [__ENV.SUMMARY]: JSON.stringify(data) }; }
+`,
+    );
+    const summaryPath = join(dir, 'summary.json');
+    const k6 = await ensureK6();
+    const cpu = childCpuSec();
+    const run = await runK6({ binary: k6.path, script, env: { URL: url, SUMMARY: summaryPath } });
+    const cpuSec = childCpuSec() - cpu;
+    const summary = JSON.parse(await readFile(summaryPath, 'utf8').catch(() => '{}')) as { metrics?: Record<string, { values: Record<string, number> }> };
+    const requests = summary.metrics?.['http_reqs']?.values['count'];
+    const d = summary.metrics?.['http_req_duration']?.values;
+    if (run.exitCode !== 0 || requests === undefined || !d) throw new Error(`bare k6 run failed (exit ${run.exitCode}): ${run.log.at(-1)?.line ?? 'no output'}`);
+    const stat = (name: string) => d[name] ?? NaN;
+    return { requests, rps: requests / durationSec, latencyMs: { p50: stat('med'), p99: stat('p(99)'), p999: stat('p(99.9)'), max: stat('max') }, cpuSec };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** 10 VUs keep k6 busy against a sub-millisecond responder; 8 s measure a rate to the percent. */
+export const CEILING = { vus: 10, sec: 8 };
+
+/** The highest rate k6 reaches here (the bare script flat out, closed loop), and that rounded to 100: what the others are asked for. */
+export async function runCeiling(url: string): Promise<BareFigures & { rate: number }> {
+  const bare = await runBare(url, { executor: 'constant-vus', vus: CEILING.vus, duration: `${CEILING.sec}s` }, CEILING.sec);
+  return { ...bare, rate: Math.round(bare.rps / 100) * 100 };
+}
+
+const ROUNDS = 2;
+
+/** Runs the generators in turn, ROUNDS times, and keeps each one's fastest run: on a shared machine, other work only ever slows a run down. */
+export async function fastest<T extends Array<{ rps: number }>>(runs: { [K in keyof T]: () => Promise<T[K]> }): Promise<T> {
+  const best: Array<{ rps: number }> = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [i, run] of runs.entries()) {
+      const result = await run();
+      if (result.rps > (best[i]?.rps ?? -1)) best[i] = result;
+    }
+  }
+  return best as T;
+}
+
+export function cpuMsPerRequest(f: { cpuSec: number; requests: number }): number {
+  return round((f.cpuSec / f.requests) * 1000, 3);
+}
+
+/** CPU seconds of this process's reaped children: exact for a k6 run, which ends before it is read. */
+function childCpuSec(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[13]) + Number(fields[14])) / 100; // cutime, cstime, in clock ticks
+}
+
+/** The p-quantile (0..1) as k6 computes a Trend's p(x): linear interpolation between the ranks around p·(n-1). */
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const i = p * (sorted.length - 1);
+  const lo = sorted[Math.floor(i)] ?? NaN;
+  return lo + ((sorted[Math.ceil(i)] ?? lo) - lo) * (i - Math.floor(i));
+}
+
+/** The accuracy target: within 2% or 0.5 ms of the truth, whichever is larger. */
+export function withinTarget(measured: number, truth: number): boolean {
+  return Math.abs(measured - truth) <= Math.max(0.02 * truth, 0.5);
+}
+
+export function round(n: number, digits = 2): number {
+  return Number(n.toFixed(digits));
+}
+
+/** A row of the figure table: what was measured, the result, the target, and whether it was met. */
+export type Row = [what: string, result: string, target: string, met: 'yes' | 'no' | 'n/a'];
+
+export const BENCH_JSON = 'reports/bench.json';
+
+/** Merges one figure into reports/bench.json, with the machine it was taken on. */
+export async function saveFigure(name: string, figure: { rows: Row[] } & Record<string, unknown>): Promise<void> {
+  const k6 = await ensureK6();
+  const machine = { cores: availableParallelism(), cpu: cpus()[0]?.model ?? 'unknown', node: process.version, k6: k6.version };
+  const all = JSON.parse(await readFile(BENCH_JSON, 'utf8').catch(() => '{}')) as { figures?: Record<string, unknown> };
+  const figures = { ...all.figures, [name]: { takenAt: new Date().toISOString(), machine, ...figure } };
+  await mkdir('reports', { recursive: true });
+  await writeFile(BENCH_JSON, `${JSON.stringify({ figures }, null, 2)}\n`);
+  for (const [what, result, target, met] of figure.rows) console.log(`${what}: ${result} (target ${target}: ${met === 'yes' ? 'met' : met === 'no' ? 'MISSED' : 'n/a'})`);
+}

@@ -1,0 +1,32 @@
+// Figure 1, generator overhead: the harness (runLoad, gate profile: classification and sampled schema
+// validation on) against a minimal hand-written k6 script sending the same call, side by side against
+// the same fast loopback responder. The rate asked of both is the highest k6 reaches here: the bare
+// script's own ceiling, closed loop. The bare script then runs the harness's own k6 scenario (same
+// executor and VU limits), so the only difference left is what each does per request.
+import { CEILING, cpuMsPerRequest as cpuMs, fastest, harnessScenario, round, runBare, runCeiling, runHarness, saveFigure, startResponder } from './lib.ts';
+
+const responder = await startResponder('fast');
+try {
+  const ceiling = await runCeiling(responder.url);
+  const { rate } = ceiling;
+  const [bare, harness] = await fastest([() => runBare(responder.url, harnessScenario(rate, CEILING.sec), CEILING.sec), () => runHarness(responder.url, rate, CEILING.sec)]);
+  const share = harness.rps / bare.rps;
+  await saveFigure('overhead', {
+    askedRps: rate,
+    ceiling: { rps: round(ceiling.rps), cpuMsPerRequest: cpuMs(ceiling), vus: CEILING.vus },
+    bare: { rps: round(bare.rps), cpuMsPerRequest: cpuMs(bare) },
+    harness: { rps: harness.rps, dropped: harness.dropped, cpuMsPerRequest: cpuMs(harness) },
+    harnessShare: round(share, 3),
+    rows: [
+      [`k6 ceiling (bare script, closed loop, ${CEILING.vus} VUs)`, `${round(ceiling.rps, 0)} rps, ${cpuMs(ceiling)} ms CPU/request`, '-', 'n/a'],
+      [
+        `Generator overhead (both asked for ${rate} rps, same k6 scenario, fastest of 2)`,
+        `harness ${round(harness.rps, 0)} rps vs bare ${round(bare.rps, 0)} rps = ${round(share * 100, 1)}%; CPU/request ${cpuMs(harness)} vs ${cpuMs(bare)} ms (×${round(cpuMs(harness) / cpuMs(bare), 1)})`,
+        '≥ 90% of bare',
+        share >= 0.9 ? 'yes' : 'no',
+      ],
+    ],
+  });
+} finally {
+  responder.stop();
+}

@@ -1,0 +1,39 @@
+// A native-speed JSON-RPC responder on 127.0.0.1, run as its own process (forked by startResponder) so
+// it never shares an event loop with the bench driver. A call of METHOD gets the canned answer after the
+// delay its schedule gives, and is recorded: its time from arrival to answer by the responder's own
+// clock (the ground truth). Any other call (the harness's eth_blockNumber head sampler) is answered at
+// once and left out, so the schedule and the truth cover exactly the measured calls.
+import { createServer } from 'node:http';
+import { delayMs, METHOD, type Mode, MODES, TX } from './endpoint.ts';
+
+const answer = (result: unknown) => Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, result }));
+const TX_BODY = answer(TX);
+const HEAD_BODY = answer('0x9');
+
+const mode = process.argv[2] as Mode;
+if (!MODES.includes(mode) || !process.send) throw new Error(`usage: fork responder.ts <${MODES.join('|')}> (with an IPC channel)`);
+const record = mode !== 'fast'; // the fast mode serves tens of thousands of calls a second: it only counts
+const durations: number[] = [];
+let served = 0;
+let first: number | undefined;
+
+const server = createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
+  const at = performance.now();
+  let body = '';
+  req.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+  req.on('end', () => {
+    const send = (payload: Buffer, done?: () => void) => res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': payload.length }).end(payload, done);
+    if (!body.includes(METHOD)) return void send(HEAD_BODY);
+    first ??= at;
+    const n = served++;
+    const reply = () => send(TX_BODY, record ? () => (durations[n] = performance.now() - at) : undefined);
+    const delay = delayMs(mode, n, at - first);
+    if (delay > 0) setTimeout(reply, at + delay - performance.now());
+    else reply();
+  });
+});
+
+// The driver asks for what was served, then disconnects, which ends this process.
+process.on('message', () => process.send?.({ served, durations }));
+process.on('disconnect', () => process.exit(0));
+server.listen(0, '127.0.0.1', () => process.send?.({ port: (server.address() as { port: number }).port }));

@@ -6,7 +6,10 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { runLoad } from '../load/run.ts';
+import { startDevnet, type Devnet } from '../devnet/index.ts';
+import { FaultProxy, type Fault } from './support/fault-proxy.ts';
 
 const KEY = 'SENTINEL-KEY-LOAD-HOSTILE';
 
@@ -38,4 +41,45 @@ describe('load against hostile endpoints', function () {
       expect(await readdir(out)).to.not.include('load.json');
     });
   }
+
+  describe('faults that start after the corpus was sampled', function () {
+    let devnet: Devnet;
+    let proxy: FaultProxy;
+    let corpus: string;
+    before(async () => {
+      devnet = await startDevnet();
+      proxy = new FaultProxy(devnet.url);
+      await proxy.start();
+      const out = await mkdtemp(join(tmpdir(), 'rc-load-corpus-'));
+      const clean = await runLoad({ url: proxy.url, profile: 'smoke', duration: '2s', methods: ['eth_getBlockByHash', 'eth_getTransactionByHash'], out, log: () => undefined });
+      expect(clean.exitCode, clean.summary).to.equal(0);
+      corpus = join(out, 'load.corpus.json');
+    });
+    after(async () => {
+      await proxy?.stop();
+      await devnet?.stop();
+    });
+
+    const midRun: Array<[string, Fault['raw'], string]> = [
+      ['HTTP 429 with Retry-After', (req) => (req.method === 'eth_getTransactionByHash' ? { status: 429, contentType: 'application/json', body: '{"error":"too many requests"}', headers: { 'retry-after': '1' } } : undefined), 'rate_limited'],
+      ['HTTP 503 with an HTML body', (req) => (req.method === 'eth_getTransactionByHash' ? { status: 503, contentType: 'text/html', body: '<html>Service Unavailable</html>' } : undefined), 'http_error'],
+    ];
+    for (const [name, raw, cls] of midRun) {
+      it(`${name} in the middle of a run: counted as ${cls} for that method, the run fails, the other method is unaffected`, async () => {
+        proxy.fault = { name, kills: [], raw };
+        try {
+          const out = await mkdtemp(join(tmpdir(), 'rc-load-mid-'));
+          const r = await runLoad({ url: proxy.url, profile: 'smoke', duration: '3s', corpus, out, log: () => undefined });
+          expect(r.exitCode, r.summary).to.equal(1);
+          const report = JSON.parse(await readFile(join(out, 'load.json'), 'utf8')) as { methods: Record<string, { requests: number; classes: Record<string, number> }> };
+          const hit = report.methods['eth_getTransactionByHash']!;
+          expect(hit.classes[cls], JSON.stringify(hit.classes)).to.equal(hit.requests);
+          const other = report.methods['eth_getBlockByHash']!;
+          expect((other.classes['ok'] ?? 0) + (other.classes['ok_null'] ?? 0)).to.equal(other.requests);
+        } finally {
+          proxy.fault = undefined;
+        }
+      });
+    }
+  });
 });

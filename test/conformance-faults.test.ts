@@ -78,6 +78,15 @@ describe('conformance checks fire on their faults', function () {
     expect(skipped, 'nothing is left unexercised').to.deep.equal([]);
   });
 
+  it('a head that moves during every bracketed comparison makes pending-equals-latest inconclusive, not failed', async function () {
+    let head = 1_000;
+    proxy.fault = { name: 'moving head', kills: [], rewrite: (req, res) => (req.method === 'eth_blockNumber' ? { ...res, result: `0x${(head++).toString(16)}` } : res) };
+    const r = await run(['eth_getBlockReceipts'], false);
+    const check = byId(r, 'eth_getBlockReceipts/pending-equals-latest');
+    expect(check?.verdict).to.equal('inconclusive');
+    expect(check?.reason).to.match(/head moved during each of 3 attempts/);
+  });
+
   it('every check of the suite is killed by at least one fault', function () {
     const killed = new Set(catalogue.flatMap((f) => f.kills));
     const all = allSuites.flatMap((s) => s.checks.map((c) => s.id(c.spec.intent)));

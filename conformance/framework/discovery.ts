@@ -46,18 +46,22 @@ export async function discoverTargets(client: RpcClient, opts: DiscoveryOptions)
   for (let n = headNumber; n >= 0n && headNumber - n < BigInt(opts.depth); n--) {
     // Discovery reads what an untrusted endpoint says: a block it cannot make sense of is passed over
     // (the checks will judge that endpoint), never a crash of the run.
-    const block = await client.call<RawBlock | null>('eth_getBlockByNumber', [toQuantity(n), true]).catch(() => null);
+    // Full transaction objects only while something still needs them: on a busy chain the rest of the
+    // walk (for an empty block) then costs a hash list a block instead of every transaction.
+    const full = !fullTargetsFound(t);
+    const block = await client.call<RawBlock | null>('eth_getBlockByNumber', [toQuantity(n), full]).catch(() => null);
     if (!isObject(block) || typeof block.hash !== 'string' || typeof block.number !== 'string' || !Array.isArray(block.transactions)) continue;
     t.scanned = { from: block.number, to: headBlock.number, blocks: t.scanned.blocks + 1 };
-    const txs = block.transactions.filter(isObject) as unknown as RawTx[];
+    const count = block.transactions.length;
+    const txs = full ? (block.transactions.filter(isObject) as unknown as RawTx[]) : [];
     const ref: BlockRef = { number: block.number, hash: block.hash };
 
-    if (txs.length === 0 && !t.emptyBlock) {
+    if (count === 0 && !t.emptyBlock) {
       t.emptyBlock = ref;
       found('emptyBlock');
     }
-    if (txs.length >= 2 && txs.length > (t.multiTxBlock?.txCount ?? 1) && txs.length <= 500) {
-      t.multiTxBlock = { ...ref, txCount: txs.length };
+    if (count >= 2 && count > (t.multiTxBlock?.txCount ?? 1) && count <= 500) {
+      t.multiTxBlock = { ...ref, txCount: count };
       found('multiTxBlock');
     }
     for (const tx of txs) {
@@ -72,7 +76,7 @@ export async function discoverTargets(client: RpcClient, opts: DiscoveryOptions)
         found('contractCreation');
       }
     }
-    if (txs.length > 0 && (!t.failedTx || !t.txWithLogs || !t.successTx)) await scanReceipts(client, block, t, found);
+    if (full && txs.length > 0 && (!t.failedTx || !t.txWithLogs || !t.successTx)) await scanReceipts(client, block, t, found);
     if (complete(t)) break;
   }
   return t;
@@ -106,9 +110,13 @@ async function scanReceipts(client: RpcClient, block: RawBlock, t: Targets, foun
   }
 }
 
+/** What only full transaction objects and receipts can reveal. */
+function fullTargetsFound(t: Targets): boolean {
+  return ['0x0', '0x1', '0x2'].every((k) => t.txByType[k]) && Boolean(t.contractCreation && t.failedTx && t.successTx && t.txWithLogs);
+}
+
 function complete(t: Targets): boolean {
-  const types = ['0x0', '0x1', '0x2'].every((k) => t.txByType[k]);
-  return Boolean(types && t.multiTxBlock && t.emptyBlock && t.contractCreation && t.failedTx && t.successTx && t.txWithLogs);
+  return fullTargetsFound(t) && Boolean(t.multiTxBlock && t.emptyBlock);
 }
 
 /** Adds fixture targets (pre-merge uncles, pre-Byzantium receipts, seeded reverts) that discovery cannot reach. */

@@ -3,10 +3,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { allSuites } from '../conformance/methods.ts';
 
-export const BEGIN = '<!-- checks:begin (npm run docs) -->';
-export const END = '<!-- checks:end -->';
+const BEGIN = '<!-- checks:begin (npm run docs) -->';
+const END = '<!-- checks:end -->';
 
-export function checksTable(): string {
+function checksTable(): string {
   const rows = allSuites.flatMap((s) => s.checks.map(({ spec }) => `| \`${s.id(spec.intent)}\` | ${spec.layer} | ${spec.clause} | ${spec.title.replace(/\|/g, '\\|')} |`));
   return ['| id | layer | clause | what it checks |', '|---|---|---|---|', ...rows].join('\n');
 }

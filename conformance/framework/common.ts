@@ -12,7 +12,7 @@ import type { Exchange } from './rpc-client.ts';
 export const UNKNOWN_HASH = keccak256(toHex('rpc-certify: a hash that matches nothing'));
 
 /** Judges one exchange against the response envelope: HTTP 200, JSON content type, jsonrpc, id, result xor error. */
-export function assertEnvelope(t: CheckContext, ex: Exchange): void {
+function assertEnvelope(t: CheckContext, ex: Exchange): void {
   if (ex.fault === 'timeout' || ex.fault === 'unreachable' || ex.fault === 'rate-limited') t.inconclusive(`endpoint could not be tested: ${ex.fault} ${ex.faultDetail ?? ''}`);
   t.expect(ex.httpStatus === 200, `HTTP status must be 200, got ${ex.httpStatus}`, { pointer: '', expected: 200, actual: ex.httpStatus });
   t.expect(/^application\/json\b/i.test(ex.contentType ?? ''), `Content-Type must be application/json, got ${ex.contentType ?? 'none'}`, { actual: ex.contentType });

@@ -60,7 +60,7 @@ export function robustnessChecks(suite: MethodSuite): void {
 }
 
 /** The call must come back as an HTTP 200 JSON-RPC error; -32602 is what clients expect for bad params. */
-export async function expectRejected(t: CheckContext, method: string, params: unknown[], codes: number[] = [-32602]): Promise<void> {
+async function expectRejected(t: CheckContext, method: string, params: unknown[], codes: number[] = [-32602]): Promise<void> {
   const ex = await t.exchange(method, params);
   if (ex.fault === 'timeout' || ex.fault === 'unreachable') t.fail(`the endpoint ${ex.fault === 'timeout' ? 'hung' : 'dropped the connection'} on a malformed request`, { pointer: '' });
   t.expect(ex.httpStatus === 200, `expected HTTP 200 with a JSON-RPC error, got HTTP ${ex.httpStatus}`, { pointer: '', actual: ex.httpStatus });

@@ -10,6 +10,14 @@ const GROWTH = 1.02;
 export const BUCKETS = 1 + Math.ceil(Math.log(60_000 / MIN_MS) / Math.log(GROWTH));
 /** The largest relative error of a percentile read from a histogram (1%). */
 export const RELATIVE_ERROR = (GROWTH - 1) / 2;
+/** k6 holds every sample of a metric against each of the metric's sub-metrics, so k6 counts the buckets (sub-metrics)
+ * in groups of GROUP_BUCKETS, one Counter a group: ~30 comparisons a request instead of BUCKETS (~0.1 ms CPU). */
+export const GROUP_BUCKETS = Math.ceil(Math.sqrt(BUCKETS));
+export const HISTOGRAM_GROUPS = Math.ceil(BUCKETS / GROUP_BUCKETS);
+
+export function groupOf(bucket: number): number {
+  return Math.floor(bucket / GROUP_BUCKETS);
+}
 
 export interface Histogram {
   count: number;

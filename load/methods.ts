@@ -57,13 +57,13 @@ export const HEAD_SCENARIO = 'head';
 
 /**
  * k6 metric names, per subject: a Trend, a Rate, a Counter per class, the latency histogram (a Counter
- * whose tag `b` is the bucket) and the count of fully validated answers.
+ * per group of buckets, histogram.ts, whose tag `b` is the bucket) and the count of fully validated answers.
  */
 export const metricName = {
   latency: (s: Subject) => `latency_${s}`,
   failed: (s: Subject) => `failed_${s}`,
   calls: (s: Subject, c: RpcClass) => `calls_${c}_${s}`,
-  histogram: (s: Subject) => `hist_${s}`,
+  histogram: (s: Subject, group: number) => `hist_${s}_${group}`,
   validated: (s: Subject) => `validated_${s}`,
   headChecks: 'head_checks',
   headRegressions: 'head_regressions',

@@ -1,7 +1,7 @@
 // Turns k6's end-of-test data into this instance's shard (shard.ts): class counts, dropped iterations,
 // validated answers, the head sampler's findings and the latency histogram, whose buckets k6 counts as
-// sub-metrics of a tagged Counter. Pure: runs inside k6, in the scenario's handleSummary.
-import { BUCKETS } from './histogram.ts';
+// sub-metrics of tagged Counters. Pure: runs inside k6, in the scenario's handleSummary.
+import { BUCKETS, groupOf } from './histogram.ts';
 import { CLASSES, metricName, type RpcClass, type Subject } from './methods.ts';
 import { BOOKKEEPING, type Plan } from './profiles.ts';
 import type { Shard } from './shard.ts';
@@ -18,7 +18,7 @@ export interface K6Summary {
 }
 
 /** The sub-metric k6 counts the samples of one histogram bucket in. */
-const bucketMetric = (s: Subject, bucket: number) => `${metricName.histogram(s)}{b:${bucket}}`;
+const bucketMetric = (s: Subject, bucket: number) => `${metricName.histogram(s, groupOf(bucket))}{b:${bucket}}`;
 
 /** Bookkeeping thresholds that make k6 count every histogram bucket (k6 reports only sub-metrics with one). */
 export function histogramThresholds(subjects: readonly Subject[]): Record<string, string[]> {

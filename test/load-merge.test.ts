@@ -94,8 +94,8 @@ describe('load: shards, segments and thresholds on the merged result', () => {
       {
         metrics: {
           latency_eth_getBlockByHash: { type: 'trend', values: { count: 3, avg: 2, min: 1, max: 3 } },
-          'hist_eth_getBlockByHash{b:350}': { type: 'counter', values: { count: 2 } },
-          'hist_eth_getBlockByHash{b:400}': { type: 'counter', values: { count: 1 } },
+          'hist_eth_getBlockByHash_12{b:350}': { type: 'counter', values: { count: 2 } },
+          'hist_eth_getBlockByHash_13{b:400}': { type: 'counter', values: { count: 1 } },
           calls_ok_eth_getBlockByHash: { type: 'counter', values: { count: 3 } },
           calls_wrong_eth_getBlockByHash: { type: 'counter', values: { count: 1 } },
           validated_eth_getBlockByHash: { type: 'counter', values: { count: 4 } },

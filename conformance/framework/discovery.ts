@@ -25,18 +25,20 @@ interface RawReceipt {
 export interface DiscoveryOptions {
   /** How many blocks at most to walk back from the head. */
   depth: number;
+  /** The chain and head the preflight read: discovery walks back from there. */
+  chainId: string;
+  head: BlockRef;
 }
 
-const KNOWN_TYPES = ['0x0', '0x1', '0x2', '0x3', '0x4'];
+export const KNOWN_TYPES = ['0x0', '0x1', '0x2', '0x3', '0x4'];
 
 export async function discoverTargets(client: RpcClient, opts: DiscoveryOptions): Promise<Targets> {
-  const chainId = await client.call<string>('eth_chainId', []);
-  const headBlock = await client.call<RawBlock>('eth_getBlockByNumber', ['latest', false]);
-  const headNumber = q(headBlock.number) ?? 0n;
+  const { chainId, head } = opts;
+  const headNumber = q(head.number) ?? 0n;
   const t: Targets = {
     chainId,
-    head: { number: headBlock.number, hash: headBlock.hash },
-    scanned: { from: headBlock.number, to: headBlock.number, blocks: 0 },
+    head,
+    scanned: { from: head.number, to: head.number, blocks: 0 },
     txByType: {},
     reverts: [],
     sources: {},
@@ -51,7 +53,7 @@ export async function discoverTargets(client: RpcClient, opts: DiscoveryOptions)
     const full = !fullTargetsFound(t);
     const block = await client.call<RawBlock | null>('eth_getBlockByNumber', [toQuantity(n), full]).catch(() => null);
     if (!isObject(block) || typeof block.hash !== 'string' || typeof block.number !== 'string' || !Array.isArray(block.transactions)) continue;
-    t.scanned = { from: block.number, to: headBlock.number, blocks: t.scanned.blocks + 1 };
+    t.scanned = { from: block.number, to: head.number, blocks: t.scanned.blocks + 1 };
     const count = block.transactions.length;
     const txs = full ? (block.transactions.filter(isObject) as unknown as RawTx[]) : [];
     const ref: BlockRef = { number: block.number, hash: block.hash };
@@ -148,4 +150,3 @@ export async function loadTargets(path: string): Promise<Targets> {
   return { ...parsed, reverts: parsed.reverts ?? [], sources: Object.fromEntries(Object.keys(parsed.sources ?? {}).map((k) => [k, 'lockfile'])) };
 }
 
-export { KNOWN_TYPES };

@@ -55,7 +55,7 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
     const { chainId, clientVersion, head } = await preflight(client);
     let targets = opts.targetsFile
       ? await loadTargets(opts.targetsFile)
-      : mergeFixtures(await discoverTargets(client, { depth: opts.discoveryDepth ?? 64 }), await fixtureTargets(client, chainId), 'fixture');
+      : mergeFixtures(await discoverTargets(client, { depth: opts.discoveryDepth ?? 64, chainId, head }), await fixtureTargets(client, chainId), 'fixture');
     if (targets.chainId !== chainId) throw new EndpointUnusable(`targets are for chain ${targets.chainId}, the endpoint serves chain ${chainId}`);
     for (const f of opts.fixtures ?? []) targets = mergeFixtures(targets, f.targets, f.source);
 

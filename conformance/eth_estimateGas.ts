@@ -6,19 +6,16 @@ import { ERROR_STRING_SELECTOR, errorStringPayload, HARNESS_REVERT_REASON, rever
 import { q, toQuantity } from '../core/hex.ts';
 import type { RevertTarget } from '../core/targets.ts';
 import { MethodSuite, type CheckContext } from './framework/check.ts';
-import { envelopeChecks } from './framework/common.ts';
+import { envelopeChecks, PROBE_TRANSFER } from './framework/common.ts';
 
 const suite = new MethodSuite('eth_estimateGas');
 export default suite;
 
 const INTRINSIC_GAS = 21_000n;
-/** An address nobody holds a key to: a transfer of zero from/to it needs no balance on any chain. */
-const PROBE = '0x00000000000000000000000000000000c0ffee01';
-const transfer = { from: PROBE, to: '0x00000000000000000000000000000000c0ffee02', value: '0x0' };
 const harnessPayload = errorStringPayload(HARNESS_REVERT_REASON);
 const harnessRevert: RevertTarget = { kind: 'initcode', data: revertingInitCode(harnessPayload), reason: HARNESS_REVERT_REASON, expectedData: harnessPayload };
 
-envelopeChecks(suite, () => [transfer, 'latest'], () => [{ data: harnessRevert.data }, 'latest']);
+envelopeChecks(suite, () => [PROBE_TRANSFER, 'latest'], () => [{ data: harnessRevert.data }, 'latest']);
 
 async function expectEstimate(t: CheckContext, params: unknown[], fresh = false): Promise<bigint> {
   const result = await t.result<string>(suite.method, params, { fresh });
@@ -30,24 +27,24 @@ async function expectEstimate(t: CheckContext, params: unknown[], fresh = false)
 
 suite.check(
   { intent: 'transfer-estimate', clause: '§4.1', layer: 'spec', title: 'a plain transfer estimates to a hex quantity of at least the intrinsic 21000 gas', covers: ['hit', 'tag:latest'] },
-  async (t) => void (await expectEstimate(t, [transfer, 'latest'])),
+  async (t) => void (await expectEstimate(t, [PROBE_TRANSFER, 'latest'])),
 );
 
 suite.check(
   { intent: 'block-number-param', clause: '§4.1 params', layer: 'spec', title: 'the block parameter accepts a hex block number', covers: ['hit'] },
-  async (t) => void (await expectEstimate(t, [transfer, t.targets.head.number])),
+  async (t) => void (await expectEstimate(t, [PROBE_TRANSFER, t.targets.head.number])),
 );
 
 for (const tag of ['pending', 'safe', 'finalized']) {
   suite.check(
     { intent: `tag-${tag}`, clause: '§1, §4.1 params', layer: 'spec', title: `the block tag "${tag}" is accepted`, covers: [`tag:${tag}`] },
-    async (t) => void (await expectEstimate(t, [transfer, tag], true)),
+    async (t) => void (await expectEstimate(t, [PROBE_TRANSFER, tag], true)),
   );
 }
 
 suite.check(
   { intent: 'one-param', clause: '§4.1 example', layer: 'advisory', title: 'the call object alone, as in the spec\'s example request, is accepted', covers: ['hit'] },
-  async (t) => void (await expectEstimate(t, [transfer])),
+  async (t) => void (await expectEstimate(t, [PROBE_TRANSFER])),
 );
 
 suite.check(
@@ -111,7 +108,7 @@ suite.check(
   async (t) => {
     const head = await t.result<{ gasLimit: string }>('eth_getBlockByNumber', ['latest', false], { fresh: true });
     const cap = q(head.gasLimit)! * 10n;
-    const ex = await t.exchange(suite.method, [{ ...transfer, gas: toQuantity(cap + 1n) }, 'latest']);
+    const ex = await t.exchange(suite.method, [{ ...PROBE_TRANSFER, gas: toQuantity(cap + 1n) }, 'latest']);
     if (ex.fault === 'timeout' || ex.fault === 'unreachable') t.fail(`an over-cap gas made the endpoint ${ex.fault === 'timeout' ? 'hang' : 'drop the connection'}`, { pointer: '' });
     t.expect(ex.fault === undefined && ex.httpStatus === 200, `an over-cap gas must get a JSON-RPC answer, got ${ex.fault ?? `HTTP ${ex.httpStatus}`}`, { pointer: '' });
     const body = ex.body as { result?: string; error?: unknown };

@@ -6,6 +6,7 @@ import { EMPTY_UNCLES_HASH } from '../core/invariants/header.ts';
 import { orderedTrieRoot } from '../core/invariants/trie.ts';
 import { signedEnvelope } from '../core/invariants/tx.ts';
 import type { Targets } from '../core/targets.ts';
+import { toQuantity } from '../core/hex.ts';
 import { type CheckContext, MethodSuite } from './framework/check.ts';
 import { envelopeChecks, extraFieldsCheck, nullOnMiss, UNKNOWN_HASH } from './framework/common.ts';
 import { expectHeaderHash, recompute } from './framework/invariant-checks.ts';
@@ -55,7 +56,7 @@ suite.check(
       t.expectShape('transaction', tx, at);
       t.expectEqual(tx['blockHash'], block.hash, 'blockHash must be the block\'s hash', `${at}/blockHash`);
       t.expectEqual(tx['blockNumber'], block.number, 'blockNumber must be the block\'s number', `${at}/blockNumber`);
-      t.expectEqual(tx['transactionIndex'], `0x${i.toString(16)}`, 'transactionIndex must be the position in the block', `${at}/transactionIndex`);
+      t.expectEqual(tx['transactionIndex'], toQuantity(i), 'transactionIndex must be the position in the block', `${at}/transactionIndex`);
     });
   },
 );

@@ -4,6 +4,7 @@ import { timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { decodeAbiParameters, type Hex } from 'viem';
+import { toQuantity } from '../core/hex.ts';
 
 export interface Gateway {
   url: string; // http://127.0.0.1:<port>/v3/<apiKey>
@@ -133,7 +134,7 @@ function normaliseRequest(call: Json): Json {
   if (block === 'pending') return { ...call, params: ['latest', ...rest] };
   // Spec 4.8 allows a decimal block number; anvil accepts only 0x-hex.
   if ((typeof block === 'string' && /^\d+$/.test(block)) || (typeof block === 'number' && Number.isSafeInteger(block) && block >= 0)) {
-    return { ...call, params: [`0x${BigInt(block).toString(16)}`, ...rest] };
+    return { ...call, params: [toQuantity(BigInt(block)), ...rest] };
   }
   return call;
 }

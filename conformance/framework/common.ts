@@ -4,9 +4,12 @@ import { keccak256, toHex } from 'viem';
 import { declaredFields, type ShapeName } from '../../core/schemas.ts';
 import { allowedExtras } from '../../core/networks.ts';
 import type { Targets } from '../../core/targets.ts';
-import { isObject } from '../../core/hex.ts';
+import { isObject, toQuantity } from '../../core/hex.ts';
 import type { CheckContext, Coverage, MethodSuite } from './check.ts';
 import type { Exchange } from './rpc-client.ts';
+
+/** A zero-value transfer between addresses nobody holds a key to: it needs no balance on any chain. */
+export const PROBE_TRANSFER = { from: '0x00000000000000000000000000000000c0ffee01', to: '0x00000000000000000000000000000000c0ffee02', value: '0x0' } as const;
 
 /** A 32-byte hash that names nothing on any chain. */
 export const UNKNOWN_HASH = keccak256(toHex('rpc-certify: a hash that matches nothing'));
@@ -71,5 +74,5 @@ export function extraFieldsCheck(suite: MethodSuite, shape: ShapeName, params: (
 
 /** The next block number after the head plus a margin: a block no endpoint has yet. */
 export function futureBlock(targets: Targets): string {
-  return `0x${(BigInt(targets.head.number) + 100_000n).toString(16)}`;
+  return toQuantity(BigInt(targets.head.number) + 100_000n);
 }

@@ -4,13 +4,13 @@
 import { isObject } from '../../core/hex.ts';
 import type { Targets } from '../../core/targets.ts';
 import type { CheckContext, MethodSuite } from './check.ts';
-import { UNKNOWN_HASH } from './common.ts';
+import { PROBE_TRANSFER, UNKNOWN_HASH } from './common.ts';
 
 type FirstParam = 'hash' | 'block' | 'call';
 
 /** A well-formed call for each method, to mutate into malformed ones, and what its first parameter is. */
 const validCalls: Record<string, { first: FirstParam; params: (t: Targets) => unknown[] }> = {
-  eth_estimateGas: { first: 'call', params: () => [{ to: '0x00000000000000000000000000000000c0ffee02', value: '0x0' }, 'latest'] },
+  eth_estimateGas: { first: 'call', params: () => [PROBE_TRANSFER, 'latest'] },
   eth_getBlockByHash: { first: 'hash', params: () => [UNKNOWN_HASH, false] },
   eth_getUncleByBlockNumberAndIndex: { first: 'block', params: (t) => [t.head.number, '0x0'] },
   eth_getUncleByBlockHashAndIndex: { first: 'hash', params: () => [UNKNOWN_HASH, '0x0'] },

@@ -4,8 +4,7 @@
 import type { Hex } from 'ox/Hex';
 import { logsBloom, orBlooms } from './bloom.ts';
 import { bigintOf, bytes, EncodingError, type Json, type Violation } from './encoding.ts';
-
-const hexq = (n: bigint) => `0x${n.toString(16)}`;
+import { toQuantity } from '../hex.ts';
 
 /** cumulativeGasUsed non-decreasing, each gasUsed the difference of cumulatives, the last the block's gasUsed. */
 export function gasAccounting(receipts: Json[], blockGasUsed: string): Violation[] {
@@ -14,12 +13,12 @@ export function gasAccounting(receipts: Json[], blockGasUsed: string): Violation
   receipts.forEach((r, i) => {
     const cumulative = bigintOf(r, 'cumulativeGasUsed', `/${i}`);
     const used = bigintOf(r, 'gasUsed', `/${i}`);
-    if (cumulative < previous) out.push({ pointer: `/${i}/cumulativeGasUsed`, message: `cumulativeGasUsed decreases at receipt ${i}`, expected: `>= ${hexq(previous)}`, actual: r['cumulativeGasUsed'] });
-    else if (used !== cumulative - previous) out.push({ pointer: `/${i}/gasUsed`, message: `gasUsed of receipt ${i} must be its cumulativeGasUsed minus the previous one`, expected: hexq(cumulative - previous), actual: r['gasUsed'] });
+    if (cumulative < previous) out.push({ pointer: `/${i}/cumulativeGasUsed`, message: `cumulativeGasUsed decreases at receipt ${i}`, expected: `>= ${toQuantity(previous)}`, actual: r['cumulativeGasUsed'] });
+    else if (used !== cumulative - previous) out.push({ pointer: `/${i}/gasUsed`, message: `gasUsed of receipt ${i} must be its cumulativeGasUsed minus the previous one`, expected: toQuantity(cumulative - previous), actual: r['gasUsed'] });
     previous = cumulative;
   });
   const last = receipts.length === 0 ? 0n : previous;
-  if (last !== bigintOf({ gasUsed: blockGasUsed }, 'gasUsed', '/block')) out.push({ pointer: receipts.length ? `/${receipts.length - 1}/cumulativeGasUsed` : '', message: 'the last cumulativeGasUsed must equal the block\'s gasUsed', expected: blockGasUsed, actual: hexq(last) });
+  if (last !== bigintOf({ gasUsed: blockGasUsed }, 'gasUsed', '/block')) out.push({ pointer: receipts.length ? `/${receipts.length - 1}/cumulativeGasUsed` : '', message: 'the last cumulativeGasUsed must equal the block\'s gasUsed', expected: blockGasUsed, actual: toQuantity(last) });
   return out;
 }
 
@@ -32,7 +31,7 @@ export function logIndexes(receipts: Json[]): Violation[] {
     if (!Array.isArray(logs)) throw new EncodingError('logs is not an array', `/${i}/logs`);
     (logs as Json[]).forEach((log, j) => {
       const index = bigintOf(log, 'logIndex', `/${i}/logs/${j}`);
-      if (index !== next) out.push({ pointer: `/${i}/logs/${j}/logIndex`, message: `logIndex must count the block's logs from 0 (log ${j} of receipt ${i})`, expected: hexq(next), actual: log['logIndex'] });
+      if (index !== next) out.push({ pointer: `/${i}/logs/${j}/logIndex`, message: `logIndex must count the block's logs from 0 (log ${j} of receipt ${i})`, expected: toQuantity(next), actual: log['logIndex'] });
       next += 1n;
     });
   });

@@ -56,8 +56,9 @@ export type Subject = RpcMethod | typeof MIX_SCENARIO;
 export const HEAD_SCENARIO = 'head';
 
 /**
- * k6 metric names, per subject: a Trend, a Rate, a Counter per class, the latency histogram (a Counter
- * per group of buckets, histogram.ts, whose tag `b` is the bucket) and the count of fully validated answers.
+ * k6 metric names, per subject: a Trend, a Counter per class, the latency histogram (a Counter per group
+ * of buckets, histogram.ts, whose tag `b` is the bucket) and the count of fully validated answers. `failed`
+ * names the failure-rate threshold, which judge.ts computes from the class counts (k6 records no such metric).
  */
 export const metricName = {
   latency: (s: Subject) => `latency_${s}`,

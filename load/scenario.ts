@@ -6,13 +6,14 @@
 import { SharedArray } from 'k6/data';
 import exec from 'k6/execution';
 import http from 'k6/http';
-import { Counter, Gauge, Rate, Trend } from 'k6/metrics';
+import { Counter, Gauge, Trend } from 'k6/metrics';
 import { answerDigest } from './answer.ts';
 import { type Classification, classify } from './classify.ts';
 import type { Corpus, CorpusEntry } from './corpus.ts';
 import { bucketOf, groupOf, HISTOGRAM_GROUPS } from './histogram.ts';
 import { CLASSES, MIX_SCENARIO, metricName, type RpcClass, type RpcMethod, SUCCESS_CLASSES, type Subject } from './methods.ts';
 import type { Plan } from './profiles.ts';
+import { RepeatCache, type RepeatSlot, VU_BUDGET_BYTES } from './repeat.ts';
 import { entryIndex, stripeEntries } from './segments.ts';
 import { SHARD_MARKER } from './shard.ts';
 import { shapeFault } from './shapes.ts';
@@ -41,7 +42,7 @@ interface Request {
   params: { headers: Record<string, string>; tags: Record<string, string>; timeout: string };
   logged: Set<string>;
 }
-interface Asked {
+interface Asked extends RepeatSlot {
   entry: CorpusEntry;
   /** The request body after the id: `,"method":…,"params":…}`. */
   tail: string;
@@ -50,7 +51,6 @@ interface Metrics {
   latency: Trend;
   /** One Counter per group of buckets (histogram.ts). */
   histogram: Counter[];
-  failed: Rate;
   validated: Counter;
   calls: Record<RpcClass, Counter>;
 }
@@ -62,7 +62,7 @@ const requests = Object.fromEntries(
     {
       all: new SharedArray(m, () => (JSON.parse(open(corpusPath)) as Corpus).entries[m]) as unknown as ArrayLike<CorpusEntry>,
       asked: [],
-      params: { headers: JSON_HEADERS, tags: { name: m, rpc_method: m }, timeout: plan.requestTimeout },
+      params: { headers: JSON_HEADERS, tags: { name: m }, timeout: plan.requestTimeout },
       logged: new Set(),
     },
   ]),
@@ -73,22 +73,24 @@ const metrics = Object.fromEntries(
     {
       latency: new Trend(metricName.latency(name), true),
       histogram: Array.from({ length: HISTOGRAM_GROUPS }, (_, g) => new Counter(metricName.histogram(name, g))),
-      failed: new Rate(metricName.failed(name)),
       validated: new Counter(metricName.validated(name)),
       calls: Object.fromEntries(CLASSES.map((c) => [c, new Counter(metricName.calls(name, c))])) as Record<RpcClass, Counter>,
     },
   ]),
 ) as Record<Subject, Metrics>;
 const head = { checks: new Counter(metricName.headChecks), regressions: new Counter(metricName.headRegressions), depth: new Gauge(metricName.headRegressionDepth) };
-const headParams = { headers: JSON_HEADERS, tags: { name: 'eth_blockNumber', rpc_method: 'eth_blockNumber' }, timeout: plan.requestTimeout };
+const headParams = { headers: JSON_HEADERS, tags: { name: 'eth_blockNumber' }, timeout: plan.requestTimeout };
 let highestHead: number | undefined;
+/** exec.scenario builds a new object on each read (~16 µs in k6); its properties are getters of the VU's current state,
+ * so one object per VU serves every iteration. */
+let scenarioInfo: typeof exec.scenario | undefined;
 // Tag sets built once per VU, not per request.
 const bucketTags: Array<{ b: string }> = [];
 const codeTags: Record<number, { code: string }> = {};
+const repeats = new RepeatCache(VU_BUDGET_BYTES);
 
 export function call(): void {
-  // exec.scenario builds a new object on every read (~20 µs in k6): read it once.
-  const scenario = exec.scenario;
+  const scenario = (scenarioInfo ??= exec.scenario);
   const i = scenario.iterationInTest;
   const subject = scenario.name as Subject;
   // The mix follows the global iteration number, so the instances together send exactly the planned mix.
@@ -102,8 +104,11 @@ export function call(): void {
   const res = http.post(url, `{"jsonrpc":"2.0","id":${i}${asked.tail}`, r.params);
   const body = typeof res.body === 'string' ? res.body : null;
   const m = metrics[subject];
-  let verdict = classify({ status: res.status, body, timedOut: res.error_code === K6_TIMEOUT }, entry);
-  if (verdict.envelope && validates(i)) {
+  // k6 sets error_code on failures only: read it (a native property read) only when no response came.
+  const outcome = { status: res.status, body, timedOut: res.status === 0 && res.error_code === K6_TIMEOUT };
+  const validate = validates(i);
+  let verdict = repeats.classify(asked, i, outcome, entry, validate);
+  if (verdict.envelope && validate) {
     verdict = validated(method, entry, verdict.envelope, verdict, r);
     m.validated.add(1);
   }
@@ -112,7 +117,6 @@ export function call(): void {
   const { code } = verdict;
   if (code === undefined) m.calls[verdict.cls].add(1);
   else m.calls[verdict.cls].add(1, (codeTags[code] ??= { code: String(code) }));
-  m.failed.add(!ok);
   if (ok) {
     const duration = res.timings.duration;
     m.latency.add(duration);

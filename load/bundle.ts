@@ -30,22 +30,43 @@ export async function bundleScenario(plan: Plan, outfile: string): Promise<void>
   });
 }
 
-/** Resolves core/schemas.ts's `ajv` import to the precompiled validators. */
+/** Resolves core/schemas.ts's `ajv` import to the precompiled validators. They load on a VU's first validation, not
+ * when the VU starts: compiling their patterns and schema objects was most of a VU's start-up (~6 ms CPU), and k6
+ * starts VUs mid-run when a target slows down, the moment a generator can least afford it. */
 export function precompiledAjv(): Plugin {
   return {
     name: 'precompiled-ajv',
     setup(b) {
       b.onResolve({ filter: /^ajv$/ }, (args) => (args.importer === SCHEMAS_MODULE ? { path: 'ajv', namespace: 'precompiled-ajv' } : undefined));
-      b.onLoad({ filter: /.*/, namespace: 'precompiled-ajv' }, () => ({ contents: standaloneValidators(), loader: 'js', resolveDir: REPO_ROOT }));
+      b.onResolve({ filter: /^precompiled-validators$/, namespace: 'precompiled-ajv' }, () => ({ path: 'validators', namespace: 'precompiled-ajv' }));
+      // The schemas core/schemas.ts hands to Ajv are compiled into the validators already: only their names are needed.
+      b.onResolve({ filter: /\.json$/ }, (args) => (args.importer === SCHEMAS_MODULE ? { path: args.path, namespace: 'compiled-schema' } : undefined));
+      b.onLoad({ filter: /.*/, namespace: 'compiled-schema' }, () => ({ contents: '{}', loader: 'json' }));
+      b.onLoad({ filter: /^ajv$/, namespace: 'precompiled-ajv' }, () => ({ contents: lazyStandIn(), loader: 'js', resolveDir: REPO_ROOT }));
+      b.onLoad({ filter: /^validators$/, namespace: 'precompiled-ajv' }, () => ({ contents: standaloneValidators(), loader: 'js', resolveDir: REPO_ROOT }));
     },
   };
 }
 
+const SCHEMA_IDS = Object.keys(shapeSchemas).map((name) => `${name}.json`);
+
+/** A stand-in `Ajv` class whose getSchema requires the generated validators on first use (esbuild evaluates a bundled
+ * CommonJS module where it is first required). */
+function lazyStandIn(): string {
+  const byId = SCHEMA_IDS.map((id, i) => `${JSON.stringify(id)}: v.v${i}`).join(', ');
+  return `let byId;
+export class Ajv {
+  getSchema(id) {
+    if (!byId) { const v = require('precompiled-validators'); byId = { ${byId} }; }
+    return byId[id];
+  }
+}
+`;
+}
+
+/** Ajv's standalone code for every shape, as a CommonJS module exporting v0, v1, … in SCHEMA_IDS order. */
 function standaloneValidators(): string {
   // Same options as core/schemas.ts, so the generated validators report the same errors.
-  const ajv = new Ajv({ ...AJV_OPTIONS, schemas: [defs, ...Object.values(shapeSchemas)], code: { source: true, esm: true } });
-  const ids = Object.keys(shapeSchemas).map((name) => `${name}.json`);
-  const exports = Object.fromEntries(ids.map((id, i) => [`v${i}`, id]));
-  const byId = ids.map((id, i) => `${JSON.stringify(id)}: v${i}`).join(', ');
-  return `${standaloneCode.default(ajv, exports)}\nconst byId = { ${byId} };\nexport class Ajv { getSchema(id) { return byId[id]; } }\n`;
+  const ajv = new Ajv({ ...AJV_OPTIONS, schemas: [defs, ...Object.values(shapeSchemas)], code: { source: true } });
+  return standaloneCode.default(ajv, Object.fromEntries(SCHEMA_IDS.map((id, i) => [`v${i}`, id])));
 }

@@ -4,6 +4,9 @@
 export const METHOD = 'eth_getTransactionByHash';
 export const TX_HASH = '0x9b2ac55d3f0cb78a91ce04f5b2572234fe37cee3908d85bdaa528d470af31596';
 export const REQUEST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: METHOD, params: [TX_HASH] });
+/** The hashes the harness's corpus asks for (TX_HASH first): as many entries as sampling takes per method, so a
+ * VU's verdict cache (load/repeat.ts) must learn each answer, as it must against a real endpoint. */
+export const CORPUS_HASHES = [TX_HASH, ...Array.from({ length: 199 }, (_, i) => `0x${(i + 1).toString(16).padStart(64, '0')}`)];
 
 /** A real, schema-valid answer (anvil's, for the seeded EIP-1559 transaction). */
 export const TX = {

@@ -12,7 +12,7 @@ import { METHODS } from '../load/methods.ts';
 import { buildPlan } from '../load/profiles.ts';
 import { runLoad } from '../load/run.ts';
 import { ensureK6 } from '../scripts/setup-k6.ts';
-import { METHOD, type Mode, REQUEST, TX_HASH } from './endpoint.ts';
+import { CORPUS_HASHES, METHOD, type Mode, REQUEST } from './endpoint.ts';
 
 export interface Served {
   served: number;
@@ -68,12 +68,12 @@ export interface HarnessFigures {
   cpuSec: number;
 }
 
-/** The harness as users run it (runLoad, gate profile: classification and sampled validation on), replaying a one-call corpus. */
+/** The harness as users run it (runLoad, gate profile: classification and sampled validation on), replaying the bench corpus. */
 export async function runHarness(url: string, rate: number, durationSec: number): Promise<HarnessFigures> {
   const dir = await mkdtemp(join(tmpdir(), 'rpc-certify-bench-'));
   try {
     const corpus = join(dir, 'corpus.json');
-    await writeFile(corpus, JSON.stringify(oneCallCorpus()));
+    await writeFile(corpus, JSON.stringify(benchCorpus()));
     const log: string[] = [];
     const cpu = childCpuSec();
     const outcome = await runLoad({ url, profile: 'gate', rate, duration: `${durationSec}s`, methods: [METHOD], corpus, out: dir, log: (l) => log.push(l) });
@@ -89,9 +89,10 @@ export async function runHarness(url: string, rate: number, durationSec: number)
   }
 }
 
-/** The corpus the harness replays: the responder has no chain to sample, so one real call, expected to answer a value. */
-function oneCallCorpus() {
-  const entries = Object.fromEntries(METHODS.map((m) => [m, m === METHOD ? [{ params: [TX_HASH], note: 'bench', expect: 'value', miss: false }] : []]));
+/** The corpus the harness replays (the responder has no chain to sample): calls of METHOD, each expected to answer a value. */
+function benchCorpus() {
+  const calls = CORPUS_HASHES.map((hash) => ({ params: [hash], note: 'bench', expect: 'value', miss: false }));
+  const entries = Object.fromEntries(METHODS.map((m) => [m, m === METHOD ? calls : []]));
   return { version: 1, seed: 1, missShare: 0, chainId: '0x7a69', head: '0x9', blocksSampled: 1, entries, deviations: [], dropped: {} };
 }
 

@@ -1,14 +1,22 @@
 // A native-speed JSON-RPC responder on 127.0.0.1, run as its own process (forked by startResponder) so
-// it never shares an event loop with the bench driver. A call of METHOD gets the canned answer after the
+// it never shares an event loop with the bench driver. It echoes each call's id, as real endpoints do
+// (the harness's verdict cache relies on nothing else). A call of METHOD gets the canned transaction,
+// with the hash it asked for (so each corpus entry has an answer of its own, of one size), after the
 // delay its schedule gives, and is recorded: its time from arrival to answer by the responder's own
 // clock (the ground truth). Any other call (the harness's eth_blockNumber head sampler) is answered at
 // once and left out, so the schedule and the truth cover exactly the measured calls.
 import { createServer } from 'node:http';
 import { delayMs, METHOD, type Mode, MODES, TX } from './endpoint.ts';
 
-const answer = (result: unknown) => Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, result }));
+/** The answer as its bytes around the id, and for the transaction, around its hash. */
+const answer = (result: unknown): Buffer[] =>
+  JSON.stringify({ jsonrpc: '2.0', id: 0, result })
+    .split(/(?<="id":)0|(?<="hash":")0x[0-9a-f]{64}/)
+    .map((part) => Buffer.from(part));
 const TX_BODY = answer(TX);
 const HEAD_BODY = answer('0x9');
+const ID = /"id":(\d{1,15})[,}]/;
+const HASH = /0x[0-9a-f]{64}/;
 
 const mode = process.argv[2] as Mode;
 if (!MODES.includes(mode) || !process.send) throw new Error(`usage: fork responder.ts <${MODES.join('|')}> (with an IPC channel)`);
@@ -22,7 +30,11 @@ const server = createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
   let body = '';
   req.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
   req.on('end', () => {
-    const send = (payload: Buffer, done?: () => void) => res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': payload.length }).end(payload, done);
+    const fill = [Buffer.from(ID.exec(body)?.[1] ?? 'null'), Buffer.from(HASH.exec(body)?.[0] ?? TX.hash)];
+    const send = (parts: Buffer[], done?: () => void) => {
+      const payload = Buffer.concat(parts.flatMap((part, i) => (i < parts.length - 1 ? [part, fill[i] as Buffer] : [part])));
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': payload.length }).end(payload, done);
+    };
     if (!body.includes(METHOD)) return void send(HEAD_BODY);
     first ??= at;
     const n = served++;

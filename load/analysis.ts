@@ -62,7 +62,7 @@ const DRIFT_FLOOR_MS = 5;
 export function judgeStep(input: StepInput): CapacityStep {
   const { measured, slo } = input;
   const requests = requestsOf(measured.classes);
-  const latency = latencyOf(measured.latency);
+  const latency = latencyOf(measured);
   const planned = input.offeredRps * input.durationSec;
   const droppedShare = planned > 0 ? Math.min(1, measured.dropped / planned) : 0;
   const step: Omit<CapacityStep, 'verdict'> = {

@@ -54,13 +54,13 @@ ${headLine(r)}
 ${failedThresholds.length ? `<p class="fail">Failed thresholds: ${failedThresholds.map((t) => esc(`${t.metric} ${t.expression} (${t.value ?? 'n/a'})`)).join(', ')}</p>` : ''}
 
 <h2>Per method</h2>
-<table><tr><th>method</th><th>requests</th><th>target rps</th><th>achieved rps</th><th>dropped</th><th>p50 ms</th><th>p90</th><th>p95</th><th>p99</th><th>max</th><th>failures</th><th>validated</th><th>wrong</th></tr>
+<table><tr><th>method</th><th>requests</th><th>target rps</th><th>achieved rps</th><th>dropped</th><th>p50 ms</th><th>p90</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th><th>failures</th><th>validated</th><th>wrong</th></tr>
 ${names
   .map((n) => {
     const m = r.methods[n]!;
     const l = m.latencyMs;
     const cell = (v: number | undefined) => `<td>${v ?? '–'}</td>`;
-    return `<tr><td>${esc(n)}</td><td>${m.requests}</td><td>${m.targetRps}</td><td>${m.achievedRps}</td><td>${m.dropped}</td>${cell(l?.p50)}${cell(l?.p90)}${cell(l?.p95)}${cell(l?.p99)}${cell(l?.max)}<td class="${m.failureRate > r.plan.slo.maxFailureRate ? 'fail' : ''}">${(m.failureRate * 100).toFixed(2)}%</td><td>${m.validated}</td><td class="${m.classes.wrong ? 'fail' : ''}">${m.classes.wrong}</td></tr>`;
+    return `<tr><td>${esc(n)}</td><td>${m.requests}</td><td>${m.targetRps}</td><td>${m.achievedRps}</td><td>${m.dropped}</td>${cell(l?.p50)}${cell(l?.p90)}${cell(l?.p95)}${cell(l?.p99)}${cell(l?.['p99.9'])}${cell(l?.max)}<td class="${m.failureRate > r.plan.slo.maxFailureRate ? 'fail' : ''}">${(m.failureRate * 100).toFixed(2)}%</td><td>${m.validated}</td><td class="${m.classes.wrong ? 'fail' : ''}">${m.classes.wrong}</td></tr>`;
   })
   .join('\n')}
 </table>

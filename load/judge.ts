@@ -1,9 +1,8 @@
 // The plan's thresholds judged on the merged result of every instance. k6 judges each instance on its own
 // share of the test, which says nothing about the whole (a p95 of p95s is no p95), so k6 is given none. Pure.
-import { quantile } from './histogram.ts';
 import { metricName, type Subject } from './methods.ts';
 import { DROPPED } from './profiles.ts';
-import { failureRate, type Merged } from './shard.ts';
+import { failureRate, type Merged, percentileOf } from './shard.ts';
 import { round } from './summary.ts';
 
 export interface ThresholdResult {
@@ -43,7 +42,7 @@ function statistic(merged: Merged, metric: string, stat: string): number | undef
   for (const [name, s] of Object.entries(merged.subjects)) {
     if (metric === metricName.latency(name as Subject)) {
       const p = /^p\((\d+(?:\.\d+)?)\)$/.exec(stat)?.[1];
-      if (p !== undefined) return quantile(s.latency, Number(p) / 100);
+      if (p !== undefined) return percentileOf(s, Number(p) / 100);
       if (stat === 'avg') return s.latency.count ? s.latency.sum / s.latency.count : 0;
       if (stat === 'max') return s.latency.max;
     }

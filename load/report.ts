@@ -93,7 +93,7 @@ export function buildReport(input: ReportInput): LoadReport {
       targetRps: s.rps,
       achievedRps: round(requests / s.durationSec, 2),
       dropped: subject.dropped,
-      latencyMs: latencyOf(subject.latency),
+      latencyMs: latencyOf(subject),
       classes: subject.classes,
       errorCodes: timeline.codes[s.name] ?? {},
       failureRate: round(failureRate(subject.classes), 4),

@@ -13,7 +13,12 @@ export interface SubjectShard {
   validated: number;
   /** Latency of the answers in the success classes. */
   latency: Histogram;
+  /** k6's own percentiles of the same samples, for a result of one instance: exact, but they do not merge. */
+  exact?: Partial<Record<Percentile, number>>;
 }
+
+export const PERCENTILES = { p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.99, 'p99.9': 0.999 } as const;
+export type Percentile = keyof typeof PERCENTILES;
 
 export interface HeadShard {
   /** eth_blockNumber answers compared with the one before. */
@@ -59,11 +64,13 @@ export function mergeShards(shards: readonly Shard[]): Merged {
   const subjects: Record<string, SubjectShard> = {};
   for (const name of new Set(shards.flatMap((s) => Object.keys(s.subjects)))) {
     const parts = shards.map((s) => s.subjects[name]).filter((p): p is SubjectShard => p !== undefined);
+    const only = shards.length === 1 ? parts[0]?.exact : undefined;
     subjects[name] = {
       classes: Object.fromEntries(CLASSES.map((c) => [c, sum(parts.map((p) => p.classes[c] ?? 0))])) as Record<RpcClass, number>,
       dropped: sum(parts.map((p) => p.dropped)),
       validated: sum(parts.map((p) => p.validated)),
       latency: mergeHistograms(parts.map((p) => p.latency)),
+      ...(only ? { exact: only } : {}),
     };
   }
   return {
@@ -85,14 +92,24 @@ export interface Latency {
   p90: number;
   p95: number;
   p99: number;
+  /** Meaningful from a few thousand requests on (below 1000 it is the largest samples' neighbourhood). */
+  'p99.9': number;
   max: number;
 }
 
-/** Percentiles read from the histogram (within its resolution), avg and max exact; null when nothing succeeded. */
-export function latencyOf(h: Histogram): Latency | null {
+/** The q-quantile (0..1) of a subject's latency: k6's exact one where the result is one instance's, else the merged histogram's (within 1%). */
+export function percentileOf(s: Pick<SubjectShard, 'latency' | 'exact'>, q: number): number {
+  const name = (Object.keys(PERCENTILES) as Percentile[]).find((p) => PERCENTILES[p] === q);
+  return (name && s.exact?.[name]) ?? quantile(s.latency, q);
+}
+
+/** Percentiles (see percentileOf), avg and max exact; null when nothing succeeded. */
+export function latencyOf(s: Pick<SubjectShard, 'latency' | 'exact'>): Latency | null {
+  const h = s.latency;
   if (h.count === 0) return null;
   const r = (x: number) => Math.round(x * 1000) / 1000;
-  return { avg: r(h.sum / h.count), p50: r(quantile(h, 0.5)), p90: r(quantile(h, 0.9)), p95: r(quantile(h, 0.95)), p99: r(quantile(h, 0.99)), max: r(h.max) };
+  const percentiles = Object.fromEntries(Object.entries(PERCENTILES).map(([name, q]) => [name, r(percentileOf(s, q))])) as Record<Percentile, number>;
+  return { avg: r(h.sum / h.count), ...percentiles, max: r(h.max) };
 }
 
 export function requestsOf(classes: Record<RpcClass, number>): number {

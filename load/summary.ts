@@ -4,7 +4,7 @@
 import { BUCKETS, groupOf } from './histogram.ts';
 import { CLASSES, metricName, type RpcClass, type Subject } from './methods.ts';
 import { BOOKKEEPING, type Plan } from './profiles.ts';
-import type { Shard } from './shard.ts';
+import type { Percentile, Shard } from './shard.ts';
 
 export interface K6Metric {
   type: string;
@@ -43,6 +43,7 @@ export function shardOf(summary: K6Summary, plan: Plan, planDigest: string, segm
       dropped: value(`dropped_iterations{scenario:${name}}`, 'count'),
       validated: value(metricName.validated(name), 'count'),
       latency: { count, sum: value(latency, 'avg') * count, min: value(latency, 'min'), max: value(latency, 'max'), buckets },
+      ...(count > 0 ? { exact: exactPercentiles(summary.metrics[latency]?.values ?? {}) } : {}),
     };
   }
   return {
@@ -58,6 +59,13 @@ export function shardOf(summary: K6Summary, plan: Plan, planDigest: string, segm
       deepest: value(metricName.headRegressionDepth, 'max'),
     },
   };
+}
+
+/** The k6 Trend statistic behind each percentile of the report. */
+const K6_STAT: Record<Percentile, string> = { p50: 'med', p90: 'p(90)', p95: 'p(95)', p99: 'p(99)', 'p99.9': 'p(99.9)' };
+
+function exactPercentiles(values: Record<string, number>): Partial<Record<Percentile, number>> {
+  return Object.fromEntries(Object.entries(K6_STAT).flatMap(([name, stat]) => (values[stat] === undefined ? [] : [[name, values[stat]]])));
 }
 
 export function round(n: number | undefined, digits = 3): number {

@@ -12,7 +12,7 @@ import { CLASSES, type RpcClass } from '../load/methods.ts';
 import { buildPlan } from '../load/profiles.ts';
 import { createRng } from '../load/rng.ts';
 import { coverageGap, entryIndex, parseSegment, segmentArgs, stripeEntries } from '../load/segments.ts';
-import { findingsIn, type Merged, mergeShards, type Shard, shardsIn, type SubjectShard } from '../load/shard.ts';
+import { findingsIn, latencyOf, type Merged, mergeShards, percentileOf, type Shard, shardsIn, type SubjectShard } from '../load/shard.ts';
 import { histogramThresholds, shardOf } from '../load/summary.ts';
 
 function histogramOf(samples: readonly number[]): Histogram {
@@ -93,7 +93,7 @@ describe('load: shards, segments and thresholds on the merged result', () => {
     const s = shardOf(
       {
         metrics: {
-          latency_eth_getBlockByHash: { type: 'trend', values: { count: 3, avg: 2, min: 1, max: 3 } },
+          latency_eth_getBlockByHash: { type: 'trend', values: { count: 3, avg: 2, min: 1, max: 3, med: 2, 'p(99)': 2.98 } },
           'hist_eth_getBlockByHash_12{b:350}': { type: 'counter', values: { count: 2 } },
           'hist_eth_getBlockByHash_13{b:400}': { type: 'counter', values: { count: 1 } },
           calls_ok_eth_getBlockByHash: { type: 'counter', values: { count: 3 } },
@@ -115,6 +115,7 @@ describe('load: shards, segments and thresholds on the merged result', () => {
       dropped: 2,
       validated: 4,
       latency: { count: 3, sum: 6, min: 1, max: 3, buckets: { 350: 2, 400: 1 } },
+      exact: { p50: 2, p99: 2.98 },
     });
     expect(s).to.deep.include({ plan: 'digest', segment: '1/2:1', durationMs: 1234, head: { checks: 9, regressions: 1, deepest: 2 } });
   });
@@ -157,6 +158,20 @@ describe('load: shards, segments and thresholds on the merged result', () => {
     for (const s of stripes) expect(s.filter((i) => entries[i]?.miss)).to.have.length(2);
     // One instance: the order one process always asked in.
     expect(Array.from({ length: 50 }, (_, i) => entryIndex(stripeEntries(entries, 1), i))).to.deep.equal(Array.from({ length: 50 }, (_, i) => i % 46));
+  });
+
+  it("reports one instance's exact k6 percentiles, and the merged histogram's once there are several", () => {
+    const samples = latencies(5000, 3);
+    const exact = { p50: k6Percentile(samples, 0.5), p90: k6Percentile(samples, 0.9), p95: k6Percentile(samples, 0.95), p99: k6Percentile(samples, 0.99), 'p99.9': k6Percentile(samples, 0.999) };
+    const one = mergeShards([shard('0:1', { eth_getBlockByHash: subject(histogramOf(samples), { exact }) })]).subjects['eth_getBlockByHash']!;
+    const r = (x: number) => Math.round(x * 1000) / 1000;
+    expect(latencyOf(one)).to.deep.include({ p99: r(exact.p99), 'p99.9': r(exact['p99.9']) });
+    expect(percentileOf(one, 0.99)).to.equal(exact.p99);
+    expect(percentileOf(one, 0.75), 'a percentile k6 did not report').to.equal(quantile(one.latency, 0.75));
+    const half = (from: number, to: number) => subject(histogramOf(samples.slice(from, to)), { exact });
+    const two = mergeShards([shard('0:1/2', { eth_getBlockByHash: half(0, 2500) }), shard('1/2:1', { eth_getBlockByHash: half(2500, 5000) })]).subjects['eth_getBlockByHash']!;
+    expect(two.exact).to.equal(undefined);
+    expect(latencyOf(two)?.p99).to.equal(r(quantile(mergeHistograms([histogramOf(samples)]), 0.99)));
   });
 
   it('judges the plan thresholds on the merged histograms and counts, not per instance', () => {

@@ -52,7 +52,7 @@ const MIX_WEIGHTS: Record<RpcMethod, number> = {
 export const BOOKKEEPING = 'count>=0';
 const REQUEST_TIMEOUT = '10s';
 const MAX_VUS = 1000;
-const SUMMARY_TREND_STATS = ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)', 'count'];
+const SUMMARY_TREND_STATS = ['avg', 'min', 'med', 'max', 'p(90)', 'p(95)', 'p(99)', 'p(99.9)', 'count'];
 // No `url` tag (it carries /v3/<KEY>) and no `error` tag (k6 error strings quote the URL).
 const SYSTEM_TAGS = ['status', 'method', 'name', 'group', 'check', 'error_code', 'scenario', 'expected_response'];
 
@@ -161,7 +161,7 @@ export function capacitySubjects(methods: readonly RpcMethod[]): Subject[] {
 function k6Scenario(s: ScenarioPlan, latencyBudgetSec: number, instances: number): Record<string, unknown> {
   // Every instance needs VUs of its own (k6 splits them between execution segments); VUs that k6 must start
   // mid-run cost requests (an iteration with no idle VU is dropped), so enough wait for 50 ms answers.
-  const preAllocatedVUs = Math.max(instances, Math.min(100, Math.ceil(s.rps * 0.05) + 2));
+  const preAllocatedVUs = Math.max(instances, Math.min(250, Math.ceil(s.rps * 0.25) + 2));
   return {
     executor: 'constant-arrival-rate',
     exec: 'call',

@@ -2,8 +2,13 @@
 // validation on) against a minimal hand-written k6 script sending the same call, side by side against
 // the same fast loopback responder. The rate asked of both is the highest k6 reaches here: the bare
 // script's own ceiling, closed loop. The bare script then runs the harness's own k6 scenario (same
-// executor and VU limits), so the only difference left is what each does per request.
-import { CEILING, cpuMsPerRequest as cpuMs, fastest, harnessScenario, round, runBare, runCeiling, runHarness, saveFigure, startResponder } from './lib.ts';
+// executor and VU limits), so the only difference left is what each does per request. Then both again
+// at a rate both keep up with, where CPU per request is the generator's cost without saturation effects
+// (k6 starting VUs for iterations it cannot serve).
+import { CEILING, cpuMsPerRequest as cpuMs, fastest, harnessScenario, leastCpu, round, runBare, runCeiling, runHarness, saveFigure, startResponder } from './lib.ts';
+
+/** The steady rate: half what the harness reached flat out, at most this. */
+const STEADY_RPS = 2000;
 
 const responder = await startResponder('fast');
 try {
@@ -11,12 +16,18 @@ try {
   const { rate } = ceiling;
   const [bare, harness] = await fastest([() => runBare(responder.url, harnessScenario(rate, CEILING.sec), CEILING.sec), () => runHarness(responder.url, rate, CEILING.sec)]);
   const share = harness.rps / bare.rps;
+  const steady = Math.min(STEADY_RPS, Math.floor(harness.rps / 200) * 100);
+  const [bareSteady, harnessSteady] = await leastCpu([
+    () => runBare(responder.url, harnessScenario(steady, CEILING.sec), CEILING.sec),
+    () => runHarness(responder.url, steady, CEILING.sec),
+  ]);
   await saveFigure('overhead', {
     askedRps: rate,
     ceiling: { rps: round(ceiling.rps), cpuMsPerRequest: cpuMs(ceiling), vus: CEILING.vus },
     bare: { rps: round(bare.rps), cpuMsPerRequest: cpuMs(bare) },
     harness: { rps: harness.rps, dropped: harness.dropped, cpuMsPerRequest: cpuMs(harness) },
     harnessShare: round(share, 3),
+    steady: { rps: steady, bareCpuMsPerRequest: cpuMs(bareSteady), harnessCpuMsPerRequest: cpuMs(harnessSteady) },
     rows: [
       [`k6 ceiling (bare script, closed loop, ${CEILING.vus} VUs)`, `${round(ceiling.rps, 0)} rps, ${cpuMs(ceiling)} ms CPU/request`, '-', 'n/a'],
       [
@@ -24,6 +35,12 @@ try {
         `harness ${round(harness.rps, 0)} rps vs bare ${round(bare.rps, 0)} rps = ${round(share * 100, 1)}%; CPU/request ${cpuMs(harness)} vs ${cpuMs(bare)} ms (×${round(cpuMs(harness) / cpuMs(bare), 1)})`,
         '≥ 90% of bare',
         share >= 0.9 ? 'yes' : 'no',
+      ],
+      [
+        `Generator cost at ${steady} rps (both keep up, least CPU of 2)`,
+        `CPU/request harness ${cpuMs(harnessSteady)} ms vs bare ${cpuMs(bareSteady)} ms (×${round(cpuMs(harnessSteady) / cpuMs(bareSteady), 2)})`,
+        '-',
+        'n/a',
       ],
     ],
   });

@@ -2,7 +2,7 @@
 // harness through its public runLoad), the percentile as k6 computes it, CPU accounting, and
 // reports/bench.json, into which every bench merges its figure.
 import { type ChildProcess, fork } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,8 +44,12 @@ export async function startResponder(mode: Mode): Promise<Responder> {
 
 function nextMessage<T>(child: ChildProcess): Promise<T> {
   return new Promise((resolve, reject) => {
-    child.once('message', (m) => resolve(m as T));
-    child.once('exit', (code) => reject(new Error(`responder exited (${code})`)));
+    const exited = (code: number | null) => reject(new Error(`responder exited (${code})`));
+    child.once('exit', exited);
+    child.once('message', (m) => {
+      child.off('exit', exited);
+      resolve(m as T);
+    });
   });
 }
 
@@ -170,6 +174,53 @@ export const leastCpu = <T extends Array<{ cpuSec: number; requests: number }>>(
 
 export function cpuMsPerRequest(f: { cpuSec: number; requests: number }): number {
   return round((f.cpuSec / f.requests) * 1000, 3);
+}
+
+/**
+ * Runs a generator and replaces its CPU figure with k6's CPU while it was sending: k6's CPU time and the
+ * responder's served count sampled every 100 ms, over the samples between the first and the last served call.
+ * Starting VUs (a few ms each, before the test) and writing the summary are left out, so CPU per request is
+ * what each request costs, whatever the run's length.
+ */
+export async function whileSending<T extends { cpuSec: number; requests: number }>(responder: Responder, run: () => Promise<T>): Promise<T> {
+  const samples: Array<{ cpuSec: number; served: number }> = [];
+  let running = true;
+  const poll = (async () => {
+    while (running) {
+      const cpuSec = k6CpuSec();
+      const { served } = await responder.served();
+      if (cpuSec !== undefined) samples.push({ cpuSec, served });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  try {
+    const result = await run();
+    const grew = samples.map((x, i) => i > 0 && x.served > (samples[i - 1]?.served ?? Infinity));
+    const [first, last] = [grew.indexOf(true), grew.lastIndexOf(true)];
+    const [from, to] = [samples[first - 1], samples[last]];
+    if (!from || !to || to.served - from.served < 100) throw new Error('the CPU sampler saw no sending');
+    return { ...result, cpuSec: to.cpuSec - from.cpuSec, requests: to.served - from.served };
+  } finally {
+    running = false;
+    await poll;
+  }
+}
+
+/** CPU seconds of the running k6 child of this process, if there is one. */
+function k6CpuSec(): number | undefined {
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    const stat = (() => {
+      try {
+        return readFileSync(`/proc/${pid}/stat`, 'utf8');
+      } catch {
+        return '';
+      }
+    })();
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (!stat.includes('(k6)') || Number(fields[1]) !== process.pid) continue;
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime, in clock ticks
+  }
+  return undefined;
 }
 
 /** CPU seconds of this process's reaped children: exact for a k6 run, which ends before it is read. */

@@ -4,8 +4,8 @@
 // script's own ceiling, closed loop. The bare script then runs the harness's own k6 scenario (same
 // executor and VU limits), so the only difference left is what each does per request. Then both again
 // at a rate both keep up with, where CPU per request is the generator's cost without saturation effects
-// (k6 starting VUs for iterations it cannot serve).
-import { CEILING, cpuMsPerRequest as cpuMs, fastest, harnessScenario, leastCpu, round, runBare, runCeiling, runHarness, saveFigure, startResponder } from './lib.ts';
+// (k6 starting VUs for iterations it cannot serve). CPU per request counts k6's CPU while it sends only.
+import { CEILING, cpuMsPerRequest as cpuMs, fastest, harnessScenario, leastCpu, round, runBare, runCeiling, runHarness, saveFigure, startResponder, whileSending } from './lib.ts';
 
 /** The steady rate: half what the harness reached flat out, at most this. */
 const STEADY_RPS = 2000;
@@ -14,12 +14,15 @@ const responder = await startResponder('fast');
 try {
   const ceiling = await runCeiling(responder.url);
   const { rate } = ceiling;
-  const [bare, harness] = await fastest([() => runBare(responder.url, harnessScenario(rate, CEILING.sec), CEILING.sec), () => runHarness(responder.url, rate, CEILING.sec)]);
+  const [bare, harness] = await fastest([
+    () => whileSending(responder, () => runBare(responder.url, harnessScenario(rate, CEILING.sec), CEILING.sec)),
+    () => whileSending(responder, () => runHarness(responder.url, rate, CEILING.sec)),
+  ]);
   const share = harness.rps / bare.rps;
   const steady = Math.min(STEADY_RPS, Math.floor(harness.rps / 200) * 100);
   const [bareSteady, harnessSteady] = await leastCpu([
-    () => runBare(responder.url, harnessScenario(steady, CEILING.sec), CEILING.sec),
-    () => runHarness(responder.url, steady, CEILING.sec),
+    () => whileSending(responder, () => runBare(responder.url, harnessScenario(steady, CEILING.sec), CEILING.sec)),
+    () => whileSending(responder, () => runHarness(responder.url, steady, CEILING.sec)),
   ]);
   await saveFigure('overhead', {
     askedRps: rate,

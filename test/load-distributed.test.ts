@@ -46,6 +46,9 @@ function expectSumOfShards(report: LoadReport, shards: Shard[]): void {
 
 describe('load: beyond one process, capacity knee, correctness under load (real k6)', function () {
   this.timeout(120_000);
+  // Real k6 runs judged on timing (thresholds, a knee): a virtual machine that freezes for hundreds of
+  // milliseconds (bench:machine measures it) can fail one run; a real fault fails every attempt.
+  this.retries(2);
   let devnet: Devnet;
   let proxy: FaultProxy;
   let dir: string;

@@ -81,5 +81,25 @@ describe('load against hostile endpoints', function () {
         }
       });
     }
+
+    it('an endpoint that stops answering one method in the middle of a run: each such call ends as timeout after the 10 s request timeout', async function () {
+      this.timeout(60_000);
+      // The proxy holds these calls open for good; k6 gives up on each after the plan's request timeout.
+      proxy.fault = { name: 'silent', kills: [], rewrite: (req, res) => (req.method === 'eth_getTransactionByHash' ? new Promise<never>(() => undefined) : res) };
+      try {
+        const out = await mkdtemp(join(tmpdir(), 'rc-load-silent-'));
+        const r = await runLoad({ url: proxy.url, profile: 'smoke', duration: '13s', corpus, out, log: () => undefined });
+        expect(r.exitCode, r.summary).to.equal(1);
+        const report = JSON.parse(await readFile(join(out, 'load.json'), 'utf8')) as { methods: Record<string, { requests: number; classes: Record<string, number> }> };
+        const silent = report.methods['eth_getTransactionByHash']!;
+        expect(silent.classes['timeout'], JSON.stringify(silent.classes)).to.be.above(0);
+        expect(silent.classes['timeout'], 'every call that ended').to.equal(silent.requests);
+        const other = report.methods['eth_getBlockByHash']!;
+        expect(other.requests).to.be.above(50);
+        expect((other.classes['ok'] ?? 0) + (other.classes['ok_null'] ?? 0)).to.equal(other.requests);
+      } finally {
+        proxy.fault = undefined;
+      }
+    });
   });
 });

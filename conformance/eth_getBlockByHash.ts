@@ -5,6 +5,7 @@ import type { Json } from '../core/invariants/encoding.ts';
 import { EMPTY_UNCLES_HASH } from '../core/invariants/header.ts';
 import { orderedTrieRoot } from '../core/invariants/trie.ts';
 import { signedEnvelope } from '../core/invariants/tx.ts';
+import { withdrawalEncoding } from '../core/invariants/withdrawal.ts';
 import type { Targets } from '../core/targets.ts';
 import { toQuantity } from '../core/hex.ts';
 import { type CheckContext, MethodSuite } from './framework/check.ts';
@@ -147,6 +148,20 @@ suite.check(
         }),
       );
       t.expectEqual(block['transactionsRoot'], await orderedTrieRoot(envelopes), `${name}: transactionsRoot is not the trie root of its ${txs.length} transaction(s)`, '/result/transactionsRoot');
+    }
+  },
+);
+
+suite.check(
+  { intent: 'withdrawals-root', clause: 'invariant: withdrawalsRoot (EIP-4895)', layer: 'invariant', title: 'withdrawalsRoot recomputed as the Merkle-Patricia root of rlp(index) -> rlp([index, validatorIndex, address, amount]) over the block\'s withdrawals, for every block found from Shanghai on', covers: ['hit'] },
+  async (t) => {
+    const judged = (await judgedBlocks(t)).filter(({ block }) => block['withdrawalsRoot'] !== undefined);
+    if (judged.length === 0) t.skip('no block found is from Shanghai on (none has a withdrawalsRoot)');
+    for (const { name, block } of judged) {
+      const list = block['withdrawals'];
+      if (!Array.isArray(list)) return t.fail(`${name} has a withdrawalsRoot but no withdrawals list`, { pointer: '/result/withdrawals' });
+      const encoded = await recompute(t, '/result', `the withdrawalsRoot of ${name}`, () => (list as Json[]).map((w, i) => withdrawalEncoding(w, `/withdrawals/${i}`)));
+      t.expectEqual(block['withdrawalsRoot'], await orderedTrieRoot(encoded), `${name}: withdrawalsRoot is not the trie root of its ${list.length} withdrawal(s)`, '/result/withdrawalsRoot');
     }
   },
 );

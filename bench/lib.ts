@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runK6 } from '../load/k6.ts';
+import { cpuSeconds, runK6 } from '../load/k6.ts';
 import { METHODS } from '../load/methods.ts';
 import { buildPlan } from '../load/profiles.ts';
 import { runLoad } from '../load/run.ts';
@@ -187,7 +187,7 @@ export async function whileSending<T extends { cpuSec: number; requests: number 
   let running = true;
   const poll = (async () => {
     while (running) {
-      const cpuSec = k6CpuSec();
+      const cpuSec = await cpuSeconds(k6Pid());
       const { served } = await responder.served();
       if (cpuSec !== undefined) samples.push({ cpuSec, served });
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -206,19 +206,16 @@ export async function whileSending<T extends { cpuSec: number; requests: number 
   }
 }
 
-/** CPU seconds of the running k6 child of this process, if there is one. */
-function k6CpuSec(): number | undefined {
+/** The running k6 child of this process (runLoad starts it out of the bench's sight), if there is one. */
+function k6Pid(): number | undefined {
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    const stat = (() => {
-      try {
-        return readFileSync(`/proc/${pid}/stat`, 'utf8');
-      } catch {
-        return '';
-      }
-    })();
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (!stat.includes('(k6)') || Number(fields[1]) !== process.pid) continue;
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime, in clock ticks
+    let stat = '';
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    if (stat.includes('(k6)') && Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid) return Number(pid);
   }
   return undefined;
 }

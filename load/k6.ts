@@ -63,7 +63,8 @@ export async function runK6(opts: { binary: string; script: string; args?: strin
   }
 }
 
-async function cpuSeconds(pid: number | undefined): Promise<number | undefined> {
+/** CPU seconds (user + system) a running process has used so far; undefined off Linux or once it is gone. */
+export async function cpuSeconds(pid: number | undefined): Promise<number | undefined> {
   if (pid === undefined || process.platform !== 'linux') return undefined;
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
   // Fields after "pid (comm) ": utime and stime are the 12th and 13th.

@@ -60,46 +60,43 @@ describe('load against hostile endpoints', function () {
       await devnet?.stop();
     });
 
+    type Methods = Record<string, { requests: number; classes: Record<string, number> }>;
+    /** A run of the recorded corpus with `fault` on, which must fail it; the report's methods, after checking that
+     * eth_getBlockByHash (which the faults leave alone) succeeded throughout. */
+    async function runWith(fault: Fault, duration: string): Promise<Methods> {
+      proxy.fault = fault;
+      try {
+        const out = await mkdtemp(join(tmpdir(), 'rc-load-mid-'));
+        const r = await runLoad({ url: proxy.url, profile: 'smoke', duration, corpus, out, log: () => undefined });
+        expect(r.exitCode, r.summary).to.equal(1);
+        const { methods } = JSON.parse(await readFile(join(out, 'load.json'), 'utf8')) as { methods: Methods };
+        const other = methods['eth_getBlockByHash']!;
+        expect((other.classes['ok'] ?? 0) + (other.classes['ok_null'] ?? 0)).to.equal(other.requests);
+        return methods;
+      } finally {
+        proxy.fault = undefined;
+      }
+    }
+
     const midRun: Array<[string, Fault['raw'], string]> = [
       ['HTTP 429 with Retry-After', (req) => (req.method === 'eth_getTransactionByHash' ? { status: 429, contentType: 'application/json', body: '{"error":"too many requests"}', headers: { 'retry-after': '1' } } : undefined), 'rate_limited'],
       ['HTTP 503 with an HTML body', (req) => (req.method === 'eth_getTransactionByHash' ? { status: 503, contentType: 'text/html', body: '<html>Service Unavailable</html>' } : undefined), 'http_error'],
     ];
     for (const [name, raw, cls] of midRun) {
       it(`${name} in the middle of a run: counted as ${cls} for that method, the run fails, the other method is unaffected`, async () => {
-        proxy.fault = { name, kills: [], raw };
-        try {
-          const out = await mkdtemp(join(tmpdir(), 'rc-load-mid-'));
-          const r = await runLoad({ url: proxy.url, profile: 'smoke', duration: '3s', corpus, out, log: () => undefined });
-          expect(r.exitCode, r.summary).to.equal(1);
-          const report = JSON.parse(await readFile(join(out, 'load.json'), 'utf8')) as { methods: Record<string, { requests: number; classes: Record<string, number> }> };
-          const hit = report.methods['eth_getTransactionByHash']!;
-          expect(hit.classes[cls], JSON.stringify(hit.classes)).to.equal(hit.requests);
-          const other = report.methods['eth_getBlockByHash']!;
-          expect((other.classes['ok'] ?? 0) + (other.classes['ok_null'] ?? 0)).to.equal(other.requests);
-        } finally {
-          proxy.fault = undefined;
-        }
+        const hit = (await runWith({ name, kills: [], raw }, '3s'))['eth_getTransactionByHash']!;
+        expect(hit.classes[cls], JSON.stringify(hit.classes)).to.equal(hit.requests);
       });
     }
 
     it('an endpoint that stops answering one method in the middle of a run: each such call ends as timeout after the 10 s request timeout', async function () {
       this.timeout(60_000);
       // The proxy holds these calls open for good; k6 gives up on each after the plan's request timeout.
-      proxy.fault = { name: 'silent', kills: [], rewrite: (req, res) => (req.method === 'eth_getTransactionByHash' ? new Promise<never>(() => undefined) : res) };
-      try {
-        const out = await mkdtemp(join(tmpdir(), 'rc-load-silent-'));
-        const r = await runLoad({ url: proxy.url, profile: 'smoke', duration: '13s', corpus, out, log: () => undefined });
-        expect(r.exitCode, r.summary).to.equal(1);
-        const report = JSON.parse(await readFile(join(out, 'load.json'), 'utf8')) as { methods: Record<string, { requests: number; classes: Record<string, number> }> };
-        const silent = report.methods['eth_getTransactionByHash']!;
-        expect(silent.classes['timeout'], JSON.stringify(silent.classes)).to.be.above(0);
-        expect(silent.classes['timeout'], 'every call that ended').to.equal(silent.requests);
-        const other = report.methods['eth_getBlockByHash']!;
-        expect(other.requests).to.be.above(50);
-        expect((other.classes['ok'] ?? 0) + (other.classes['ok_null'] ?? 0)).to.equal(other.requests);
-      } finally {
-        proxy.fault = undefined;
-      }
+      const methods = await runWith({ name: 'silent', kills: [], rewrite: (req, res) => (req.method === 'eth_getTransactionByHash' ? new Promise<never>(() => undefined) : res) }, '13s');
+      const silent = methods['eth_getTransactionByHash']!;
+      expect(silent.classes['timeout'], JSON.stringify(silent.classes)).to.be.above(0);
+      expect(silent.classes['timeout'], 'every call that ended').to.equal(silent.requests);
+      expect(methods['eth_getBlockByHash']!.requests).to.be.above(50);
     });
   });
 });

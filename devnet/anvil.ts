@@ -12,6 +12,7 @@ export interface Anvil {
 
 const START_TIMEOUT_MS = 10_000;
 const STDERR_KEEP = 4096;
+const STOP_GRACE_MS = 5_000;
 
 function anvilBinary(): string {
   const pkg = createRequire(import.meta.url).resolve('@foundry-rs/anvil-linux-amd64/package.json');
@@ -64,7 +65,10 @@ async function spawnAnvil(port: number): Promise<Anvil> {
   const stop = async (): Promise<void> => {
     process.off('exit', killOnExit);
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    // An anvil too busy to shut down must not hold the caller (or a test run) forever.
+    const kill = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
     await exited;
+    clearTimeout(kill);
   };
   const failed = new Promise<never>((_, reject) => {
     child.once('exit', (code, signal) => reject(new EarlyExit(`anvil exited during start (code ${code}, signal ${signal})`)));

@@ -159,10 +159,11 @@ export function capacitySubjects(methods: readonly RpcMethod[]): Subject[] {
 }
 
 function k6Scenario(s: ScenarioPlan, latencyBudgetSec: number, instances: number): Record<string, unknown> {
-  // Every instance needs VUs of its own (k6 splits them between execution segments); VUs that k6 must start
-  // mid-run cost requests (an iteration with no idle VU is dropped), so enough wait for 250 ms answers
-  // (a VU starts in ~3.4-6 ms of CPU and holds ~0.4 MB).
-  const preAllocatedVUs = Math.max(instances, Math.min(250, Math.ceil(s.rps * 0.25) + 2));
+  // Every instance needs VUs of its own (k6 splits them between execution segments). An iteration with no
+  // idle VU is dropped, and so is each one due while k6 starts another VU mid-run. So enough VUs wait for
+  // 250 ms answers, and at low rates for a 2 s stall (up to 16 VUs): when a stalled machine or target
+  // resumes, every overdue iteration starts at once. A VU starts in ~3.4-6 ms of CPU and holds ~0.4 MB.
+  const preAllocatedVUs = Math.max(instances, Math.min(250, Math.ceil(Math.max(s.rps * 0.25, Math.min(s.rps * 2, 16))) + 2));
   return {
     executor: 'constant-arrival-rate',
     exec: 'call',

@@ -1,6 +1,7 @@
 // §4.2 eth_getBlockByHash: a block object (§2.2) or null; the flag chooses hashes or full transactions.
 import { keccak256 } from 'viem';
 import { blockBloom } from '../core/invariants/block-receipts.ts';
+import { blockSize } from '../core/invariants/block-size.ts';
 import type { Json } from '../core/invariants/encoding.ts';
 import { EMPTY_UNCLES_HASH } from '../core/invariants/header.ts';
 import { orderedTrieRoot } from '../core/invariants/trie.ts';
@@ -162,6 +163,21 @@ suite.check(
       if (!Array.isArray(list)) return t.fail(`${name} has a withdrawalsRoot but no withdrawals list`, { pointer: '/result/withdrawals' });
       const encoded = await recompute(t, '/result', `the withdrawalsRoot of ${name}`, () => (list as Json[]).map((w, i) => withdrawalEncoding(w, `/withdrawals/${i}`)));
       t.expectEqual(block['withdrawalsRoot'], await orderedTrieRoot(encoded), `${name}: withdrawalsRoot is not the trie root of its ${list.length} withdrawal(s)`, '/result/withdrawalsRoot');
+    }
+  },
+);
+
+suite.check(
+  { intent: 'block-size', clause: '§2.2 size; invariant: block encoding', layer: 'invariant', title: 'size is the byte length of rlp([header, transactions, uncles, withdrawals]) over the full transactions (typed ones as their EIP-2718 envelope, no blob sidecars) and the uncle headers (eth_getUncleByBlockHashAndIndex)', covers: ['hit'] },
+  async (t) => {
+    for (const { name, ref, block } of await judgedBlocks(t, [true])) {
+      const listed = Array.isArray(block['uncles']) ? (block['uncles'] as unknown[]) : [];
+      const uncles: Json[] = [];
+      for (const [i] of listed.entries()) {
+        uncles.push(t.found(await t.result<Json | null>('eth_getUncleByBlockHashAndIndex', [ref.hash, toQuantity(i)]), `${name} lists uncle ${i}, which eth_getUncleByBlockHashAndIndex returned null for`));
+      }
+      const size = await recompute(t, '/result', `the size of ${name}`, () => blockSize(block, uncles));
+      t.expectEqual(block['size'], toQuantity(size), `${name}: size is not the length of the block's encoding`, '/result/size');
     }
   },
 );

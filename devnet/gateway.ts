@@ -5,6 +5,7 @@ import http from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { decodeAbiParameters, type Hex } from 'viem';
 import { toQuantity } from '../core/hex.ts';
+import { blockSize } from '../core/invariants/block-size.ts';
 
 export interface Gateway {
   url: string; // http://127.0.0.1:<port>/v3/<apiKey>
@@ -33,7 +34,29 @@ export async function startGateway(opts: { upstream: string; apiKey: string; por
   const forward = async (call: Json): Promise<Json | undefined> => {
     const raw = await post(agent, upstream, JSON.stringify(normaliseRequest(call)));
     if (raw.length === 0) return undefined; // notification: anvil answers 204
-    return normaliseResponse(call, JSON.parse(raw) as Json);
+    const answer = normaliseResponse(call, JSON.parse(raw) as Json);
+    return isBlockCall(call) && isObject(answer) && isObject(answer.result) ? { ...answer, result: await withSize(answer.result) } : answer;
+  };
+
+  // anvil's block size leaves out the (empty) withdrawals list and counts blob sidecars: the gateway
+  // states the size of the block's encoding instead, from its full transactions (blocks never change,
+  // so once per hash). anvil mines no uncles.
+  const sizes = new Map<string, string>();
+  const withSize = async (block: JsonObject): Promise<JsonObject> => {
+    const { hash, uncles, transactions } = block;
+    if (typeof hash !== 'string' || !Array.isArray(uncles) || uncles.length > 0 || !Array.isArray(transactions)) return block;
+    let size = sizes.get(hash);
+    if (size === undefined) {
+      const full = transactions.some((tx) => typeof tx === 'string') ? await upstreamResult(agent, upstream, 'eth_getBlockByHash', [hash, true]) : block;
+      try {
+        if (!isObject(full)) return block;
+        size = toQuantity(blockSize(full, []));
+      } catch {
+        return block; // a block the recompute cannot encode keeps anvil's figure
+      }
+      sizes.set(hash, size);
+    }
+    return { ...block, size };
   };
 
   const server = http.createServer((req, res) => {
@@ -123,6 +146,13 @@ function post(agent: http.Agent, url: URL, body: string): Promise<string> {
     req.on('error', reject);
     req.end(body);
   });
+}
+
+const isBlockCall = (call: Json): boolean => isObject(call) && (call.method === 'eth_getBlockByHash' || call.method === 'eth_getBlockByNumber');
+
+async function upstreamResult(agent: http.Agent, url: URL, method: string, params: Json[]): Promise<Json | undefined> {
+  const answer = JSON.parse(await post(agent, url, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }))) as Json;
+  return isObject(answer) ? answer.result : undefined;
 }
 
 const isObject = (v: Json | undefined): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import * as Hash from 'ox/Hash';
 import * as Rlp from 'ox/Rlp';
+import { blockSize } from '../core/invariants/block-size.ts';
 import { EncodingError, type Json } from '../core/invariants/encoding.ts';
 import { EMPTY_UNCLES_HASH, headerFork, headerHash, headerItems } from '../core/invariants/header.ts';
 import { EMPTY_TRIE_ROOT, orderedTrieRoot } from '../core/invariants/trie.ts';
@@ -18,6 +19,7 @@ interface Vectors {
   prague: { block: Json };
   uncle: { block: Json; uncle: Json };
   blob: Array<{ source: string; tx: Json }>;
+  hive: { block: Json };
 }
 const v = JSON.parse(readFileSync(new URL('./support/invariant-vectors.json', import.meta.url), 'utf8')) as Vectors;
 
@@ -54,6 +56,21 @@ describe('invariant recomputes on real chain data', function () {
     it('a block without uncles has sha3Uncles = keccak256(rlp([]))', function () {
       expect(EMPTY_UNCLES_HASH).to.equal('0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347');
       expect(v.prague.block['sha3Uncles']).to.equal(EMPTY_UNCLES_HASH);
+    });
+  });
+
+  describe('block size = byte length of rlp([header, transactions, uncles, withdrawals])', function () {
+    it('a mainnet block of pre-EIP-155 legacy transactions, and geth\'s Prague block with an empty withdrawals list', function () {
+      expect(blockSize(v.frontier.block, [])).to.equal(Number(v.frontier.block['size']));
+      expect(blockSize(v.hive.block, [])).to.equal(Number(v.hive.block['size']));
+    });
+
+    it('counts the empty withdrawals list (one byte), each uncle header, and needs full transactions', function () {
+      const { withdrawals: _w, ...noWithdrawals } = v.hive.block;
+      expect(blockSize(noWithdrawals, [])).to.equal(Number(v.hive.block['size']) - 1);
+      expect(blockSize(v.frontier.block, [v.uncle.uncle])).to.equal(Number(v.frontier.block['size']) + (Rlp.fromHex([headerItems(v.uncle.uncle)]).length - 2) / 2 - 1);
+      const hashesOnly = { ...v.hive.block, transactions: (v.hive.block['transactions'] as Json[]).map((tx) => tx['hash']) };
+      expect(() => blockSize(hashesOnly, [])).to.throw(EncodingError, /full transactions/);
     });
   });
 

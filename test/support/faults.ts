@@ -4,6 +4,7 @@
 import * as Secp256k1 from 'ox/Secp256k1';
 import { type Address, getContractAddress, keccak256, numberToHex, serializeTransaction, type TransactionSerializable, toHex } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
+import { blockSize } from '../../core/invariants/block-size.ts';
 import type { Targets } from '../../core/targets.ts';
 import type { Fault, FaultContext, RpcRequest, RpcResponse, Synthetic } from './fault-proxy.ts';
 
@@ -170,6 +171,7 @@ function invariantFaults(targets: Targets): Fault[] {
     fault('block: transactionsRoot of the empty trie for every block', [`${M.block}/transactions-root`, `${M.block}/block-hash`], results(M.block, (b: Json) => ({ ...b, transactionsRoot: '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421' }))),
     fault('block (full): a transaction\'s input altered', [`${M.block}/transactions-root`, `${M.tx}/agrees-with-block`, `${M.txIdx}/agrees-with-hash`], results(M.block, (b: Json) => mapTxs(b, (tx, i) => (i === 2 ? { ...tx, input: `${tx['input'] as string}00` } : tx)), (req) => req.params[1] === true)),
     fault('block (full): a transaction\'s yParity flipped', [`${M.block}/transactions-root`], results(M.block, (b: Json) => mapTxs(b, (tx) => (tx['yParity'] ? { ...tx, yParity: flipParity(tx['yParity'] as string), v: flipParity(tx['yParity'] as string) } : tx)), (req) => req.params[1] === true)),
+    fault('block: size one byte short (anvil leaves out the empty withdrawals list)', [`${M.block}/block-size`], results(M.block, (b: Json) => ({ ...b, size: `0x${(Number(b['size']) - 1).toString(16)}` }))),
     fault('block: logsBloom zeroed', [`${M.block}/logs-bloom`, `${M.block}/block-hash`], results(M.block, (b: Json) => ({ ...b, logsBloom: ZERO_BLOOM }))),
 
     // eth_getBlockReceipts: the receipts against each other and against the block header
@@ -254,7 +256,8 @@ export function syntheticHistory(targets: Targets, uncle: Json): { synthetic: Sy
       switch (req.method) {
         case M.block:
         case 'eth_getBlockByNumber':
-          return isHost(req.params[0]) ? { ...res, result: { ...r, uncles: [uncle['hash']] } } : res;
+          // The host has no transactions, so its hashes-only form is its full form: the size counts the uncle.
+          return isHost(req.params[0]) ? { ...res, result: { ...r, uncles: [uncle['hash']], size: quantity(blockSize(r, [uncle])) } } : res;
         default:
           return res;
       }

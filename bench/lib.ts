@@ -245,7 +245,7 @@ export function round(n: number, digits = 2): number {
 }
 
 /** A row of the figure table: what was measured, the result, the target, and whether it was met. */
-export type Row = [what: string, result: string, target: string, met: 'yes' | 'no' | 'n/a'];
+export type Row = [what: string, result: string, target: string, met: 'yes' | 'no' | 'n/a' | 'unclear'];
 
 export const BENCH_JSON = 'reports/bench.json';
 

@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { toQuantity } from '../core/hex.ts';
 import { startDevnet, type Devnet } from '../devnet/index.ts';
 import { runConformance, type RunResult } from '../conformance/framework/runner.ts';
 import { allSuites } from '../conformance/methods.ts';
@@ -39,7 +40,7 @@ describe('conformance checks fire on their faults', function () {
     await writeFile(lockfile, JSON.stringify({ ...clean.targets, reverts: [] }));
 
     const client = new RpcClient({ url: devnet.url });
-    const uncle = await client.call<Record<string, unknown>>('eth_getBlockByNumber', [`0x${(BigInt(targets.emptyBlock!.number) - 1n).toString(16)}`, false]);
+    const uncle = await client.call<Record<string, unknown>>('eth_getBlockByNumber', [toQuantity(BigInt(targets.emptyBlock!.number) - 1n), false]);
     client.close();
     synthetic = syntheticHistory(targets, uncle);
   });
@@ -80,7 +81,7 @@ describe('conformance checks fire on their faults', function () {
 
   it('a head that moves during every bracketed comparison makes pending-equals-latest inconclusive, not failed', async function () {
     let head = 1_000;
-    proxy.fault = { name: 'moving head', kills: [], rewrite: (req, res) => (req.method === 'eth_blockNumber' ? { ...res, result: `0x${(head++).toString(16)}` } : res) };
+    proxy.fault = { name: 'moving head', kills: [], rewrite: (req, res) => (req.method === 'eth_blockNumber' ? { ...res, result: toQuantity(head++) } : res) };
     const r = await run(['eth_getBlockReceipts'], false);
     const check = byId(r, 'eth_getBlockReceipts/pending-equals-latest');
     expect(check?.verdict).to.equal('inconclusive');

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { toQuantity } from '../core/hex.ts';
 import { type Devnet, startDevnet } from '../devnet/index.ts';
 
 type Answer = { jsonrpc: string; id: unknown; result?: any; error?: { code: number; message: string; data?: unknown } };
@@ -46,7 +47,7 @@ describe('devnet: anvil + seed + reference gateway', function () {
 
     it('forwards calls and preserves ids, also in a batch', async () => {
       const single = (await (await post(devnet.url, { jsonrpc: '2.0', id: 42, method: 'eth_chainId', params: [] })).json()) as Answer;
-      expect(single).to.deep.equal({ jsonrpc: '2.0', id: 42, result: `0x${devnet.seed.chainId.toString(16)}` });
+      expect(single).to.deep.equal({ jsonrpc: '2.0', id: 42, result: toQuantity(devnet.seed.chainId) });
 
       const res = await post(devnet.url, [
         { jsonrpc: '2.0', id: 'a', method: 'eth_chainId', params: [] },

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { parseAllDocuments } from 'yaml';
+import { toQuantity } from '../core/hex.ts';
 import { type Devnet, startDevnet } from '../devnet/index.ts';
 import { mergeHistograms } from '../load/histogram.ts';
 import { mergeK8s, writeK8s } from '../load/k8s.ts';
@@ -175,10 +176,10 @@ describe('load: beyond one process, capacity knee, correctness under load (real 
       kills: [],
       rewrite: (req: RpcRequest, res: RpcResponse) => {
         const result = res.result as { gasUsed?: string } | string | null;
-        if (req.method === 'eth_blockNumber' && typeof result === 'string' && ++heads === 2) return { ...res, result: `0x${(BigInt(result) - 2n).toString(16)}` };
+        if (req.method === 'eth_blockNumber' && typeof result === 'string' && ++heads === 2) return { ...res, result: toQuantity(BigInt(result) - 2n) };
         if (req.method !== 'eth_getBlockByHash' || result === null || typeof result !== 'object' || ++served % 4 !== 0) return res;
         corrupted++;
-        return { ...res, result: { ...result, gasUsed: `0x${(BigInt(result.gasUsed ?? '0x0') + 1n).toString(16)}` } }; // still schema-valid
+        return { ...res, result: { ...result, gasUsed: toQuantity(BigInt(result.gasUsed ?? '0x0') + 1n) } }; // still schema-valid
       },
     };
     const out = join(dir, 'wrong');

@@ -4,6 +4,7 @@
 import * as Secp256k1 from 'ox/Secp256k1';
 import { type Address, getContractAddress, keccak256, numberToHex, serializeTransaction, type TransactionSerializable, toHex } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
+import { toQuantity } from '../../core/hex.ts';
 import { blockSize } from '../../core/invariants/block-size.ts';
 import type { Targets } from '../../core/targets.ts';
 import type { Fault, FaultContext, RpcRequest, RpcResponse, Synthetic } from './fault-proxy.ts';
@@ -171,7 +172,7 @@ function invariantFaults(targets: Targets): Fault[] {
     fault('block: transactionsRoot of the empty trie for every block', [`${M.block}/transactions-root`, `${M.block}/block-hash`], results(M.block, (b: Json) => ({ ...b, transactionsRoot: '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421' }))),
     fault('block (full): a transaction\'s input altered', [`${M.block}/transactions-root`, `${M.tx}/agrees-with-block`, `${M.txIdx}/agrees-with-hash`], results(M.block, (b: Json) => mapTxs(b, (tx, i) => (i === 2 ? { ...tx, input: `${tx['input'] as string}00` } : tx)), (req) => req.params[1] === true)),
     fault('block (full): a transaction\'s yParity flipped', [`${M.block}/transactions-root`], results(M.block, (b: Json) => mapTxs(b, (tx) => (tx['yParity'] ? { ...tx, yParity: flipParity(tx['yParity'] as string), v: flipParity(tx['yParity'] as string) } : tx)), (req) => req.params[1] === true)),
-    fault('block: size one byte short (anvil leaves out the empty withdrawals list)', [`${M.block}/block-size`], results(M.block, (b: Json) => ({ ...b, size: `0x${(Number(b['size']) - 1).toString(16)}` }))),
+    fault('block: size one byte short (anvil leaves out the empty withdrawals list)', [`${M.block}/block-size`], results(M.block, (b: Json) => ({ ...b, size: bumped(b['size'], -1n) }))),
     fault('block: logsBloom zeroed', [`${M.block}/logs-bloom`, `${M.block}/block-hash`], results(M.block, (b: Json) => ({ ...b, logsBloom: ZERO_BLOOM }))),
 
     // eth_getBlockReceipts: the receipts against each other and against the block header
@@ -180,32 +181,32 @@ function invariantFaults(targets: Targets): Fault[] {
       return rs.map((r, k) => (k === i ? { ...r, logs: (r['logs'] as Json[]).slice(1) } : r));
     })),
     fault('block receipts: logsBloom zeroed', [`${M.blockReceipts}/receipt-blooms`, `${M.blockReceipts}/receipts-root`], results(M.blockReceipts, (rs: Json[]) => rs.map((r) => ({ ...r, logsBloom: ZERO_BLOOM })))),
-    fault('block receipts: one cumulativeGasUsed bumped', [`${M.blockReceipts}/gas-accounting`, `${M.blockReceipts}/receipts-root`], results(M.blockReceipts, (rs: Json[]) => rs.map((r, i) => (i === 1 ? { ...r, cumulativeGasUsed: `0x${(BigInt(r['cumulativeGasUsed'] as string) + 1n).toString(16)}` } : r)))),
+    fault('block receipts: one cumulativeGasUsed bumped', [`${M.blockReceipts}/gas-accounting`, `${M.blockReceipts}/receipts-root`], results(M.blockReceipts, (rs: Json[]) => rs.map((r, i) => (i === 1 ? { ...r, cumulativeGasUsed: bumped(r['cumulativeGasUsed'], 1n) } : r)))),
     fault('block receipts: gasUsed reported as the cumulative figure', [`${M.blockReceipts}/gas-accounting`], results(M.blockReceipts, (rs: Json[]) => rs.map((r) => ({ ...r, gasUsed: r['cumulativeGasUsed'] })))),
-    fault('block receipts: logIndex restarts at 0 in each receipt', [`${M.blockReceipts}/log-indexes`], results(M.blockReceipts, (rs: Json[]) => mapLogs(rs, (log, j) => ({ ...log, logIndex: `0x${j.toString(16)}` })))),
+    fault('block receipts: logIndex restarts at 0 in each receipt', [`${M.blockReceipts}/log-indexes`], results(M.blockReceipts, (rs: Json[]) => mapLogs(rs, (log, j) => ({ ...log, logIndex: toQuantity(j) })))),
     fault('block receipts: the receipts of the previous block', [`${M.blockReceipts}/receipts-root`, `${M.blockReceipts}/gas-accounting`], async (req, res, ctx) => {
       if (req.method !== M.blockReceipts || !multi(req.params[0])) return res;
-      const other = await ctx.upstream(M.blockReceipts, [`0x${(BigInt(String(req.params[0])) - 1n).toString(16)}`]);
+      const other = await ctx.upstream(M.blockReceipts, [bumped(String(req.params[0]), -1n)]);
       return { ...res, result: ((other.result ?? []) as Json[]).map((r) => ({ ...r, blockHash: targets.multiTxBlock!.hash, blockNumber: targets.multiTxBlock!.number })) };
     }),
 
     // eth_getTransactionByHash: the signed fields, the signature, and the block's copy
-    fault('tx: value changed by one wei', [`${M.tx}/signed-hash`, `${M.tx}/signature`, `${M.tx}/agrees-with-block`], results(M.tx, (tx: Json) => ({ ...tx, value: `0x${(BigInt(tx['value'] as string) + 1n).toString(16)}` }))),
+    fault('tx: value changed by one wei', [`${M.tx}/signed-hash`, `${M.tx}/signature`, `${M.tx}/agrees-with-block`], results(M.tx, (tx: Json) => ({ ...tx, value: bumped(tx['value'], 1n) }))),
     fault('tx: typed transactions with yParity flipped', [`${M.tx}/signed-hash`, `${M.tx}/signature`], results(M.tx, (tx: Json) => (tx['yParity'] ? { ...tx, yParity: flipParity(tx['yParity'] as string), v: flipParity(tx['yParity'] as string) } : tx))),
     fault('tx: typed transactions with v disagreeing with yParity', [`${M.tx}/signature`], results(M.tx, (tx: Json) => (tx['yParity'] ? { ...tx, v: flipParity(tx['yParity'] as string) } : tx))),
-    fault('tx: legacy v with another chain id', [`${M.tx}/signature`, `${M.tx}/signed-hash`], results(M.tx, (tx: Json) => (tx['type'] === '0x0' && BigInt(tx['v'] as string) >= 35n ? { ...tx, v: `0x${(BigInt(tx['v'] as string) + 2n).toString(16)}` } : tx))),
+    fault('tx: legacy v with another chain id', [`${M.tx}/signature`, `${M.tx}/signed-hash`], results(M.tx, (tx: Json) => (tx['type'] === '0x0' && BigInt(tx['v'] as string) >= 35n ? { ...tx, v: bumped(tx['v'], 2n) } : tx))),
     fault('tx: from of another account', [`${M.tx}/signature`], results(M.tx, (tx: Json) => ({ ...tx, from: tx['to'] ?? tx['from'] }))),
-    fault('tx: a 1559 transaction\'s maxPriorityFeePerGas altered', [`${M.tx}/signed-hash`], results(M.tx, (tx: Json) => (tx['type'] === '0x2' ? { ...tx, maxPriorityFeePerGas: `0x${(BigInt(tx['maxPriorityFeePerGas'] as string) + 1n).toString(16)}` } : tx))),
-    fault('tx: the 7702 authorization nonce altered', [`${M.tx}/signed-hash`], results(M.tx, (tx: Json) => (tx['type'] === '0x4' ? { ...tx, authorizationList: (tx['authorizationList'] as Json[]).map((a) => ({ ...a, nonce: `0x${(BigInt(a['nonce'] as string) + 1n).toString(16)}` })) } : tx))),
+    fault('tx: a 1559 transaction\'s maxPriorityFeePerGas altered', [`${M.tx}/signed-hash`], results(M.tx, (tx: Json) => (tx['type'] === '0x2' ? { ...tx, maxPriorityFeePerGas: bumped(tx['maxPriorityFeePerGas'], 1n) } : tx))),
+    fault('tx: the 7702 authorization nonce altered', [`${M.tx}/signed-hash`], results(M.tx, (tx: Json) => (tx['type'] === '0x4' ? { ...tx, authorizationList: (tx['authorizationList'] as Json[]).map((a) => ({ ...a, nonce: bumped(a['nonce'], 1n) })) } : tx))),
     fault('tx: a blob transaction with another versioned hash', [`${M.tx}/signed-hash`, `${M.tx}/signature`], results(M.tx, (tx: Json) => (tx['type'] === '0x3' ? { ...tx, blobVersionedHashes: (tx['blobVersionedHashes'] as string[]).map(nibble) } : tx)), synthetic),
     fault('tx: a pre-EIP-155 transaction with v flipped', [`${M.tx}/signed-hash`, `${M.tx}/signature`], results(M.tx, (tx: Json) => (tx['v'] === '0x1b' || tx['v'] === '0x1c' ? { ...tx, v: tx['v'] === '0x1b' ? '0x1c' : '0x1b' } : tx)), synthetic),
     fault('tx: a mined 1559 transaction\'s gasPrice is its maxFeePerGas', [`${M.tx}/agrees-with-block`], results(M.tx, (tx: Json) => (tx['maxFeePerGas'] ? { ...tx, gasPrice: tx['maxFeePerGas'] } : tx))),
 
     // eth_getTransactionByBlockNumberAndIndex: the same transaction as the other methods
-    fault('tx by index: gas of another transaction', [`${M.txIdx}/agrees-with-hash`], results(M.txIdx, (tx: Json) => ({ ...tx, gas: `0x${(BigInt(tx['gas'] as string) + 1n).toString(16)}` }))),
+    fault('tx by index: gas of another transaction', [`${M.txIdx}/agrees-with-hash`], results(M.txIdx, (tx: Json) => ({ ...tx, gas: bumped(tx['gas'], 1n) }))),
 
     // eth_getTransactionReceipt: the receipt against its block's receipts, its transaction, its logs
-    fault('receipt: cumulativeGasUsed differs from the block receipts', [`${M.receipt}/agrees-with-block-receipts`], results(M.receipt, (r: Json) => ({ ...r, cumulativeGasUsed: `0x${(BigInt(r['cumulativeGasUsed'] as string) + 1n).toString(16)}` }))),
+    fault('receipt: cumulativeGasUsed differs from the block receipts', [`${M.receipt}/agrees-with-block-receipts`], results(M.receipt, (r: Json) => ({ ...r, cumulativeGasUsed: bumped(r['cumulativeGasUsed'], 1n) }))),
     fault('receipt: type 0x0 for every receipt', [`${M.receipt}/agrees-with-tx`], results(M.receipt, (r: Json) => ({ ...r, type: '0x0' })), { methods: [M.receipt] }),
     fault('receipt: to of the sender', [`${M.receipt}/agrees-with-tx`], results(M.receipt, (r: Json) => (r['to'] ? { ...r, to: r['from'] } : r)), { methods: [M.receipt] }),
     fault('receipt: logsBloom zeroed', [`${M.receipt}/logs-bloom`], results(M.receipt, (r: Json) => ({ ...r, logsBloom: ZERO_BLOOM }))),
@@ -257,7 +258,7 @@ export function syntheticHistory(targets: Targets, uncle: Json): { synthetic: Sy
         case M.block:
         case 'eth_getBlockByNumber':
           // The host has no transactions, so its hashes-only form is its full form: the size counts the uncle.
-          return isHost(req.params[0]) ? { ...res, result: { ...r, uncles: [uncle['hash']], size: quantity(blockSize(r, [uncle])) } } : res;
+          return isHost(req.params[0]) ? { ...res, result: { ...r, uncles: [uncle['hash']], size: toQuantity(blockSize(r, [uncle])) } } : res;
         default:
           return res;
       }
@@ -266,7 +267,8 @@ export function syntheticHistory(targets: Targets, uncle: Json): { synthetic: Sy
   return { synthetic, targets: { uncleBlock: { ...host, uncleCount: 1 }, preByzantiumTx: history.preByzantium.tx['hash'] as string, txByType: { '0x3': history.blob['hash'] as string } } };
 }
 
-const quantity = (n: bigint | number) => `0x${BigInt(n).toString(16)}`;
+/** A hex quantity (or hex string holding one) moved by `by`. */
+const bumped = (v: unknown, by: bigint) => toQuantity(BigInt(v as string) + by);
 
 /**
  * A pre-EIP-155 legacy transaction with a pre-Byzantium receipt, and a blob transaction, signed with a
@@ -275,7 +277,7 @@ const quantity = (n: bigint | number) => `0x${BigInt(n).toString(16)}`;
 function syntheticTransactions(chainId: number, uncle: Json): { preByzantium: { tx: Json; receipt: Json }; blob: Json } {
   const privateKey = keccak256(toHex('rpc-certify: synthetic history signer'));
   const from = privateKeyToAddress(privateKey).toLowerCase();
-  const block = { blockHash: keccak256(toHex('rpc-certify: a synthetic block no endpoint serves')), blockNumber: quantity(BigInt(String(uncle['number']))) };
+  const block = { blockHash: keccak256(toHex('rpc-certify: a synthetic block no endpoint serves')), blockNumber: toQuantity(BigInt(String(uncle['number']))) };
   const sign = (unsigned: TransactionSerializable) => {
     const { r, s, yParity } = Secp256k1.sign({ payload: keccak256(serializeTransaction(unsigned)), privateKey });
     return { r, s, yParity, signed: serializeTransaction(unsigned, { r: numberToHex(r, { size: 32 }), s: numberToHex(s, { size: 32 }), ...(unsigned.type === 'legacy' ? { v: 27n + BigInt(yParity) } : { yParity }) }) };
@@ -290,14 +292,14 @@ function syntheticTransactions(chainId: number, uncle: Json): { preByzantium: { 
     type: '0x0',
     from,
     to: legacy.to,
-    nonce: quantity(legacy.nonce),
-    gas: quantity(legacy.gas),
-    gasPrice: quantity(legacy.gasPrice),
-    value: quantity(legacy.value),
+    nonce: toQuantity(legacy.nonce),
+    gas: toQuantity(legacy.gas),
+    gasPrice: toQuantity(legacy.gasPrice),
+    value: toQuantity(legacy.value),
     input: legacy.data,
-    v: quantity(27 + l.yParity),
-    r: quantity(l.r),
-    s: quantity(l.s),
+    v: toQuantity(27 + l.yParity),
+    r: toQuantity(l.r),
+    s: toQuantity(l.s),
   };
   const receipt: Json = {
     ...block,
@@ -308,8 +310,8 @@ function syntheticTransactions(chainId: number, uncle: Json): { preByzantium: { 
     to: legacy.to,
     contractAddress: null,
     root: uncle['stateRoot'],
-    cumulativeGasUsed: quantity(legacy.gas),
-    gasUsed: quantity(legacy.gas),
+    cumulativeGasUsed: toQuantity(legacy.gas),
+    gasUsed: toQuantity(legacy.gas),
     effectiveGasPrice: legacyTx['gasPrice'],
     logs: [],
     logsBloom: `0x${'00'.repeat(256)}`,
@@ -335,23 +337,23 @@ function syntheticTransactions(chainId: number, uncle: Json): { preByzantium: { 
     transactionIndex: '0x1',
     hash: keccak256(b.signed),
     type: '0x3',
-    chainId: quantity(chainId),
+    chainId: toQuantity(chainId),
     from,
     to: blob.to,
-    nonce: quantity(blob.nonce),
-    gas: quantity(blob.gas),
-    gasPrice: quantity(blob.maxFeePerGas),
-    maxFeePerGas: quantity(blob.maxFeePerGas),
-    maxPriorityFeePerGas: quantity(blob.maxPriorityFeePerGas),
-    maxFeePerBlobGas: quantity(blob.maxFeePerBlobGas),
-    value: quantity(blob.value),
+    nonce: toQuantity(blob.nonce),
+    gas: toQuantity(blob.gas),
+    gasPrice: toQuantity(blob.maxFeePerGas),
+    maxFeePerGas: toQuantity(blob.maxFeePerGas),
+    maxPriorityFeePerGas: toQuantity(blob.maxPriorityFeePerGas),
+    maxFeePerBlobGas: toQuantity(blob.maxFeePerBlobGas),
+    value: toQuantity(blob.value),
     input: blob.data,
     accessList: [],
     blobVersionedHashes: [...blob.blobVersionedHashes],
-    v: quantity(b.yParity),
-    yParity: quantity(b.yParity),
-    r: quantity(b.r),
-    s: quantity(b.s),
+    v: toQuantity(b.yParity),
+    yParity: toQuantity(b.yParity),
+    r: toQuantity(b.r),
+    s: toQuantity(b.s),
   };
   return { preByzantium: { tx: legacyTx, receipt }, blob: blobTx };
 }

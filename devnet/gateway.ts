@@ -48,8 +48,8 @@ export async function startGateway(opts: { upstream: string; apiKey: string; por
     let size = sizes.get(hash);
     if (size === undefined) {
       const full = transactions.some((tx) => typeof tx === 'string') ? await upstreamResult(agent, upstream, 'eth_getBlockByHash', [hash, true]) : block;
+      if (!isObject(full)) return block;
       try {
-        if (!isObject(full)) return block;
         size = toQuantity(blockSize(full, []));
       } catch {
         return block; // a block the recompute cannot encode keeps anvil's figure

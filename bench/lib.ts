@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cpuSeconds, runK6 } from '../load/k6.ts';
+import { CLOCK_TICKS_PER_SEC, cpuSeconds, procStatFields, runK6, STAT } from '../load/k6.ts';
 import { METHODS } from '../load/methods.ts';
 import { buildPlan } from '../load/profiles.ts';
 import { runLoad } from '../load/run.ts';
@@ -215,16 +215,15 @@ function k6Pid(): number | undefined {
     } catch {
       continue; // gone meanwhile
     }
-    if (stat.includes('(k6)') && Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid) return Number(pid);
+    if (stat.includes('(k6)') && Number(procStatFields(stat)[STAT.ppid]) === process.pid) return Number(pid);
   }
   return undefined;
 }
 
 /** CPU seconds of this process's reaped children: exact for a k6 run, which ends before it is read. */
 function childCpuSec(): number {
-  const stat = readFileSync('/proc/self/stat', 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[13]) + Number(fields[14])) / 100; // cutime, cstime, in clock ticks
+  const fields = procStatFields(readFileSync('/proc/self/stat', 'utf8'));
+  return (Number(fields[STAT.cutime]) + Number(fields[STAT.cstime])) / CLOCK_TICKS_PER_SEC;
 }
 
 /** The p-quantile (0..1) as k6 computes a Trend's p(x): linear interpolation between the ranks around p·(n-1). */

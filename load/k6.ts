@@ -13,7 +13,7 @@ export interface K6Result {
   log: Array<{ line: string; count: number }>;
 }
 
-const CLOCK_TICKS_PER_SEC = 100;
+export const CLOCK_TICKS_PER_SEC = 100;
 const MAX_DISTINCT_LINES = 40;
 
 export async function runK6(opts: { binary: string; script: string; args?: string[]; env: Record<string, string>; onLine?: (line: string) => void; signal?: AbortSignal }): Promise<K6Result> {
@@ -67,8 +67,15 @@ export async function runK6(opts: { binary: string; script: string; args?: strin
 export async function cpuSeconds(pid: number | undefined): Promise<number | undefined> {
   if (pid === undefined || process.platform !== 'linux') return undefined;
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
-  // Fields after "pid (comm) ": utime and stime are the 12th and 13th.
-  const fields = stat?.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(fields?.[11]) + Number(fields?.[12]);
+  const fields = stat === undefined ? [] : procStatFields(stat);
+  const ticks = Number(fields[STAT.utime]) + Number(fields[STAT.stime]);
   return Number.isFinite(ticks) ? ticks / CLOCK_TICKS_PER_SEC : undefined;
+}
+
+/** Indexes into procStatFields() (proc(5) fields 4, 14, 15, 16 and 17). */
+export const STAT = { ppid: 1, utime: 11, stime: 12, cutime: 13, cstime: 14 } as const;
+
+/** The fields of a /proc/<pid>/stat line after "pid (comm) " (comm may hold spaces and parentheses). */
+export function procStatFields(stat: string): string[] {
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }

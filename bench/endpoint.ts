@@ -32,6 +32,11 @@ export const TX = {
   gasPrice: '0x5a4ddee0',
 };
 
+/** The answer to a call of METHOD for `hash`: the canned transaction with that hash (the responder's bytes). */
+export function txAnswer(id: number, hash: string): string {
+  return JSON.stringify({ jsonrpc: '2.0', id, result: { ...TX, hash } });
+}
+
 export const MODES = ['fast', 'fixed', 'tail', 'stall'] as const;
 export type Mode = (typeof MODES)[number];
 

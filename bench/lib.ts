@@ -7,12 +7,14 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { replyFingerprint } from '../core/fingerprint.ts';
+import { answerDigest } from '../load/answer.ts';
 import { CLOCK_TICKS_PER_SEC, cpuSeconds, procStatFields, runK6, STAT } from '../load/k6.ts';
 import { METHODS } from '../load/methods.ts';
 import { buildPlan } from '../load/profiles.ts';
 import { runLoad } from '../load/run.ts';
 import { ensureK6 } from '../scripts/setup-k6.ts';
-import { CORPUS_HASHES, METHOD, type Mode, REQUEST } from './endpoint.ts';
+import { CORPUS_HASHES, METHOD, type Mode, REQUEST, txAnswer } from './endpoint.ts';
 
 export interface Served {
   served: number;
@@ -93,9 +95,17 @@ export async function runHarness(url: string, rate: number, durationSec: number)
   }
 }
 
-/** The corpus the harness replays (the responder has no chain to sample): calls of METHOD, each expected to answer a value. */
+/** The corpus the harness replays (the responder has no chain to sample): calls of METHOD, each expected to answer a value,
+ * with what sampling would have recorded of the responder's answer (its digest and fingerprint). */
 function benchCorpus() {
-  const calls = CORPUS_HASHES.map((hash) => ({ params: [hash], note: 'bench', expect: 'value', miss: false }));
+  const calls = CORPUS_HASHES.map((hash) => ({
+    params: [hash],
+    note: 'bench',
+    expect: 'value',
+    miss: false,
+    answer: answerDigest(JSON.parse(txAnswer(1, hash)).result),
+    reply: replyFingerprint(txAnswer(1, hash), 1),
+  }));
   const entries = Object.fromEntries(METHODS.map((m) => [m, m === METHOD ? calls : []]));
   return { version: 1, seed: 1, missShare: 0, chainId: '0x7a69', head: '0x9', blocksSampled: 1, entries, deviations: [], dropped: {} };
 }

@@ -6,15 +6,12 @@
 // clock (the ground truth). Any other call (the harness's eth_blockNumber head sampler) is answered at
 // once and left out, so the schedule and the truth cover exactly the measured calls.
 import { createServer } from 'node:http';
-import { delayMs, METHOD, type Mode, MODES, TX } from './endpoint.ts';
+import { delayMs, METHOD, type Mode, MODES, TX, txAnswer } from './endpoint.ts';
 
-/** The answer as its bytes around the id, and for the transaction, around its hash. */
-const answer = (result: unknown): Buffer[] =>
-  JSON.stringify({ jsonrpc: '2.0', id: 0, result })
-    .split(/(?<="id":)0|(?<="hash":")0x[0-9a-f]{64}/)
-    .map((part) => Buffer.from(part));
-const TX_BODY = answer(TX);
-const HEAD_BODY = answer('0x9');
+/** An answer to id 0 as its bytes around the id, and for the transaction, around its hash. */
+const parts = (text: string): Buffer[] => text.split(/(?<="id":)0|(?<="hash":")0x[0-9a-f]{64}/).map((part) => Buffer.from(part));
+const TX_BODY = parts(txAnswer(0, TX.hash));
+const HEAD_BODY = parts(JSON.stringify({ jsonrpc: '2.0', id: 0, result: '0x9' }));
 const ID = /"id":(\d{1,15})[,}]/;
 const HASH = /0x[0-9a-f]{64}/;
 

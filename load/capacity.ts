@@ -110,5 +110,5 @@ function asOneRun(kept: StepRun[], all: StepRun[], totalSec: number): Omit<Capac
 
 /** A step whose instances sent nothing for the subject. */
 function emptySubject(): SubjectShard {
-  return { classes: Object.fromEntries(CLASSES.map((c) => [c, 0])) as Record<RpcClass, number>, dropped: 0, validated: 0, latency: emptyHistogram() };
+  return { classes: Object.fromEntries(CLASSES.map((c) => [c, 0])) as Record<RpcClass, number>, dropped: 0, validated: 0, parsed: 0, latency: emptyHistogram() };
 }

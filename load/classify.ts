@@ -58,6 +58,13 @@ export function classify(outcome: HttpOutcome, expected: Expectation): Classific
   return expected.expect === 'value' ? { cls: 'ok', envelope } : { cls: 'invalid' };
 }
 
+/** The verdict of an answer that meets the expectation: what an answer recognised by its fingerprint gets (core/reply.ts). */
+export function metVerdict(expected: Expectation): Classification {
+  if (expected.expect === 'value') return { cls: 'ok' };
+  if (expected.expect === 'null') return { cls: 'ok_null' };
+  return expected.errorCode === undefined ? { cls: 'ok_error' } : { cls: 'ok_error', code: expected.errorCode };
+}
+
 function parse(body: string | null): Envelope | undefined {
   if (!body) return undefined;
   try {

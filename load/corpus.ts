@@ -11,6 +11,8 @@ export interface CorpusEntry extends Expectation {
   miss: boolean;
   /** For a hit on an immutable lookup: the digest of the answer seen at sampling (answer.ts). */
   answer?: string;
+  /** The fingerprint of the answer seen at sampling (core/reply.ts): under load, the same bytes are not parsed again. */
+  reply?: string;
 }
 
 export interface Corpus {

@@ -57,7 +57,7 @@ export const HEAD_SCENARIO = 'head';
 
 /**
  * k6 metric names, per subject: a Trend, a Counter per class, the latency histogram (a Counter per group
- * of buckets, histogram.ts, whose tag `b` is the bucket) and the count of fully validated answers. `failed`
+ * of buckets, histogram.ts, whose tag `b` is the bucket), the counts of fully validated and of parsed answers. `failed`
  * names the failure-rate threshold, which judge.ts computes from the class counts (k6 records no such metric).
  */
 export const metricName = {
@@ -66,6 +66,7 @@ export const metricName = {
   calls: (s: Subject, c: RpcClass) => `calls_${c}_${s}`,
   histogram: (s: Subject, group: number) => `hist_${s}_${group}`,
   validated: (s: Subject) => `validated_${s}`,
+  parsed: (s: Subject) => `parsed_${s}`,
   headChecks: 'head_checks',
   headRegressions: 'head_regressions',
   /** A Gauge: the deepest regression seen, in blocks (its max). */

@@ -31,6 +31,9 @@ export interface MethodReport {
   failureRate: number;
   /** Answers fully validated (schema, and the answer recorded at sampling); `wrong` and `invalid` count what failed. */
   validated: number;
+  /** Answers the generator parsed to classify them: the validated ones, and any that was not the answer sampling saw
+   * (byte for byte, but for the id: core/reply.ts). The others were recognised by their fingerprint. */
+  parsed: number;
   /** The first schema fault seen, when validation found one. */
   invalidSample?: string;
   /** The first answer that differed from the one recorded at sampling. */
@@ -98,6 +101,7 @@ export function buildReport(input: ReportInput): LoadReport {
       errorCodes: timeline.codes[s.name] ?? {},
       failureRate: round(failureRate(subject.classes), 4),
       validated: subject.validated,
+      parsed: subject.parsed,
       ...(invalidSample ? { invalidSample } : {}),
       ...(wrongSample ? { wrongSample } : {}),
     };

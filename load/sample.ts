@@ -9,7 +9,7 @@ import { redact } from '../core/redact.ts';
 import { errorStringPayload, HARNESS_REVERT_REASON, revertingInitCode } from '../core/revert.ts';
 import type { Targets } from '../core/targets.ts';
 import { answerDigest, IMMUTABLE_LOOKUPS } from './answer.ts';
-import { classify, type Expectation } from './classify.ts';
+import { type Classification, classify, type Expectation, metVerdict } from './classify.ts';
 import { type Corpus, type CorpusEntry, composeEntries } from './corpus.ts';
 import { METHODS, type RpcMethod } from './methods.ts';
 import { createRng, type Rng } from './rng.ts';
@@ -181,25 +181,36 @@ function replayCall(tx: RawTx): Record<string, string> {
   return { from: tx.from, ...(tx.to ? { to: tx.to } : {}), value: tx.value, data: tx.input, gas: tx.gas };
 }
 
-/** Tries each entry once; keeps it with the expectation the endpoint meets, or leaves it out. */
+/** Tries each entry once; keeps it with the expectation the endpoint meets (and the fingerprint of that answer), or leaves it out. */
 async function preflight(client: RpcClient, method: RpcMethod, entries: CorpusEntry[], corpus: Corpus): Promise<CorpusEntry[]> {
-  const tried = await Promise.all(entries.map(async (entry) => ({ entry, verdict: classify(outcomeOf(await client.exchange(method, entry.params)), entry) })));
+  const tried = await Promise.all(entries.map(async (entry) => ({ entry, ex: await client.exchange(method, entry.params) })));
   const kept: CorpusEntry[] = [];
-  for (const { entry, verdict } of tried) {
-    const code = verdict.code;
-    if (verdict.cls === 'ok' && IMMUTABLE_LOOKUPS.includes(method)) kept.push({ ...entry, answer: answerDigest(verdict.envelope?.result) });
-    else if (verdict.cls === 'ok' || verdict.cls === 'ok_null' || verdict.cls === 'ok_error') kept.push(entry);
-    else if (verdict.cls === 'rpc_error' && code !== undefined && entry.miss) {
-      // A miss answered with an error instead of null, or a revert with another code: a deviation, kept as measured.
-      note(corpus, `${method}: ${entry.note} answered with JSON-RPC error ${code}, expected ${entry.expect === 'null' ? 'null' : `error ${entry.errorCode}`}`);
-      kept.push({ ...entry, expect: 'error', errorCode: code });
-    } else if (verdict.cls === 'rpc_error' && code === 3 && method === 'eth_estimateGas') {
-      // A replay that reverts at its parent state (a failed tx, or one that depended on earlier txs of its block).
-      kept.push({ ...entry, expect: 'error', errorCode: code, note: `${entry.note} (reverts)` });
-    } else corpus.dropped[method] = (corpus.dropped[method] ?? 0) + 1; // e.g. history or state the endpoint does not serve
+  for (const { entry, ex } of tried) {
+    const keep = keptAs(method, entry, classify(outcomeOf(ex), entry), corpus);
+    if (!keep) corpus.dropped[method] = (corpus.dropped[method] ?? 0) + 1; // e.g. history or state the endpoint does not serve
+    // Under load, the fingerprint stands for the verdict this answer gets under the kept expectation.
+    else if (ex.replyFingerprint && sameVerdict(classify(outcomeOf(ex), keep), metVerdict(keep))) kept.push({ ...keep, reply: ex.replyFingerprint });
+    else kept.push(keep);
   }
   return kept;
 }
+
+/** The entry as the corpus keeps it, given how the endpoint answered it; undefined to leave it out. */
+function keptAs(method: RpcMethod, entry: CorpusEntry, verdict: Classification, corpus: Corpus): CorpusEntry | undefined {
+  const code = verdict.code;
+  if (verdict.cls === 'ok' && IMMUTABLE_LOOKUPS.includes(method)) return { ...entry, answer: answerDigest(verdict.envelope?.result) };
+  if (verdict.cls === 'ok' || verdict.cls === 'ok_null' || verdict.cls === 'ok_error') return entry;
+  if (verdict.cls === 'rpc_error' && code !== undefined && entry.miss) {
+    // A miss answered with an error instead of null, or a revert with another code: a deviation, kept as measured.
+    note(corpus, `${method}: ${entry.note} answered with JSON-RPC error ${code}, expected ${entry.expect === 'null' ? 'null' : `error ${entry.errorCode}`}`);
+    return { ...entry, expect: 'error', errorCode: code };
+  }
+  // A replay that reverts at its parent state (a failed tx, or one that depended on earlier txs of its block).
+  if (verdict.cls === 'rpc_error' && code === 3 && method === 'eth_estimateGas') return { ...entry, expect: 'error', errorCode: code, note: `${entry.note} (reverts)` };
+  return undefined;
+}
+
+const sameVerdict = (a: Classification, b: Classification) => a.cls === b.cls && a.code === b.code;
 
 function note(corpus: Corpus, deviation: string): void {
   if (!corpus.deviations.includes(deviation)) corpus.deviations.push(deviation);

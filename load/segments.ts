@@ -47,17 +47,18 @@ const round = (x: number) => Math.round(x * 1e4) / 1e4;
  * Which corpus entry iteration i asks, so that N instances ask disjoint entries. With N equal segments k6
  * gives instance j exactly the iterations i ≡ j (mod N), so each distinct parameter list (hits and misses
  * ranked apart, so every instance keeps the miss share) belongs to one residue: no instance warms another's
- * cache, and the whole test asks what one process would. `stripes` holds the entry indexes per residue.
+ * cache, and the whole test asks what one process would. `stripes` holds the entry indexes per residue;
+ * `entry(i)` is the i-th of `count` entries, its params as JSON text.
  */
-export function stripeEntries(entries: ArrayLike<{ params: unknown[]; miss: boolean }>, instances: number): number[][] {
-  const all = Array.from({ length: entries.length }, (_, i) => i);
+export function stripeEntries(count: number, entry: (i: number) => { params: string; miss: boolean }, instances: number): number[][] {
+  const all = Array.from({ length: count }, (_, i) => i);
   if (instances === 1) return [all];
   const rank = new Map<string, number>();
   const distinct = { hit: 0, miss: 0 };
   const stripes: number[][] = Array.from({ length: instances }, () => []);
   for (const i of all) {
-    const e = entries[i] as { params: unknown[]; miss: boolean };
-    const key = `${e.miss}${JSON.stringify(e.params)}`;
+    const e = entry(i);
+    const key = `${e.miss}${e.params}`;
     if (!rank.has(key)) rank.set(key, distinct[e.miss ? 'miss' : 'hit']++);
     stripes[(rank.get(key) ?? 0) % instances]?.push(i);
   }

@@ -11,6 +11,8 @@ export interface SubjectShard {
   dropped: number;
   /** Answers fully validated (schemas, recorded answers). */
   validated: number;
+  /** Answers parsed to classify them (the others were recognised by fingerprint, core/reply.ts). */
+  parsed: number;
   /** Latency of the answers in the success classes. */
   latency: Histogram;
   /** k6's own percentiles of the same samples, for a result of one instance: exact, but they do not merge. */
@@ -69,6 +71,7 @@ export function mergeShards(shards: readonly Shard[]): Merged {
       classes: Object.fromEntries(CLASSES.map((c) => [c, sum(parts.map((p) => p.classes[c] ?? 0))])) as Record<RpcClass, number>,
       dropped: sum(parts.map((p) => p.dropped)),
       validated: sum(parts.map((p) => p.validated)),
+      parsed: sum(parts.map((p) => p.parsed)),
       latency: mergeHistograms(parts.map((p) => p.latency)),
       ...(only ? { exact: only } : {}),
     };

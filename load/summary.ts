@@ -42,6 +42,7 @@ export function shardOf(summary: K6Summary, plan: Plan, planDigest: string, segm
       classes: Object.fromEntries(CLASSES.map((c) => [c, value(metricName.calls(name, c), 'count')])) as Record<RpcClass, number>,
       dropped: value(`dropped_iterations{scenario:${name}}`, 'count'),
       validated: value(metricName.validated(name), 'count'),
+      parsed: value(metricName.parsed(name), 'count'),
       latency: { count, sum: value(latency, 'avg') * count, min: value(latency, 'min'), max: value(latency, 'max'), buckets },
       ...(count > 0 ? { exact: exactPercentiles(summary.metrics[latency]?.values ?? {}) } : {}),
     };

@@ -90,6 +90,7 @@ describe('load: real k6 runs against the embedded default (sentinel API key)', f
       expect(m.requests, name).to.be.at.least(10);
       expect(m.failureRate, name).to.equal(0);
       expect(m.latencyMs?.p99, name).to.be.a('number');
+      expect(m.parsed, `${name}: smoke validates every answer, so parses it`).to.equal(m.requests);
     }
     expect(report.methods['eth_estimateGas']?.classes.ok_error, 'reverting init code').to.be.above(0);
     expect(report.methods['eth_getBlockByHash']?.classes.ok_null, 'misses').to.be.above(0);
@@ -129,11 +130,15 @@ describe('load: real k6 runs against the embedded default (sentinel API key)', f
     await writeFile(base, JSON.stringify(doctored));
 
     const out = join(dir, 'gated');
-    const gated = await cli(['load', '--url', devnet.url, '--corpus', join(dir, 'out', 'load.corpus.json'), '--methods', 'eth_getBlockByHash', '--duration', '2s', '--baseline', base, '--out', out], dir);
+    const gated = await cli(['load', '--url', devnet.url, '--corpus', join(dir, 'out', 'load.corpus.json'), '--methods', 'eth_getBlockByHash', '--duration', '2s', '--validate-share', '0.2', '--baseline', base, '--out', out], dir);
     expect(gated.code, gated.stderr).to.equal(1);
     expect(gated.stdout).to.match(/regression: eth_getBlockByHash p95/);
     const r = JSON.parse(await readFile(join(out, 'load.json'), 'utf8')) as LoadReport;
     expect(r.baseline?.ok).to.equal(false);
+    // A fifth is validated (so parsed); the other answers were recognised by the fingerprint sampling recorded.
+    const m = r.methods['eth_getBlockByHash'];
+    expect(m?.parsed, 'parsed: the validated ones only').to.equal(m?.validated);
+    expect(m?.requests).to.be.above(m?.parsed ?? Infinity);
     expect(await readFile(join(out, 'load.junit.xml'), 'utf8')).to.match(/<failure message="regressed: eth_getBlockByHash p95/);
 
     const current = join(dir, 'out', 'load.json');

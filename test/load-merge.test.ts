@@ -45,7 +45,7 @@ function latencies(n: number, seed: number): number[] {
 }
 
 const classes = (ok: number, other: Partial<Record<RpcClass, number>> = {}) => ({ ...Object.fromEntries(CLASSES.map((c) => [c, 0])), ok, ...other }) as Record<RpcClass, number>;
-const subject = (latency: Histogram, extra: Partial<SubjectShard> = {}): SubjectShard => ({ classes: classes(latency.count), dropped: 0, validated: 0, latency, ...extra });
+const subject = (latency: Histogram, extra: Partial<SubjectShard> = {}): SubjectShard => ({ classes: classes(latency.count), dropped: 0, validated: 0, parsed: 0, latency, ...extra });
 const shard = (segment: string, subjects: Record<string, SubjectShard>, plan = 'p1'): Shard => ({
   kind: 'rpc-certify-load-shard',
   version: 1,
@@ -99,6 +99,7 @@ describe('load: shards, segments and thresholds on the merged result', () => {
           calls_ok_eth_getBlockByHash: { type: 'counter', values: { count: 3 } },
           calls_wrong_eth_getBlockByHash: { type: 'counter', values: { count: 1 } },
           validated_eth_getBlockByHash: { type: 'counter', values: { count: 4 } },
+          parsed_eth_getBlockByHash: { type: 'counter', values: { count: 4 } },
           'dropped_iterations{scenario:eth_getBlockByHash}': { type: 'counter', values: { count: 2 } },
           head_checks: { type: 'counter', values: { count: 9 } },
           head_regressions: { type: 'counter', values: { count: 1 } },
@@ -114,6 +115,7 @@ describe('load: shards, segments and thresholds on the merged result', () => {
       classes: classes(3, { wrong: 1 }),
       dropped: 2,
       validated: 4,
+      parsed: 4,
       latency: { count: 3, sum: 6, min: 1, max: 3, buckets: { 350: 2, 400: 1 } },
       exact: { p50: 2, p99: 2.98 },
     });
@@ -121,10 +123,10 @@ describe('load: shards, segments and thresholds on the merged result', () => {
   });
 
   it('adds shards up, and refuses shards of another test or that do not cover it exactly once', () => {
-    const a = shard('0:1/2', { eth_getBlockByHash: subject(histogramOf([1, 2]), { dropped: 1, validated: 2 }) });
-    const b = shard('1/2:1', { eth_getBlockByHash: subject(histogramOf([3]), { dropped: 2, validated: 1 }) });
+    const a = shard('0:1/2', { eth_getBlockByHash: subject(histogramOf([1, 2]), { dropped: 1, validated: 2, parsed: 2 }) });
+    const b = shard('1/2:1', { eth_getBlockByHash: subject(histogramOf([3]), { dropped: 2, validated: 1, parsed: 3 }) });
     const m = mergeShards([a, b]);
-    expect(m.subjects['eth_getBlockByHash']).to.deep.include({ classes: classes(3), dropped: 3, validated: 3 });
+    expect(m.subjects['eth_getBlockByHash']).to.deep.include({ classes: classes(3), dropped: 3, validated: 3, parsed: 5 });
     expect(m.head).to.deep.equal({ checks: 6, regressions: 0, deepest: 0 });
     expect(() => mergeShards([a])).to.throw(/0.5-1 of the test has no result/);
     expect(() => mergeShards([a, a, b])).to.throw(/two results/);
@@ -151,13 +153,13 @@ describe('load: shards, segments and thresholds on the merged result', () => {
   });
 
   it('gives each instance disjoint corpus entries, keeping the miss share, as k6 stripes iterations', () => {
-    const entries = [...Array.from({ length: 40 }, (_, i) => ({ params: [`hit${i % 20}`], miss: false })), ...Array.from({ length: 6 }, (_, i) => ({ params: [`miss${i % 3}`], miss: true }))];
-    const stripes = stripeEntries(entries, 3);
+    const entries = [...Array.from({ length: 40 }, (_, i) => ({ params: `["hit${i % 20}"]`, miss: false })), ...Array.from({ length: 6 }, (_, i) => ({ params: `["miss${i % 3}"]`, miss: true }))];
+    const stripes = stripeEntries(entries.length, (i) => entries[i]!, 3);
     const asked = stripes.map((_, instance) => new Set(Array.from({ length: 300 }, (_, k) => JSON.stringify(entries[entryIndex(stripes, instance + 3 * k)]))));
     for (let i = 0; i < 3; i++) for (let j = i + 1; j < 3; j++) expect([...asked[i]!].filter((k) => asked[j]!.has(k)), `instances ${i} and ${j}`).to.deep.equal([]);
     for (const s of stripes) expect(s.filter((i) => entries[i]?.miss)).to.have.length(2);
     // One instance: the order one process always asked in.
-    expect(Array.from({ length: 50 }, (_, i) => entryIndex(stripeEntries(entries, 1), i))).to.deep.equal(Array.from({ length: 50 }, (_, i) => i % 46));
+    expect(Array.from({ length: 50 }, (_, i) => entryIndex(stripeEntries(entries.length, (i) => entries[i]!, 1), i))).to.deep.equal(Array.from({ length: 50 }, (_, i) => i % 46));
   });
 
   it("reports one instance's exact k6 percentiles, and the merged histogram's once there are several", () => {

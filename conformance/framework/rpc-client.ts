@@ -5,6 +5,7 @@ import { Agent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { request } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { replyFingerprint } from '../../core/fingerprint.ts';
 import { redact, registerUrlSecrets } from '../../core/redact.ts';
 
 export type TransportFault = 'unreachable' | 'timeout' | 'http-status' | 'non-json' | 'too-large' | 'rate-limited';
@@ -18,6 +19,8 @@ export interface Exchange {
   bodyText?: string;
   /** Parsed body when it was JSON. */
   body?: unknown;
+  /** For a single call answered with HTTP 200 and JSON: core/reply.ts's fingerprint of the raw answer (load sampling records it). */
+  replyFingerprint?: string;
   durationMs: number;
   fault?: TransportFault;
   faultDetail?: string;
@@ -163,7 +166,8 @@ export class RpcClient {
           } else if (status !== 200 && !isJsonRpc(parsed)) {
             done({ ...base, body: parsed, fault: 'http-status', faultDetail: `HTTP ${status}` });
           } else {
-            done({ ...base, body: parsed });
+            const fingerprint = status === 200 && !Array.isArray(reqForEvidence) ? replyFingerprint(text, reqForEvidence.id) : undefined;
+            done({ ...base, body: parsed, ...(fingerprint ? { replyFingerprint: fingerprint } : {}) });
           }
         });
       });

@@ -2,9 +2,12 @@
 // inside k6's JavaScript runtime, each timed over many calls in one VU (on a response of the bench
 // responder, so the response object is k6's own). It explains the overhead figure: a bare script
 // pays for http.post only; every property read, metric sample or parse on top is paid per request.
+// It also shows why the scenario reads packed corpus lines, recognises an answer by its fingerprint
+// instead of parsing it, and skips the answer digest of an answer it recognised.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { transform } from 'esbuild';
 import { runK6 } from '../load/k6.ts';
 import { ensureK6 } from '../scripts/setup-k6.ts';
 import { REQUEST } from './endpoint.ts';
@@ -12,7 +15,8 @@ import { round, saveFigure, startResponder } from './lib.ts';
 
 const CALLS = 20_000;
 const MARKER = 'COSTS';
-/** Each operation as the body of `(i) => …`, with `res` a real response, `body` its text, `head`/`rest` it cut at its id. */
+/** Each operation as the body of `(i) => …`, with `res` a real response, `body` its text, `parsed` that parsed, and
+ * `objects`/`lines` 200 corpus entries in a SharedArray as objects and as packed lines. */
 const OPERATIONS: Record<string, string> = {
   'exec.scenario (a new object per read)': 'exec.scenario.iterationInTest',
   'a property of a kept exec.scenario': 'scenario.iterationInTest',
@@ -21,9 +25,17 @@ const OPERATIONS: Record<string, string> = {
   'Counter.add(1)': 'counter.add(1)',
   'Counter.add(1, tags)': 'counter.add(1, tags)',
   'Trend.add(x)': 'trend.add(1.5)',
+  'a SharedArray element: a corpus entry object': 'objects[i % 200]',
+  'a SharedArray element: a packed line': 'lines[i % 200]',
   'JSON.parse of the 0.9 KB answer': 'JSON.parse(body)',
-  'the verdict cache\'s comparison (concatenate, compare)': 'body === head + 1 + rest',
+  'its fingerprint (cut at the id, sha256)': "crypto.sha256(replyText(body, 1), 'hex')",
+  'its answer digest (canonical JSON, cyrb53)': 'answerDigest(parsed.result)',
 };
+/** The pure functions the scenario runs, as k6 gets them (esbuild strips the types, as bundling does). */
+const PURE = await Promise.all(['../core/reply.ts', '../load/answer.ts', '../load/packed-entry.ts'].map(async (file) => {
+  const { code } = await transform(await readFile(new URL(file, import.meta.url), 'utf8'), { loader: 'ts', format: 'esm' });
+  return code.replace(/^export /gm, '');
+}));
 
 const responder = await startResponder('fast');
 const dir = await mkdtemp(join(tmpdir(), 'rpc-certify-bench-'));
@@ -33,13 +45,19 @@ try {
   await writeFile(
     script,
     `import http from 'k6/http';
+import crypto from 'k6/crypto';
+import { SharedArray } from 'k6/data';
 import exec from 'k6/execution';
 import { Counter, Trend } from 'k6/metrics';
 export const options = { scenarios: { costs: { executor: 'shared-iterations', iterations: 1, vus: 1 } } };
+${PURE.join('\n')}
 const counter = new Counter('cost_counter'); const trend = new Trend('cost_trend', true); const tags = { b: '123' };
+const entry = (i) => ({ params: ['0x' + String(i).padStart(64, '0')], note: 'bench', expect: 'value', miss: false, answer: '1x2b3c4d5e6f', reply: 'f'.repeat(64) });
+const objects = new SharedArray('objects', () => Array.from({ length: 200 }, (_, i) => entry(i)));
+const lines = new SharedArray('lines', () => Array.from({ length: 200 }, (_, i) => packEntry(entry(i))));
 export default function () {
   const res = http.post(__ENV.URL, ${JSON.stringify(REQUEST)}, { headers: { 'Content-Type': 'application/json' } });
-  const body = res.body; const cut = body.indexOf('"id":1') + 5; const head = body.slice(0, cut), rest = body.slice(cut + 1);
+  const body = res.body; const parsed = JSON.parse(body);
   const scenario = exec.scenario;
   const time = (f) => { const t0 = Date.now(); for (let i = 0; i < ${CALLS}; i++) f(i); return ((Date.now() - t0) * 1000) / ${CALLS}; };
   const empty = time(() => {});

@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { replyFingerprint } from '../core/fingerprint.ts';
+import { replyFingerprint, sha256Hex } from '../core/fingerprint.ts';
 import { answerDigest } from '../load/answer.ts';
 import { CLOCK_TICKS_PER_SEC, cpuSeconds, procStatFields, runK6, STAT } from '../load/k6.ts';
 import { METHODS } from '../load/methods.ts';
@@ -103,11 +103,11 @@ function benchCorpus() {
     note: 'bench',
     expect: 'value',
     miss: false,
-    answer: answerDigest(JSON.parse(txAnswer(1, hash)).result),
+    answer: answerDigest(JSON.parse(txAnswer(1, hash)).result, sha256Hex),
     reply: replyFingerprint(txAnswer(1, hash), 1),
   }));
   const entries = Object.fromEntries(METHODS.map((m) => [m, m === METHOD ? calls : []]));
-  return { version: 1, seed: 1, missShare: 0, chainId: '0x7a69', head: '0x9', blocksSampled: 1, entries, deviations: [], dropped: {} };
+  return { version: 2, seed: 1, missShare: 0, chainId: '0x7a69', head: '0x9', blocksSampled: 1, entries, deviations: [], dropped: {} };
 }
 
 export interface BareFigures {

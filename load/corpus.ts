@@ -16,7 +16,8 @@ export interface CorpusEntry extends Expectation {
 }
 
 export interface Corpus {
-  version: 1;
+  /** 2: answer digests are sha256 (version 1's were a 53-bit hash, and are not compared). */
+  version: 2;
   seed: number;
   missShare: number;
   chainId: string;

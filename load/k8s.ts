@@ -9,6 +9,7 @@ import { stringify } from 'yaml';
 import { writeFileAtomic } from '../conformance/report/atomic.ts';
 import { redactUrl, registerUrlSecrets } from '../core/redact.ts';
 import { K6_VERSION } from '../scripts/setup-k6.ts';
+import { sha256Hex } from '../core/fingerprint.ts';
 import { answerDigest } from './answer.ts';
 import { bundleScenario } from './bundle.ts';
 import type { Plan } from './profiles.ts';
@@ -63,7 +64,7 @@ export async function writeK8s(opts: K8sOptions): Promise<LoadOutcome> {
       kind: 'rpc-certify-load-run',
       version: 1,
       endpoint: opts.url ? redactUrl(opts.url) : `the Secret ${name}-endpoint`,
-      planDigest: answerDigest(plan),
+      planDigest: answerDigest(plan, sha256Hex),
       plan,
       corpus: corpusInfo,
       k6: { version: K6_VERSION, source: 'image' },

@@ -4,6 +4,7 @@
 // once against the target first, so the corpus expects what the endpoint answers (history it prunes
 // is left out, a miss it answers with an error is recorded as a deviation).
 import { type Exchange, RpcClient, RpcError, TransportError } from '../conformance/framework/rpc-client.ts';
+import { sha256Hex } from '../core/fingerprint.ts';
 import { q, toQuantity } from '../core/hex.ts';
 import { redact } from '../core/redact.ts';
 import { errorStringPayload, HARNESS_REVERT_REASON, revertingInitCode } from '../core/revert.ts';
@@ -69,7 +70,7 @@ export async function sampleCorpus(opts: SampleOptions): Promise<Corpus> {
     const candidates = buildCandidates(blocks, head, rng, opts.targets);
 
     const corpus: Corpus = {
-      version: 1,
+      version: 2,
       seed: opts.seed,
       missShare: opts.missShare,
       chainId,
@@ -198,7 +199,7 @@ async function preflight(client: RpcClient, method: RpcMethod, entries: CorpusEn
 /** The entry as the corpus keeps it, given how the endpoint answered it; undefined to leave it out. */
 function keptAs(method: RpcMethod, entry: CorpusEntry, verdict: Classification, corpus: Corpus): CorpusEntry | undefined {
   const code = verdict.code;
-  if (verdict.cls === 'ok' && IMMUTABLE_LOOKUPS.includes(method)) return { ...entry, answer: answerDigest(verdict.envelope?.result) };
+  if (verdict.cls === 'ok' && IMMUTABLE_LOOKUPS.includes(method)) return { ...entry, answer: answerDigest(verdict.envelope?.result, sha256Hex) };
   if (verdict.cls === 'ok' || verdict.cls === 'ok_null' || verdict.cls === 'ok_error') return entry;
   if (verdict.cls === 'rpc_error' && code !== undefined && entry.miss) {
     // A miss answered with an error instead of null, or a revert with another code: a deviation, kept as measured.

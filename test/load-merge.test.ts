@@ -4,6 +4,7 @@ import { Ajv } from 'ajv';
 import { expect } from 'chai';
 import { parseAllDocuments } from 'yaml';
 import { capacityOf, judgeStep, type StepInput } from '../load/analysis.ts';
+import { sha256Hex } from '../core/fingerprint.ts';
 import { answerDigest } from '../load/answer.ts';
 import { BUCKETS, bucketOf, bucketValue, emptyHistogram, type Histogram, mergeHistograms, quantile, RELATIVE_ERROR } from '../load/histogram.ts';
 import { judgeThresholds } from '../load/judge.ts';
@@ -225,9 +226,9 @@ describe('load: capacity steps', () => {
 describe('load: answers and k6-operator manifests', () => {
   it('digests an answer regardless of key order, and changes with any value', () => {
     const block = { hash: '0x01', gasUsed: '0x5208', transactions: [{ b: 1, a: 2 }] };
-    expect(answerDigest({ transactions: [{ a: 2, b: 1 }], gasUsed: '0x5208', hash: '0x01' })).to.equal(answerDigest(block));
-    expect(answerDigest({ ...block, gasUsed: '0x5209' })).to.not.equal(answerDigest(block));
-    expect(answerDigest({ ...block, extra: undefined })).to.equal(answerDigest(block));
+    expect(answerDigest({ transactions: [{ a: 2, b: 1 }], gasUsed: '0x5208', hash: '0x01' }, sha256Hex)).to.equal(answerDigest(block, sha256Hex));
+    expect(answerDigest({ ...block, gasUsed: '0x5209' }, sha256Hex)).to.not.equal(answerDigest(block, sha256Hex));
+    expect(answerDigest({ ...block, extra: undefined }, sha256Hex)).to.equal(answerDigest(block, sha256Hex));
   });
 
   // The fields of k6-operator's TestRun CRD (config/crd/bases/k6.io_testruns.yaml, k6.io/v1alpha1) that the

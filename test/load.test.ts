@@ -15,6 +15,7 @@ import { composeEntries, type CorpusEntry } from '../load/corpus.ts';
 import { METHODS } from '../load/methods.ts';
 import { BOOKKEEPING, buildPlan, capacitySubjects, expectedIterations, parseDuration, targetRpsAt } from '../load/profiles.ts';
 import type { LoadReport } from '../load/report.ts';
+import { prepareTest } from '../load/run.ts';
 import { createRng } from '../load/rng.ts';
 import { parseTimeline, type TimelinePoint } from '../load/timeline.ts';
 
@@ -114,6 +115,25 @@ describe('load: profiles, corpus, comparison, timeline', () => {
     expect(composeEntries(hits, misses, 200, 0.1, createRng(9))).to.deep.equal(a);
     expect(composeEntries([], misses, 5, 0.1, createRng(1))).to.have.length(5);
     expect(composeEntries(hits, [], 5, 0.5, createRng(1)).every((e) => !e.miss)).to.equal(true);
+  });
+
+  it("replays a version 1 corpus without comparing its answers (its digests used another hash)", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'corpus-v1-'));
+    try {
+      const entries = Object.fromEntries(METHODS.map((m) => [m, [{ params: ['0xab'], note: 'n', expect: 'value', miss: false, answer: 'k3x9z' }]]));
+      const path = join(dir, 'v1.json');
+      await writeFile(path, JSON.stringify({ version: 1, seed: 3, missShare: 0.1, chainId: '0x1', head: '0x9', blocksSampled: 1, entries, deviations: [], dropped: {} }));
+      const { corpus } = await (await prepareTest({ profile: 'gate', corpus: path }, 1)).corpus(() => undefined);
+      expect(corpus.version).to.equal(2);
+      expect(corpus.entries.eth_getBlockByHash).to.deep.equal([{ params: ['0xab'], note: 'n', expect: 'value', miss: false }]);
+      await writeFile(path, JSON.stringify({ version: 3, entries }));
+      await prepareTest({ profile: 'gate', corpus: path }, 1).then(
+        () => expect.fail('a version 3 corpus was accepted'),
+        (e: Error) => expect(e.message).to.match(/not a corpus written by rpc-certify load/),
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('flags a regression of p95, p99 or failure rate beyond the tolerance, not loopback noise', () => {

@@ -10,7 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { replyFingerprint, sha256Hex } from '../core/fingerprint.ts';
 import { answerDigest } from '../load/answer.ts';
 import { CLOCK_TICKS_PER_SEC, cpuSeconds, procStatFields, runK6, STAT } from '../load/k6.ts';
-import { METHODS } from '../load/methods.ts';
+import { BUCKETS, bucketOf, GROUP_BUCKETS, GROWTH, HISTOGRAM_GROUPS, MIN_MS } from '../load/histogram.ts';
+import { METHODS, metricName } from '../load/methods.ts';
+import { histogramThresholds } from '../load/summary.ts';
 import { buildPlan } from '../load/profiles.ts';
 import { runLoad } from '../load/run.ts';
 import { ensureK6 } from '../scripts/setup-k6.ts';
@@ -118,19 +120,37 @@ export interface BareFigures {
   cpuSec: number;
 }
 
-/** A minimal hand-written k6 script sending the same call, under the given k6 scenario (its `exec` is "call"). */
-export async function runBare(url: string, scenario: Record<string, unknown>, durationSec: number): Promise<BareFigures> {
+/**
+ * A minimal hand-written k6 script sending the same call, under the given k6 scenario (its `exec` is "call").
+ * With `samples`, it also records the three metric samples the harness records per request (the class counter,
+ * the latency Trend and the histogram bucket, with the histogram's bookkeeping thresholds) and nothing else:
+ * the floor of any harness that keeps per-request metrics in k6.
+ */
+export async function runBare(url: string, scenario: Record<string, unknown>, durationSec: number, samples = false): Promise<BareFigures> {
   const dir = await mkdtemp(join(tmpdir(), 'rpc-certify-bench-'));
   try {
-    const options = { scenarios: { bare: { ...scenario, exec: 'call' } }, summaryTrendStats: ['med', 'p(99)', 'p(99.9)', 'max'] };
+    const options = {
+      scenarios: { bare: { ...scenario, exec: 'call' } },
+      summaryTrendStats: ['med', 'p(99)', 'p(99.9)', 'max'],
+      ...(samples ? { thresholds: histogramThresholds([METHOD]) } : {}),
+    };
     const script = join(dir, 'bare.js');
+    // The harness's metric names and bucketing (histogram.ts), so k6 does the same work per sample.
+    const metrics = `const calls = new Counter(${JSON.stringify(metricName.calls(METHOD, 'ok'))});
+const latency = new Trend(${JSON.stringify(metricName.latency(METHOD))}, true);
+const groups = ${JSON.stringify(Array.from({ length: HISTOGRAM_GROUPS }, (_, g) => metricName.histogram(METHOD, g)))}.map((name) => new Counter(name));
+const MIN_MS = ${MIN_MS}, GROWTH = ${GROWTH}, BUCKETS = ${BUCKETS};
+${bucketOf.toString()}`;
+    const record = `const d = res.timings.duration; calls.add(1); latency.add(d); const b = bucketOf(d); groups[Math.floor(b / ${GROUP_BUCKETS})].add(1, { b: String(b) });`;
     await writeFile(
       script,
       `import http from 'k6/http';
+import { Counter, Trend } from 'k6/metrics';
 export const options = ${JSON.stringify(options)};
 const body = ${JSON.stringify(REQUEST)};
 const params = { headers: { 'Content-Type': 'application/json' } };
-export function call() { http.post(__ENV.URL, body, params); }
+${samples ? metrics : ''}
+export function call() { const res = http.post(__ENV.URL, body, params); ${samples ? record : ''} }
 export function handleSummary(data) { return { [__ENV.SUMMARY]: JSON.stringify(data) }; }
 `,
     );

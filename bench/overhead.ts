@@ -2,9 +2,11 @@
 // validation on) against a minimal hand-written k6 script sending the same call, side by side against
 // the same fast loopback responder. The rate asked of both is the highest k6 reaches here: the bare
 // script's own ceiling, closed loop. The bare script then runs the harness's own k6 scenario (same
-// executor and VU limits), so the only difference left is what each does per request. Then both again
-// at a rate both keep up with, where CPU per request is the generator's cost without saturation effects
-// (k6 starting VUs for iterations it cannot serve). CPU per request counts k6's CPU while it sends only.
+// executor and VU limits), so the only difference left is what each does per request. A third script,
+// the floor, is the bare one plus only the three metric samples the harness records per request: what
+// any harness that keeps per-request metrics in k6 costs at least. Then all again at a rate all keep up
+// with, where CPU per request is the generator's cost without saturation effects (k6 starting VUs for
+// iterations it cannot serve). CPU per request counts k6's CPU while it sends only.
 import { CEILING, cpuMsPerRequest as cpuMs, fastest, harnessScenario, leastCpu, round, runBare, runCeiling, runHarness, saveFigure, startResponder, whileSending } from './lib.ts';
 
 /** The steady rate: half what the harness reached flat out, at most this. */
@@ -16,8 +18,9 @@ const responder = await startResponder('fast');
 try {
   const [ceiling] = await fastest([() => runCeiling(responder.url)]);
   const { rate } = ceiling;
-  const [bare, harness] = await fastest([
+  const [bare, floor, harness] = await fastest([
     () => whileSending(responder, () => runBare(responder.url, harnessScenario(rate, CEILING.sec), CEILING.sec)),
+    () => whileSending(responder, () => runBare(responder.url, harnessScenario(rate, CEILING.sec), CEILING.sec, true)),
     () => whileSending(responder, () => runHarness(responder.url, rate, CEILING.sec)),
   ]);
   const share = harness.rps / bare.rps;
@@ -25,8 +28,9 @@ try {
   // (the machine's other tenants), and the share says nothing.
   const saturated = Math.min(bare.rps, harness.rps) < SATURATED * rate;
   const steady = Math.min(STEADY_RPS, Math.floor(harness.rps / 200) * 100);
-  const [bareSteady, harnessSteady] = await leastCpu([
+  const [bareSteady, floorSteady, harnessSteady] = await leastCpu([
     () => whileSending(responder, () => runBare(responder.url, harnessScenario(steady, CEILING.sec), CEILING.sec)),
+    () => whileSending(responder, () => runBare(responder.url, harnessScenario(steady, CEILING.sec), CEILING.sec, true)),
     () => whileSending(responder, () => runHarness(responder.url, steady, CEILING.sec)),
   ]);
   await saveFigure('overhead', {
@@ -35,8 +39,9 @@ try {
     bare: { rps: round(bare.rps), cpuMsPerRequest: cpuMs(bare) },
     harness: { rps: harness.rps, dropped: harness.dropped, cpuMsPerRequest: cpuMs(harness) },
     harnessShare: round(share, 3),
+    floor: { rps: round(floor.rps), cpuMsPerRequest: cpuMs(floor), share: round(floor.rps / bare.rps, 3) },
     saturated,
-    steady: { rps: steady, bareCpuMsPerRequest: cpuMs(bareSteady), harnessCpuMsPerRequest: cpuMs(harnessSteady) },
+    steady: { rps: steady, bareCpuMsPerRequest: cpuMs(bareSteady), floorCpuMsPerRequest: cpuMs(floorSteady), harnessCpuMsPerRequest: cpuMs(harnessSteady) },
     rows: [
       [`k6 ceiling (bare script, closed loop, ${CEILING.vus} VUs, fastest of 2)`, `${round(ceiling.rps, 0)} rps, ${cpuMs(ceiling)} ms CPU/request`, '-', 'n/a'],
       [
@@ -46,8 +51,14 @@ try {
         !saturated ? 'unclear' : share >= 0.9 ? 'yes' : 'no',
       ],
       [
-        `Generator cost at ${steady} rps (both keep up, least CPU of 2)`,
-        `CPU/request harness ${cpuMs(harnessSteady)} ms vs bare ${cpuMs(bareSteady)} ms (×${round(cpuMs(harnessSteady) / cpuMs(bareSteady), 2)})`,
+        `Floor: bare + only the harness's 3 metric samples per request (asked for ${rate} rps, fastest of 2)`,
+        `${round(floor.rps, 0)} rps = ${round((floor.rps / bare.rps) * 100, 1)}% of bare; CPU/request ${cpuMs(floor)} ms`,
+        '-',
+        'n/a',
+      ],
+      [
+        `Generator cost at ${steady} rps (all keep up, least CPU of 2)`,
+        `CPU/request harness ${cpuMs(harnessSteady)} ms, floor ${cpuMs(floorSteady)} ms, bare ${cpuMs(bareSteady)} ms (harness ×${round(cpuMs(harnessSteady) / cpuMs(bareSteady), 2)}, floor ×${round(cpuMs(floorSteady) / cpuMs(bareSteady), 2)})`,
         '-',
         'n/a',
       ],

@@ -3,9 +3,9 @@
 // Percentiles cannot be averaged across instances; bucket counts can. Pure: k6 and Node share it.
 
 /** Bucket 0 holds everything below MIN_MS (absolute error ≤ MIN_MS/2). */
-const MIN_MS = 0.01;
+export const MIN_MS = 0.01;
 /** Each bucket is GROWTH times wider than the previous: a bucket's middle is within (GROWTH-1)/2 of any value in it. */
-const GROWTH = 1.02;
+export const GROWTH = 1.02;
 /** Up to 60 s (past the request timeout); larger values share the last bucket. */
 export const BUCKETS = 1 + Math.ceil(Math.log(60_000 / MIN_MS) / Math.log(GROWTH));
 /** The largest relative error of a percentile read from a histogram (1%). */

@@ -112,8 +112,9 @@ export function call(): void {
   const outcome = { status: res.status, body, timedOut: res.status === 0 && res.error_code === K6_TIMEOUT };
   const validate = validates(i);
   const seen = recognised(entry, i, outcome.status, body);
-  let verdict = metVerdict(entry);
-  if (validate || !seen) {
+  let verdict: Classification;
+  if (seen && !validate) verdict = metVerdict(entry);
+  else {
     verdict = classify(outcome, entry);
     m.parsed.add(1);
   }
@@ -134,11 +135,11 @@ export function call(): void {
   }
 }
 
-/** The answer sampling saw, with this request's id (its fingerprint, core/reply.ts): its verdict is known without parsing. */
 function sha256Hex(text: string): string {
   return crypto.sha256(text, 'hex') as string;
 }
 
+/** The answer sampling saw, with this request's id (its fingerprint, core/reply.ts): its verdict is known without parsing. */
 function recognised(entry: PackedEntry, id: number, status: number, body: string | null): boolean {
   if (entry.reply === undefined || status !== 200 || body === null) return false;
   const text = replyText(body, id);

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { replyFingerprint, sha256Hex } from '../core/fingerprint.ts';
 import { answerDigest } from '../load/answer.ts';
 import { CLOCK_TICKS_PER_SEC, cpuSeconds, procStatFields, runK6, STAT } from '../load/k6.ts';
-import { BUCKETS, bucketOf, GROUP_BUCKETS, GROWTH, HISTOGRAM_GROUPS, MIN_MS } from '../load/histogram.ts';
+import { BUCKETS, bucketOf, GROUP_BUCKETS, groupOf, GROWTH, HISTOGRAM_GROUPS, MIN_MS } from '../load/histogram.ts';
 import { METHODS, metricName } from '../load/methods.ts';
 import { histogramThresholds } from '../load/summary.ts';
 import { buildPlan } from '../load/profiles.ts';
@@ -100,14 +100,10 @@ export async function runHarness(url: string, rate: number, durationSec: number)
 /** The corpus the harness replays (the responder has no chain to sample): calls of METHOD, each expected to answer a value,
  * with what sampling would have recorded of the responder's answer (its digest and fingerprint). */
 function benchCorpus() {
-  const calls = CORPUS_HASHES.map((hash) => ({
-    params: [hash],
-    note: 'bench',
-    expect: 'value',
-    miss: false,
-    answer: answerDigest(JSON.parse(txAnswer(1, hash)).result, sha256Hex),
-    reply: replyFingerprint(txAnswer(1, hash), 1),
-  }));
+  const calls = CORPUS_HASHES.map((hash) => {
+    const answer = txAnswer(1, hash);
+    return { params: [hash], note: 'bench', expect: 'value', miss: false, answer: answerDigest(JSON.parse(answer).result, sha256Hex), reply: replyFingerprint(answer, 1) };
+  });
   const entries = Object.fromEntries(METHODS.map((m) => [m, m === METHOD ? calls : []]));
   return { version: 2, seed: 1, missShare: 0, chainId: '0x7a69', head: '0x9', blocksSampled: 1, entries, deviations: [], dropped: {} };
 }
@@ -139,9 +135,10 @@ export async function runBare(url: string, scenario: Record<string, unknown>, du
     const metrics = `const calls = new Counter(${JSON.stringify(metricName.calls(METHOD, 'ok'))});
 const latency = new Trend(${JSON.stringify(metricName.latency(METHOD))}, true);
 const groups = ${JSON.stringify(Array.from({ length: HISTOGRAM_GROUPS }, (_, g) => metricName.histogram(METHOD, g)))}.map((name) => new Counter(name));
-const MIN_MS = ${MIN_MS}, GROWTH = ${GROWTH}, BUCKETS = ${BUCKETS};
-${bucketOf.toString()}`;
-    const record = `const d = res.timings.duration; calls.add(1); latency.add(d); const b = bucketOf(d); groups[Math.floor(b / ${GROUP_BUCKETS})].add(1, { b: String(b) });`;
+const MIN_MS = ${MIN_MS}, GROWTH = ${GROWTH}, BUCKETS = ${BUCKETS}, GROUP_BUCKETS = ${GROUP_BUCKETS};
+${bucketOf.toString()}
+${groupOf.toString()}`;
+    const record = `const d = res.timings.duration; calls.add(1); latency.add(d); const b = bucketOf(d); groups[groupOf(b)].add(1, { b: String(b) });`;
     await writeFile(
       script,
       `import http from 'k6/http';

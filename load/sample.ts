@@ -57,7 +57,8 @@ const MAX_DISTINCT_MISSES = 6;
 const PAST_HEAD = 1_000_000n;
 
 export async function sampleCorpus(opts: SampleOptions): Promise<Corpus> {
-  const target = new RpcClient({ url: opts.url, timeoutMs: 30_000 });
+  // The target answers the pre-flight, whose answers' fingerprints the corpus keeps.
+  const target = new RpcClient({ url: opts.url, timeoutMs: 30_000, fingerprints: true });
   const reference = opts.referenceUrl ? new RpcClient({ url: opts.referenceUrl, timeoutMs: 30_000 }) : target;
   try {
     const chainId = await usable(target, 'eth_chainId', []);
@@ -187,10 +188,11 @@ async function preflight(client: RpcClient, method: RpcMethod, entries: CorpusEn
   const tried = await Promise.all(entries.map(async (entry) => ({ entry, ex: await client.exchange(method, entry.params) })));
   const kept: CorpusEntry[] = [];
   for (const { entry, ex } of tried) {
-    const keep = keptAs(method, entry, classify(outcomeOf(ex), entry), corpus);
+    const outcome = outcomeOf(ex);
+    const keep = keptAs(method, entry, classify(outcome, entry), corpus);
     if (!keep) corpus.dropped[method] = (corpus.dropped[method] ?? 0) + 1; // e.g. history or state the endpoint does not serve
     // Under load, the fingerprint stands for the verdict this answer gets under the kept expectation.
-    else if (ex.replyFingerprint && sameVerdict(classify(outcomeOf(ex), keep), metVerdict(keep))) kept.push({ ...keep, reply: ex.replyFingerprint });
+    else if (ex.replyFingerprint && sameVerdict(classify(outcome, keep), metVerdict(keep))) kept.push({ ...keep, reply: ex.replyFingerprint });
     else kept.push(keep);
   }
   return kept;

@@ -1,8 +1,9 @@
 // The k6 script (bundled by bundle.ts). Every iteration sends one corpus entry of its scenario's method
 // (or of the mix's next method), classifies the answer (without parsing it when it is the answer sampling
-// saw: core/reply.ts), fully validates a share of them and feeds the scenario's metrics; a head sampler checks eth_blockNumber never goes back. handleSummary writes this
-// instance's shard (shard.ts). The plan is compiled in as __PLAN__; the URL arrives in the environment
-// only, and no metric carries it (see the plan's systemTags).
+// saw: core/reply.ts), fully validates a share of them and feeds the scenario's metrics; a head sampler
+// checks eth_blockNumber never goes back. handleSummary writes this instance's shard (shard.ts). The plan
+// is compiled in as __PLAN__; the URL arrives in the environment only, and no metric carries it (see the
+// plan's systemTags).
 import crypto from 'k6/crypto';
 import { SharedArray } from 'k6/data';
 import exec from 'k6/execution';
@@ -15,8 +16,8 @@ import type { Corpus } from './corpus.ts';
 import { bucketOf, groupOf, HISTOGRAM_GROUPS } from './histogram.ts';
 import { CLASSES, MIX_SCENARIO, metricName, type RpcClass, type RpcMethod, SUCCESS_CLASSES, type Subject } from './methods.ts';
 import type { Plan } from './profiles.ts';
-import { entryIndex, stripeEntries } from './segments.ts';
 import { packEntry, type PackedEntry, unpackEntry } from './packed-entry.ts';
+import { entryIndex, stripeEntries } from './segments.ts';
 import { SHARD_MARKER } from './shard.ts';
 import { shapeFault } from './shapes.ts';
 import { histogramThresholds, type K6Summary, shardOf } from './summary.ts';

@@ -19,7 +19,7 @@ export interface Exchange {
   bodyText?: string;
   /** Parsed body when it was JSON. */
   body?: unknown;
-  /** For a single call answered with HTTP 200 and JSON: core/reply.ts's fingerprint of the raw answer (load sampling records it). */
+  /** With the `fingerprints` option, for a single call answered with HTTP 200 and JSON: core/reply.ts's fingerprint of the raw answer. */
   replyFingerprint?: string;
   durationMs: number;
   fault?: TransportFault;
@@ -39,6 +39,8 @@ export interface RpcClientOptions {
   /** Retries after an HTTP 429, waiting as Retry-After says (at most maxRetryWaitS). */
   retries429?: number;
   maxRetryWaitS?: number;
+  /** Fingerprint each single answer (Exchange.replyFingerprint): load sampling records them; nothing else reads them. */
+  fingerprints?: boolean;
 }
 
 export class RpcError extends Error {
@@ -71,6 +73,7 @@ export class RpcClient {
   private readonly headers: Record<string, string>;
   private readonly retries429: number;
   private readonly maxRetryWaitS: number;
+  private readonly fingerprints: boolean;
 
   constructor(opts: RpcClientOptions) {
     this.url = opts.url;
@@ -81,6 +84,7 @@ export class RpcClient {
     this.headers = { ...opts.headers, 'content-type': 'application/json', accept: 'application/json' };
     this.retries429 = opts.retries429 ?? 2;
     this.maxRetryWaitS = opts.maxRetryWaitS ?? 10;
+    this.fingerprints = opts.fingerprints ?? false;
     const isHttps = new URL(opts.url).protocol === 'https:';
     this.agent = isHttps ? new HttpsAgent({ keepAlive: true, maxSockets: this.concurrency, ...(opts.ca ? { ca: opts.ca } : {}) }) : new Agent({ keepAlive: true, maxSockets: this.concurrency });
   }
@@ -166,7 +170,7 @@ export class RpcClient {
           } else if (status !== 200 && !isJsonRpc(parsed)) {
             done({ ...base, body: parsed, fault: 'http-status', faultDetail: `HTTP ${status}` });
           } else {
-            const fingerprint = status === 200 && !Array.isArray(reqForEvidence) ? replyFingerprint(text, reqForEvidence.id) : undefined;
+            const fingerprint = this.fingerprints && status === 200 && !Array.isArray(reqForEvidence) ? replyFingerprint(text, reqForEvidence.id) : undefined;
             done({ ...base, body: parsed, ...(fingerprint ? { replyFingerprint: fingerprint } : {}) });
           }
         });

@@ -17,9 +17,9 @@ const GROWTH = [
 ];
 
 const devnet = await startDevnet();
-const wallet = createWalletClient({ transport: http(devnet.anvilUrl) });
-const pub = createPublicClient({ transport: http(devnet.anvilUrl) });
-const anvil = createTestClient({ mode: 'anvil', transport: http(devnet.anvilUrl) });
+const wallet = createWalletClient({ transport: http(devnet.nodeUrl) });
+const pub = createPublicClient({ transport: http(devnet.nodeUrl) });
+const anvil = createTestClient({ mode: 'anvil', transport: http(devnet.nodeUrl) });
 const accounts = await wallet.getAddresses();
 let added = 0;
 

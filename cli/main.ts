@@ -42,6 +42,8 @@ const devnetHelp = `rpc-certify devnet: start the embedded default and keep it r
 Options:
   --port N       the gateway's port (default: a free one)
   --api-key KEY  the key the gateway accepts (default: a generated one, printed with the URL)
+  --node NAME    anvil (default: normalised by the reference gateway) or geth (geth --dev, built by
+                 \`npm run setup\`, seeded the same way; the gateway passes its answers through untouched)
   -h, --help     this text`;
 
 type Command = (argv: string[]) => Promise<number>;
@@ -92,12 +94,13 @@ async function checksCommand(argv: string[]): Promise<number> {
 }
 
 async function devnetCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { port: { type: 'string' }, 'api-key': { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  const { values } = parseArgs({ args: argv, options: { port: { type: 'string' }, 'api-key': { type: 'string' }, node: { type: 'string', default: 'anvil' }, help: { type: 'boolean', short: 'h' } } });
   if (values.help) return print(devnetHelp);
-  const devnet = await startDevnet({ ...(values.port ? { port: Number(values.port) } : {}), ...(values['api-key'] ? { apiKey: values['api-key'] } : {}) });
+  if (values.node !== 'anvil' && values.node !== 'geth') throw new UsageError(`--node takes anvil or geth, got "${values.node}"`);
+  const devnet = await startDevnet({ node: values.node, ...(values.port ? { port: Number(values.port) } : {}), ...(values['api-key'] ? { apiKey: values['api-key'] } : {}) });
   // A key the user chose is theirs and stays out of the output; a generated one is printed, or the URL would be unusable.
   console.log(`embedded default listening: ${values['api-key'] ? redactUrl(devnet.url) : devnet.url}`);
-  console.log(`chain id ${devnet.seed.chainId}; anvil behind it at ${devnet.anvilUrl}. Ctrl-C stops both.`);
+  console.log(`chain id ${devnet.seed.chainId}; ${devnet.node} behind it at ${devnet.nodeUrl}. Ctrl-C stops both.`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

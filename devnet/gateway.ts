@@ -1,5 +1,6 @@
-// Reference gateway: serves anvil behind the service's POST {base}/v3/<API_KEY> shape and
-// normalises anvil's verified deviations from the service spec, so it is spec-conformant.
+// Reference gateway: serves a node behind the service's POST {base}/v3/<API_KEY> shape. In front of anvil
+// it normalises anvil's verified deviations from the service spec, so it is spec-conformant; with `raw`
+// (in front of geth) it passes each body through untouched, so what is certified is the node itself.
 import { timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import { type AddressInfo } from 'node:net';
@@ -19,7 +20,7 @@ const MAX_BODY_BYTES = 1024 * 1024;
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
-export async function startGateway(opts: { upstream: string; apiKey: string; port?: number }): Promise<Gateway> {
+export async function startGateway(opts: { upstream: string; apiKey: string; port?: number; raw?: boolean }): Promise<Gateway> {
   const upstream = new URL(opts.upstream);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const expectedKey = Buffer.from(opts.apiKey);
@@ -78,6 +79,10 @@ export async function startGateway(opts: { upstream: string; apiKey: string; por
     });
     req.on('end', () => {
       if (res.headersSent) return;
+      if (opts.raw) {
+        passThrough(agent, upstream, Buffer.concat(chunks), res).catch(() => refuse(res, 502, -32603, 'upstream node unavailable'));
+        return;
+      }
       handle(Buffer.concat(chunks).toString('utf8'))
         .then((body) => {
           if (body === undefined) res.writeHead(204).end();
@@ -143,6 +148,20 @@ function post(agent: http.Agent, url: URL, body: string): Promise<string> {
         res.on('error', reject);
       },
     );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** The node's own answer, status, content type and body as they came. */
+function passThrough(agent: http.Agent, url: URL, body: Buffer, res: http.ServerResponse): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': body.length } }, (up) => {
+      res.writeHead(up.statusCode ?? 502, { ...(up.headers['content-type'] ? { 'content-type': up.headers['content-type'] } : {}) });
+      up.pipe(res);
+      up.on('end', resolve);
+      up.on('error', reject);
+    });
     req.on('error', reject);
     req.end(body);
   });

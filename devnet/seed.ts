@@ -1,6 +1,6 @@
-// Seeds a fresh anvil with real, locally signed transactions of every kind the conformance
-// checks look for: all tx types (a pre-signed blob transaction among them), creations, logs, a failed tx,
-// a multi-tx block and an empty block.
+// Seeds a fresh anvil or geth --dev with real, locally signed transactions of every kind the conformance
+// checks look for: all tx types (a blob transaction among them), creations, logs, a failed tx, a multi-tx
+// block and an empty block. What differs between the two nodes (funding, mining on demand) is a NodeDriver.
 import {
   type Abi,
   type Hex,
@@ -9,6 +9,9 @@ import {
   createPublicClient,
   createWalletClient,
   defineChain,
+  parseTransaction,
+  type LocalAccount,
+  type TransactionSerializable,
   encodeErrorResult,
   encodeFunctionData,
   http,
@@ -16,9 +19,10 @@ import {
   toHex,
 } from 'viem';
 import { pbkdf2Sync } from 'node:crypto';
-import { HDKey, hdKeyToAccount } from 'viem/accounts';
+import { HDKey, hdKeyToAccount, privateKeyToAccount } from 'viem/accounts';
 import artifact from '../fixtures/contracts/Seed.json' with { type: 'json' };
 import blobTx from '../fixtures/contracts/blob-tx.json' with { type: 'json' };
+import { DEV_KEY } from './geth.ts';
 
 export interface SeedInfo {
   chainId: number;
@@ -57,37 +61,119 @@ const builtinErrors = [
   { type: 'error', name: 'Panic', inputs: [{ type: 'uint256', name: 'code' }] },
 ] as const;
 
+/**
+ * The EIP-4844 transaction of fixtures/contracts/blob-tx.json (signed once by scripts/make-blob-fixture.ts:
+ * KZG commitments are too slow to compute per start), signed again for this chain with the same sidecar;
+ * for anvil's chain id it is the fixture itself (deterministic signatures).
+ */
+async function blobTransaction(chainId: number): Promise<Hex> {
+  const { r: _r, s: _s, v: _v, yParity: _y, ...unsigned } = parseTransaction(blobTx.raw as Hex);
+  return devAccount(BLOB_SENDER_INDEX).signTransaction({ ...unsigned, chainId } as TransactionSerializable);
+}
+
 /** A transaction type the hardfork lacks is left out; any other failure (a timeout, say) fails the seed. */
 function skipIfForkLacks(e: unknown): void {
   if (!(e instanceof Error && /is not supported/i.test(`${e.message} ${'details' in e ? String(e.details) : ''}`))) throw e;
 }
 
-export async function seedChain(anvilUrl: string): Promise<SeedInfo> {
+type TxRequest = Record<string, unknown>;
+type Rpc = (method: string, params?: unknown[]) => Promise<unknown>;
+
+/** Sends (or only signs) a transaction from a local account, fees and gas filled in by viem. */
+interface Signer {
+  send(from: LocalAccount, request: TxRequest): Promise<Hex>;
+  sign(from: LocalAccount, request: TxRequest): Promise<Hex>;
+}
+
+/** What the seed needs from a node beyond standard JSON-RPC: funded accounts, and blocks on demand. */
+interface NodeDriver {
+  /** Funds the dev accounts of the mnemonic (anvil starts with them funded). */
+  fund(accounts: LocalAccount[]): Promise<void>;
+  /** Mines a block with no transactions. */
+  mineEmpty(): Promise<void>;
+  /** Mines the transactions together into one block; returns their hashes. */
+  mineTogether(items: Array<{ from: LocalAccount; request: TxRequest }>): Promise<Hex[]>;
+}
+
+/** anvil: funded accounts, evm_mine for an empty block, automine off to gather several transactions. */
+function anvilDriver(rpc: Rpc, signer: Signer): NodeDriver {
+  return {
+    fund: async () => {},
+    mineEmpty: async () => void (await rpc('evm_mine')),
+    async mineTogether(items) {
+      await rpc('evm_setAutomine', [false]);
+      try {
+        const hashes: Hex[] = [];
+        for (const { from, request } of items) hashes.push(await signer.send(from, request));
+        await rpc('evm_mine');
+        return hashes;
+      } finally {
+        await rpc('evm_setAutomine', [true]);
+      }
+    },
+  };
+}
+
+/**
+ * geth --dev (--dev.period 0) mines as soon as a transaction is executable, so several transactions share
+ * a block only when they become executable together: one sender's later nonces go first (queued behind a
+ * gap), then the first one fills the gap. An empty block is the one a queued withdrawal makes.
+ */
+function gethDriver(rpc: Rpc, signer: Signer, mined: (hash: Hex) => Promise<unknown>): NodeDriver {
+  let withdrawals = 0;
+  const together = async (items: Array<{ from: LocalAccount; request: TxRequest }>): Promise<Hex[]> => {
+    const from = items[0]!.from;
+    const nonce = Number(await rpc('eth_getTransactionCount', [from.address, 'pending']));
+    // One sender for all, nonces in order; a gas limit is given so nothing is estimated across the gap.
+    const raws = await Promise.all(items.map(({ request }, i) => signer.sign(from, { gas: 300_000n, ...request, nonce: nonce + i })));
+    const hashes: Hex[] = [];
+    for (const i of [...raws.keys()].slice(1).concat(0)) hashes[i] = (await rpc('eth_sendRawTransaction', [raws[i]])) as Hex;
+    for (const hash of hashes) await mined(hash);
+    return hashes;
+  };
+  return {
+    fund: async (accounts) => void (await together(accounts.map((a) => ({ from: privateKeyToAccount(DEV_KEY), request: { to: a.address, value: parseEther('1000') } })))),
+    async mineEmpty() {
+      const index = withdrawals++;
+      await rpc('dev_addWithdrawal', [{ index: toHex(index), validatorIndex: toHex(index + 1), address: '0x00000000000000000000000000000000000b0a75', amount: toHex(1_000_000_000) }]);
+    },
+    mineTogether: together,
+  };
+}
+
+export type SeedNode = 'anvil' | 'geth';
+
+export async function seedChain(nodeUrl: string, node: SeedNode = 'anvil'): Promise<SeedInfo> {
   // anvil loads its KZG trusted setup at the first blob proof it checks (6-12 s of one core): viem's 10 s
   // timeout would fail the blob transaction or resend it, and its second answer ("nonce too low") drop it.
-  const transport = http(anvilUrl, { timeout: 60_000, retryCount: 0 });
+  const transport = http(nodeUrl, { timeout: 60_000, retryCount: 0 });
   const chainId = await createPublicClient({ transport }).getChainId();
   const chain = defineChain({
     id: chainId,
     name: 'devnet',
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [anvilUrl] } },
+    rpcUrls: { default: { http: [nodeUrl] } },
   });
   const pub = createPublicClient({ chain, transport });
   const [a0, a1, a2, a3, a4, a5] = [devAccount(0), devAccount(1), devAccount(2), devAccount(3), devAccount(4), devAccount(5)];
-  const wallet = (account: typeof a0) => createWalletClient({ account, chain, transport });
-  const [w0, w1, w2, w3, w4, w5] = [wallet(a0), wallet(a1), wallet(a2), wallet(a3), wallet(a4), wallet(a5)];
-  const rpc = (method: string, params: unknown[] = []) => pub.request({ method, params } as never);
+  const wallet = (account: LocalAccount) => createWalletClient({ account, chain, transport });
+  const [w0, w1, w2, w3] = [wallet(a0), wallet(a1), wallet(a2), wallet(a3)];
+  const signer: Signer = {
+    send: (from, request) => wallet(from).sendTransaction(request as never),
+    sign: async (from, request) => wallet(from).signTransaction((await wallet(from).prepareTransactionRequest(request as never)) as never),
+  };
+  const rpc: Rpc = (method, params = []) => pub.request({ method, params } as never);
 
   // Even with automine the receipt can lag eth_sendRawTransaction: wait, so each tx gets its own block.
   // The receipt itself is polled: viem's waitForTransactionReceipt waits for the next block after a miss,
   // and an automining anvil makes none when nothing more is sent (a 180 s wait).
-  const mined = async (tx: Promise<Hex>): Promise<TransactionReceipt> => {
+  const mined = async (tx: Promise<Hex> | Hex): Promise<TransactionReceipt> => {
     const hash = await tx;
     const deadline = Date.now() + RECEIPT_WAIT_MS;
     for (;;) {
       const receipt = await pub.getTransactionReceipt({ hash }).catch((e: unknown) => {
-        if (e instanceof TransactionReceiptNotFoundError) return undefined;
+        // geth answers this error, not null, until its transaction indexer has caught up after a start.
+        if (e instanceof TransactionReceiptNotFoundError || /transaction indexing is in progress/.test(String((e as { details?: unknown }).details))) return undefined;
         throw e;
       });
       if (receipt) return receipt;
@@ -96,6 +182,8 @@ export async function seedChain(anvilUrl: string): Promise<SeedInfo> {
     }
   };
   const sent = async (tx: Promise<Hex>) => (await mined(tx)).transactionHash;
+  const driver = node === 'geth' ? gethDriver(rpc, signer, mined) : anvilDriver(rpc, signer);
+  await driver.fund([a0, a1, a2, a3, a4, a5, devAccount(BLOB_SENDER_INDEX)]);
 
   const emitterDeploy = await mined(w0.deployContract({ abi: emitterAbi, bytecode: Emitter.bytecode as Hex }));
   const emitter = emitterDeploy.contractAddress!;
@@ -114,7 +202,7 @@ export async function seedChain(anvilUrl: string): Promise<SeedInfo> {
       accessList: [{ address: emitter, storageKeys: [toHex(0, { size: 32 })] }],
     }),
   );
-  await rpc('evm_mine');
+  await driver.mineEmpty();
   const empty = await pub.getBlock();
 
   const withLogs = await sent(w1.sendTransaction({ to: emitter, data: emitterCall('burst', [3n]) }));
@@ -130,31 +218,24 @@ export async function seedChain(anvilUrl: string): Promise<SeedInfo> {
     skipIfForkLacks(e);
   }
 
-  // EIP-4844: signed once by scripts/make-blob-fixture.ts (KZG is too slow to compute per start).
   try {
-    byType['0x3'] = await sent(pub.request({ method: 'eth_sendRawTransaction', params: [blobTx.raw as Hex] }));
+    byType['0x3'] = await sent(pub.request({ method: 'eth_sendRawTransaction', params: [await blobTransaction(chainId)] }));
   } catch (e) {
     skipIfForkLacks(e);
   }
 
-  // Head block: 6 txs of mixed types from different senders, mined together (the self-tests need spares
-  // beyond the first of each type).
-  await rpc('evm_setAutomine', [false]);
-  try {
-    const pending = [
-      await w0.sendTransaction({ type: 'legacy', to: emitter, data: emitterCall('transfer', [a1.address, 1n]) }),
-      await w1.sendTransaction({ type: 'eip2930', to: a0.address, value: 1n, accessList: [{ address: emitter, storageKeys: [] }] }),
-      await w2.sendTransaction({ to: emitter, data: note('multi') }),
-      await w3.sendTransaction({ to: a2.address, value: 2n }),
-      await w4.sendTransaction({ to: emitter, data: emitterCall('transfer', [a5.address, 3n]) }),
-      await w5.sendTransaction({ type: 'legacy', to: a4.address, value: 3n }),
-    ];
-    await rpc('evm_mine');
-    for (const hash of pending) {
-      if ((await mined(Promise.resolve(hash))).status !== 'success') throw new Error(`seed: multi-tx block tx ${hash} failed`);
-    }
-  } finally {
-    await rpc('evm_setAutomine', [true]);
+  // Head block: 6 txs of mixed types mined together, from different senders where the node allows it
+  // (anvil; the self-tests need spares beyond the first of each type), from one sender on geth.
+  const pending = await driver.mineTogether([
+    { from: a0, request: { type: 'legacy', to: emitter, data: emitterCall('transfer', [a1.address, 1n]) } },
+    { from: a1, request: { type: 'eip2930', to: a0.address, value: 1n, accessList: [{ address: emitter, storageKeys: [] }] } },
+    { from: a2, request: { to: emitter, data: note('multi') } },
+    { from: a3, request: { to: a2.address, value: 2n } },
+    { from: a4, request: { to: emitter, data: emitterCall('transfer', [a5.address, 3n]) } },
+    { from: a5, request: { type: 'legacy', to: a4.address, value: 3n } },
+  ]);
+  for (const hash of pending) {
+    if ((await mined(hash)).status !== 'success') throw new Error(`seed: multi-tx block tx ${hash} failed`);
   }
   const head = await pub.getBlock();
 

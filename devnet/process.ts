@@ -1,0 +1,104 @@
+// Spawns a local node (anvil, geth) on 127.0.0.1 and waits until it serves JSON-RPC; stops it on demand
+// or when this process exits.
+import { spawn } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
+
+export interface NodeProcess {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+const STDERR_KEEP = 4096;
+const STOP_GRACE_MS = 5_000;
+
+/** A free loopback port, bound first so a taken one fails fast instead of reaching whatever listens there. */
+export function bindable(port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(port, '127.0.0.1', () => {
+      const bound = (srv.address() as AddressInfo).port;
+      srv.close(() => resolve(bound));
+    });
+  });
+}
+
+/** The node exited while starting: with a probed port, most likely taken in between; worth one more try. */
+export class EarlyExit extends Error {}
+
+/** Retries a start on a fresh port when the probed one was taken before the node bound it. */
+export async function withFreePort<T>(port: number | undefined, start: (port: number) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start(await bindable(port ?? 0));
+    } catch (e) {
+      if (!(e instanceof EarlyExit) || port !== undefined || attempt === 3) throw e;
+    }
+  }
+}
+
+export async function spawnNode(name: string, binary: string, args: string[], port: number, startTimeoutMs: number, onStopped: () => Promise<void> = async () => {}): Promise<NodeProcess> {
+  const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const killOnExit = (): void => {
+    child.kill('SIGKILL');
+  };
+  process.on('exit', killOnExit);
+
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-STDERR_KEEP)));
+  // 'error' (e.g. binary missing) comes without 'exit'.
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.once('error', () => resolve());
+  });
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> =>
+    (stopping ??= (async () => {
+      process.off('exit', killOnExit);
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      // A node too busy to shut down must not hold the caller (or a test run) forever.
+      const kill = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+      await exited;
+      clearTimeout(kill);
+      await onStopped();
+    })());
+  const failed = new Promise<never>((_, reject) => {
+    child.once('exit', (code, signal) => reject(new EarlyExit(`${name} exited during start (code ${code}, signal ${signal})`)));
+    child.once('error', reject);
+  });
+  failed.catch(() => {}); // only awaited while starting
+
+  const url = `http://127.0.0.1:${port}`;
+  const polling = new AbortController();
+  try {
+    await Promise.race([waitForChainId(name, url, startTimeoutMs, polling.signal), failed]);
+    if (child.exitCode !== null) throw new EarlyExit(`${name} exited during start`); // someone else answered
+    return { url, port, stop };
+  } catch (e) {
+    await stop();
+    if (e instanceof Error) e.message += `; ${name} stderr: ${stderr.trim().slice(-1000) || '(empty)'}`;
+    throw e;
+  } finally {
+    polling.abort();
+  }
+}
+
+async function waitForChainId(name: string, url: string, timeoutMs: number, signal: AbortSignal): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!signal.aborted) {
+    try {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+      });
+      const body = (await res.json()) as { result?: unknown };
+      if (typeof body.result === 'string') return;
+    } catch {
+      // not accepting connections yet
+    }
+    if (Date.now() > deadline) throw new Error(`${name} at ${url} did not answer eth_chainId within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -1,0 +1,77 @@
+// Builds a pinned Go command into the tools dir ($RPC_CERTIFY_TOOLS or ~/.cache/rpc-certify/tools, outside
+// git): k6 and geth are both built this way by `npm run setup`.
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+export const run = promisify(execFile);
+
+export function toolsDir(): string {
+  return process.env['RPC_CERTIFY_TOOLS'] || join(homedir(), '.cache', 'rpc-certify', 'tools');
+}
+
+export interface GoCommand {
+  name: string;
+  /** The Go module and the package of the command inside it. */
+  module: string;
+  pkg: string;
+  version: string;
+  minGo: [number, number];
+}
+
+/** `go install pkg@version` into <tools>/bin; returns the binary's path. Throws with both attempts' output. */
+export async function goInstall(cmd: GoCommand, log: (line: string) => void): Promise<string> {
+  const bin = join(toolsDir(), 'bin');
+  await requireGo(cmd);
+  const env = { ...process.env, GOBIN: bin };
+  const direct = await attempt(() => run('go', ['install', `${cmd.pkg}@${cmd.version}`], { env, maxBuffer: 16 << 20 }));
+  if (direct) {
+    // Some module proxies cannot list a module's versions (a 404 on @v/list), which `go install
+    // pkg@version` needs; resolving the version inside a throwaway module, through the proxies only, works.
+    log(`go install ${cmd.pkg}@${cmd.version} failed; retrying through a temporary module`);
+    const viaModule = await attempt(() => buildViaTempModule(cmd, env));
+    if (viaModule) throw new Error(`could not build ${cmd.name} ${cmd.version}:\n--- go install ---\n${direct}\n--- temporary module ---\n${viaModule}`);
+  }
+  return join(bin, cmd.name);
+}
+
+async function buildViaTempModule(cmd: GoCommand, env: NodeJS.ProcessEnv): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), `${cmd.name}build-`));
+  try {
+    const proxies = (await run('go', ['env', 'GOPROXY'])).stdout.trim();
+    const withoutDirect = proxies
+      .split(/[,|]/)
+      .filter((p) => p && p !== 'direct' && p !== 'off')
+      .join(',');
+    const goEnv = { ...env, ...(withoutDirect ? { GOPROXY: withoutDirect } : {}) };
+    const go = (args: string[]) => run('go', args, { cwd: dir, env: goEnv, maxBuffer: 16 << 20 });
+    await go(['mod', 'init', `${cmd.name}build`]);
+    await go(['get', `${cmd.module}@${cmd.version}`]);
+    await go(['install', cmd.pkg]);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function requireGo(cmd: GoCommand): Promise<void> {
+  const [minMajor, minMinor] = cmd.minGo;
+  const out = await run('go', ['version']).catch(() => undefined);
+  if (!out) throw new Error(`${cmd.name} ${cmd.version} is not installed and Go is not on PATH: install Go >= ${minMajor}.${minMinor} or put ${cmd.name} on PATH`);
+  const [major = 0, minor = 0] = (/go(\d+)\.(\d+)/.exec(out.stdout) ?? []).slice(1).map(Number);
+  if (major < minMajor || (major === minMajor && minor < minMinor)) {
+    throw new Error(`building ${cmd.name} ${cmd.version} needs Go >= ${minMajor}.${minMinor}; found ${out.stdout.trim()}`);
+  }
+}
+
+/** Runs a step; returns its error text, or undefined when it succeeded. */
+async function attempt(step: () => Promise<unknown>): Promise<string | undefined> {
+  try {
+    await step();
+    return undefined;
+  } catch (e) {
+    const err = e as { stderr?: string; message?: string };
+    return (err.stderr || err.message || String(e)).trim();
+  }
+}

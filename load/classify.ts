@@ -1,10 +1,11 @@
-// Sorts one HTTP exchange into a class. A JSON-RPC error inside an HTTP 200 is not a success, and a
-// null is a success only where the corpus expects one. Pure: used by k6 per request and by sampling.
+// Sorts one HTTP exchange into a class. Only the expected outcome is a success: a JSON-RPC error inside an
+// HTTP 200 is one only where the corpus expects exactly that code (a revert: 3), a null only where it
+// expects a miss, and an answer carrying another request's id is `wrong`. Pure: used by k6 per request and by sampling.
 import type { RpcClass } from './methods.ts';
 
 export interface Expectation {
   expect: 'value' | 'null' | 'error';
-  /** For expect 'error': the JSON-RPC code the endpoint answered at sampling (3 for a revert). */
+  /** For expect 'error': the code the spec prescribes (3 for a revert); any other code is an rpc_error. */
   errorCode?: number;
 }
 
@@ -13,9 +14,12 @@ export interface HttpOutcome {
   status: number;
   body: string | null;
   timedOut?: boolean;
+  /** The request's id: an answer echoing another is `wrong`. */
+  id?: number;
 }
 
 export interface Envelope {
+  id?: unknown;
   result?: unknown;
   error?: { code?: unknown; message?: unknown };
 }
@@ -48,11 +52,13 @@ export function classify(outcome: HttpOutcome, expected: Expectation): Classific
     const coded = (cls: RpcClass): Classification => (code === undefined ? { cls } : { cls, code });
     if (isRateLimit(code, error.message)) return coded('rate_limited');
     if (outcome.status < 200 || outcome.status > 299) return coded('http_error');
-    if (expected.expect === 'error' && (expected.errorCode === undefined || expected.errorCode === code)) return { ...coded('ok_error'), envelope };
+    if (outcome.id !== undefined && envelope.id !== outcome.id) return { cls: 'wrong' };
+    if (expected.expect === 'error' && code !== undefined && expected.errorCode === code) return { ...coded('ok_error'), envelope };
     return coded('rpc_error');
   }
   if (outcome.status < 200 || outcome.status > 299) return { cls: 'http_error' };
   if (!envelope || !('result' in envelope)) return { cls: 'invalid' };
+  if (outcome.id !== undefined && envelope.id !== outcome.id) return { cls: 'wrong' };
   if (envelope.result === null) return expected.expect === 'null' ? { cls: 'ok_null', envelope } : { cls: 'null_unexpected' };
   // A value where the corpus expects a miss or an error means the endpoint answers something else.
   return expected.expect === 'value' ? { cls: 'ok', envelope } : { cls: 'invalid' };

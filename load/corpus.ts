@@ -1,49 +1,153 @@
 // The request corpus: real parameters sampled from the endpoint, with a configurable share of misses
 // so null paths are measured too. Written to a file and replayed exactly (same file, same order).
+// What an entry must answer follows from what it is (its kind), never from what the endpoint said at
+// sampling: an endpoint that answers a hit with "method not supported" is not served, whatever it
+// answered. Pure: the k6 scenario packs entries with expectationOf.
 import type { Expectation } from './classify.ts';
-import type { RpcMethod } from './methods.ts';
+import type { RpcClass, RpcMethod } from './methods.ts';
 import type { Rng } from './rng.ts';
 
-export interface CorpusEntry extends Expectation {
+/**
+ * hit: data that exists (a value is due); empty: a realistic lookup of something that exists but holds
+ * nothing there (uncle 0 of a block without uncles: null is due); miss: data that does not exist (null is
+ * due, spec 7); revert: the harness's own reverting init code (error code 3 is due, spec 4.1 and 7).
+ */
+export type EntryKind = 'hit' | 'empty' | 'miss' | 'revert';
+export const ENTRY_KINDS: readonly EntryKind[] = ['hit', 'empty', 'miss', 'revert'];
+
+/** The JSON-RPC code the spec prescribes for a revert (section 7). */
+export const REVERT_CODE = 3;
+
+export function expectationOf(kind: EntryKind): Expectation {
+  if (kind === 'hit') return { expect: 'value' };
+  return kind === 'revert' ? { expect: 'error', errorCode: REVERT_CODE } : { expect: 'null' };
+}
+
+/** Misses and reverts make up the miss share; hits and empties the rest. */
+export const onMissSide = (kind: EntryKind): boolean => kind === 'miss' || kind === 'revert';
+
+export interface CorpusEntry {
   params: unknown[];
   /** What the entry exercises ("tx type 0x2", "older block", "miss: unknown hash"); hits with equal notes form a stratum. */
   note: string;
-  miss: boolean;
-  /** For a hit on an immutable lookup: the digest of the answer seen at sampling (answer.ts). */
+  kind: EntryKind;
+  /** For a hit on immutable data (by hash, or by a number at or below the final block): the digest of the answer seen at sampling (answer.ts). */
   answer?: string;
-  /** The fingerprint of the answer seen at sampling (core/reply.ts): under load, the same bytes are not parsed again. */
+  /** The fingerprint of the answer seen at sampling, when it met the entry's kind (core/reply.ts): under load, the same bytes are not parsed again. */
   reply?: string;
 }
 
+/** Sampled answers that contradicted their entry's kind: one line per kind, class and code. */
+export interface Finding {
+  kind: EntryKind;
+  cls: RpcClass;
+  code?: number;
+  count: number;
+  /** The first such answer's request and what came back (redacted). */
+  example: string;
+}
+
+/** How sampling went for one method. */
+export interface MethodSampling {
+  /** served: at least one entry answered as its kind requires (a hit, when any hit was tried); not served otherwise. */
+  status: 'served' | 'not served';
+  /** Why, for a method not served: the answers its entries got. */
+  reason?: string;
+  /** Distinct candidates tried against the target, per kind. */
+  tried: Partial<Record<EntryKind, number>>;
+  /** Per kind, how many answered as their kind requires. */
+  correct: Partial<Record<EntryKind, number>>;
+  /** Candidates left out of the corpus, and why (history the endpoint prunes, a replay that reverts at its parent state, no answer). */
+  rejected: Record<string, number>;
+  findings: Finding[];
+}
+
 export interface Corpus {
-  /** 2: answer digests are sha256 (version 1's were a 53-bit hash, and are not compared). */
-  version: 2;
+  /** 3: entries carry their kind, and the expectation follows from it; 2 learned expectations from the endpoint. */
+  version: 3;
   seed: number;
   missShare: number;
   chainId: string;
   /** Head block number when the corpus was sampled. */
   head: string;
+  /** Lookups by a block number at or below this one are compared with the answer sampled, like lookups by hash (none on a short chain). */
+  finalBlock?: string;
   blocksSampled: number;
   entries: Record<RpcMethod, CorpusEntry[]>;
-  /** Misses the endpoint answered with an error instead of null (spec §7); those entries expect that error. */
-  deviations: string[];
-  /** Candidates left out because the endpoint did not answer them as expected at sampling (e.g. pruned history). */
-  dropped: Partial<Record<RpcMethod, number>>;
+  /** Per sampled method. */
+  sampling: Partial<Record<RpcMethod, MethodSampling>>;
+}
+
+/** What a method's corpus holds: the entries per kind, the distinct requests, and how many are compared with a sampled answer. */
+export interface Composition {
+  entries: number;
+  distinct: number;
+  kinds: Record<EntryKind, number>;
+  /** Entries whose answer is compared with the one recorded at sampling. */
+  compared: number;
+}
+
+export function compositionOf(entries: readonly CorpusEntry[]): Composition {
+  const kinds = Object.fromEntries(ENTRY_KINDS.map((k) => [k, 0])) as Record<EntryKind, number>;
+  for (const e of entries) kinds[e.kind]++;
+  return { entries: entries.length, distinct: new Set(entries.map((e) => JSON.stringify(e.params))).size, kinds, compared: entries.filter((e) => e.answer).length };
 }
 
 /**
- * `size` entries in a seeded order: round(size × missShare) misses and hits for the rest, every stratum of
- * hits at least once (every tx type, recent and older blocks), the remainder drawn at random.
+ * Up to `size` entries in a seeded order: round(size × missShare) from the miss side and hits for the rest,
+ * every stratum of hits first (every tx type, recent and older blocks). Each side cycles through its distinct
+ * entries, so they recur evenly. A method with one distinct request gets it once, never `size` copies of it.
  */
 export function composeEntries(hits: CorpusEntry[], misses: CorpusEntry[], size: number, missShare: number, rng: Rng): CorpusEntry[] {
-  if (hits.length === 0 && misses.length === 0) return [];
+  if (hits.length + misses.length <= 1) return [...hits, ...misses];
   const missCount = hits.length === 0 ? size : misses.length === 0 ? 0 : Math.round(size * missShare);
-  const strata = [...new Map(rng.shuffle(hits).map((h) => [h.note, h])).values()];
-  const hitCount = size - missCount;
-  const chosenHits = [...strata.slice(0, hitCount), ...draw(hits, hitCount - Math.min(strata.length, hitCount), rng)];
-  return rng.shuffle([...chosenHits, ...draw(misses, missCount, rng)]);
+  const shuffled = rng.shuffle(hits);
+  const strata = [...new Map(shuffled.map((h) => [h.note, h])).values()];
+  const ordered = [...strata, ...shuffled.filter((h) => !strata.includes(h))];
+  return rng.shuffle([...cycle(ordered, size - missCount), ...cycle(rng.shuffle(misses), missCount)]);
 }
 
-function draw(pool: CorpusEntry[], count: number, rng: Rng): CorpusEntry[] {
-  return Array.from({ length: count }, () => rng.pick(pool));
+function cycle(pool: CorpusEntry[], count: number): CorpusEntry[] {
+  return Array.from({ length: count }, (_, i) => pool[i % pool.length] as CorpusEntry);
+}
+
+/** An entry of a version 1 or 2 corpus, whose expectation was learned from the endpoint at sampling. */
+export interface LearnedEntry {
+  params: unknown[];
+  note: string;
+  expect: 'value' | 'null' | 'error';
+  errorCode?: number;
+  miss: boolean;
+  answer?: string;
+  reply?: string;
+}
+export type LearnedCorpus = Omit<Corpus, 'version' | 'entries' | 'sampling'> & { version: 1 | 2; entries: Record<string, LearnedEntry[]> };
+
+/**
+ * Versions 1 and 2 kept whatever error a miss got as its expectation, and a replay that reverted as one: each
+ * entry gets the kind it was sampled as instead (a learned error is unlearned, a reverting replay is left out),
+ * and keeps its fingerprint only where its expectation did not change. Version 1 digested answers with another
+ * hash: its answers are not compared.
+ */
+export function fromLearnedCorpus(old: LearnedCorpus): Corpus {
+  const kindOf = (e: LearnedEntry): EntryKind | undefined => {
+    if (e.expect === 'value') return 'hit';
+    if (e.expect === 'null') return e.miss ? 'miss' : 'empty';
+    if (!e.miss) return undefined;
+    return e.errorCode === REVERT_CODE && /revert/.test(e.note) ? 'revert' : 'miss';
+  };
+  const entries = Object.fromEntries(
+    Object.entries(old.entries).map(([m, list]) => [
+      m,
+      list.flatMap(({ params, note, answer, reply, ...learned }): CorpusEntry[] => {
+        const kind = kindOf({ params, note, ...learned });
+        if (!kind) return [];
+        const expected = expectationOf(kind);
+        const unchanged = expected.expect === learned.expect && expected.errorCode === learned.errorCode;
+        return [{ params, note, kind, ...(answer && old.version === 2 ? { answer } : {}), ...(reply && unchanged ? { reply } : {}) }];
+      }),
+    ]),
+  );
+  const { seed, missShare, chainId, head, blocksSampled } = old;
+  return { version: 3, seed, missShare, chainId, head, blocksSampled, entries: entries as Corpus['entries'], sampling: {} };
 }

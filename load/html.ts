@@ -1,7 +1,8 @@
 // load.html: one self-contained page a person reads after a run (charts are inline SVG).
 import { describeCheck } from './compare.ts';
 import { CLASSES, type RpcClass } from './methods.ts';
-import type { LoadReport } from './report.ts';
+import { ENTRY_KINDS } from './corpus.ts';
+import { type LoadReport, sampledFaults } from './report.ts';
 import { capacitySection } from './html-capacity.ts';
 import { escapeXml as esc, groupedBars, lineChart, PALETTE, stackedBars } from './svg.ts';
 
@@ -51,6 +52,7 @@ svg text{font:11px system-ui,sans-serif;fill:#333}svg .small{font-size:10px}svg 
 ${r.generator.cpuCores === undefined ? '' : ` k6 used ${r.generator.cpuCores} of ${r.generator.availableCores} cores.`}${dashboardFile ? ` k6's own dashboard: <a href="${esc(dashboardFile)}">${esc(dashboardFile)}</a>.` : ''}</p>
 <p class="muted">${r.generator.instances > 1 ? `Merged from ${r.generator.instances} k6 instances (execution segments): counts add up exactly; ` : ''}percentiles are read from mergeable histograms (within ±${r.plan.latencyRelativeError * 100}%), averages and maxima are exact${r.generator.instances > 1 ? "; a period's percentile in the timeline is the highest instance's" : ''}. ${Math.round(r.plan.validateShare * 100)}% of the answers were fully validated.</p>
 ${headLine(r)}
+${sampledFaults(r).map((f) => `<p class="fail">${esc(f.notServed ? `Not served: ${f.text}` : `Sampling found ${f.text}`)}</p>`).join('\n')}
 ${failedThresholds.length ? `<p class="fail">Failed thresholds: ${failedThresholds.map((t) => esc(`${t.metric} ${t.expression} (${t.value ?? 'n/a'})`)).join(', ')}</p>` : ''}
 
 <h2>Per method</h2>
@@ -60,7 +62,8 @@ ${names
     const m = r.methods[n]!;
     const l = m.latencyMs;
     const cell = (v: number | undefined) => `<td>${v ?? '–'}</td>`;
-    return `<tr><td>${esc(n)}</td><td>${m.requests}</td><td>${m.targetRps}</td><td>${m.achievedRps}</td><td>${m.dropped}</td>${cell(l?.p50)}${cell(l?.p90)}${cell(l?.p95)}${cell(l?.p99)}${cell(l?.['p99.9'])}${cell(l?.max)}<td class="${m.failureRate > r.plan.slo.maxFailureRate ? 'fail' : ''}">${(m.failureRate * 100).toFixed(2)}%</td><td>${m.validated}</td><td class="${m.classes.wrong ? 'fail' : ''}">${m.classes.wrong}</td></tr>`;
+    const latency = l ? `${cell(l.p50)}${cell(l.p90)}${cell(l.p95)}${cell(l.p99)}${cell(l['p99.9'])}${cell(l.max)}` : `<td colspan="6" class="fail">${m.requests ? 'no successful answer' : 'completed no request'}</td>`;
+    return `<tr><td>${esc(n)}</td><td>${m.requests}</td><td>${m.targetRps}</td><td>${m.achievedRps}</td><td>${m.dropped}</td>${latency}<td class="${m.failureRate > r.plan.slo.maxFailureRate ? 'fail' : ''}">${(m.failureRate * 100).toFixed(2)}%</td><td>${m.validated}</td><td class="${m.classes.wrong ? 'fail' : ''}">${m.classes.wrong}</td></tr>`;
   })
   .join('\n')}
 </table>
@@ -92,7 +95,7 @@ ${capacitySection(r)}${driftSection(r)}${baselineSection(r)}
 <table><tr><th>metric</th><th>threshold</th><th>measured</th><th>result</th></tr>
 ${r.thresholds.map((t) => `<tr><td>${esc(t.metric)}</td><td>${esc(t.expression)}</td><td>${t.value ?? '–'}</td><td class="${t.ok ? 'pass' : 'fail'}">${t.ok ? 'pass' : 'fail'}</td></tr>`).join('\n') || '<tr><td colspan="4" class="muted">none (this profile only measures)</td></tr>'}
 </table>
-${r.corpus.deviations.length ? `<h2>Corpus notes</h2><ul>${r.corpus.deviations.map((d) => `<li>${esc(d)}</li>`).join('')}</ul>` : ''}
+${corpusSection(r)}
 </body></html>
 `;
 }
@@ -104,6 +107,20 @@ function classDetails(r: LoadReport): string {
     ...(m.wrongSample ? [`<li>${esc(n)}: wrong answer, e.g. ${esc(m.wrongSample)}</li>`] : []),
   ]);
   return rows.length ? `<ul>${rows.join('')}</ul>` : '';
+}
+
+/** What each method's figures rest on: the corpus per kind, and what sampling left out or found. */
+function corpusSection(r: LoadReport): string {
+  const rows = Object.entries(r.corpus.methods).map(([n, c]) => {
+    const status = c.status ?? 'not recorded';
+    const findings = (c.findings ?? []).map((f) => `${f.count} ${f.kind} answered ${f.cls}${f.code === undefined ? '' : ` ${f.code}`}, e.g. ${f.example}`);
+    return `<tr><td>${esc(n)}</td><td class="${status === 'served' ? 'pass' : 'fail'}">${esc(status)}</td>${ENTRY_KINDS.map((k) => `<td>${c.kinds[k]}</td>`).join('')}<td>${c.distinct}</td><td>${c.compared}</td><td>${esc(Object.entries(c.rejected ?? {}).map(([why, k]) => `${k} ${why}`).join(', ') || '–')}</td><td class="${findings.length ? 'fail' : ''}">${esc([c.reason ?? '', ...findings].filter(Boolean).join('; ') || '–')}</td></tr>`;
+  });
+  return `<h2>Corpus per method</h2>
+<p class="muted">What each method's figures rest on: entries per kind (hit: a value is due; empty and miss: null; revert: error 3), distinct requests, answers compared with the one recorded at sampling${r.corpus.finalBlock ? ` (by hash, and by number up to the final block ${esc(r.corpus.finalBlock)})` : ' (by hash)'}, candidates sampling left out, and answers that contradicted their entry's kind.</p>
+<table><tr><th>method</th><th>status</th>${ENTRY_KINDS.map((k) => `<th>${k}</th>`).join('')}<th>distinct</th><th>compared</th><th>left out</th><th>findings</th></tr>
+${rows.join('\n')}
+</table>`;
 }
 
 function headLine(r: LoadReport): string {

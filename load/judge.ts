@@ -30,20 +30,22 @@ export function judgeThresholds(thresholds: Record<string, string[]>, merged: Me
       const value = m?.[1] === undefined ? undefined : statistic(merged, metric, m[1]);
       const compare = COMPARE[m?.[3] ?? ''];
       if (value === undefined || !compare) throw new Error(`threshold ${metric} ${expression}: not a statistic this harness measures`);
-      out.push({ metric, expression, ok: compare(value, Number(m?.[4])), value: round(value) });
+      // A latency of no successful answer is not a latency within the limit.
+      out.push(value === null ? { metric, expression, ok: false } : { metric, expression, ok: compare(value, Number(m?.[4])), value: round(value) });
     }
   }
   return out;
 }
 
-/** A statistic of a metric the plan thresholds: latency_<s> p(x)/avg/max, failed_<s> rate, dropped_iterations count. */
-function statistic(merged: Merged, metric: string, stat: string): number | undefined {
+/** A statistic of a metric the plan thresholds: latency_<s> p(x)/avg/max (null without a successful answer), failed_<s> rate, dropped_iterations count. */
+function statistic(merged: Merged, metric: string, stat: string): number | null | undefined {
   if (metric === DROPPED && stat === 'count') return Object.values(merged.subjects).reduce((a, s) => a + s.dropped, 0);
   for (const [name, s] of Object.entries(merged.subjects)) {
     if (metric === metricName.latency(name as Subject)) {
+      if (s.latency.count === 0) return null;
       const p = /^p\((\d+(?:\.\d+)?)\)$/.exec(stat)?.[1];
       if (p !== undefined) return percentileOf(s, Number(p) / 100);
-      if (stat === 'avg') return s.latency.count ? s.latency.sum / s.latency.count : 0;
+      if (stat === 'avg') return s.latency.sum / s.latency.count;
       if (stat === 'max') return s.latency.max;
     }
     if (metric === metricName.failed(name as Subject) && stat === 'rate') return failureRate(s.classes);

@@ -13,7 +13,7 @@ import { sha256Hex } from '../core/fingerprint.ts';
 import { answerDigest } from './answer.ts';
 import { bundleScenario } from './bundle.ts';
 import type { Plan } from './profiles.ts';
-import { buildReport, type CorpusInfo } from './report.ts';
+import { buildReport, corpusInfo, type CorpusInfo } from './report.ts';
 import { conclude, expectedFailures, type LoadOutcome, prepareTest, readBaseline, type TestOptions, usage } from './run.ts';
 import { findingsIn, type Merged, mergeShards, shardsIn } from './shard.ts';
 
@@ -53,20 +53,19 @@ export async function writeK8s(opts: K8sOptions): Promise<LoadOutcome> {
     const name = opts.name ?? 'rpc-certify-load';
     if (!/^[a-z0-9]([-a-z0-9]{0,40}[a-z0-9])?$/.test(name)) usage(`--name must be a Kubernetes name (lowercase letters, digits, dashes), got "${name}"`);
     const test = await prepareTest(opts, opts.parallelism);
-    const { corpus, methods } = await test.corpus(opts.log);
+    const { corpus, methods, selected } = await test.corpus(opts.log);
     const plan = test.planFor(methods);
     const script = await bundled(plan);
     const corpusJson = JSON.stringify(corpus);
     if (script.length + corpusJson.length > CONFIGMAP_LIMIT) usage(`the script and corpus take ${script.length + corpusJson.length} bytes, over a ConfigMap's 1 MiB`);
 
-    const { entries: _, version: __, ...corpusInfo } = corpus;
     const descriptor: RunDescriptor = {
       kind: 'rpc-certify-load-run',
       version: 1,
       endpoint: opts.url ? redactUrl(opts.url) : `the Secret ${name}-endpoint`,
       planDigest: answerDigest(plan, sha256Hex),
       plan,
-      corpus: corpusInfo,
+      corpus: corpusInfo(corpus, selected),
       k6: { version: K6_VERSION, source: 'image' },
     };
     const manifests = k8sManifests({ name, namespace: opts.namespace, image: opts.image ?? `grafana/k6:${K6_VERSION.replace(/^v/, '')}`, parallelism: opts.parallelism, script, corpus: corpusJson });

@@ -4,7 +4,7 @@
 // line carries only what a request needs; the params (JSON text, which may hold "|") come last.
 // Pure: packed and unpacked in k6, tested in Node.
 import type { Expectation } from './classify.ts';
-import type { CorpusEntry } from './corpus.ts';
+import { type CorpusEntry, expectationOf, onMissSide } from './corpus.ts';
 
 export interface PackedEntry extends Expectation {
   miss: boolean;
@@ -20,7 +20,8 @@ const EXPECT: Record<Expectation['expect'], string> = { value: 'v', null: 'n', e
 const EXPECTED: Record<string, Expectation['expect']> = { v: 'value', n: 'null', e: 'error' };
 
 export function packEntry(e: CorpusEntry): string {
-  return [EXPECT[e.expect], e.errorCode ?? '', e.miss ? 1 : 0, e.reply ?? '', e.answer ?? '', JSON.stringify(e.params)].join('|');
+  const expected = expectationOf(e.kind);
+  return [EXPECT[expected.expect], expected.errorCode ?? '', onMissSide(e.kind) ? 1 : 0, e.reply ?? '', e.answer ?? '', JSON.stringify(e.params)].join('|');
 }
 
 export function unpackEntry(line: string): PackedEntry {

@@ -7,11 +7,11 @@ import { Ajv } from 'ajv';
 import schema from '../schemas/load-report.json' with { type: 'json' };
 import { type CapacityResult, type DriftResult, driftOf, SATURATED_CPU_SHARE } from './analysis.ts';
 import type { RegressionCheck } from './compare.ts';
-import type { Corpus } from './corpus.ts';
+import { type Composition, compositionOf, type Corpus, type MethodSampling } from './corpus.ts';
 import { RELATIVE_ERROR } from './histogram.ts';
 import type { Measurement } from './instances.ts';
 import { judgeThresholds, type ThresholdResult } from './judge.ts';
-import type { RpcClass } from './methods.ts';
+import type { RpcClass, RpcMethod } from './methods.ts';
 import { expectedIterations, type Plan, type Profile, type Slo } from './profiles.ts';
 import { failureRate, type Latency, latencyOf, requestsOf } from './shard.ts';
 import { round } from './summary.ts';
@@ -40,7 +40,11 @@ export interface MethodReport {
   wrongSample?: string;
 }
 
-export type CorpusInfo = Omit<Corpus, 'entries' | 'version'>;
+/** The report's corpus section, but for the file it was written to. */
+export type CorpusInfo = Omit<LoadReport['corpus'], 'file'>;
+
+/** A method's corpus: what it holds, and (for a corpus sampled by this version) how sampling went. */
+export type MethodCorpus = Composition & Partial<MethodSampling>;
 
 export interface LoadReport {
   version: 2;
@@ -53,7 +57,7 @@ export interface LoadReport {
   incompleteReason?: string;
   k6: { version: string; source: string; exitCode: number };
   plan: { rate: number; durationSec: number; totalSec: number; periodSec: number; validateShare: number; instances: number; latencyRelativeError: number; slo: Slo };
-  corpus: { file: string; seed: number; missShare: number; chainId: string; head: string; blocksSampled: number; deviations: string[]; dropped: Record<string, number> };
+  corpus: { file: string; seed: number; missShare: number; chainId: string; head: string; finalBlock?: string; blocksSampled: number; methods: Record<string, MethodCorpus> };
   durationSec: number;
   /** Per method, plus "mix" for the capacity profile's weighted mix. */
   methods: Record<string, MethodReport>;
@@ -98,7 +102,7 @@ export function buildReport(input: ReportInput): LoadReport {
       dropped: subject.dropped,
       latencyMs: latencyOf(subject),
       classes: subject.classes,
-      errorCodes: timeline.codes[s.name] ?? {},
+      errorCodes: cappedCodes(timeline.codes[s.name] ?? {}),
       failureRate: round(failureRate(subject.classes), 4),
       validated: subject.validated,
       parsed: subject.parsed,
@@ -125,16 +129,7 @@ export function buildReport(input: ReportInput): LoadReport {
       latencyRelativeError: round(RELATIVE_ERROR, 6),
       slo: plan.slo,
     },
-    corpus: {
-      file: input.corpusFile,
-      seed: corpus.seed,
-      missShare: corpus.missShare,
-      chainId: corpus.chainId,
-      head: corpus.head,
-      blocksSampled: corpus.blocksSampled,
-      deviations: corpus.deviations,
-      dropped: corpus.dropped,
-    },
+    corpus: { file: input.corpusFile, ...corpus },
     durationSec: round((merged.durationMs || measurement.wallSec * 1000) / 1000, 1),
     methods,
     thresholds: judgeThresholds(plan.thresholds, merged),
@@ -153,16 +148,49 @@ export function buildReport(input: ReportInput): LoadReport {
   return withVerdict(report);
 }
 
-/** pass/fail from thresholds, head regressions, drift and the baseline; capacity only measures. */
+/** What the report says of a corpus, for the methods selected (those it has nothing to ask included). */
+export function corpusInfo(corpus: Corpus, selected: readonly RpcMethod[]): CorpusInfo {
+  const { seed, missShare, chainId, head, finalBlock, blocksSampled } = corpus;
+  const methods = Object.fromEntries(selected.map((m) => [m, { ...compositionOf(corpus.entries[m] ?? []), ...corpus.sampling[m] }]));
+  return { seed, missShare, chainId, head, ...(finalBlock === undefined ? {} : { finalBlock }), blocksSampled, methods };
+}
+
+/** pass/fail from what sampling found, thresholds, head regressions, drift and the baseline; capacity only measures. */
 export function withVerdict(report: LoadReport): LoadReport {
   if (report.verdict === 'incomplete') return report;
   if (report.profile === 'capacity') return { ...report, verdict: 'measured' };
   const failed =
+    sampledFaults(report).length > 0 ||
     report.thresholds.some((t) => !t.ok) ||
     report.head.regressions > 0 ||
     Object.values(report.drift ?? {}).some((d) => d.drifted) ||
     report.baseline?.ok === false;
   return { ...report, verdict: failed ? 'fail' : 'pass' };
+}
+
+/** What sampling found that fails a run by itself: a method not served, answers that contradicted their entry's kind. */
+export function sampledFaults(report: Pick<LoadReport, 'corpus'>): Array<{ method: string; notServed: boolean; text: string }> {
+  return Object.entries(report.corpus.methods ?? {}).flatMap(([method, c]) => [
+    ...(c.status === 'not served' ? [{ method, notServed: true, text: `${method} not served: ${c.reason ?? ''}` }] : []),
+    ...(c.findings ?? []).map((f) => ({
+      method,
+      notServed: false,
+      text: `${method}: ${f.count} ${f.kind} ${f.count === 1 ? 'entry' : 'entries'} answered ${f.cls}${f.code === undefined ? '' : ` ${f.code}`} at sampling, e.g. ${f.example}`,
+    })),
+  ]);
+}
+
+/** Error codes per class in load.json: the most frequent few, the rest added up under "other" (an endpoint can answer any number of codes). */
+const MAX_CODES = 8;
+function cappedCodes(byClass: Record<string, Record<string, number>>): Record<string, Record<string, number>> {
+  return Object.fromEntries(
+    Object.entries(byClass).map(([cls, codes]) => {
+      const sorted = Object.entries(codes).sort(([, a], [, b]) => b - a);
+      if (sorted.length <= MAX_CODES) return [cls, codes];
+      const other = sorted.slice(MAX_CODES - 1).reduce((a, [, n]) => a + n, 0);
+      return [cls, { ...Object.fromEntries(sorted.slice(0, MAX_CODES - 1)), other }];
+    }),
+  );
 }
 
 function generator(plan: Plan, methods: Record<string, MethodReport>, m: ReportInput['measurement']): LoadReport['generator'] {

@@ -13,13 +13,13 @@ import type { Targets } from '../core/targets.ts';
 import { ensureK6 } from '../scripts/setup-k6.ts';
 import { findCapacity, type StepOptions } from './capacity.ts';
 import { compareReports, DEFAULT_TOLERANCE } from './compare.ts';
-import type { Corpus } from './corpus.ts';
+import { type Corpus, fromLearnedCorpus, type LearnedCorpus } from './corpus.ts';
 import { renderHtml } from './html.ts';
 import { type Measurement, measure, ToolError } from './instances.ts';
 import { renderJunit } from './junit.ts';
 import { isRpcMethod, METHODS, type RpcMethod, type Subject } from './methods.ts';
 import { buildPlan, capacitySubjects, type Plan, type PlanInput, type Profile, type Slo } from './profiles.ts';
-import { assertReport, buildReport, type LoadReport, readReport, withVerdict } from './report.ts';
+import { assertReport, buildReport, corpusInfo, type LoadReport, readReport, withVerdict } from './report.ts';
 import { EndpointError, sampleCorpus } from './sample.ts';
 import { summaryText } from './text.ts';
 
@@ -98,7 +98,7 @@ async function run(opts: LoadOptions, log: (line: string) => void): Promise<Load
   try {
     // k6 resolves open() against the script's directory: the corpus path must be absolute.
     const corpusFile = resolve(opts.corpus ?? join(opts.out, REPORT_FILES.corpus));
-    const { corpus, methods } = await test.corpus(log);
+    const { corpus, methods, selected } = await test.corpus(log);
     if (!opts.corpus) await writeFileAtomic(corpusFile, JSON.stringify(corpus));
     let runs = 0;
     const measurePlan = (plan: Plan): Promise<Measurement> => {
@@ -107,7 +107,7 @@ async function run(opts: LoadOptions, log: (line: string) => void): Promise<Load
     };
 
     log(`load: k6 ${k6.version}, ${opts.profile} profile, ${methods.length} methods${test.instances > 1 ? `, ${test.instances} instances` : ''}`);
-    const common = { endpoint: redactUrl(opts.url), corpus, corpusFile: relative(resolve(opts.out), corpusFile), k6 };
+    const common = { endpoint: redactUrl(opts.url), corpus: corpusInfo(corpus, selected), corpusFile: relative(resolve(opts.out), corpusFile), k6 };
     let report: LoadReport;
     let dashboard: string | undefined;
     if (opts.profile === 'capacity') {
@@ -136,8 +136,8 @@ export interface PreparedTest {
   rate: number;
   /** The plan for the methods the corpus can ask (for capacity, one step). */
   planFor: (methods: RpcMethod[], step?: { subject: Subject; rps: number }) => Plan;
-  /** Samples (or replays) the corpus; only the methods it has entries for are kept. */
-  corpus: (log: (line: string) => void) => Promise<{ corpus: Corpus; methods: RpcMethod[] }>;
+  /** Samples (or replays) the corpus; `methods`: the selected ones it has entries for, which the test runs. */
+  corpus: (log: (line: string) => void) => Promise<{ corpus: Corpus; methods: RpcMethod[]; selected: RpcMethod[] }>;
 }
 
 /** Checks the options before anything starts, and returns how to get the corpus and the plan. */
@@ -156,11 +156,17 @@ export async function prepareTest(opts: TestOptions & { url?: string }, instance
       if (!replayed && !opts.url) usage('an endpoint (--url or --network) to sample the corpus from, or --corpus FILE');
       const corpus = replayed ?? (await sampleCorpus({ url: opts.url ?? '', referenceUrl: opts.referenceUrl, seed, missShare: opts.missShare ?? DEFAULT_MISS_SHARE, methods, targets: opts.targets }));
       const askable = methods.filter((m) => corpus.entries[m]?.length);
-      for (const m of methods.filter((x) => !askable.includes(x))) log(`load: skipping ${m}: the corpus has nothing to ask it`);
-      if (askable.length === 0) throw new EndpointError('the corpus has no entry for any selected method');
-      return { corpus, methods: askable };
+      for (const m of methods.filter((x) => !askable.includes(x))) log(`load: ${m} is not measured: the corpus has nothing to ask it (the report fails it)`);
+      if (askable.length === 0) throw new EndpointError(`the corpus has no entry for any selected method${notServed(corpus, methods)}`);
+      for (const m of askable) if (corpus.sampling[m]?.status === 'not served') log(`load: ${m} is NOT SERVED: ${corpus.sampling[m]?.reason ?? ''}`);
+      return { corpus, methods: askable, selected: methods };
     },
   };
+}
+
+function notServed(corpus: Corpus, methods: RpcMethod[]): string {
+  const reasons = methods.flatMap((m) => (corpus.sampling[m]?.reason ? [`${m}: ${corpus.sampling[m]?.reason}`] : []));
+  return reasons.length ? ` (${reasons.join('; ')})` : '';
 }
 
 export async function readBaseline(path: string | undefined): Promise<LoadReport | undefined> {
@@ -216,11 +222,9 @@ async function readCorpus(opts: TestOptions): Promise<Corpus> {
   const clash = (['seed', 'missShare', 'referenceUrl', 'targets'] as const).filter((k) => opts[k] !== undefined);
   if (clash.length) usage(`--corpus replays a corpus as it was sampled; it does not take ${clash.join(', ')}`);
   const corpus = JSON.parse(await readFile(path, 'utf8').catch(() => usage(`--corpus ${path}: cannot read it`))) as Omit<Corpus, 'version'> & { version: unknown };
-  if ((corpus?.version !== 1 && corpus?.version !== 2) || typeof corpus.entries !== 'object') usage(`--corpus ${path}: not a corpus written by rpc-certify load`);
-  if (corpus.version === 2) return corpus as Corpus;
-  // Version 1 digested answers with another hash: its entries are replayed, their answers not compared.
-  const entries = Object.fromEntries(Object.entries(corpus.entries).map(([m, list]) => [m, list.map(({ answer: _, ...entry }) => entry)]));
-  return { ...corpus, version: 2, entries: entries as Corpus['entries'] };
+  if (![1, 2, 3].includes(corpus?.version as number) || typeof corpus.entries !== 'object') usage(`--corpus ${path}: not a corpus written by rpc-certify load`);
+  if (corpus.version === 3) return corpus as Corpus;
+  return fromLearnedCorpus(corpus as unknown as LearnedCorpus);
 }
 
 function progress(plan: Plan, log: (line: string) => void): () => void {

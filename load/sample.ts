@@ -1,8 +1,11 @@
 // Samples the load corpus from the endpoint: blocks spread over recent and older history, their
 // transactions of every type, in-range indexes, eth_estimateGas replays of real transactions at their
-// parent block, a deliberately reverting contract creation, and misses. Every distinct entry is tried
-// once against the target first, so the corpus expects what the endpoint answers (history it prunes
-// is left out, a miss it answers with an error is recorded as a deviation).
+// parent block, a plain transfer and a deliberately reverting contract creation, and misses. Every
+// distinct entry is tried once against the target first. What it must answer follows from its kind
+// (corpus.ts), never from what the endpoint said: an answer that contradicts its kind is a finding and the
+// entry stays in the corpus as what it is (so the load measures it failing); history the endpoint prunes,
+// a replay that fails at its parent state and a request that got no answer are left out, counted by
+// reason. A method none of whose entries (none of whose hits, when it had any) answered right is not served.
 import { type Exchange, RpcClient, RpcError, TransportError } from '../conformance/framework/rpc-client.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
 import { q, toQuantity } from '../core/hex.ts';
@@ -10,8 +13,8 @@ import { redact } from '../core/redact.ts';
 import { errorStringPayload, HARNESS_REVERT_REASON, revertingInitCode } from '../core/revert.ts';
 import type { Targets } from '../core/targets.ts';
 import { answerDigest, IMMUTABLE_LOOKUPS } from './answer.ts';
-import { type Classification, classify, type Expectation, metVerdict } from './classify.ts';
-import { type Corpus, type CorpusEntry, composeEntries } from './corpus.ts';
+import { type Classification, classify } from './classify.ts';
+import { type Corpus, type CorpusEntry, composeEntries, type EntryKind, expectationOf, type Finding, type MethodSampling, onMissSide } from './corpus.ts';
 import { METHODS, type RpcMethod } from './methods.ts';
 import { createRng, type Rng } from './rng.ts';
 
@@ -55,6 +58,12 @@ const MAX_DISTINCT_HITS = 48;
 const MAX_DISTINCT_MISSES = 6;
 /** Far enough past the head that a live chain does not reach it during a run. */
 const PAST_HEAD = 1_000_000n;
+/** Blocks this deep are final where the endpoint does not say which block is (the "finalized" tag). */
+const FINALITY_MARGIN = 64n;
+/** Two addresses no key controls: a plain transfer between them estimates on any EVM chain. */
+const TRANSFER = { from: '0x000000000000000000000000000000000000dEaD', to: '0x0000000000000000000000000000000000000001', value: '0x0' };
+/** An error that says the history or state asked for is not kept (EIP-4444 code 4444, pruned or non-archive nodes). */
+const NOT_KEPT = /prun|history|archive|missing trie node|state.*not available|not available.*state/i;
 
 export async function sampleCorpus(opts: SampleOptions): Promise<Corpus> {
   // The target answers the pre-flight, whose answers' fingerprints the corpus keeps.
@@ -66,26 +75,34 @@ export async function sampleCorpus(opts: SampleOptions): Promise<Corpus> {
       throw new EndpointError('the reference endpoint serves a different chain than the target');
     }
     const head = q(await usable<string>(reference, 'eth_blockNumber', [])) ?? 0n;
+    const finalBlock = await finalBlockOf(reference, head);
     const rng = createRng(opts.seed);
     const blocks = await fetchBlocks(reference, chainSpread(head, MAX_BLOCKS, rng));
     const candidates = buildCandidates(blocks, head, rng, opts.targets);
 
     const corpus: Corpus = {
-      version: 2,
+      version: 3,
       seed: opts.seed,
       missShare: opts.missShare,
       chainId,
       head: toQuantity(head),
+      ...(finalBlock === undefined ? {} : { finalBlock: toQuantity(finalBlock) }),
       blocksSampled: blocks.length,
       entries: Object.fromEntries(METHODS.map((m) => [m, []])) as unknown as Corpus['entries'],
-      deviations: [],
-      dropped: {},
+      sampling: {},
     };
     for (const method of opts.methods) {
       const pool = candidates[method];
-      const hits = await preflight(target, method, rng.shuffle(pool.hits).slice(0, MAX_DISTINCT_HITS), corpus);
-      const misses = await preflight(target, method, rng.shuffle(pool.misses).slice(0, MAX_DISTINCT_MISSES), corpus);
-      corpus.entries[method] = composeEntries(hits, misses, ENTRIES_PER_METHOD, opts.missShare, rng);
+      const tried = [...rng.shuffle(pool.hits).slice(0, MAX_DISTINCT_HITS), ...rng.shuffle(pool.misses).slice(0, MAX_DISTINCT_MISSES)];
+      const { kept, sampling } = await preflight(target, method, tried, finalBlock);
+      corpus.entries[method] = composeEntries(
+        kept.filter((e) => !onMissSide(e.kind)),
+        kept.filter((e) => onMissSide(e.kind)),
+        ENTRIES_PER_METHOD,
+        opts.missShare,
+        rng,
+      );
+      corpus.sampling[method] = sampling;
     }
     return corpus;
   } finally {
@@ -102,6 +119,14 @@ async function usable<T = string>(client: RpcClient, method: string, params: unk
     if (e instanceof RpcError) throw new EndpointError(redact(`${method}: ${e.message}`));
     throw e;
   }
+}
+
+/** The highest block no reorg can move: the endpoint's "finalized" block, else the head less a margin; none on a short chain. */
+async function finalBlockOf(client: RpcClient, head: bigint): Promise<bigint | undefined> {
+  const finalized = await client.call<{ number?: unknown } | null>('eth_getBlockByNumber', ['finalized', false]).catch(() => null);
+  const n = typeof finalized?.number === 'string' ? q(finalized.number) : undefined;
+  if (n !== undefined && n <= head) return n;
+  return head >= FINALITY_MARGIN ? head - FINALITY_MARGIN : undefined;
 }
 
 /** The most recent blocks, then older ones at log-uniform distances from the head: recent history weighs more. */
@@ -121,106 +146,145 @@ async function fetchBlocks(client: RpcClient, numbers: bigint[]): Promise<RawBlo
   return blocks.filter((b): b is RawBlock => b !== null && typeof b === 'object' && Array.isArray(b.transactions));
 }
 
-type Pools = Record<RpcMethod, { hits: CorpusEntry[]; misses: CorpusEntry[] }>;
+/** A candidate entry, with the block it looks up by number (whose answer is final when that block is). */
+interface Candidate extends CorpusEntry {
+  byNumber?: bigint;
+}
+type Pools = Record<RpcMethod, { hits: Candidate[]; misses: Candidate[] }>;
 
 function buildCandidates(blocks: RawBlock[], head: bigint, rng: Rng, targets: SampleOptions['targets']): Pools {
   const pools = Object.fromEntries(METHODS.map((m) => [m, { hits: [], misses: [] }])) as unknown as Pools;
-  const hit = (m: RpcMethod, params: unknown[], note: string, expect: Expectation['expect'] = 'value') => pools[m].hits.push({ params, note, expect, miss: false });
-  const miss = (m: RpcMethod, params: unknown[], note: string, expectation: Expectation = { expect: 'null' }) =>
-    pools[m].misses.push({ params, note: `miss: ${note}`, ...expectation, miss: true });
+  const add = (m: RpcMethod, kind: EntryKind, params: unknown[], note: string, byNumber?: string) =>
+    pools[m][onMissSide(kind) ? 'misses' : 'hits'].push({ params, note: kind === 'miss' ? `miss: ${note}` : note, kind, ...(byNumber === undefined ? {} : { byNumber: q(byNumber) ?? 0n }) });
   const pastHead = toQuantity(head + PAST_HEAD);
   const age = (b: RawBlock) => (head - (q(b.number) ?? 0n) < BigInt(RECENT_BLOCKS) ? 'recent block' : 'older block');
 
   for (const b of blocks) {
     const txs = b.transactions.filter((t) => typeof t === 'object');
-    hit('eth_getBlockByHash', [b.hash, rng.next() < 0.5], age(b));
-    hit('eth_getBlockReceipts', [b.number], age(b));
+    add('eth_getBlockByHash', 'hit', [b.hash, rng.next() < 0.5], age(b));
+    add('eth_getBlockReceipts', 'hit', [b.number], age(b), b.number);
     for (const [m, ref] of [['eth_getUncleByBlockNumberAndIndex', b.number], ['eth_getUncleByBlockHashAndIndex', b.hash]] as const) {
+      const byNumber = m === 'eth_getUncleByBlockNumberAndIndex' ? b.number : undefined;
       // Post-merge blocks have no uncles: the realistic uncle query then answers null.
-      if (b.uncles.length === 0) hit(m, [ref, '0x0'], 'block without uncles', 'null');
-      b.uncles.forEach((_, i) => hit(m, [ref, toQuantity(i)], 'uncle'));
-      miss(m, [ref, toQuantity(b.uncles.length + 1)], 'uncle index out of range');
+      if (b.uncles.length === 0) add(m, 'empty', [ref, '0x0'], 'block without uncles');
+      b.uncles.forEach((_, i) => add(m, 'hit', [ref, toQuantity(i)], 'uncle', byNumber));
+      add(m, 'miss', [ref, toQuantity(b.uncles.length + 1)], 'uncle index out of range');
     }
     if (txs.length > 0) {
-      for (let i = 0; i < Math.min(3, txs.length); i++) hit('eth_getTransactionByBlockNumberAndIndex', [b.number, toQuantity(rng.int(txs.length))], age(b));
-      miss('eth_getTransactionByBlockNumberAndIndex', [b.number, toQuantity(txs.length)], 'index out of range');
+      for (let i = 0; i < Math.min(3, txs.length); i++) add('eth_getTransactionByBlockNumberAndIndex', 'hit', [b.number, toQuantity(rng.int(txs.length))], age(b), b.number);
+      add('eth_getTransactionByBlockNumberAndIndex', 'miss', [b.number, toQuantity(txs.length)], 'index out of range');
     }
     for (const tx of txs) {
       const type = `tx type ${tx.type ?? '0x0'}`;
-      hit('eth_getTransactionByHash', [tx.hash], type);
-      hit('eth_getTransactionReceipt', [tx.hash], type);
+      add('eth_getTransactionByHash', 'hit', [tx.hash], type);
+      add('eth_getTransactionReceipt', 'hit', [tx.hash], type);
       const blockNumber = q(tx.blockNumber) ?? 0n;
-      if (blockNumber > 0n) hit('eth_estimateGas', [replayCall(tx), toQuantity(blockNumber - 1n)], tx.to === null ? 'replay of a creation' : `replay of ${type}`);
+      if (blockNumber > 0n) add('eth_estimateGas', 'hit', [replayCall(tx), toQuantity(blockNumber - 1n)], tx.to === null ? REPLAY_OF_CREATION : `${REPLAY} ${type}`);
     }
   }
-  hit('eth_getBlockReceipts', ['latest'], 'latest');
+  add('eth_getBlockReceipts', 'hit', ['latest'], 'latest');
+  add('eth_estimateGas', 'hit', [TRANSFER, 'latest'], 'plain transfer');
   for (let i = 0; i < MAX_DISTINCT_MISSES; i++) {
     const unknown = rng.hex(32);
-    miss('eth_getBlockByHash', [unknown, false], 'unknown block hash');
-    miss('eth_getUncleByBlockHashAndIndex', [unknown, '0x0'], 'unknown block hash');
-    miss('eth_getTransactionByHash', [unknown], 'unknown tx hash');
-    miss('eth_getTransactionReceipt', [unknown], 'unknown tx hash');
+    add('eth_getBlockByHash', 'miss', [unknown, false], 'unknown block hash');
+    add('eth_getUncleByBlockHashAndIndex', 'miss', [unknown, '0x0'], 'unknown block hash');
+    add('eth_getTransactionByHash', 'miss', [unknown], 'unknown tx hash');
+    add('eth_getTransactionReceipt', 'miss', [unknown], 'unknown tx hash');
   }
-  miss('eth_getUncleByBlockNumberAndIndex', [pastHead, '0x0'], 'block past head');
-  miss('eth_getTransactionByBlockNumberAndIndex', [pastHead, '0x0'], 'block past head');
-  miss('eth_getBlockReceipts', [pastHead], 'block past head');
+  add('eth_getUncleByBlockNumberAndIndex', 'miss', [pastHead, '0x0'], 'block past head');
+  add('eth_getTransactionByBlockNumberAndIndex', 'miss', [pastHead, '0x0'], 'block past head');
+  add('eth_getBlockReceipts', 'miss', [pastHead], 'block past head');
   // A revert needs no deployed contract: a creation whose init code reverts with a chosen Error(string).
-  miss('eth_estimateGas', [{ data: revertingInitCode(errorStringPayload(HARNESS_REVERT_REASON)) }, 'latest'], 'init code reverts', { expect: 'error', errorCode: 3 });
-
-  for (const r of targets?.reverts ?? []) {
-    miss('eth_estimateGas', [{ ...(r.to ? { to: r.to } : {}), data: r.data }, 'latest'], `${r.kind} revert`, { expect: 'error', errorCode: 3 });
-  }
+  add('eth_estimateGas', 'revert', [{ data: revertingInitCode(errorStringPayload(HARNESS_REVERT_REASON)) }, 'latest'], 'init code reverts');
+  for (const r of targets?.reverts ?? []) add('eth_estimateGas', 'revert', [{ ...(r.to ? { to: r.to } : {}), data: r.data }, 'latest'], `${r.kind} revert`);
   const uncleBlock = targets?.uncleBlock;
   for (let i = 0; uncleBlock && i < uncleBlock.uncleCount; i++) {
-    hit('eth_getUncleByBlockNumberAndIndex', [uncleBlock.number, toQuantity(i)], 'fixture uncle');
-    hit('eth_getUncleByBlockHashAndIndex', [uncleBlock.hash, toQuantity(i)], 'fixture uncle');
+    add('eth_getUncleByBlockNumberAndIndex', 'hit', [uncleBlock.number, toQuantity(i)], 'fixture uncle', uncleBlock.number);
+    add('eth_getUncleByBlockHashAndIndex', 'hit', [uncleBlock.hash, toQuantity(i)], 'fixture uncle');
   }
   return pools;
 }
+
+const REPLAY = 'replay of';
+const REPLAY_OF_CREATION = `${REPLAY} a creation`;
 
 /** The call object of a real transaction; `data` is the service spec's name for the input. */
 function replayCall(tx: RawTx): Record<string, string> {
   return { from: tx.from, ...(tx.to ? { to: tx.to } : {}), value: tx.value, data: tx.input, gas: tx.gas };
 }
 
-/** Tries each entry once; keeps it with the expectation the endpoint meets (and the fingerprint of that answer), or leaves it out. */
-async function preflight(client: RpcClient, method: RpcMethod, entries: CorpusEntry[], corpus: Corpus): Promise<CorpusEntry[]> {
-  const tried = await Promise.all(entries.map(async (entry) => ({ entry, ex: await client.exchange(method, entry.params) })));
+/** What one sampled answer makes of its entry. */
+type Judged = { keep: CorpusEntry } | { reject: string } | { finding: Omit<Finding, 'count'> };
+
+/** Tries each entry once and judges its answer against the entry's kind. */
+async function preflight(client: RpcClient, method: RpcMethod, candidates: Candidate[], finalBlock: bigint | undefined): Promise<{ kept: CorpusEntry[]; sampling: MethodSampling }> {
+  const tried = await Promise.all(candidates.map(async (c) => ({ c, ex: await client.exchange(method, c.params) })));
   const kept: CorpusEntry[] = [];
-  for (const { entry, ex } of tried) {
-    const outcome = outcomeOf(ex);
-    const keep = keptAs(method, entry, classify(outcome, entry), corpus);
-    if (!keep) corpus.dropped[method] = (corpus.dropped[method] ?? 0) + 1; // e.g. history or state the endpoint does not serve
-    // Under load, the fingerprint stands for the verdict this answer gets under the kept expectation.
-    else if (ex.replyFingerprint && sameVerdict(classify(outcome, keep), metVerdict(keep))) kept.push({ ...keep, reply: ex.replyFingerprint });
-    else kept.push(keep);
+  const sampling: MethodSampling = { status: 'served', tried: {}, correct: {}, rejected: {}, findings: [] };
+  for (const { c, ex } of tried) {
+    const { byNumber, ...entry } = c;
+    const verdict = classify(outcomeOf(ex), expectationOf(entry.kind));
+    const judged = judge(method, entry, verdict, ex, byNumber !== undefined && finalBlock !== undefined && byNumber <= finalBlock);
+    sampling.tried[entry.kind] = (sampling.tried[entry.kind] ?? 0) + 1;
+    if ('reject' in judged) sampling.rejected[judged.reject] = (sampling.rejected[judged.reject] ?? 0) + 1;
+    else if ('keep' in judged) {
+      sampling.correct[entry.kind] = (sampling.correct[entry.kind] ?? 0) + 1;
+      kept.push(judged.keep);
+    } else {
+      const f = judged.finding;
+      const same = sampling.findings.find((x) => x.kind === f.kind && x.cls === f.cls && x.code === f.code);
+      if (same) same.count++;
+      else sampling.findings.push({ ...f, count: 1 });
+      // It stays what it is: under load it is measured failing as it did here.
+      kept.push(entry);
+    }
   }
-  return kept;
-}
-
-/** The entry as the corpus keeps it, given how the endpoint answered it; undefined to leave it out. */
-function keptAs(method: RpcMethod, entry: CorpusEntry, verdict: Classification, corpus: Corpus): CorpusEntry | undefined {
-  const code = verdict.code;
-  if (verdict.cls === 'ok' && IMMUTABLE_LOOKUPS.includes(method)) return { ...entry, answer: answerDigest(verdict.envelope?.result, sha256Hex) };
-  if (verdict.cls === 'ok' || verdict.cls === 'ok_null' || verdict.cls === 'ok_error') return entry;
-  if (verdict.cls === 'rpc_error' && code !== undefined && entry.miss) {
-    // A miss answered with an error instead of null, or a revert with another code: a deviation, kept as measured.
-    note(corpus, `${method}: ${entry.note} answered with JSON-RPC error ${code}, expected ${entry.expect === 'null' ? 'null' : `error ${entry.errorCode}`}`);
-    return { ...entry, expect: 'error', errorCode: code };
+  const hitsTried = (sampling.tried.hit ?? 0) + (sampling.tried.empty ?? 0);
+  const served = hitsTried > 0 ? (sampling.correct.hit ?? 0) + (sampling.correct.empty ?? 0) > 0 : Object.values(sampling.correct).some((n) => n > 0);
+  if (!served) {
+    const answers = [...sampling.findings.map((f) => `${f.count} ${f.kind} ${answerName(f)}`), ...Object.entries(sampling.rejected).map(([why, n]) => `${n} left out: ${why}`)];
+    Object.assign(sampling, { status: 'not served', reason: hitsTried > 0 ? `no hit answered a value: ${answers.join('; ')}` : `no entry answered as due: ${answers.join('; ')}` });
   }
-  // A replay that reverts at its parent state (a failed tx, or one that depended on earlier txs of its block).
-  if (verdict.cls === 'rpc_error' && code === 3 && method === 'eth_estimateGas') return { ...entry, expect: 'error', errorCode: code, note: `${entry.note} (reverts)` };
-  return undefined;
+  return { kept, sampling };
 }
 
-const sameVerdict = (a: Classification, b: Classification) => a.cls === b.cls && a.code === b.code;
-
-function note(corpus: Corpus, deviation: string): void {
-  if (!corpus.deviations.includes(deviation)) corpus.deviations.push(deviation);
+/** Met its kind: kept (with its fingerprint, and the digest of a final answer); or left out for a reason that is not the endpoint's fault; or a finding. */
+function judge(method: RpcMethod, entry: CorpusEntry, verdict: Classification, ex: Exchange, finalByNumber: boolean): Judged {
+  const { cls, code } = verdict;
+  if (cls === 'ok' || cls === 'ok_null' || cls === 'ok_error') {
+    const immutable = cls === 'ok' && (IMMUTABLE_LOOKUPS.includes(method) || finalByNumber);
+    return { keep: { ...entry, ...(immutable ? { answer: answerDigest(verdict.envelope?.result, sha256Hex) } : {}), ...(ex.replyFingerprint ? { reply: ex.replyFingerprint } : {}) } };
+  }
+  if (cls === 'timeout' || cls === 'http_error' || cls === 'rate_limited') return { reject: `no answer at sampling (${cls}${code === undefined ? '' : ` ${code}`})` };
+  const message = errorMessage(ex);
+  if (cls === 'rpc_error' && entry.kind === 'hit') {
+    // A replay runs at its parent block's state: a transaction that failed, or depended on an earlier one in its block, fails there too.
+    if (entry.note.startsWith(REPLAY)) return { reject: `replay fails at its parent state (error ${code ?? '?'})` };
+    if (code === 4444 || NOT_KEPT.test(message)) return { reject: `history not kept (error ${code ?? '?'})` };
+  }
+  return { finding: { kind: entry.kind, cls, ...(code === undefined ? {} : { code }), example: redact(`${JSON.stringify(entry.params)} answered ${describeAnswer(ex)}`).slice(0, 300) } };
 }
 
-function outcomeOf(ex: Exchange): { status: number; body: string | null; timedOut: boolean } {
+function answerName(f: Pick<Finding, 'cls' | 'code'>): string {
+  return `${f.cls}${f.code === undefined ? '' : ` ${f.code}`}`;
+}
+
+function errorMessage(ex: Exchange): string {
+  const error = (ex.body as { error?: { message?: unknown } } | undefined)?.error;
+  return typeof error?.message === 'string' ? error.message : '';
+}
+
+function describeAnswer(ex: Exchange): string {
+  if (ex.fault) return ex.faultDetail ?? ex.fault;
+  const body = ex.body as { id?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown } } | undefined;
+  if (body?.error) return `error ${String(body.error.code)} "${String(body.error.message)}"`;
+  if (body && 'result' in body) return `${body.result === null ? 'null' : 'a value'} (id ${JSON.stringify(body.id)})`;
+  return (ex.bodyText ?? '').slice(0, 100);
+}
+
+function outcomeOf(ex: Exchange): { status: number; body: string | null; timedOut: boolean; id?: number } {
   const status = ex.fault === 'unreachable' || ex.fault === 'timeout' ? 0 : (ex.httpStatus ?? 0);
   const body = ex.body !== undefined ? JSON.stringify(ex.body) : (ex.bodyText ?? null);
-  return { status, body, timedOut: ex.fault === 'timeout' };
+  const id = Array.isArray(ex.request) ? undefined : ex.request.id;
+  return { status, body, timedOut: ex.fault === 'timeout', ...(id === undefined ? {} : { id }) };
 }

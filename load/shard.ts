@@ -119,10 +119,10 @@ export function requestsOf(classes: Record<RpcClass, number>): number {
   return sum(CLASSES.map((c) => classes[c]));
 }
 
-/** Share of requests outside the success classes. */
+/** Share of requests outside the success classes; 1 where none completed (a stall is no 0% failure rate). */
 export function failureRate(classes: Record<RpcClass, number>): number {
   const requests = requestsOf(classes);
-  return requests === 0 ? 0 : 1 - sum(SUCCESS_CLASSES.map((c) => classes[c])) / requests;
+  return requests === 0 ? 1 : 1 - sum(SUCCESS_CLASSES.map((c) => classes[c])) / requests;
 }
 
 /** Every shard in a text: a shard file, or logs with marked lines (one per pod). */

@@ -1,6 +1,7 @@
 // The few lines a load run prints when it ends.
 import { describeCheck } from './compare.ts';
-import type { LoadReport } from './report.ts';
+import { ENTRY_KINDS } from './corpus.ts';
+import { type LoadReport, type MethodCorpus, sampledFaults } from './report.ts';
 
 export function summaryText(r: LoadReport, reportPaths: string[]): string {
   const pad = (s: string | number, n: number) => String(s).padStart(n);
@@ -9,8 +10,12 @@ export function summaryText(r: LoadReport, reportPaths: string[]): string {
     `${'method'.padEnd(42)}${pad('requests', 9)}${pad('rps/target', 14)}${pad('p50 ms', 9)}${pad('p95', 9)}${pad('p99', 9)}${pad('failures', 10)}`,
     ...Object.entries(r.methods).map(([name, m]) => {
       const l = m.latencyMs;
-      return `${name.padEnd(42)}${pad(m.requests, 9)}${pad(`${m.achievedRps}/${m.targetRps}`, 14)}${pad(l?.p50 ?? '-', 9)}${pad(l?.p95 ?? '-', 9)}${pad(l?.p99 ?? '-', 9)}${pad(`${(m.failureRate * 100).toFixed(2)}%`, 10)}`;
+      const latency = l ? `${pad(l.p50, 9)}${pad(l.p95, 9)}${pad(l.p99, 9)}` : pad(m.requests ? 'no successful answer' : 'completed no request', 27);
+      return `${name.padEnd(42)}${pad(m.requests, 9)}${pad(`${m.achievedRps}/${m.targetRps}`, 14)}${latency}${pad(`${(m.failureRate * 100).toFixed(2)}%`, 10)}`;
     }),
+    ...sampledFaults(r).map((f) => (f.notServed ? `NOT SERVED: ${f.text}` : `sampling found ${f.text}`)),
+    'corpus per method (as sampled; "compared": answers checked against the one sampled):',
+    ...Object.entries(r.corpus.methods).map(([name, c]) => `  ${name.padEnd(40)}${describeCorpus(c)}`),
     `generator: ${r.generator.instances > 1 ? `${r.generator.instances} k6 instances, merged; ` : ''}${r.generator.keptUp ? 'sent the planned load' : `did NOT send the planned load: ${r.generator.note ?? ''}`}${r.generator.cpuCores === undefined ? '' : ` (k6 used ${r.generator.cpuCores} of ${r.generator.availableCores} cores)`}`,
     ...r.thresholds.filter((t) => !t.ok).map((t) => `threshold crossed: ${t.metric} ${t.expression} (measured ${t.value ?? 'n/a'})`),
     ...(r.baseline?.checks.filter((c) => !c.ok).map((c) => `regression: ${describeCheck(c)}`) ?? []),
@@ -26,8 +31,18 @@ export function summaryText(r: LoadReport, reportPaths: string[]): string {
     ...Object.entries(r.drift ?? {})
       .filter(([, d]) => d.drifted)
       .map(([n, d]) => `drift ${n}: p95 ${d.startP95Ms} ms -> ${d.endP95Ms} ms`),
-    ...r.corpus.deviations.map((d) => `corpus note: ${d}`),
     `reports: ${reportPaths.join(', ')}`,
   ];
   return lines.join('\n');
+}
+
+/** A method's corpus in one line: entries per kind, distinct requests, compared answers, what sampling left out. */
+export function describeCorpus(c: MethodCorpus): string {
+  const kinds = ENTRY_KINDS.filter((k) => c.kinds[k] > 0).map((k) => `${c.kinds[k]} ${k}`);
+  const rejected = Object.entries(c.rejected ?? {}).map(([why, n]) => `${n} ${why}`);
+  return [
+    c.entries ? `${c.entries} entries (${kinds.join(', ')}), ${c.distinct} distinct, ${c.compared} compared` : 'no entry',
+    ...(rejected.length ? [`left out: ${rejected.join(', ')}`] : []),
+    ...(c.status === undefined ? ['replayed from a corpus that did not record its sampling'] : []),
+  ].join('; ');
 }

@@ -11,7 +11,7 @@ import { driftOf } from '../load/analysis.ts';
 import { bundleScenario, precompiledAjv } from '../load/bundle.ts';
 import { classify, type Expectation } from '../load/classify.ts';
 import { compareReports } from '../load/compare.ts';
-import { composeEntries, type CorpusEntry } from '../load/corpus.ts';
+import { composeEntries, compositionOf, type CorpusEntry, type EntryKind, onMissSide } from '../load/corpus.ts';
 import { METHODS } from '../load/methods.ts';
 import { BOOKKEEPING, buildPlan, capacitySubjects, expectedIterations, parseDuration, targetRpsAt } from '../load/profiles.ts';
 import type { LoadReport } from '../load/report.ts';
@@ -104,31 +104,54 @@ describe('load: profiles, corpus, comparison, timeline', () => {
     expect(() => parseDuration('')).to.throw(/invalid duration/);
   });
 
-  it('composes a corpus with the exact miss share, every stratum of hits, replayable from the seed', () => {
-    const entry = (note: string, miss: boolean): CorpusEntry => ({ params: [note], note, miss, expect: miss ? 'null' : 'value' });
-    const hits = [...Array.from({ length: 50 }, () => entry('tx type 0x2', false)), entry('tx type 0x0', false), entry('tx type 0x4', false)];
-    const misses = [entry('miss: unknown tx hash', true)];
+  it('composes a corpus with the exact miss share, every stratum of hits, each request recurring evenly, replayable from the seed', () => {
+    const entry = (note: string, kind: EntryKind, n = 0): CorpusEntry => ({ params: [note, n], note, kind });
+    const hits = [...Array.from({ length: 50 }, (_, i) => entry('tx type 0x2', 'hit', i)), entry('tx type 0x0', 'hit'), entry('tx type 0x4', 'hit')];
+    const misses = [entry('miss: unknown tx hash', 'miss'), entry('init code reverts', 'revert')];
     const a = composeEntries(hits, misses, 200, 0.1, createRng(9));
     expect(a).to.have.length(200);
-    expect(a.filter((e) => e.miss)).to.have.length(20);
+    expect(a.filter((e) => onMissSide(e.kind))).to.have.length(20);
     expect(new Set(a.map((e) => e.note))).to.include.keys('tx type 0x0', 'tx type 0x4');
+    const copies = new Map<string, number>();
+    for (const e of a) copies.set(JSON.stringify(e.params), (copies.get(JSON.stringify(e.params)) ?? 0) + 1);
+    expect(new Set(copies.values())).to.have.keys([3, 4, 10]); // 180 over 52 hits, 20 over 2 misses
+    expect(compositionOf(a)).to.deep.equal({ entries: 200, distinct: 54, kinds: { hit: 180, empty: 0, miss: 10, revert: 10 }, compared: 0 });
     expect(composeEntries(hits, misses, 200, 0.1, createRng(9))).to.deep.equal(a);
     expect(composeEntries([], misses, 5, 0.1, createRng(1))).to.have.length(5);
-    expect(composeEntries(hits, [], 5, 0.5, createRng(1)).every((e) => !e.miss)).to.equal(true);
+    expect(composeEntries(hits, [], 5, 0.5, createRng(1)).every((e) => e.kind === 'hit')).to.equal(true);
+    // The degenerate corpus of issue 13: one request left is asked once, not 200 times.
+    expect(composeEntries([], [misses[0]!], 200, 0.1, createRng(1))).to.deep.equal([misses[0]]);
   });
 
-  it("replays a version 1 corpus without comparing its answers (its digests used another hash)", async () => {
+  it('replays a version 1 or 2 corpus with expectations from each entry\'s kind: a learned error is unlearned, a reverting replay left out', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'corpus-v1-'));
     try {
-      const entries = Object.fromEntries(METHODS.map((m) => [m, [{ params: ['0xab'], note: 'n', expect: 'value', miss: false, answer: 'k3x9z' }]]));
-      const path = join(dir, 'v1.json');
-      await writeFile(path, JSON.stringify({ version: 1, seed: 3, missShare: 0.1, chainId: '0x1', head: '0x9', blocksSampled: 1, entries, deviations: [], dropped: {} }));
-      const { corpus } = await (await prepareTest({ profile: 'gate', corpus: path }, 1)).corpus(() => undefined);
-      expect(corpus.version).to.equal(2);
-      expect(corpus.entries.eth_getBlockByHash).to.deep.equal([{ params: ['0xab'], note: 'n', expect: 'value', miss: false }]);
-      await writeFile(path, JSON.stringify({ version: 3, entries }));
+      const reply = 'f'.repeat(64);
+      const learned = [
+        { params: ['0xab'], note: 'n', expect: 'value', miss: false, answer: 'k3x9z', reply },
+        // Version 2 kept whatever error a miss got (hardhat's "not supported") as what it expects, fingerprint included.
+        { params: ['0x1000000'], note: 'miss: block past head', expect: 'error', errorCode: -32004, miss: true, reply },
+        { params: [{ data: '0x60' }, 'latest'], note: 'miss: init code reverts', expect: 'error', errorCode: 3, miss: true, reply },
+        { params: [{ data: '0x61' }, '0x1'], note: 'replay of tx type 0x2 (reverts)', expect: 'error', errorCode: 3, miss: false },
+        { params: ['0x1', '0x0'], note: 'block without uncles', expect: 'null', miss: false },
+      ];
+      const entries = Object.fromEntries(METHODS.map((m) => [m, learned]));
+      const path = join(dir, 'old.json');
+      for (const version of [1, 2]) {
+        await writeFile(path, JSON.stringify({ version, seed: 3, missShare: 0.1, chainId: '0x1', head: '0x9', blocksSampled: 1, entries, deviations: [], dropped: {} }));
+        const { corpus } = await (await prepareTest({ profile: 'gate', corpus: path }, 1)).corpus(() => undefined);
+        expect(corpus.version).to.equal(3);
+        expect(corpus.entries.eth_getBlockByHash, `version ${version}`).to.deep.equal([
+          // Version 1 digested answers with another hash: not compared.
+          { params: ['0xab'], note: 'n', kind: 'hit', reply, ...(version === 2 ? { answer: 'k3x9z' } : {}) },
+          { params: ['0x1000000'], note: 'miss: block past head', kind: 'miss' },
+          { params: [{ data: '0x60' }, 'latest'], note: 'miss: init code reverts', kind: 'revert', reply },
+          { params: ['0x1', '0x0'], note: 'block without uncles', kind: 'empty' },
+        ]);
+      }
+      await writeFile(path, JSON.stringify({ version: 4, entries }));
       await prepareTest({ profile: 'gate', corpus: path }, 1).then(
-        () => expect.fail('a version 3 corpus was accepted'),
+        () => expect.fail('a version 4 corpus was accepted'),
         (e: Error) => expect(e.message).to.match(/not a corpus written by rpc-certify load/),
       );
     } finally {

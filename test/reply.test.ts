@@ -15,15 +15,19 @@ const tx = (id: number) => envelope(id, { result: { hash: '0xab', nonce: '0x1' }
 describe('load: corpus entries as the VUs read them (packed-entry.ts)', () => {
   it('packs what a request needs into one line and unpacks it unchanged, whatever the params hold', () => {
     const entries: CorpusEntry[] = [
-      { params: ['0xab'], note: 'tx type 0x2', expect: 'value', miss: false, answer: 'k3x9', reply: 'f'.repeat(64) },
-      { params: [{ to: '0x01', data: '0x|x' }, 'latest'], note: 'miss: reverts', expect: 'error', errorCode: 3, miss: true },
-      { params: ['0x1', '0x0'], note: 'miss: no uncle', expect: 'null', miss: true },
-      { params: [], note: 'n', expect: 'error', errorCode: -32000, miss: false },
+      { params: ['0xab'], note: 'tx type 0x2', kind: 'hit', answer: 'k3x9', reply: 'f'.repeat(64) },
+      { params: [{ to: '0x01', data: '0x|x' }, 'latest'], note: 'init code reverts', kind: 'revert' },
+      { params: ['0x1', '0x0'], note: 'miss: no uncle', kind: 'miss' },
+      { params: ['0x1', '0x0'], note: 'block without uncles', kind: 'empty' },
     ];
-    for (const e of entries) {
-      const { note: _note, params, ...rest } = e;
-      expect(unpackEntry(packEntry(e))).to.deep.equal({ ...rest, params: JSON.stringify(params) });
-    }
+    const unpacked = (e: CorpusEntry) => ({ ...(e.answer ? { answer: e.answer } : {}), ...(e.reply ? { reply: e.reply } : {}), params: JSON.stringify(e.params) });
+    // The expectation follows from the kind alone.
+    expect(entries.map((e) => unpackEntry(packEntry(e)))).to.deep.equal([
+      { expect: 'value', miss: false, ...unpacked(entries[0]!) },
+      { expect: 'error', errorCode: 3, miss: true, ...unpacked(entries[1]!) },
+      { expect: 'null', miss: true, ...unpacked(entries[2]!) },
+      { expect: 'null', miss: false, ...unpacked(entries[3]!) },
+    ]);
   });
 });
 
@@ -46,9 +50,8 @@ describe('load: answers recognised by fingerprint (core/reply.ts)', () => {
 
   it('fuzz: 20k answers from an endpoint that mostly repeats what sampling saw; every recognised one gets the verdict classify() gives it', () => {
     const rng = createRng(0x7e9ea7);
-    const expectations: Expectation[] = [{ expect: 'value' }, { expect: 'null' }, { expect: 'error', errorCode: 3 }, { expect: 'error' }];
-    // Each entry as sampling saw it: in one entry in three the answer meets the expectation, so it has a fingerprint
-    // (never for an error expected without its code: its verdict carries the code the answer had).
+    const expectations: Expectation[] = [{ expect: 'value' }, { expect: 'null' }, { expect: 'error', errorCode: 3 }];
+    // Each entry as sampling saw it: in one entry in three the answer meets the expectation, so it has a fingerprint.
     const entries = Array.from({ length: 48 }, (_, k) => {
       const expected = expectations[k % expectations.length] as Expectation;
       const id = rng.int(1000);

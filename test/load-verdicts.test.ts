@@ -1,0 +1,182 @@
+// Load verdicts that cannot lie (issue 13): real k6 smoke runs through a fault-injecting endpoint in front of
+// the embedded default. An endpoint that lacks a method, answers one with "not supported", answers an error
+// where null is due or reverts with another code than 3 fails at sampling, by name; one that answers the
+// wrong block by number, echoes another id or completes nothing fails under load, with no validation at all.
+import { expect } from 'chai';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Devnet, startDevnet } from '../devnet/index.ts';
+import type { LoadReport } from '../load/report.ts';
+import { runLoad } from '../load/run.ts';
+import { findK6 } from '../scripts/setup-k6.ts';
+import { type Fault, FaultProxy, type RpcRequest, type RpcResponse } from './support/fault-proxy.ts';
+
+const error = (res: RpcResponse, code: number, message: string): RpcResponse => ({ jsonrpc: '2.0', id: res.id, error: { code, message } });
+
+/** How hardhat 2/3 and ganache deviate (facts.md), all at once. */
+const hardhatLike: Fault = {
+  name: 'hardhat-like',
+  kills: [],
+  rewrite: (req, res) => {
+    if (req.method === 'eth_getBlockReceipts') return error(res, -32601, 'Method eth_getBlockReceipts not found');
+    if (req.method === 'eth_getUncleByBlockHashAndIndex') return error(res, -32004, 'Method eth_getUncleByBlockHashAndIndex is not supported');
+    if (req.method === 'eth_getTransactionReceipt' && res.result === null) return error(res, -32000, 'transaction not found');
+    if (req.method === 'eth_estimateGas' && res.error?.code === 3) return { ...res, error: { ...res.error, code: -32603 } };
+    return res;
+  },
+};
+
+/** The endpoint's own word that every block is final (anvil never reorgs; its "finalized" lags the head by 64). */
+async function finalIsHead(req: RpcRequest, res: RpcResponse, upstream: FaultProxy['ctx']['upstream']): Promise<RpcResponse> {
+  return req.method === 'eth_getBlockByNumber' && req.params[0] === 'finalized' ? { ...(await upstream('eth_getBlockByNumber', ['latest', ...req.params.slice(1)])), id: res.id } : res;
+}
+
+describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)', function () {
+  this.timeout(180_000);
+  let devnet: Devnet;
+  let proxy: FaultProxy;
+  const dirs: string[] = [];
+  const outDir = async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rc-load-verdicts-'));
+    dirs.push(dir);
+    return dir;
+  };
+  const reportIn = async (dir: string) => JSON.parse(await readFile(join(dir, 'load.json'), 'utf8')) as LoadReport;
+
+  before(async function () {
+    if (!(await findK6())) this.skip(); // no k6 yet: `npm run setup` builds it (needs Go)
+    devnet = await startDevnet();
+    proxy = new FaultProxy(devnet.url);
+    await proxy.start();
+  });
+  afterEach(() => {
+    proxy.fault = undefined;
+  });
+  after(async () => {
+    await proxy?.stop();
+    await devnet?.stop();
+    await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+  });
+
+  describe('what sampling finds', function () {
+    let run: Awaited<ReturnType<typeof runLoad>>;
+    let report: LoadReport;
+    before(async () => {
+      proxy.fault = hardhatLike;
+      const out = await outDir();
+      run = await runLoad({ url: proxy.url, profile: 'smoke', duration: '2s', out, log: () => undefined });
+      report = await reportIn(out);
+    });
+
+    it('a method the endpoint lacks, and one it answers "not supported": not served, named, measured failing, exit 1', () => {
+      expect(run.exitCode, run.summary).to.equal(1);
+      expect(report.verdict).to.equal('fail');
+      for (const [method, code] of [['eth_getBlockReceipts', -32601], ['eth_getUncleByBlockHashAndIndex', -32004]] as const) {
+        expect(run.summary).to.match(new RegExp(`NOT SERVED: ${method} not served: no hit answered a value: \\d+ (hit|empty) rpc_error ${code}`));
+        const corpus = report.corpus.methods[method]!;
+        expect(corpus.status, method).to.equal('not served');
+        expect(corpus.findings?.map((f) => f.code), method).to.include(code);
+        // Measured as what it is: every answer a failure, no latency line.
+        const m = report.methods[method]!;
+        expect(m.requests, method).to.be.above(0);
+        expect(m.classes.rpc_error, method).to.equal(m.requests);
+        expect(m.errorCodes['rpc_error'], method).to.deep.equal({ [String(code)]: m.requests });
+        expect(m.latencyMs, method).to.equal(null);
+        expect(run.summary).to.match(new RegExp(`${method} +\\d+ +[\\d.]+/5 +no successful answer +100.00%`));
+      }
+      expect(report.corpus.methods['eth_getBlockReceipts']?.kinds.hit, 'never filled by repeating one request').to.equal(180);
+      expect(report.corpus.methods['eth_getBlockReceipts']?.distinct).to.be.above(5);
+    });
+
+    it('an error where null is due, and a revert with another code than 3: findings by method, entries kept and failing under load', () => {
+      const receipt = report.corpus.methods['eth_getTransactionReceipt']!;
+      expect(receipt.status).to.equal('served');
+      expect(receipt.findings).to.deep.include.members([{ kind: 'miss', cls: 'rpc_error', code: -32000, count: 6, example: receipt.findings?.[0]?.example ?? '' }]);
+      expect(run.summary).to.match(/sampling found eth_getTransactionReceipt: 6 miss entries answered rpc_error -32000 at sampling/);
+      expect(report.methods['eth_getTransactionReceipt']?.classes.rpc_error).to.be.above(0);
+      expect(report.methods['eth_getTransactionReceipt']?.classes.ok_null).to.equal(0);
+
+      const estimate = report.corpus.methods['eth_estimateGas']!;
+      expect(estimate.status, 'its hits estimate').to.equal('served');
+      expect(estimate.findings?.map((f) => [f.kind, f.cls, f.code])).to.deep.include(['revert', 'rpc_error', -32603]);
+      expect(run.summary).to.match(/sampling found eth_estimateGas: 1 revert entry answered rpc_error -32603/);
+      expect(report.methods['eth_estimateGas']?.classes.ok_error, 'a revert with code -32603 is no success').to.equal(0);
+      expect(report.methods['eth_estimateGas']?.errorCodes['rpc_error']).to.have.property('-32603');
+    });
+
+    it('the methods served correctly pass; load.html shows the corpus and what was not served', async () => {
+      for (const m of ['eth_getBlockByHash', 'eth_getTransactionByHash']) {
+        expect(report.corpus.methods[m]?.status).to.equal('served');
+        expect(report.corpus.methods[m]?.findings).to.deep.equal([]);
+        expect(report.methods[m]?.failureRate, m).to.equal(0);
+      }
+      const html = await readFile(join(run.reportPaths[1] ?? ''), 'utf8');
+      expect(html).to.include('Corpus per method');
+      expect(html).to.match(/Not served: eth_getBlockReceipts not served/);
+      expect(html).to.include('no successful answer');
+    });
+
+    it('--methods leaving out what is not served: the rest passes', async () => {
+      const out = await outDir();
+      const r = await runLoad({ url: proxy.url, profile: 'smoke', duration: '2s', methods: ['eth_getBlockByHash', 'eth_getTransactionByHash'], out, log: () => undefined });
+      expect(r.exitCode, r.summary).to.equal(0);
+      expect(Object.keys((await reportIn(out)).corpus.methods)).to.have.members(['eth_getBlockByHash', 'eth_getTransactionByHash']);
+    });
+  });
+
+  describe('what only the load finds (faults that start after sampling, no answer validated)', function () {
+    let corpus: string;
+    before(async () => {
+      proxy.fault = { name: 'final is head', kills: [], rewrite: (req, res, ctx) => finalIsHead(req, res, ctx.upstream) };
+      const out = await outDir();
+      const methods = ['eth_getBlockByHash', 'eth_getTransactionByHash', 'eth_getBlockReceipts'];
+      const clean = await runLoad({ url: proxy.url, profile: 'smoke', duration: '2s', methods, out, log: () => undefined });
+      expect(clean.exitCode, clean.summary).to.equal(0);
+      const report = await reportIn(out);
+      expect(report.corpus.finalBlock).to.equal(report.corpus.head);
+      expect(report.corpus.methods['eth_getBlockReceipts']?.compared, 'lookups by number of final blocks are compared').to.be.above(100);
+      corpus = join(out, 'load.corpus.json');
+    });
+
+    async function runWith(rewrite: NonNullable<Fault['rewrite']>, duration = '2s'): Promise<{ run: Awaited<ReturnType<typeof runLoad>>; report: LoadReport }> {
+      proxy.fault = { name: 'mid-run', kills: [], rewrite };
+      const out = await outDir();
+      const run = await runLoad({ url: proxy.url, profile: 'smoke', duration, corpus, validateShare: 0, out, log: () => undefined });
+      const report = await reportIn(out);
+      expect(run.exitCode, run.summary).to.equal(1);
+      expect(report.methods['eth_getBlockByHash']?.failureRate, 'the method left alone').to.equal(0);
+      expect(report.methods['eth_getBlockByHash']?.validated).to.equal(0);
+      return { run, report };
+    }
+
+    it('receipts of block N-1 answered for block N: wrong', async () => {
+      const { run, report } = await runWith(async (req, res, ctx) => {
+        const n = req.params[0];
+        if (req.method !== 'eth_getBlockReceipts' || typeof n !== 'string' || !/^0x[1-9a-f]/.test(n)) return res;
+        return { ...(await ctx.upstream('eth_getBlockReceipts', [`0x${(BigInt(n) - 1n).toString(16)}`])), id: res.id };
+      });
+      const m = report.methods['eth_getBlockReceipts']!;
+      expect(m.classes.wrong, JSON.stringify(m.classes)).to.be.above(0);
+      expect(m.wrongSample).to.match(/not the answer recorded at sampling/);
+      expect(run.summary).to.match(/wrong answers eth_getBlockReceipts/);
+    });
+
+    it('every answer echoing the request id plus one: wrong', async () => {
+      const { report } = await runWith((req, res) => (req.method === 'eth_getTransactionByHash' ? { ...res, id: req.id + 1 } : res));
+      const m = report.methods['eth_getTransactionByHash']!;
+      expect(m.classes.wrong, JSON.stringify(m.classes)).to.equal(m.requests);
+      expect(m.wrongSample).to.match(/another id/);
+    });
+
+    it('a method that completes no request: fails, never 0 requests at 0% failures', async () => {
+      const { run, report } = await runWith((req, res) => (req.method === 'eth_getTransactionByHash' ? new Promise<never>(() => undefined) : res));
+      const m = report.methods['eth_getTransactionByHash']!;
+      expect(m.requests).to.equal(0);
+      expect(m.failureRate).to.equal(1);
+      expect(m.latencyMs).to.equal(null);
+      expect(run.summary).to.match(/eth_getTransactionByHash +0 +0\/5 +completed no request +100.00%/);
+      expect(report.thresholds.filter((t) => !t.ok && t.metric.endsWith('eth_getTransactionByHash')).map((t) => t.expression)).to.include.members(['p(95)<1000', 'rate<0.01']);
+    });
+  });
+});

@@ -8,7 +8,9 @@ import { EndpointUnusable, runConformance, type RunResult } from '../conformance
 import type { CheckResult } from '../conformance/framework/check.ts';
 import { summarize, type ConformanceReport } from '../conformance/report/model.ts';
 import { formatSummary, writeReports } from '../conformance/report/index.ts';
-import { endpointOptions, resolveEndpoint, UsageError } from './networks.ts';
+import { endpointOptions, expectedNetwork, methodList, resolveEndpoint, UsageError } from './networks.ts';
+import { loadTargets } from '../conformance/framework/discovery.ts';
+import { METHODS } from '../load/methods.ts';
 import { harnessVersion } from './version.ts';
 import { INTERRUPTED_EXIT, interruptSignal } from './interrupt.ts';
 
@@ -51,6 +53,8 @@ export interface ConformanceOptions {
   concurrency?: number;
   ca?: string;
   quiet: boolean;
+  /** --network: the chain the endpoint must serve. */
+  expectNetwork?: { name: string; chainId: string };
   fixtures?: Array<{ targets: Partial<Targets>; source: 'fixture' | 'seed' }>;
 }
 
@@ -77,11 +81,13 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
   }
   const url = resolveEndpoint(values);
   if (!url) throw new UsageError('give --url, or --network with --api-key (see --help); with no endpoint at all, `rpc-certify start` certifies the embedded default');
+  if (values.targets) await loadTargets(values.targets).catch((e: unknown) => Promise.reject(new UsageError(`--targets ${(e as Error).message}`)));
   return certify({
     url,
     out: values.out,
     ...(values.network ? { network: values.network } : {}),
-    ...(values.methods ? { methods: values.methods.split(',').map((m) => m.trim()) } : {}),
+    ...(expectedNetwork(values) ? { expectNetwork: expectedNetwork(values) } : {}),
+    ...(values.methods ? { methods: methodList(values.methods, [...METHODS, 'service']) } : {}),
     strict: values.strict,
     ...(values.targets ? { targetsFile: values.targets } : {}),
     ...(values['discovery-depth'] ? { discoveryDepth: positive(values['discovery-depth'], '--discovery-depth') } : {}),
@@ -121,6 +127,7 @@ export async function certify(opts: ConformanceOptions): Promise<number> {
       ...(opts.concurrency ? { concurrency: opts.concurrency } : {}),
       ...(opts.ca ? { ca: opts.ca } : {}),
       ...(opts.fixtures ? { fixtures: opts.fixtures } : {}),
+      ...(opts.expectNetwork ? { network: opts.expectNetwork } : {}),
       ...(shown ? { onResult: shown.onResult } : {}),
       signal: interruptSignal(),
     });

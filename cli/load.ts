@@ -5,13 +5,14 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { redact, redactUrl } from '../core/redact.ts';
 import { startDevnet } from '../devnet/index.ts';
-import { compareReports, DEFAULT_TOLERANCE, describeCheck } from '../load/compare.ts';
-import { PROFILES, type Profile } from '../load/profiles.ts';
+import { compareReports, DEFAULT_TOLERANCE, describeCheck, shapeDifferences, shapeOf } from '../load/compare.ts';
+import { METHODS } from '../load/methods.ts';
+import { parseDuration, PROFILES, type Profile } from '../load/profiles.ts';
 import { readReport } from '../load/report.ts';
-import { DEFAULT_MAX_STEPS, DEFAULT_MISS_SHARE, type LoadOptions, runLoad, type TestOptions } from '../load/run.ts';
+import { DEFAULT_MAX_STEPS, DEFAULT_MISS_SHARE, type LoadOptions, refuseOverwrite, runLoad, type TestOptions } from '../load/run.ts';
 import { findK6, K6_VERSION, toolsDir } from '../scripts/setup-k6.ts';
 import { positive } from './conformance.ts';
-import { endpointOptions, resolveEndpoint, UsageError } from './networks.ts';
+import { endpointOptions, expectedNetwork, methodList, resolveEndpoint, UsageError } from './networks.ts';
 import { interruptSignal } from './interrupt.ts';
 
 /** The options that shape the test, shared by `load` and `k8s`. */
@@ -57,7 +58,9 @@ ${TEST_OPTIONS_HELP}
   --step-rate N         capacity: what each step adds (default: --rate)
   --max-steps N         capacity: the most steps per method (default ${DEFAULT_MAX_STEPS})
   --out DIR             where the reports go (default: reports)
-  --baseline FILE       an earlier load.json: fail when a method's p95/p99 or failure rate regresses
+  --baseline FILE       an earlier load.json of the same test (profile, rate, duration, methods, endpoint,
+                        chain; refused otherwise, and never the load.json this run writes): fail when a
+                        method's p95/p99 or failure rate regresses
   --tolerance F         allowed growth over the baseline (default ${DEFAULT_TOLERANCE}: +${DEFAULT_TOLERANCE * 100}%)
   --keep-work           keep the bundled script, k6's shards and event records, and print where
   -h, --help            this text
@@ -68,7 +71,11 @@ Reports: <out>/load.json, load.html, load.junit.xml, load.k6-dashboard.html (one
 export const compareHelp = `rpc-certify compare: the regression gate, offline
 
 Usage:
-  rpc-certify compare <BASELINE load.json> <CURRENT load.json> [--tolerance F]
+  rpc-certify compare <BASELINE load.json> <CURRENT load.json> [--tolerance F] [--allow-mismatch]
+
+Only runs of the same test compare: the same profile, rate, duration and methods, against the same
+endpoint and chain. Reports of different tests are refused (exit 2), saying what differs;
+--allow-mismatch prints their figures side by side anyway, marked NOT COMPARABLE (still exit 2).
 
 A method regresses when its p95 or p99 grows by more than the tolerance (default ${DEFAULT_TOLERANCE}) and
 2 ms, or its failure rate rises by more than the tolerance and half a percent.
@@ -99,7 +106,7 @@ type TestValues = { [K in keyof typeof testOptionSpecs]?: string };
 
 export function testOptions(values: TestValues): TestOptions {
   const profile = values.profile ?? 'smoke';
-  if (!(PROFILES as readonly string[]).includes(profile)) throw new UsageError(`--profile must be one of ${PROFILES.join(', ')}`);
+  if (!(PROFILES as readonly string[]).includes(profile)) throw new UsageError(`--profile must be one of ${PROFILES.join(', ')}, got "${profile}"`);
   const slo = {
     ...(values['slo-p99'] ? { p99Ms: positive(values['slo-p99'], '--slo-p99') } : {}),
     ...(values['slo-success'] ? { maxFailureRate: 1 - share(values['slo-success'], '--slo-success', 1) } : {}),
@@ -108,8 +115,8 @@ export function testOptions(values: TestValues): TestOptions {
   return {
     profile: profile as Profile,
     ...(values.rate ? { rate: positive(values.rate, '--rate') } : {}),
-    ...(values.duration ? { duration: values.duration } : {}),
-    ...(values.methods ? { methods: values.methods.split(',').map((m) => m.trim()) } : {}),
+    ...(values.duration ? { duration: duration(values.duration) } : {}),
+    ...(values.methods ? { methods: methodList(values.methods, METHODS) } : {}),
     ...(values.seed ? { seed: positive(values.seed, '--seed') } : {}),
     ...(values['miss-share'] ? { missShare: share(values['miss-share'], '--miss-share', 1) } : {}),
     ...(values.corpus ? { corpus: values.corpus } : {}),
@@ -117,6 +124,15 @@ export function testOptions(values: TestValues): TestOptions {
     ...(values['validate-share'] ? { validateShare: share(values['validate-share'], '--validate-share', 1) } : {}),
     ...(Object.keys(slo).length ? { slo } : {}),
   };
+}
+
+function duration(text: string): string {
+  try {
+    parseDuration(text);
+    return text;
+  } catch {
+    throw new UsageError(`--duration takes a duration such as 30s, 5m or 1h30m (at least 1 s), got "${text}"`);
+  }
 }
 
 export async function loadCommand(argv: string[]): Promise<number> {
@@ -149,8 +165,10 @@ export async function loadCommand(argv: string[]): Promise<number> {
       ...(Object.keys(steps).length ? { steps } : {}),
       ...(values.baseline ? { baseline: values.baseline } : {}),
       ...(values.tolerance ? { tolerance: share(values.tolerance, '--tolerance', 10) } : {}),
+      ...(expectedNetwork(values) ? { network: expectedNetwork(values) } : {}),
       signal: interruptSignal(),
     };
+    if (values.baseline) await refuseOverwrite(values.baseline, values.out);
     const url = resolveEndpoint(values);
     if (url) return report(await runLoad({ ...opts, url }));
     const devnet = await startDevnet();
@@ -165,16 +183,26 @@ export async function loadCommand(argv: string[]): Promise<number> {
 
 export async function compareCommand(argv: string[]): Promise<number> {
   return oneLineErrors(async () => {
-    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { tolerance: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { tolerance: { type: 'string' }, 'allow-mismatch': { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } } });
     if (values.help) return print(compareHelp);
     const [basePath, currentPath, ...extra] = positionals;
     if (!basePath || !currentPath || extra.length) throw new UsageError('compare takes two reports: BASELINE CURRENT (see --help)');
     const read = (path: string) => readReport(path).catch((e: unknown) => Promise.reject(new UsageError(`${path}: ${(e as Error).message}`)));
     const [base, current] = [await read(basePath), await read(currentPath)];
+    const differences = shapeDifferences(shapeOf(base), shapeOf(current));
+    if (differences.length && !values['allow-mismatch']) {
+      throw new UsageError(`not comparable: the two reports are not the same test (${differences.join('; ')}); run the same profile, rates, duration and methods against the same endpoint, or --allow-mismatch to see the figures side by side anyway`);
+    }
     const checks = compareReports(base, current, values.tolerance ? share(values.tolerance, '--tolerance', 10) : DEFAULT_TOLERANCE);
     if (checks.length === 0) throw new UsageError('the two reports have no method with latency in common');
-    for (const c of checks) console.log(`${c.ok ? 'ok        ' : 'REGRESSED '} ${describeCheck(c)}`);
+    const unlike = differences.length > 0;
+    if (unlike) console.log(`NOT COMPARABLE (--allow-mismatch): ${differences.join('; ')}. The figures below are not a regression verdict.`);
+    for (const c of checks) console.log(`${c.ok ? 'ok        ' : unlike ? 'higher    ' : 'REGRESSED '} ${describeCheck(c)}`);
     const regressed = checks.filter((c) => !c.ok).length;
+    if (unlike) {
+      console.log(`not comparable with ${basePath}: ${regressed} figure(s) beyond the tolerance, not judged`);
+      return 2;
+    }
     console.log(regressed ? `${regressed} regression(s) against ${basePath}` : `no regression against ${basePath}`);
     return regressed ? 1 : 0;
   });
@@ -205,7 +233,7 @@ export async function oneLineErrors(body: () => Promise<number>): Promise<number
   } catch (e) {
     const usage = e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
     if (!usage) throw e;
-    console.error(redact(`rpc-certify: ${(e as Error).message}`));
+    console.error(redact(`rpc-certify: ${(e as Error).message.replace(/\s*\n\s*/g, ' ')}`));
     return 2;
   }
 }

@@ -129,7 +129,7 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     const usage = err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-    console.error(redact(`rpc-certify: ${usage ? '' : 'error: '}${(err as Error).message ?? String(err)}`));
+    console.error(redact(`rpc-certify: ${usage ? '' : 'error: '}${((err as Error).message ?? String(err)).replace(/\s*\n\s*/g, ' ')}`));
     process.exitCode = 2;
   },
 );

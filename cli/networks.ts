@@ -8,6 +8,20 @@ export function networkUrl(name: string, apiKey: string, baseUrl?: string): stri
   return `${(baseUrl ?? net!.baseUrl).replace(/\/+$/, '')}/v3/${encodeURIComponent(apiKey)}`;
 }
 
+/** The chain --network promises (none for a name only --base-url defines), for the endpoint to be checked against. */
+export function expectedNetwork(values: { network?: string; url?: string }): { name: string; chainId: string } | undefined {
+  const net = values.network && !values.url ? networks[values.network] : undefined;
+  return net && values.network ? { name: values.network, chainId: net.chainId } : undefined;
+}
+
+/** --methods a,b checked against the methods there are: a wrong name is a usage error naming the valid ones. */
+export function methodList(text: string, known: readonly string[]): string[] {
+  const names = text.split(',').map((m) => m.trim()).filter(Boolean);
+  const unknown = names.filter((n) => !known.includes(n));
+  if (unknown.length || names.length === 0) throw new UsageError(`--methods: unknown method ${unknown.join(', ') || '(none given)'}; valid: ${known.join(', ')}`);
+  return names;
+}
+
 /** A mistake in the command line: exit code 2 with a one-line reason. */
 export class UsageError extends Error {}
 

@@ -37,6 +37,48 @@ export function compareReports(baseline: LoadReport, current: LoadReport, tolera
   return checks;
 }
 
+/** What makes two runs the same test: a regression means something only between runs of the same shape. */
+export interface RunShape {
+  profile: string;
+  rate: number;
+  durationSec: number;
+  methods: string[];
+  /** Redacted. */
+  endpoint: string;
+  chainId: string;
+}
+
+export function shapeOf(r: Pick<LoadReport, 'profile' | 'plan' | 'methods' | 'endpoint' | 'corpus'>): RunShape {
+  return { profile: r.profile, rate: r.plan.rate, durationSec: r.plan.durationSec, methods: Object.keys(r.methods), endpoint: r.endpoint, chainId: r.corpus.chainId };
+}
+
+/** How two runs differ in what they tested; empty when a comparison of their figures is like for like. */
+export function shapeDifferences(baseline: RunShape, current: RunShape): string[] {
+  const out: string[] = [];
+  const differ = (what: string, a: string | number, b: string | number, unit = '') => {
+    if (a !== b) out.push(`${what} ${a}${unit} in the baseline, ${b}${unit} now`);
+  };
+  differ('profile', baseline.profile, current.profile);
+  differ('rate', baseline.rate, current.rate, ' rps per method');
+  differ('duration', baseline.durationSec, current.durationSec, ' s');
+  const missing = baseline.methods.filter((m) => !current.methods.includes(m));
+  const added = current.methods.filter((m) => !baseline.methods.includes(m));
+  if (missing.length || added.length) out.push(`methods differ (${[...missing.map((m) => `${m} only in the baseline`), ...added.map((m) => `${m} only now`)].join(', ')})`);
+  differ('endpoint', sameEndpoint(baseline.endpoint), sameEndpoint(current.endpoint));
+  differ('chain id', baseline.chainId, current.chainId);
+  return out;
+}
+
+/** A loopback endpoint is named without its port: the embedded default listens on a free port each run. */
+function sameEndpoint(endpoint: string): string {
+  try {
+    const u = new URL(endpoint);
+    return ['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname) ? endpoint.replace(u.host, u.hostname) : endpoint;
+  } catch {
+    return endpoint;
+  }
+}
+
 export function describeCheck(c: RegressionCheck): string {
   const unit = c.metric === 'failureRate' ? '' : ' ms';
   return `${c.method} ${c.metric}: ${c.current}${unit} (baseline ${c.baseline}${unit}, limit ${c.limit}${unit})`;

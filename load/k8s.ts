@@ -147,7 +147,7 @@ export async function mergeK8s(opts: MergeOptions): Promise<LoadOutcome> {
       return usage(`${(e as Error).message}${shards.length ? '' : ` in ${opts.logs.join(', ')}`}`);
     }
     if (merged.plan !== descriptor.planDigest) usage(`the results come from another test than ${opts.run}`);
-    const baseline = await readBaseline(opts.baseline);
+    const baseline = await readBaseline(opts.baseline, opts.out);
     const report = buildReport({
       endpoint: descriptor.endpoint,
       plan: descriptor.plan,

@@ -89,6 +89,7 @@ export function buildReport(input: ReportInput): LoadReport {
   const { plan, measurement } = input;
   const { merged, timeline, findings } = measurement;
   const methods: Record<string, MethodReport> = {};
+  const ran = secondsRun(plan, merged.durationMs);
   for (const s of plan.scenarios) {
     const subject = merged.subjects[s.name];
     if (!subject) continue;
@@ -98,7 +99,7 @@ export function buildReport(input: ReportInput): LoadReport {
     methods[s.name] = {
       requests,
       targetRps: s.rps,
-      achievedRps: round(requests / s.durationSec, 2),
+      achievedRps: round(requests / (ran(s) || s.durationSec), 2),
       dropped: subject.dropped,
       latencyMs: latencyOf(subject),
       classes: subject.classes,
@@ -134,7 +135,7 @@ export function buildReport(input: ReportInput): LoadReport {
     methods,
     thresholds: judgeThresholds(plan.thresholds, merged),
     head: { checks: merged.head.checks, regressions: merged.head.regressions, deepestBlocks: merged.head.deepest, ...(findings.headRegression ? { sample: findings.headRegression } : {}) },
-    generator: generator(plan, methods, measurement),
+    generator: generator(plan, methods, measurement, ran),
     timeline: { periodSec: plan.periodSec, points: timeline.points },
     ...(input.capacity ? { capacity: input.capacity } : {}),
   };
@@ -193,10 +194,17 @@ function cappedCodes(byClass: Record<string, Record<string, number>>): Record<st
   );
 }
 
-function generator(plan: Plan, methods: Record<string, MethodReport>, m: ReportInput['measurement']): LoadReport['generator'] {
+/** How long each scenario actually ran: its planned duration, or less when the run was stopped early (Ctrl-C),
+ * so that rates and what was planned are counted over the time run, not the time planned. */
+function secondsRun(plan: Plan, durationMs: number): (s: Plan['scenarios'][number]) => number {
+  const elapsed = durationMs / 1000;
+  return (s) => (elapsed > 0 ? Math.min(s.durationSec, Math.max(0, elapsed - s.startSec)) : s.durationSec);
+}
+
+function generator(plan: Plan, methods: Record<string, MethodReport>, m: ReportInput['measurement'], ran: (s: Plan['scenarios'][number]) => number): LoadReport['generator'] {
   const availableCores = availableParallelism();
   const cpuCores = m.cpuSec === undefined || m.wallSec <= 0 ? undefined : round(m.cpuSec / m.wallSec, 2);
-  const planned = plan.scenarios.reduce((a, s) => a + expectedIterations(s), 0);
+  const planned = plan.scenarios.reduce((a, s) => a + expectedIterations(s) * (ran(s) / s.durationSec), 0);
   const sent = Object.values(methods).reduce((a, x) => a + x.requests, 0);
   const droppedIterations = Object.values(methods).reduce((a, x) => a + x.dropped, 0);
   const keptUp = sent >= planned * KEEP_UP_SHARE;

@@ -2,17 +2,18 @@
 // (or step through capacity), judge the merged result (thresholds, head, baseline) and write load.json,
 // load.html, load.junit.xml and k6's own dashboard next to them. Used by `rpc-certify load` and, after
 // the conformance run, by `start`.
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { INTERRUPTED_EXIT } from '../cli/interrupt.ts';
 import { UsageError } from '../cli/networks.ts';
 import { writeFileAtomic } from '../conformance/report/atomic.ts';
+import { isObject } from '../core/hex.ts';
 import { redact, redactUrl, registerUrlSecrets } from '../core/redact.ts';
 import type { Targets } from '../core/targets.ts';
 import { ensureK6 } from '../scripts/setup-k6.ts';
 import { findCapacity, type StepOptions } from './capacity.ts';
-import { compareReports, DEFAULT_TOLERANCE } from './compare.ts';
+import { compareReports, DEFAULT_TOLERANCE, type RunShape, shapeDifferences, shapeOf } from './compare.ts';
 import { type Corpus, fromLearnedCorpus, type LearnedCorpus } from './corpus.ts';
 import { renderHtml } from './html.ts';
 import { type Measurement, measure, ToolError } from './instances.ts';
@@ -50,6 +51,8 @@ export interface LoadOptions extends TestOptions {
   segments?: number;
   /** Capacity: how the offered rate steps (the first step is --rate). */
   steps?: Partial<Omit<StepOptions, 'startRps'>>;
+  /** --network: the endpoint must serve this chain. */
+  network?: { name: string; chainId: string };
   /** Keep the bundle, k6's shards and event records (their directory is printed). */
   keepWork?: boolean;
   log?: (line: string) => void;
@@ -91,7 +94,7 @@ async function run(opts: LoadOptions, log: (line: string) => void): Promise<Load
   const k6 = await ensureK6(log).catch((e: unknown) => {
     throw new ToolError(e instanceof Error ? e.message : String(e));
   });
-  const baseline = await readBaseline(opts.baseline);
+  const baseline = await readBaseline(opts.baseline, opts.out);
 
   await mkdir(opts.out, { recursive: true });
   const work = await mkdtemp(join(tmpdir(), 'rpc-certify-load-'));
@@ -99,6 +102,14 @@ async function run(opts: LoadOptions, log: (line: string) => void): Promise<Load
     // k6 resolves open() against the script's directory: the corpus path must be absolute.
     const corpusFile = resolve(opts.corpus ?? join(opts.out, REPORT_FILES.corpus));
     const { corpus, methods, selected } = await test.corpus(log);
+    if (opts.network && BigInt(opts.network.chainId) !== BigInt(corpus.chainId)) {
+      throw new EndpointError(`--network ${opts.network.name} is chain ${opts.network.chainId}, but the ${opts.corpus ? 'corpus was sampled from' : 'endpoint serves'} chain ${corpus.chainId}: not the network asked for`);
+    }
+    if (baseline) {
+      const capacity = opts.profile === 'capacity';
+      const { durationSec } = test.planFor(methods, capacity ? { subject: methods[0] as RpcMethod, rps: test.rate } : undefined);
+      refuseUnlike(baseline, { profile: opts.profile, rate: test.rate, durationSec, methods: capacity ? [...capacitySubjects(methods)] : methods, endpoint: redactUrl(opts.url), chainId: corpus.chainId });
+    }
     if (!opts.corpus) await writeFileAtomic(corpusFile, JSON.stringify(corpus));
     let runs = 0;
     const measurePlan = (plan: Plan): Promise<Measurement> => {
@@ -169,12 +180,30 @@ function notServed(corpus: Corpus, methods: RpcMethod[]): string {
   return reasons.length ? ` (${reasons.join('; ')})` : '';
 }
 
-export async function readBaseline(path: string | undefined): Promise<LoadReport | undefined> {
-  return path ? await readReport(path).catch((e: unknown) => usage(`--baseline ${path}: ${(e as Error).message}`)) : undefined;
+/** The baseline, read before the run; never the load.json this run is about to write over. */
+export async function readBaseline(path: string | undefined, out: string): Promise<LoadReport | undefined> {
+  if (!path) return undefined;
+  await refuseOverwrite(path, out);
+  return await readReport(path).catch((e: unknown) => usage(`--baseline ${path}: ${(e as Error).message}`));
+}
+
+/** The README's first gate (`--baseline reports/load.json` with the default --out) would replace its own baseline. */
+export async function refuseOverwrite(baseline: string, out: string): Promise<void> {
+  const written = join(out, REPORT_FILES.json);
+  const real = (p: string) => realpath(p).catch(() => resolve(p));
+  if ((await real(baseline)) !== (await real(written))) return;
+  usage(`--baseline ${baseline} is the load.json this run writes (--out ${out}), so the run would overwrite its own baseline: keep the baseline elsewhere (cp ${written} baselines/gate.json, then --baseline baselines/gate.json) or give --out another directory`);
+}
+
+/** A baseline of another test (profile, rate, duration, methods, endpoint, chain) is no baseline: refused before the run. */
+export function refuseUnlike(baseline: LoadReport, current: RunShape): void {
+  const differences = shapeDifferences(shapeOf(baseline), current);
+  if (differences.length) usage(`--baseline is not the same test, so its figures are not comparable: ${differences.join('; ')}`);
 }
 
 /** Judges the report against the baseline, writes it, and says how the run went. */
 export async function conclude(report: LoadReport, opts: { out: string; baseline?: string; tolerance?: number }, baseline: LoadReport | undefined, extra: { dashboard?: string; corpus: boolean }): Promise<LoadOutcome> {
+  if (baseline) refuseUnlike(baseline, shapeOf(report));
   const judged = baseline && opts.baseline ? withBaseline(report, baseline, opts.baseline, opts.tolerance ?? DEFAULT_TOLERANCE) : report;
   const reportPaths = await writeReports(judged, opts.out, extra);
   const exitCode = judged.verdict === 'incomplete' ? INTERRUPTED_EXIT : judged.verdict === 'fail' ? 1 : 0;
@@ -221,8 +250,15 @@ async function readCorpus(opts: TestOptions): Promise<Corpus> {
   const path = opts.corpus ?? '';
   const clash = (['seed', 'missShare', 'referenceUrl', 'targets'] as const).filter((k) => opts[k] !== undefined);
   if (clash.length) usage(`--corpus replays a corpus as it was sampled; it does not take ${clash.join(', ')}`);
-  const corpus = JSON.parse(await readFile(path, 'utf8').catch(() => usage(`--corpus ${path}: cannot read it`))) as Omit<Corpus, 'version'> & { version: unknown };
-  if (![1, 2, 3].includes(corpus?.version as number) || typeof corpus.entries !== 'object') usage(`--corpus ${path}: not a corpus written by rpc-certify load`);
+  const text = await readFile(path, 'utf8').catch((e: NodeJS.ErrnoException) => usage(`--corpus ${path}: cannot read it (${e.code ?? e.message})`));
+  let corpus: Omit<Corpus, 'version'> & { version: unknown };
+  try {
+    corpus = JSON.parse(text) as typeof corpus;
+  } catch (e) {
+    return usage(`--corpus ${path}: not JSON, so not a corpus written by rpc-certify load (${(e as Error).message.replace(/\s+/g, " ")})`);
+  }
+  const entriesOk = isObject(corpus?.entries) && Object.values(corpus.entries).every(Array.isArray) && typeof corpus.chainId === 'string';
+  if (![1, 2, 3].includes(corpus?.version as number) || !entriesOk) usage(`--corpus ${path}: not a corpus written by rpc-certify load`);
   if (corpus.version === 3) return corpus as Corpus;
   return fromLearnedCorpus(corpus as unknown as LearnedCorpus);
 }

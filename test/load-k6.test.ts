@@ -125,7 +125,10 @@ describe('load: real k6 runs against the embedded default (sentinel API key)', f
 
   it('gates on a baseline: `load --baseline` fails on a regression, `compare` finds it offline', async () => {
     const base = join(dir, 'base.json');
+    // The baseline of the gated run below (one method, 2 s, the smoke rate), with its latency doctored down.
     const doctored = structuredClone(report);
+    doctored.methods = { eth_getBlockByHash: report.methods['eth_getBlockByHash'] as LoadReport['methods'][string] };
+    doctored.plan = { ...doctored.plan, rate: 5, durationSec: 2 };
     for (const m of Object.values(doctored.methods)) if (m.latencyMs) m.latencyMs = { ...m.latencyMs, p95: m.latencyMs.p95 / 100, p99: m.latencyMs.p99 / 100 };
     await writeFile(base, JSON.stringify(doctored));
 
@@ -141,12 +144,34 @@ describe('load: real k6 runs against the embedded default (sentinel API key)', f
     expect(m?.requests).to.be.above(m?.parsed ?? Infinity);
     expect(await readFile(join(out, 'load.junit.xml'), 'utf8')).to.match(/<failure message="regressed: eth_getBlockByHash p95/);
 
-    const current = join(dir, 'out', 'load.json');
-    const regressed = await cli(['compare', base, current], dir);
+    const regressed = await cli(['compare', base, join(out, 'load.json')], dir);
     expect(regressed.code, regressed.stdout + regressed.stderr).to.equal(1);
     expect(regressed.stdout).to.match(/REGRESSED\s+eth_getBlockByHash p95/);
-    expect((await cli(['compare', current], dir)).code).to.equal(2);
+    expect((await cli(['compare', base], dir)).code).to.equal(2);
     await expectNoSentinel(dir, gated);
+  });
+
+  it('does not compare runs of different tests: the smoke run against a gate-shaped baseline is refused, not "regressed"', async () => {
+    const smoke = join(dir, 'out', 'load.json');
+    const gate = join(dir, 'gate.json');
+    const doctored = structuredClone(report);
+    doctored.profile = 'gate';
+    doctored.plan = { ...doctored.plan, rate: 20, durationSec: 60 };
+    for (const m of Object.values(doctored.methods)) if (m.latencyMs) m.latencyMs = { ...m.latencyMs, p95: m.latencyMs.p95 / 100, p99: m.latencyMs.p99 / 100 };
+    await writeFile(gate, JSON.stringify(doctored));
+    const refused = await cli(['compare', gate, smoke], dir);
+    expect(refused.code).to.equal(2);
+    expect(refused.stderr).to.match(/not comparable: .*profile gate in the baseline, smoke now; rate 20 rps per method in the baseline, 4 rps per method now; duration 60 s in the baseline, 3 s now/);
+    expect(refused.stdout).to.not.match(/REGRESSED|regression/);
+    const sideBySide = await cli(['compare', gate, smoke, '--allow-mismatch'], dir);
+    expect(sideBySide.code).to.equal(2);
+    expect(sideBySide.stdout).to.match(/^NOT COMPARABLE/);
+    expect(sideBySide.stdout).to.not.match(/REGRESSED|regression\(s\)/);
+    // The same before a run: a gate with a baseline of another test stops before k6 starts.
+    const gated = await cli(['load', '--url', devnet.url, '--corpus', join(dir, 'out', 'load.corpus.json'), '--duration', '2s', '--baseline', gate, '--out', join(dir, 'unlike')], dir);
+    expect(gated.code).to.equal(2);
+    expect(gated.stderr).to.match(/--baseline is not the same test/);
+    expect(gated.stderr).to.not.match(/^k6/m);
   });
 
   it('says why, in one line with exit code 2, when the endpoint is not usable', async () => {

@@ -145,7 +145,13 @@ export function mergeFixtures(t: Targets, fixture: Partial<Targets>, source: 'fi
 
 /** A lockfile written by an earlier run, reused with --targets. */
 export async function loadTargets(path: string): Promise<Targets> {
-  const parsed = JSON.parse(await readFile(path, 'utf8')) as Targets;
+  const text = await readFile(path, 'utf8').catch((e: NodeJS.ErrnoException) => Promise.reject(new Error(`${path}: cannot read it (${e.code ?? e.message})`)));
+  let parsed: Targets;
+  try {
+    parsed = JSON.parse(text) as Targets;
+  } catch (e) {
+    throw new Error(`${path}: not JSON, so not a targets lockfile (${(e as Error).message.replace(/\s+/g, " ")})`);
+  }
   if (!parsed || typeof parsed.chainId !== 'string' || !isObject(parsed.txByType)) throw new Error(`${path} is not a targets lockfile`);
   return { ...parsed, reverts: parsed.reverts ?? [], sources: Object.fromEntries(Object.keys(parsed.sources ?? {}).map((k) => [k, 'lockfile'])) };
 }

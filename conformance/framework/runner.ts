@@ -23,6 +23,8 @@ export interface RunOptions {
   /** PEM of a CA to trust. */
   ca?: string;
   discoveryDepth?: number;
+  /** --network: the endpoint must serve this network's chain, or it is not the endpoint meant. */
+  network?: { name: string; chainId: string };
   /** Called as each check ends, for progress output. */
   onResult?: (r: CheckResult) => void;
   /** Stops the run between checks; what ran is kept and the result is marked incomplete. */
@@ -53,6 +55,9 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
   const client = new RpcClient({ url: opts.url, timeoutMs: opts.timeoutMs ?? 10_000, concurrency: opts.concurrency ?? 8, ...(opts.ca ? { ca: opts.ca } : {}) });
   try {
     const { chainId, clientVersion, head } = await preflight(client);
+    if (opts.network && BigInt(opts.network.chainId) !== BigInt(chainId)) {
+      throw new EndpointUnusable(`--network ${opts.network.name} is chain ${opts.network.chainId}, but the endpoint serves chain ${chainId}: not the network asked for`);
+    }
     let targets = opts.targetsFile
       ? await loadTargets(opts.targetsFile)
       : mergeFixtures(await discoverTargets(client, { depth: opts.discoveryDepth ?? 64, chainId, head }), await fixtureTargets(client, chainId), 'fixture');

@@ -183,7 +183,7 @@ export function sampledFaults(report: Pick<LoadReport, 'corpus'>): Array<{ metho
 
 /** Error codes per class in load.json: the most frequent few, the rest added up under "other" (an endpoint can answer any number of codes). */
 const MAX_CODES = 8;
-function cappedCodes(byClass: Record<string, Record<string, number>>): Record<string, Record<string, number>> {
+export function cappedCodes(byClass: Record<string, Record<string, number>>): Record<string, Record<string, number>> {
   return Object.fromEntries(
     Object.entries(byClass).map(([cls, codes]) => {
       const sorted = Object.entries(codes).sort(([, a], [, b]) => b - a);

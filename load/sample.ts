@@ -243,7 +243,7 @@ async function preflight(client: RpcClient, method: RpcMethod, candidates: Candi
   const served = hitsTried > 0 ? (sampling.correct.hit ?? 0) + (sampling.correct.empty ?? 0) > 0 : Object.values(sampling.correct).some((n) => n > 0);
   if (!served) {
     const answers = [...sampling.findings.map((f) => `${f.count} ${f.kind} ${answerName(f)}`), ...Object.entries(sampling.rejected).map(([why, n]) => `${n} left out: ${why}`)];
-    Object.assign(sampling, { status: 'not served', reason: hitsTried > 0 ? `no hit answered a value: ${answers.join('; ')}` : `no entry answered as due: ${answers.join('; ')}` });
+    Object.assign(sampling, { status: 'not served', reason: `no ${hitsTried > 0 ? 'hit' : 'entry'} answered as due: ${answers.join('; ')}` });
   }
   return { kept, sampling };
 }
@@ -262,8 +262,10 @@ function judge(method: RpcMethod, entry: CorpusEntry, verdict: Classification, e
     if (entry.note.startsWith(REPLAY)) return { reject: `replay fails at its parent state (error ${code ?? '?'})` };
     if (code === 4444 || NOT_KEPT.test(message)) return { reject: `history not kept (error ${code ?? '?'})` };
   }
-  return { finding: { kind: entry.kind, cls, ...(code === undefined ? {} : { code }), example: redact(`${JSON.stringify(entry.params)} answered ${describeAnswer(ex)}`).slice(0, 300) } };
+  return { finding: { kind: entry.kind, cls, ...(code === undefined ? {} : { code }), example: redact(`${clip(JSON.stringify(entry.params), 120)} answered ${clip(describeAnswer(ex), 160)}`) } };
 }
+
+const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 
 function answerName(f: Pick<Finding, 'cls' | 'code'>): string {
   return `${f.cls}${f.code === undefined ? '' : ` ${f.code}`}`;

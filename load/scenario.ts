@@ -108,14 +108,15 @@ export function call(): void {
   const line = r.all[index];
   if (line === undefined) return;
   const entry = unpackEntry(line);
-  // Byte for byte JSON.stringify({ jsonrpc: '2.0', id: i, method, params }).
-  const res = http.post(url, `{"jsonrpc":"2.0","id":${i},"method":${r.name},"params":${entry.params}}`, r.params);
+  // Byte for byte JSON.stringify({ jsonrpc: '2.0', id, method, params }); ids start at 1 (ganache answers id 0 with null).
+  const id = i + 1;
+  const res = http.post(url, `{"jsonrpc":"2.0","id":${id},"method":${r.name},"params":${entry.params}}`, r.params);
   const body = typeof res.body === 'string' ? res.body : null;
   const m = metrics[subject];
   // k6 sets error_code on failures only: read it (a native property read) only when no response came.
-  const outcome = { status: res.status, body, timedOut: res.status === 0 && res.error_code === K6_TIMEOUT, id: i };
+  const outcome = { status: res.status, body, timedOut: res.status === 0 && res.error_code === K6_TIMEOUT, id };
   const validate = validates(i);
-  const seen = recognised(entry, i, outcome.status, body);
+  const seen = recognised(entry, id, outcome.status, body);
   let verdict: Classification;
   if (seen && !validate) verdict = metVerdict(entry);
   else {

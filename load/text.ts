@@ -13,7 +13,10 @@ export function summaryText(r: LoadReport, reportPaths: string[]): string {
       const latency = l ? `${pad(l.p50, 9)}${pad(l.p95, 9)}${pad(l.p99, 9)}` : pad(m.requests ? 'no successful answer' : 'completed no request', 27);
       return `${name.padEnd(42)}${pad(m.requests, 9)}${pad(`${m.achievedRps}/${m.targetRps}`, 14)}${latency}${pad(`${(m.failureRate * 100).toFixed(2)}%`, 10)}`;
     }),
-    ...sampledFaults(r).map((f) => (f.notServed ? `NOT SERVED: ${f.text}` : `sampling found ${f.text}`)),
+    // A method not served: its reason sums up what its entries answered.
+    ...sampledFaults(r)
+      .filter((f) => f.notServed || r.corpus.methods[f.method]?.status !== 'not served')
+      .map((f) => (f.notServed ? `NOT SERVED: ${f.text}` : `sampling found ${f.text}`)),
     'corpus per method (as sampled; "compared": answers checked against the one sampled):',
     ...Object.entries(r.corpus.methods).map(([name, c]) => `  ${name.padEnd(40)}${describeCorpus(c)}`),
     `generator: ${r.generator.instances > 1 ? `${r.generator.instances} k6 instances, merged; ` : ''}${r.generator.keptUp ? 'sent the planned load' : `did NOT send the planned load: ${r.generator.note ?? ''}`}${r.generator.cpuCores === undefined ? '' : ` (k6 used ${r.generator.cpuCores} of ${r.generator.availableCores} cores)`}`,
@@ -26,7 +29,7 @@ export function summaryText(r: LoadReport, reportPaths: string[]): string {
     }),
     ...Object.entries(r.methods)
       .filter(([, m]) => m.classes.wrong > 0)
-      .map(([n, m]) => `wrong answers ${n}: ${m.classes.wrong} of ${m.validated} validated${m.wrongSample ? `, e.g. ${m.wrongSample}` : ''}`),
+      .map(([n, m]) => `wrong answers ${n}: ${m.classes.wrong} of ${m.requests}${m.wrongSample ? `, e.g. ${m.wrongSample}` : ''}`),
     ...(r.head.regressions ? [`head went back ${r.head.regressions} times (up to ${r.head.deepestBlocks} blocks)${r.head.sample ? `, e.g. ${r.head.sample}` : ''}`] : []),
     ...Object.entries(r.drift ?? {})
       .filter(([, d]) => d.drifted)

@@ -73,7 +73,7 @@ describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)
       expect(run.exitCode, run.summary).to.equal(1);
       expect(report.verdict).to.equal('fail');
       for (const [method, code] of [['eth_getBlockReceipts', -32601], ['eth_getUncleByBlockHashAndIndex', -32004]] as const) {
-        expect(run.summary).to.match(new RegExp(`NOT SERVED: ${method} not served: no hit answered a value: \\d+ (hit|empty) rpc_error ${code}`));
+        expect(run.summary).to.match(new RegExp(`NOT SERVED: ${method} not served: no hit answered as due: \\d+ (hit|empty) rpc_error ${code}`));
         const corpus = report.corpus.methods[method]!;
         expect(corpus.status, method).to.equal('not served');
         expect(corpus.findings?.map((f) => f.code), method).to.include(code);

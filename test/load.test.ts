@@ -14,7 +14,7 @@ import { compareReports } from '../load/compare.ts';
 import { composeEntries, compositionOf, type CorpusEntry, type EntryKind, onMissSide } from '../load/corpus.ts';
 import { METHODS } from '../load/methods.ts';
 import { BOOKKEEPING, buildPlan, capacitySubjects, expectedIterations, parseDuration, targetRpsAt } from '../load/profiles.ts';
-import type { LoadReport } from '../load/report.ts';
+import { cappedCodes, type LoadReport } from '../load/report.ts';
 import { prepareTest } from '../load/run.ts';
 import { createRng } from '../load/rng.ts';
 import { parseTimeline, type TimelinePoint } from '../load/timeline.ts';
@@ -41,6 +41,19 @@ describe('load: classification of one answer', () => {
     const reverted = body({ error: { code: 3, message: 'execution reverted: x', data: '0x' } });
     expect(classify({ status: 200, body: reverted }, revert)).to.deep.include({ cls: 'ok_error', code: 3 });
     expect(classify({ status: 200, body: body({ error: { code: -32000, message: 'execution reverted' } }) }, revert)).to.deep.include({ cls: 'rpc_error', code: -32000 });
+  });
+  it('ok_error only for the code the spec prescribes: an error expected without its code, or a code-less error, is an rpc_error', () => {
+    expect(classify({ status: 200, body: body({ error: { code: 3, message: 'execution reverted' } }) }, { expect: 'error' }).cls).to.equal('rpc_error');
+    expect(classify({ status: 200, body: body({ error: { message: 'execution reverted' } }) }, revert).cls).to.equal('rpc_error');
+    expect(classify({ status: 200, body: body({ error: { code: -32004, message: 'not supported' } }) }, miss)).to.deep.equal({ cls: 'rpc_error', code: -32004 });
+  });
+  it('wrong: an answer (value, null or error) carrying another id than the request\'s', () => {
+    const id = (o: unknown, n: unknown) => JSON.stringify({ jsonrpc: '2.0', id: n, ...(o as object) });
+    expect(classify({ status: 200, body: id({ result: '0x5208' }, 7), id: 7 }, value).cls).to.equal('ok');
+    expect(classify({ status: 200, body: id({ result: '0x5208' }, 8), id: 7 }, value).cls).to.equal('wrong');
+    expect(classify({ status: 200, body: id({ result: null }, '7'), id: 7 }, miss).cls).to.equal('wrong');
+    expect(classify({ status: 200, body: id({ error: { code: 3, message: 'execution reverted' } }, null), id: 7 }, revert).cls).to.equal('wrong');
+    expect(classify({ status: 200, body: id({ error: { code: -32005, message: 'limit exceeded' } }, null), id: 7 }, value).cls, 'a quota answer is one whatever its id').to.equal('rate_limited');
   });
   it('rpc_error: a JSON-RPC error inside an HTTP 200 is not a success', () => {
     expect(classify({ status: 200, body: body({ error: { code: -32602, message: 'invalid params' } }) }, value)).to.deep.equal({ cls: 'rpc_error', code: -32602 });
@@ -188,6 +201,15 @@ describe('load: profiles, corpus, comparison, timeline', () => {
       { t: 2, methods: { eth_getBlockByHash: { rps: 15, failureRate: 0.3333, p50: 2, p95: 5, p99: 6 } } },
     ]);
     expect(t.codes).to.deep.equal({ eth_getBlockByHash: { rpc_error: { '-32000': 5 } } });
+  });
+
+  it('caps the error codes of load.json: the 8 most frequent per class, the rest added up as "other"', () => {
+    const many = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [String(-32000 - i), i + 1]));
+    const capped = cappedCodes({ rpc_error: many, http_error: { '-32000': 2 } });
+    expect(capped['http_error']).to.deep.equal({ '-32000': 2 });
+    expect(Object.keys(capped['rpc_error'] ?? {})).to.have.length(8);
+    expect(capped['rpc_error']).to.include({ '-32019': 20, '-32013': 14, other: (13 * 14) / 2 });
+    expect(Object.values(capped['rpc_error'] ?? {}).reduce((a, b) => a + b, 0)).to.equal(210);
   });
 
   it('flags latency drift over a soak', () => {

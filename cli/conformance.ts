@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { redact } from '../core/redact.ts';
 import type { Targets } from '../core/targets.ts';
 import { EndpointUnusable, runConformance, type RunResult } from '../conformance/framework/runner.ts';
+import { type Expectations, ExpectationsError, loadExpectations } from '../conformance/framework/expectations.ts';
 import type { CheckResult } from '../conformance/framework/check.ts';
 import { summarize, type ConformanceReport } from '../conformance/report/model.ts';
 import { formatSummary, writeReports } from '../conformance/report/index.ts';
@@ -30,6 +31,9 @@ Options:
   --out DIR               where the reports go (default: reports)
   --methods a,b           only these methods (default: all eight)
   --strict                advisory failures fail the run too
+  --expect FILE           known deviations (schemas/expectations.json): the checks listed as failing do
+                          not fail the run; one of them passing does (an unexpected pass). Shipped:
+                          fixtures/expectations/anvil.json (raw anvil), geth.json (geth --dev)
   --targets FILE          reuse a targets lockfile from an earlier run instead of discovering
   --discovery-depth N     blocks to walk back from the head when discovering (default 64)
   --timeout MS            per-request timeout (default 10000)
@@ -38,7 +42,8 @@ Options:
   --quiet                 print only the summary
   -h, --help              this text
 
-Exit codes: 0 no failure, 1 a failed check in a fatal layer, 2 usage error or endpoint not usable.
+Exit codes: 0 no failure, 1 a failed check in a fatal layer (or an unexpected pass under --expect),
+2 usage error or endpoint not usable.
 Reports: <out>/conformance.json, conformance.junit.xml, conformance.html, targets.lock.json.`;
 
 export interface ConformanceOptions {
@@ -56,6 +61,7 @@ export interface ConformanceOptions {
   /** --network: the chain the endpoint must serve. */
   expectNetwork?: { name: string; chainId: string };
   fixtures?: Array<{ targets: Partial<Targets>; source: 'fixture' | 'seed' }>;
+  expect?: Expectations;
 }
 
 export async function conformanceCommand(argv: string[]): Promise<number> {
@@ -66,6 +72,7 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
       out: { type: 'string', default: 'reports' },
       methods: { type: 'string' },
       strict: { type: 'boolean', default: false },
+      expect: { type: 'string' },
       targets: { type: 'string' },
       'discovery-depth': { type: 'string' },
       timeout: { type: 'string' },
@@ -89,6 +96,7 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
     ...(expectedNetwork(values) ? { expectNetwork: expectedNetwork(values) } : {}),
     ...(values.methods ? { methods: methodList(values.methods, [...METHODS, 'service']) } : {}),
     strict: values.strict,
+    ...(values.expect ? { expect: await readExpectations(values.expect) } : {}),
     ...(values.targets ? { targetsFile: values.targets } : {}),
     ...(values['discovery-depth'] ? { discoveryDepth: positive(values['discovery-depth'], '--discovery-depth') } : {}),
     ...(values.timeout ? { timeoutMs: positive(values.timeout, '--timeout') } : {}),
@@ -96,6 +104,16 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
     ...(values['ca-file'] ? { ca: await readCa(values['ca-file']) } : {}),
     quiet: values.quiet,
   });
+}
+
+/** An --expect file, or a usage error naming what is wrong with it. */
+export async function readExpectations(path: string): Promise<Expectations> {
+  try {
+    return await loadExpectations(path);
+  } catch (err) {
+    if (err instanceof ExpectationsError) throw new UsageError(err.message);
+    throw err;
+  }
 }
 
 async function readCa(path: string): Promise<string> {
@@ -128,6 +146,7 @@ export async function certify(opts: ConformanceOptions): Promise<number> {
       ...(opts.ca ? { ca: opts.ca } : {}),
       ...(opts.fixtures ? { fixtures: opts.fixtures } : {}),
       ...(opts.expectNetwork ? { network: opts.expectNetwork } : {}),
+      ...(opts.expect ? { expect: opts.expect } : {}),
       ...(shown ? { onResult: shown.onResult } : {}),
       signal: interruptSignal(),
     });
@@ -169,6 +188,7 @@ function toReport(run: RunResult, opts: ConformanceOptions): ConformanceReport {
       methods: run.methods,
       complete: run.complete,
       ...(run.incompleteReason ? { incompleteReason: run.incompleteReason } : {}),
+      ...(run.expectations ? { expectations: run.expectations } : {}),
     },
     targets: run.targets,
     summary: summarize(run.checks, opts.strict, run.complete),
@@ -192,7 +212,8 @@ function progress(): { onResult: (r: CheckResult) => void; flush: () => void } {
       method = r.method;
       line = [];
     }
-    line.push(r.verdict === 'fail' && r.layer === 'advisory' ? 'a' : marks[r.verdict]);
+    const expected = r.expectation?.kind === 'fail';
+    line.push(expected && r.verdict === 'fail' ? 'x' : expected && r.verdict === 'pass' ? '!' : r.verdict === 'fail' && r.layer === 'advisory' ? 'a' : marks[r.verdict]);
   };
   return { onResult, flush };
 }

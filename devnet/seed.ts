@@ -135,7 +135,14 @@ function gethDriver(rpc: Rpc, signer: Signer, mined: (hash: Hex) => Promise<unkn
     fund: async (accounts) => void (await together(accounts.map((a) => ({ from: privateKeyToAccount(DEV_KEY), request: { to: a.address, value: parseEther('1000') } })))),
     async mineEmpty() {
       const index = withdrawals++;
+      const before = BigInt(String(await rpc('eth_blockNumber')));
       await rpc('dev_addWithdrawal', [{ index: toHex(index), validatorIndex: toHex(index + 1), address: '0x00000000000000000000000000000000000b0a75', amount: toHex(1_000_000_000) }]);
+      // The block is sealed after the call returns.
+      const deadline = Date.now() + RECEIPT_WAIT_MS;
+      while (BigInt(String(await rpc('eth_blockNumber'))) === before) {
+        if (Date.now() > deadline) throw new Error(`seed: geth mined no block for a withdrawal within ${RECEIPT_WAIT_MS / 1000} s`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
     },
     mineTogether: together,
   };

@@ -86,7 +86,7 @@ describe('conformance report', () => {
     it('counts an advisory failure as fatal only under --strict', () => {
       const { checks } = sampleReport();
       const lax = summarize(checks, false, true);
-      expect(lax).to.deep.equal({ total: 12, pass: 3, fail: 3, skip: 3, inconclusive: 3, fatalFailures: 2, advisoryFailures: 1, verdict: 'fail' });
+      expect(lax).to.deep.equal({ total: 12, pass: 3, fail: 3, skip: 3, inconclusive: 3, fatalFailures: 2, advisoryFailures: 1, expectedFailures: 0, unexpectedPasses: 0, verdict: 'fail' });
       const strict = summarize(checks, true, true);
       expect(strict).to.include({ fail: 3, fatalFailures: 3, advisoryFailures: 0, verdict: 'fail' });
     });

@@ -4,6 +4,7 @@ import { validateShape, type ShapeName } from '../../core/schemas.ts';
 import type { Targets } from '../../core/targets.ts';
 import { redact } from '../../core/redact.ts';
 import { type Exchange, type RpcClient, resultOf, RpcError, TransportError } from './rpc-client.ts';
+import type { ExpectationNote } from './expectations.ts';
 
 /** `spec` and `invariant` failures fail the run; `advisory` ones only with --strict. */
 export type Layer = 'spec' | 'invariant' | 'advisory';
@@ -45,6 +46,8 @@ export interface CheckResult {
   actual?: string;
   durationMs: number;
   evidence: Evidence[];
+  /** Set when an --expect file names this check. */
+  expectation?: ExpectationNote;
 }
 
 export type CheckBody = (t: CheckContext) => Promise<void>;

@@ -7,6 +7,7 @@ import { isObject } from '../../core/hex.ts';
 import type { Targets } from '../../core/targets.ts';
 import { CheckContext, CheckOutcome, stable, type CheckResult, type MethodSuite, type RunState } from './check.ts';
 import { discoverTargets, loadTargets, mergeFixtures } from './discovery.ts';
+import { expectationFor, type Expectations } from './expectations.ts';
 import { fixtureTargets } from './fixtures.ts';
 import { RpcClient, TransportError, RpcError, resultOf } from './rpc-client.ts';
 import { allSuites } from '../methods.ts';
@@ -29,6 +30,8 @@ export interface RunOptions {
   onResult?: (r: CheckResult) => void;
   /** Stops the run between checks; what ran is kept and the result is marked incomplete. */
   signal?: AbortSignal;
+  /** Known deviations (--expect): noted on the checks they name. */
+  expect?: Expectations;
 }
 
 export interface RunResult {
@@ -45,6 +48,7 @@ export interface RunResult {
   methods: string[];
   complete: boolean;
   incompleteReason?: string;
+  expectations?: { file: string; client?: string; entries: number };
 }
 
 /** The endpoint cannot be certified at all: unreachable, not JSON-RPC, key refused. Exit code 2. */
@@ -66,7 +70,7 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
 
     const suites = selectSuites(opts.methods);
     const state: RunState = { client, targets, memo: new Map() };
-    const checks = await runMocha(suites, state, opts.onResult, opts.signal);
+    const checks = await runMocha(suites, state, opts.onResult, opts.signal, opts.expect);
     const headAfter = await client.call<{ number: string; hash: string } | null>('eth_getBlockByNumber', ['latest', false]).catch(() => undefined);
     return {
       endpoint: redactUrl(opts.url),
@@ -82,6 +86,7 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
       methods: suites.map((s) => s.method),
       complete: !opts.signal?.aborted && checks.length === suites.reduce((n, s) => n + s.checks.length, 0),
       ...(opts.signal?.aborted ? { incompleteReason: `interrupted by ${String(opts.signal.reason)} after ${checks.length} checks` } : {}),
+      ...(opts.expect ? { expectations: { file: opts.expect.file, ...(opts.expect.client ? { client: opts.expect.client } : {}), entries: opts.expect.fail.length + opts.expect.skip.length } } : {}),
     };
   } finally {
     client.close();
@@ -137,8 +142,9 @@ function describeTransport(err: TransportError): string {
   }
 }
 
-async function runMocha(suites: MethodSuite[], state: RunState, onResult?: (r: CheckResult) => void, signal?: AbortSignal): Promise<CheckResult[]> {
+async function runMocha(suites: MethodSuite[], state: RunState, onResult?: (r: CheckResult) => void, signal?: AbortSignal, expect?: Expectations): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
+  const today = new Date().toISOString().slice(0, 10);
   const mocha = new Mocha({ reporter: class {} as unknown as Mocha.ReporterConstructor, timeout: 60_000 });
   for (const suite of suites) {
     const mochaSuite = Mocha.Suite.create(mocha.suite, suite.method);
@@ -157,6 +163,8 @@ async function runMocha(suites: MethodSuite[], state: RunState, onResult?: (r: C
             result = { ...base, ...verdictOf(err), durationMs: 0, evidence: t.evidence };
           }
           result.durationMs = Math.round(performance.now() - started);
+          const expectation = expect && expectationFor(id, expect, today);
+          if (expectation) result.expectation = expectation;
           results.push(result);
           onResult?.(result);
           if (result.verdict === 'skip' || result.verdict === 'inconclusive') this.skip();

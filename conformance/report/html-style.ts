@@ -7,6 +7,7 @@ export const STYLE = `
   --advisory: #bf8700; --advisory-bg: #fff8c5;
   --skip: #8c959f; --skip-bg: #f3f4f6;
   --inconclusive: #8250df; --inconclusive-bg: #f5efff;
+  --expected: #57606a; --expected-bg: #eaeef2; --unexpected: #bc4c00; --unexpected-bg: #fff1e5;
   --incomplete: #6639ba;
   --ink: #1f2328; --muted: #59636e; --line: #d1d9e0; --panel: #ffffff; --page: #f6f8fa;
   --mono: ui-monospace, SFMono-Regular, "SF Mono", Menlo, Consolas, "Liberation Mono", monospace;
@@ -44,6 +45,7 @@ h3 { font-size: 15px; margin: 6px 0; }
 .stat b { font-size: 16px; }
 .stat.o-fail b { color: var(--fail); } .stat.o-advisory b { color: var(--advisory); } .stat.o-pass b { color: var(--pass); }
 .stat.o-skip b { color: var(--skip); } .stat.o-inconclusive b { color: var(--inconclusive); }
+.stat.o-expected b { color: var(--expected); } .stat.o-unexpected-pass b { color: var(--unexpected); }
 .stat.zero { opacity: .55; }
 .bar .spacer { flex: 1; }
 
@@ -64,6 +66,7 @@ tr:last-child > * { border-bottom: 0; }
 a.sq:hover { outline: 2px solid var(--ink); outline-offset: 1px; text-decoration: none; }
 .sq.o-pass { background: var(--pass); } .sq.o-fail { background: var(--fail); } .sq.o-advisory { background: var(--advisory); }
 .sq.o-skip { background: var(--skip); } .sq.o-inconclusive { background: var(--inconclusive); }
+.sq.o-expected { background: repeating-linear-gradient(45deg, var(--fail), var(--fail) 3px, var(--expected-bg) 3px, var(--expected-bg) 6px); } .sq.o-unexpected-pass { background: var(--unexpected); }
 .scroll { overflow-x: auto; }
 .coverage { width: auto; }
 .coverage td, .coverage th { text-align: center; border: 1px solid #eaeef2; padding: 5px 8px; }
@@ -72,6 +75,8 @@ a.sq:hover { outline: 2px solid var(--ink); outline-offset: 1px; text-decoration
 .coverage td.none::after { content: "·"; color: #c5ccd3; }
 
 .check { border: 1px solid var(--line); border-left: 5px solid var(--skip); border-radius: 10px; padding: 12px 16px; margin: 12px 0; background: var(--panel); }
+.check.o-expected { border-left-color: var(--expected); } .check.o-unexpected-pass { border-left-color: var(--unexpected); }
+.expectation { margin: 6px 0; padding: 6px 10px; border-radius: 6px; background: var(--expected-bg); }
 .check.o-fail { border-left-color: var(--fail); } .check.o-advisory { border-left-color: var(--advisory); } .check.o-inconclusive { border-left-color: var(--inconclusive); }
 .check:target { box-shadow: 0 0 0 3px #54aeff66; }
 .check .head { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; }
@@ -79,6 +84,7 @@ a.sq:hover { outline: 2px solid var(--ink); outline-offset: 1px; text-decoration
 .pill.o-pass { color: var(--pass); background: var(--pass-bg); } .pill.o-fail { color: var(--fail); background: var(--fail-bg); }
 .pill.o-advisory { color: #7d4e00; background: var(--advisory-bg); } .pill.o-skip { color: #59636e; background: var(--skip-bg); }
 .pill.o-inconclusive { color: var(--inconclusive); background: var(--inconclusive-bg); }
+.pill.o-expected { color: var(--expected); background: var(--expected-bg); } .pill.o-unexpected-pass { color: var(--unexpected); background: var(--unexpected-bg); }
 .pill.plain { color: var(--muted); border-color: var(--line); }
 .check .id { font-weight: 600; }
 .check .dur { margin-left: auto; color: var(--muted); font-size: 12px; }

@@ -3,6 +3,7 @@
 // goes through esc(): responses, reasons and even check ids come from or depend on an untrusted endpoint.
 import type { BlockRef, Targets } from '../../core/targets.ts';
 import type { CheckResult, Evidence } from '../framework/check.ts';
+import type { ExpectationNote } from '../framework/expectations.ts';
 import { KNOWN_TYPES } from '../framework/discovery.ts';
 import { writeFileAtomic } from './atomic.ts';
 import { STYLE } from './html-style.ts';
@@ -31,7 +32,9 @@ ${stickyBar(report)}
 ${methodMatrix(report, checks)}
 ${coverageMatrix(report, checks)}
 ${cardSection('failures', 'Failures', only('fail'), 'No fatal failures.')}
+${cardSection('unexpected', 'Unexpected passes', only('unexpected-pass'), '', `listed as failing in ${report.run.expectations?.file ?? 'the --expect file'}, yet they passed: they fail the run until the file is updated`)}
 ${cardSection('advisory', 'Advisory failures', only('advisory'), '', 'they do not fail the run; --strict makes them fatal')}
+${cardSection('expected', 'Expected failures', only('expected'), '', `known deviations listed in ${report.run.expectations?.file ?? 'the --expect file'}: they do not fail the run`)}
 ${cardSection('inconclusive', 'Inconclusive', only('inconclusive'), '', 'the endpoint could not be tested (rate limits, timeouts): they neither pass nor fail')}
 ${skippedSection(only('skip'))}
 ${passedSection(only('pass'))}
@@ -61,6 +64,7 @@ function hero(report: ConformanceReport): string {
     ['Duration', esc(formatDuration(run.durationMs))],
     ['Requests', esc(run.requestCount.toLocaleString('en-US'))],
     ['Mode', run.strict ? 'strict: advisory checks are fatal' : 'default: advisory checks inform'],
+    ['Expectations', run.expectations && esc(`${run.expectations.file} (${plural(run.expectations.entries, 'entry')}${run.expectations.client ? `, for ${run.expectations.client}` : ''})`)],
     ['Methods', esc(plural(run.methods.length, 'method'))],
   ];
   return `<header class="hero"><div class="wrap">
@@ -81,7 +85,9 @@ function stickyBar(report: ConformanceReport): string {
 <span class="chip v-${esc(s.verdict)}">${esc(s.verdict.toUpperCase())}</span>
 ${stat('total', s.total, 'checks', 'matrix')}
 ${stat('fail', s.fatalFailures, 'failed', 'failures')}
+${s.unexpectedPasses > 0 ? stat('unexpected-pass', s.unexpectedPasses, 'unexpected passes', 'unexpected') : ''}
 ${stat('advisory', s.advisoryFailures, 'advisory', 'advisory')}
+${s.expectedFailures > 0 ? stat('expected', s.expectedFailures, 'expected', 'expected') : ''}
 ${stat('inconclusive', s.inconclusive, 'inconclusive', 'inconclusive')}
 ${stat('skip', s.skip, 'skipped', 'skipped')}
 ${stat('pass', s.pass, 'passed', 'passed')}
@@ -90,7 +96,7 @@ ${stat('pass', s.pass, 'passed', 'passed')}
 </div></nav>`;
 }
 
-const LEGEND: Record<Outcome, string> = { pass: 'pass', fail: 'fail', advisory: 'advisory fail', inconclusive: 'inconclusive', skip: 'skipped' };
+const LEGEND: Record<Outcome, string> = { pass: 'pass', fail: 'fail', 'unexpected-pass': 'unexpected pass', advisory: 'advisory fail', expected: 'expected fail', inconclusive: 'inconclusive', skip: 'skipped' };
 
 function legend(extra = ''): string {
   const items = [...OUTCOMES].reverse().map((o) => `<span><i class="sq o-${o}"></i>${LEGEND[o]}</span>`);
@@ -179,10 +185,17 @@ function card(c: Judged): string {
 <div class="head"><span class="pill o-${c.outcome}">${LEGEND[c.outcome]}</span><code class="id">${esc(c.id)}</code><span class="pill plain">${esc(c.clause)}</span><span class="pill plain">${esc(c.layer)}</span><span class="dur">${esc(formatDuration(c.durationMs))}</span></div>
 <h3>${esc(c.title)}</h3>
 ${c.reason ? `<p class="reason">${esc(c.reason)}</p>` : ''}
+${c.expectation ? expectationHtml(c.expectation) : ''}
 ${shown.length ? `<dl class="detail">${shown.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>` : ''}
 ${first ? exchange(first) : '<p class="empty">No exchange recorded.</p>'}
 ${more.length ? `<details><summary>${plural(more.length, 'more exchange')}</summary>${more.map(exchange).join('')}</details>` : ''}
 </article>`;
+}
+
+function expectationHtml(e: ExpectationNote): string {
+  const review = e.review ? ` · review by ${esc(e.review)}${e.overdue ? ' <b>(overdue)</b>' : ''}` : '';
+  const link = e.link ? ` · <a href="${esc(e.link)}" rel="noreferrer">${esc(e.link)}</a>` : '';
+  return `<p class="expectation">expected to ${e.kind}: ${esc(e.reason)}${link}${review}</p>`;
 }
 
 function exchange(ev: Evidence): string {
@@ -193,7 +206,7 @@ function exchange(ev: Evidence): string {
 
 function skippedSection(checks: Judged[]): string {
   if (checks.length === 0) return '';
-  const rows = checks.map((c) => `<tr id="${esc(c.id)}"><td>${esc(c.id)}</td><td>${esc(c.clause)}</td><td>${esc(c.title)}</td><td>${esc(c.reason ?? '')}</td></tr>`);
+  const rows = checks.map((c) => `<tr id="${esc(c.id)}"><td>${esc(c.id)}</td><td>${esc(c.clause)}</td><td>${esc(c.title)}</td><td>${esc(c.reason ?? '')}${c.expectation ? ` <span class="muted">(expected: ${esc(c.expectation.reason)})</span>` : ''}</td></tr>`);
   return `<section id="skipped"><h2>Skipped <span class="n">${checks.length} · nothing on this endpoint to run them against</span></h2>
 <table class="list"><thead><tr><th>check</th><th>clause</th><th>title</th><th>reason</th></tr></thead><tbody>${rows.join('\n')}</tbody></table></section>`;
 }

@@ -35,12 +35,22 @@ export function formatSummary(report: ConformanceReport, paths: ReportPaths): st
     `conformance: ${s.verdict.toUpperCase()}  (${s.total} checks in ${formatDuration(report.run.durationMs)}, ${report.run.requestCount} requests${report.run.strict ? ', strict' : ''})`,
     `  ${s.pass} passed, ${s.fatalFailures} failed, ${s.advisoryFailures} advisory, ${s.inconclusive} inconclusive, ${s.skip} skipped`,
   ];
+  const exp = report.run.expectations;
+  if (exp) {
+    const overdue = report.checks.filter((c) => c.expectation?.overdue).length;
+    lines.push(`  expectations: ${exp.file}: ${s.expectedFailures} expected failure(s), ${s.unexpectedPasses} unexpected pass(es)${overdue ? `, ${overdue} entr${overdue === 1 ? 'y' : 'ies'} past their review date` : ''}`);
+  }
   if (!report.run.complete) lines.push(`  incomplete: ${report.run.incompleteReason ?? 'the run stopped early'}`);
   const fatal = report.checks.filter((c) => outcomeOf(c, report.run.strict) === 'fail');
   if (fatal.length > 0) {
     lines.push('  failed:');
     for (const c of fatal.slice(0, LISTED_FAILURES)) lines.push(`    ${c.id} [${c.clause}]${c.reason ? ` ${firstLine(c.reason)}` : ''}`);
     if (fatal.length > LISTED_FAILURES) lines.push(`    … and ${fatal.length - LISTED_FAILURES} more (see the HTML report)`);
+  }
+  const unexpected = report.checks.filter((c) => outcomeOf(c, report.run.strict) === 'unexpected-pass');
+  if (unexpected.length > 0) {
+    lines.push('  unexpected passes (listed as failing in the --expect file; take them out):');
+    for (const c of unexpected) lines.push(`    ${c.id} (${firstLine(c.expectation?.reason ?? '')})`);
   }
   lines.push(`  reports: ${paths.html}`, `           ${paths.junit}`, `           ${paths.json}`);
   return lines.join('\n');

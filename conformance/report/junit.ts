@@ -1,5 +1,5 @@
-// conformance.junit.xml for CI: one testsuite per method, one testcase per check. Only fatal failures
-// are <failure>s, so a CI job goes red exactly when the run's verdict is fail.
+// conformance.junit.xml for CI: one testsuite per method, one testcase per check. Only fatal failures and
+// unexpected passes are <failure>s, so a CI job goes red exactly when the run's verdict is fail.
 import junitModule, { type Builder, type TestCase } from 'junit-report-builder';
 import type { CheckResult } from '../framework/check.ts';
 import { writeFileAtomic } from './atomic.ts';
@@ -38,8 +38,14 @@ function addCase(tc: TestCase, c: CheckResult, strict: boolean): void {
     case 'fail':
       tc.failure(reason || 'failed', c.layer).stacktrace(text(`${c.id} [${c.clause}] (${c.layer}): `));
       break;
+    case 'unexpected-pass':
+      tc.failure(`unexpected pass: listed as failing (${c.expectation?.reason ?? ''}), yet it passed; take it out of the --expect file`, 'unexpected-pass');
+      break;
     case 'advisory':
       tc.standardOutput(text('advisory: '));
+      break;
+    case 'expected':
+      tc.standardOutput(text(`expected failure (${c.expectation?.reason ?? ''}): `));
       break;
     case 'skip':
       tc.skipped().standardOutput(text('skipped: '));

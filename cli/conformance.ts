@@ -4,13 +4,11 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { redact } from '../core/redact.ts';
 import type { Targets } from '../core/targets.ts';
-import { EndpointUnusable, runConformance, type RunResult } from '../conformance/framework/runner.ts';
-import { type Expectations, ExpectationsError, loadExpectations } from '../conformance/framework/expectations.ts';
+import type { RunResult } from '../conformance/framework/runner.ts';
+import type { Expectations } from '../conformance/framework/expectations.ts';
 import type { CheckResult } from '../conformance/framework/check.ts';
-import { summarize, type ConformanceReport } from '../conformance/report/model.ts';
-import { formatSummary, writeReports } from '../conformance/report/index.ts';
-import { endpointOptions, expectedNetwork, methodList, resolveEndpoint, UsageError } from './networks.ts';
-import { loadTargets } from '../conformance/framework/discovery.ts';
+import type { ConformanceReport } from '../conformance/report/model.ts';
+import { endpointOptions, expectedNetwork, methodList, positive, resolveEndpoint, UsageError } from './networks.ts';
 import { METHODS } from '../load/methods.ts';
 import { harnessVersion } from './version.ts';
 import { INTERRUPTED_EXIT, interruptSignal } from './interrupt.ts';
@@ -88,26 +86,30 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
   }
   const url = resolveEndpoint(values);
   if (!url) throw new UsageError('give --url, or --network with --api-key (see --help); with no endpoint at all, `rpc-certify start` certifies the embedded default');
-  if (values.targets) await loadTargets(values.targets).catch((e: unknown) => Promise.reject(new UsageError(`--targets ${(e as Error).message}`)));
-  return certify({
+  const opts: ConformanceOptions = {
     url,
     out: values.out,
     ...(values.network ? { network: values.network } : {}),
     ...(expectedNetwork(values) ? { expectNetwork: expectedNetwork(values) } : {}),
     ...(values.methods ? { methods: methodList(values.methods, [...METHODS, 'service']) } : {}),
     strict: values.strict,
-    ...(values.expect ? { expect: await readExpectations(values.expect) } : {}),
     ...(values.targets ? { targetsFile: values.targets } : {}),
     ...(values['discovery-depth'] ? { discoveryDepth: positive(values['discovery-depth'], '--discovery-depth') } : {}),
     ...(values.timeout ? { timeoutMs: positive(values.timeout, '--timeout') } : {}),
     ...(values.concurrency ? { concurrency: positive(values.concurrency, '--concurrency') } : {}),
-    ...(values['ca-file'] ? { ca: await readCa(values['ca-file']) } : {}),
     quiet: values.quiet,
-  });
+  };
+  // The files next: the suite (Mocha, viem, the schemas) loads only once the command line is known good.
+  if (values['ca-file']) opts.ca = await readCa(values['ca-file']);
+  if (values.expect) opts.expect = await readExpectations(values.expect);
+  const { loadTargets } = await import('../conformance/framework/discovery.ts');
+  if (values.targets) await loadTargets(values.targets).catch((e: unknown) => Promise.reject(new UsageError(`--targets ${(e as Error).message}`)));
+  return certify(opts);
 }
 
 /** An --expect file, or a usage error naming what is wrong with it. */
 export async function readExpectations(path: string): Promise<Expectations> {
+  const { ExpectationsError, loadExpectations } = await import('../conformance/framework/expectations.ts');
   try {
     return await loadExpectations(path);
   } catch (err) {
@@ -124,14 +126,14 @@ async function readCa(path: string): Promise<string> {
   }
 }
 
-export function positive(text: string, flag: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} takes a positive whole number, got "${text}"`);
-  return n;
-}
 
 /** Runs the suite and writes the reports; returns the exit code. */
 export async function certify(opts: ConformanceOptions): Promise<number> {
+  const [{ EndpointUnusable, runConformance }, { summarize }, { formatSummary, writeReports }] = await Promise.all([
+    import('../conformance/framework/runner.ts'),
+    import('../conformance/report/model.ts'),
+    import('../conformance/report/index.ts'),
+  ]);
   let run: RunResult;
   const shown = opts.quiet ? undefined : progress();
   try {
@@ -158,7 +160,7 @@ export async function certify(opts: ConformanceOptions): Promise<number> {
     }
     throw err;
   }
-  const report = toReport(run, opts);
+  const report = toReport(run, opts, summarize);
   await mkdir(opts.out, { recursive: true });
   const paths = await writeReports(report, opts.out);
   const lockfile = join(opts.out, 'targets.lock.json');
@@ -169,7 +171,7 @@ export async function certify(opts: ConformanceOptions): Promise<number> {
   return report.summary.verdict === 'pass' ? 0 : 1;
 }
 
-function toReport(run: RunResult, opts: ConformanceOptions): ConformanceReport {
+function toReport(run: RunResult, opts: ConformanceOptions, summarize: typeof import('../conformance/report/model.ts').summarize): ConformanceReport {
   const report: ConformanceReport = {
     schemaVersion: 1,
     harness: { name: 'rpc-certify', version: harnessVersion },

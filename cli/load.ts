@@ -4,15 +4,12 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { redact, redactUrl } from '../core/redact.ts';
-import { startDevnet } from '../devnet/index.ts';
 import { compareReports, DEFAULT_TOLERANCE, describeCheck, shapeDifferences, shapeOf } from '../load/compare.ts';
 import { METHODS } from '../load/methods.ts';
-import { parseDuration, PROFILES, type Profile } from '../load/profiles.ts';
-import { readReport } from '../load/report.ts';
-import { DEFAULT_MAX_STEPS, DEFAULT_MISS_SHARE, type LoadOptions, refuseOverwrite, runLoad, type TestOptions } from '../load/run.ts';
+import { DEFAULT_MAX_STEPS, DEFAULT_MISS_SHARE, parseDuration, PROFILES, type Profile } from '../load/profiles.ts';
+import type { LoadOptions, TestOptions } from '../load/run.ts';
 import { findK6, K6_VERSION, toolsDir } from '../scripts/setup-k6.ts';
-import { positive } from './conformance.ts';
-import { endpointOptions, expectedNetwork, methodList, resolveEndpoint, UsageError } from './networks.ts';
+import { endpointOptions, expectedNetwork, methodList, positive, resolveEndpoint, UsageError } from './networks.ts';
 import { interruptSignal } from './interrupt.ts';
 
 /** The options that shape the test, shared by `load` and `k8s`. */
@@ -168,6 +165,8 @@ export async function loadCommand(argv: string[]): Promise<number> {
       ...(expectedNetwork(values) ? { network: expectedNetwork(values) } : {}),
       signal: interruptSignal(),
     };
+    // Loaded once the command line is known good: a usage error costs no more than node's start-up.
+    const [{ refuseOverwrite, runLoad }, { startDevnet }] = await Promise.all([import('../load/run.ts'), import('../devnet/index.ts')]);
     if (values.baseline) await refuseOverwrite(values.baseline, values.out);
     const url = resolveEndpoint(values);
     if (url) return report(await runLoad({ ...opts, url }));
@@ -187,6 +186,7 @@ export async function compareCommand(argv: string[]): Promise<number> {
     if (values.help) return print(compareHelp);
     const [basePath, currentPath, ...extra] = positionals;
     if (!basePath || !currentPath || extra.length) throw new UsageError('compare takes two reports: BASELINE CURRENT (see --help)');
+    const { readReport } = await import('../load/report.ts');
     const read = (path: string) => readReport(path).catch((e: unknown) => Promise.reject(new UsageError(`${path}: ${(e as Error).message}`)));
     const [base, current] = [await read(basePath), await read(currentPath)];
     const differences = shapeDifferences(shapeOf(base), shapeOf(current));

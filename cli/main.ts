@@ -1,9 +1,9 @@
 // rpc-certify's command line. Every failure ends in a one-line reason and an exit code, never a stack trace.
 import { parseArgs } from 'node:util';
+// Only light modules are imported up front: each command loads what it needs (the bundled CLI splits them
+// into chunks), so --help and usage errors answer without loading viem, Mocha or the schemas.
 import { redact, redactUrl } from '../core/redact.ts';
-import { startDevnet } from '../devnet/index.ts';
 import { interruptSignal } from './interrupt.ts';
-import { certify, conformanceCommand, conformanceHelp } from './conformance.ts';
 import { UsageError } from './networks.ts';
 import { harnessVersion } from './version.ts';
 
@@ -50,7 +50,7 @@ type Command = (argv: string[]) => Promise<number>;
 
 const commands: Record<string, Command> = {
   start: startCommand,
-  conformance: conformanceCommand,
+  conformance: async (argv) => (await import('./conformance.ts')).conformanceCommand(argv),
   devnet: devnetCommand,
   checks: checksCommand,
   load: async (argv) => (await import('./load.ts')).loadCommand(argv),
@@ -63,6 +63,7 @@ async function startCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { out: { type: 'string', default: 'reports' }, strict: { type: 'boolean', default: false }, 'no-load': { type: 'boolean', default: false }, quiet: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } } });
   if (values.help) return print(startHelp);
   const interrupted = interruptSignal();
+  const [{ startDevnet }, { certify }] = await Promise.all([import('../devnet/index.ts'), import('./conformance.ts')]);
   const devnet = await startDevnet();
   try {
     console.log(`embedded default: seeded anvil behind the reference gateway at ${redactUrl(devnet.url)}`);
@@ -97,6 +98,7 @@ async function devnetCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { port: { type: 'string' }, 'api-key': { type: 'string' }, node: { type: 'string', default: 'anvil' }, help: { type: 'boolean', short: 'h' } } });
   if (values.help) return print(devnetHelp);
   if (values.node !== 'anvil' && values.node !== 'geth') throw new UsageError(`--node takes anvil or geth, got "${values.node}"`);
+  const { startDevnet } = await import('../devnet/index.ts');
   const devnet = await startDevnet({ node: values.node, ...(values.port ? { port: Number(values.port) } : {}), ...(values['api-key'] ? { apiKey: values['api-key'] } : {}) });
   // A key the user chose is theirs and stays out of the output; a generated one is printed, or the URL would be unusable.
   console.log(`embedded default listening: ${values['api-key'] ? redactUrl(devnet.url) : devnet.url}`);
@@ -116,7 +118,7 @@ function print(text: string): number {
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  if (!name || name === '--help' || name === '-h' || name === 'help') return print(rest[0] === 'conformance' ? conformanceHelp : mainHelp);
+  if (!name || name === '--help' || name === '-h' || name === 'help') return rest[0] && commands[rest[0]] ? commands[rest[0]]!(['--help']) : print(mainHelp);
   if (name === '--version' || name === '-v') return print(harnessVersion);
   const command = commands[name];
   if (!command) throw new UsageError(`unknown command "${name}"; see rpc-certify --help`);

@@ -22,6 +22,12 @@ export function methodList(text: string, known: readonly string[]): string[] {
   return names;
 }
 
+export function positive(text: string, flag: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} takes a positive whole number, got "${text}"`);
+  return n;
+}
+
 /** A mistake in the command line: exit code 2 with a one-line reason. */
 export class UsageError extends Error {}
 

@@ -4,6 +4,10 @@
 import { HEAD_SCENARIO, METHODS, MIX_SCENARIO, metricName, type RpcMethod, type Subject } from './methods.ts';
 import { createRng } from './rng.ts';
 
+/** Share of requests that should miss (unknown hash, index out of range), and the most capacity steps per subject. */
+export const DEFAULT_MISS_SHARE = 0.1;
+export const DEFAULT_MAX_STEPS = 20;
+
 export const PROFILES = ['smoke', 'gate', 'capacity', 'soak'] as const;
 export type Profile = (typeof PROFILES)[number];
 

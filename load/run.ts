@@ -19,7 +19,7 @@ import { renderHtml } from './html.ts';
 import { type Measurement, measure, ToolError } from './instances.ts';
 import { renderJunit } from './junit.ts';
 import { isRpcMethod, METHODS, type RpcMethod, type Subject } from './methods.ts';
-import { buildPlan, capacitySubjects, type Plan, type PlanInput, type Profile, type Slo } from './profiles.ts';
+import { buildPlan, capacitySubjects, DEFAULT_MAX_STEPS, DEFAULT_MISS_SHARE, type Plan, type PlanInput, type Profile, type Slo } from './profiles.ts';
 import { assertReport, buildReport, corpusInfo, type LoadReport, readReport, withVerdict } from './report.ts';
 import { EndpointError, sampleCorpus } from './sample.ts';
 import { summaryText } from './text.ts';
@@ -66,8 +66,6 @@ export interface LoadOutcome {
   summary: string;
 }
 
-export const DEFAULT_MISS_SHARE = 0.1;
-export const DEFAULT_MAX_STEPS = 20;
 const REPORT_FILES = { json: 'load.json', html: 'load.html', junit: 'load.junit.xml', dashboard: 'load.k6-dashboard.html', corpus: 'load.corpus.json' };
 
 /** Runs a load test; expected failures (bad options, unusable endpoint, no k6) come back as exit code 2. */

@@ -26,14 +26,23 @@ export async function goInstall(cmd: GoCommand, log: (line: string) => void): Pr
   const bin = join(toolsDir(), 'bin');
   await requireGo(cmd);
   const env = { ...process.env, GOBIN: bin };
-  const direct = await attempt(() => run('go', ['install', `${cmd.pkg}@${cmd.version}`], { env, maxBuffer: 16 << 20 }));
-  if (direct) {
-    // Some module proxies cannot list a module's versions (a 404 on @v/list), which `go install
-    // pkg@version` needs; resolving the version inside a throwaway module, through the proxies only, works.
-    log(`go install ${cmd.pkg}@${cmd.version} failed; retrying through a temporary module`);
-    const viaModule = await attempt(() => buildViaTempModule(cmd, env));
-    if (viaModule) throw new Error(`could not build ${cmd.name} ${cmd.version}:\n--- go install ---\n${direct}\n--- temporary module ---\n${viaModule}`);
+  // A build takes minutes and go prints nothing meanwhile: say it is still going.
+  const started = Date.now();
+  const ticker = setInterval(() => log(`  still building ${cmd.name}: ${Math.round((Date.now() - started) / 1000)} s (go downloads the modules, then compiles)`), 20_000);
+  try {
+    const direct = await attempt(() => run('go', ['install', `${cmd.pkg}@${cmd.version}`], { env, maxBuffer: 16 << 20 }));
+    if (direct) {
+      // Some module proxies cannot list a module's versions (a 404 on @v/list), which `go install
+      // pkg@version` needs; resolving the version inside a throwaway module, through the proxies only, works.
+      const listing = /@v\/list|404|no matching versions|not found/i.test(direct);
+      log(listing ? `  the module proxy does not list ${cmd.module}'s versions (expected with some proxies): building ${cmd.version} through a temporary module instead` : `  go install ${cmd.pkg}@${cmd.version} did not work (${direct.split('\n')[0]}): trying through a temporary module`);
+      const viaModule = await attempt(() => buildViaTempModule(cmd, env));
+      if (viaModule) throw new Error(`could not build ${cmd.name} ${cmd.version}:\n--- go install ---\n${direct}\n--- temporary module ---\n${viaModule}`);
+    }
+  } finally {
+    clearInterval(ticker);
   }
+  log(`  built ${cmd.name} ${cmd.version} in ${Math.round((Date.now() - started) / 1000)} s`);
   return join(bin, cmd.name);
 }
 

@@ -1,7 +1,6 @@
 // `rpc-certify k8s`: the load test as k6-operator manifests, and `k8s merge`: the pods' results as one report.
 import { parseArgs } from 'node:util';
 import { redact } from '../core/redact.ts';
-import { mergeK8s, writeK8s } from '../load/k8s.ts';
 import { oneLineErrors, print, report, share, TEST_OPTIONS_HELP, testOptions, testOptionSpecs } from './load.ts';
 import { endpointOptions, positive, resolveEndpoint, UsageError } from './networks.ts';
 
@@ -56,7 +55,7 @@ export async function k8sCommand(argv: string[]): Promise<number> {
     if (mode === 'merge') {
       if (!run || logs.length === 0) throw new UsageError('k8s merge takes run.json and at least one pod log (see --help)');
       return report(
-        await mergeK8s({
+        await (await import('../load/k8s.ts')).mergeK8s({
           run,
           logs,
           out: values.out ?? 'reports',
@@ -69,7 +68,7 @@ export async function k8sCommand(argv: string[]): Promise<number> {
     if (!values.parallelism) throw new UsageError('--parallelism N is required (the TestRun runner pods)');
     const url = resolveEndpoint(values);
     return report(
-      await writeK8s({
+      await (await import('../load/k8s.ts')).writeK8s({
         ...testOptions(values),
         ...(url ? { url } : {}),
         parallelism: positive(values.parallelism, '--parallelism'),

@@ -102,6 +102,10 @@ describe('conformance checks fire on their faults', function () {
       const methods = f.methods ?? [...new Set(f.kills.map((id) => id.split('/')[0]!))];
       const r = await run(methods, Boolean(f.synthetic));
       expect(failedIds(r), `failures: ${r.checks.filter((c) => c.verdict !== 'pass').map((c) => `${c.id}=${c.verdict}`).join(' ')}`).to.include.members(f.kills);
+      if (f.exact) {
+        expect(r.complete, 'the whole suite ran').to.equal(true);
+        expect(failedIds(r).sort(), 'nothing else failed').to.deep.equal([...f.kills].sort());
+      }
     });
   }
 });

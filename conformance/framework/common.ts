@@ -22,6 +22,7 @@ function assertEnvelope(t: CheckContext, ex: Exchange): void {
   t.expect(ex.fault === undefined, `body must be JSON: ${ex.faultDetail ?? ''}`, { actual: ex.bodyText?.slice(0, 200) });
   const body = ex.body;
   if (!isObject(body)) return t.fail('response must be a single JSON object', { pointer: '', actual: typeof body });
+  t.expect(!('result' in body && 'error' in body), 'a response carries both result and error: exactly one is allowed', { pointer: '/error', actual: { result: body['result'], error: body['error'] } });
   t.expectShape('envelope', body, '');
   const sent = (ex.request as { id: number }).id;
   t.expect(body['id'] === sent, `id must echo the request id ${sent} with its type`, { pointer: '/id', expected: sent, actual: body['id'] });

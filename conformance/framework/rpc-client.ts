@@ -213,7 +213,10 @@ function isJsonRpc(body: unknown): boolean {
 export function resultOf<T>(ex: Exchange): T {
   if (ex.fault) throw new TransportError(ex);
   const body = ex.body as { result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } } | undefined;
-  if (body && typeof body === 'object' && body.error && typeof body.error === 'object') {
+  // A body with both a non-null result and an error breaks the envelope (the envelope checks fail it); the
+  // other checks read its result, so one defect is one verdict, not a failure of every check.
+  const hasResult = body && typeof body === 'object' && body.result !== undefined && body.result !== null;
+  if (body && typeof body === 'object' && body.error && typeof body.error === 'object' && !hasResult) {
     throw new RpcError(Number(body.error.code), String(body.error.message), body.error.data, ex);
   }
   if (!body || typeof body !== 'object' || !('result' in body)) {

@@ -36,6 +36,8 @@ export interface Fault {
   serveAnyKey?: boolean;
   /** Needs the synthetic history. */
   synthetic?: boolean;
+  /** The failures must be exactly `kills`: the rest of the suite runs and passes. */
+  exact?: boolean;
 }
 
 export interface FaultContext {

@@ -7,6 +7,7 @@ import { privateKeyToAddress } from 'viem/accounts';
 import { toQuantity } from '../../core/hex.ts';
 import { blockSize } from '../../core/invariants/block-size.ts';
 import type { Targets } from '../../core/targets.ts';
+import { allSuites } from '../../conformance/methods.ts';
 import type { Fault, FaultContext, RpcRequest, RpcResponse, Synthetic } from './fault-proxy.ts';
 
 const M = {
@@ -38,6 +39,25 @@ function envelopeFaults(method: string): Fault[] {
   return [
     fault(`${method}: jsonrpc "1.0" in results`, [`${method}/envelope`], (req, res) => (req.method === method && 'result' in res ? { ...res, jsonrpc: '1.0' } : res)),
     fault(`${method}: error responses echo the id as a string`, [`${method}/envelope-error`], (req, res) => (req.method === method && 'error' in res ? { ...res, id: String(res.id) } : res)),
+  ];
+}
+
+/**
+ * Envelope defects on every answer: the id echoed wrong, retyped or null, or a body with both result and
+ * error. The answers stay usable (one exchange, one call): every envelope check fails, the suite still runs.
+ */
+export function envelopeDefects(): Fault[] {
+  const ids = allSuites.flatMap((s) => s.checks.map((c) => s.id(c.spec.intent)));
+  const envelope = (pattern: RegExp) => ids.filter((id) => pattern.test(id));
+  const everyAnswer = (name: string, kills: string[], change: (res: RpcResponse) => RpcResponse): Fault => fault(`envelope: ${name}`, kills, (_req, res) => change(res), { methods: allSuites.map((s) => s.method), exact: true });
+  const both = /\/envelope(-error)?$/;
+  return [
+    everyAnswer('another id echoed', envelope(both), (res) => ({ ...res, id: Number(res.id) + 1000 })),
+    everyAnswer('the id echoed as a string', envelope(both), (res) => ({ ...res, id: String(res.id) })),
+    everyAnswer('id null', envelope(both), (res) => ({ ...res, id: null })),
+    // On answers with a value only: with a null result, which of the two was meant cannot be told (and a
+    // dev chain's uncle lookups all answer null).
+    everyAnswer('both result and error', envelope(/^(?!eth_getUncle).*\/envelope$/), (res) => (res.result !== undefined && res.result !== null ? { ...res, error: { code: -32000, message: 'spurious' } } : res)),
   ];
 }
 
@@ -147,6 +167,7 @@ export function faultCatalogue(targets: Targets): Fault[] {
     fault('block receipts: decimal block numbers rejected', [`${M.blockReceipts}/decimal-string`, `${M.blockReceipts}/decimal-number`], (req, res) => (req.method === M.blockReceipts && !/^0x|^[a-z]/.test(String(req.params[0])) ? invalidParams(res) : res)),
 
     ...invariantFaults(targets),
+    ...envelopeDefects(),
   ];
 }
 

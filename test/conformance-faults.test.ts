@@ -88,6 +88,22 @@ describe('conformance checks fire on their faults', function () {
     expect(check?.reason).to.match(/head moved during each of 3 attempts/);
   });
 
+  it('a method the endpoint does not serve fails only its own checks: the checks leaning on it are inconclusive, naming it, or take an equivalent path', async function () {
+    for (const method of allSuites.map((s) => s.method).filter((m) => m !== 'service')) {
+      // hardhat's answer to eth_getBlockReceipts; ganache's is -32700 "method does not exist".
+      proxy.fault = { name: `${method} not served`, kills: [], rewrite: (req, res) => (req.method === method ? { jsonrpc: '2.0', id: res.id, error: { code: -32004, message: `Method ${method} is not supported` } } : res) };
+      const r = await run(undefined, false);
+      const others = r.checks.filter((c) => c.method !== method);
+      expect(others.filter((c) => c.verdict === 'fail' && c.layer !== 'advisory').map((c) => `${c.id}: ${c.reason}`), `${method} not served`).to.deep.equal([]);
+      for (const c of others.filter((x) => x.verdict === 'inconclusive')) expect(c.reason, c.id).to.include(`leans on ${method}`);
+      expect(r.checks.some((c) => c.method === method && c.verdict === 'fail'), `${method}'s own checks fail`).to.equal(true);
+    }
+    proxy.fault = { name: 'no eth_getBlockReceipts', kills: [], rewrite: (req, res) => (req.method === 'eth_getBlockReceipts' ? { jsonrpc: '2.0', id: res.id, error: { code: -32601, message: 'the method does not exist' } } : res) };
+    const r = await run(undefined, false);
+    expect(byId(r, 'eth_getBlockByHash/logs-bloom')?.verdict, 'receipts one by one instead').to.equal('pass');
+    expect(byId(r, 'eth_getTransactionReceipt/agrees-with-block-receipts')).to.deep.include({ verdict: 'inconclusive' });
+  });
+
   it('every check of the suite is killed by at least one fault', function () {
     const killed = new Set(catalogue.flatMap((f) => f.kills));
     const all = allSuites.flatMap((s) => s.checks.map((c) => s.id(c.spec.intent)));

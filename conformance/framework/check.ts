@@ -137,9 +137,38 @@ export class CheckContext {
     try {
       return resultOf<T>(ex);
     } catch (err) {
-      if (err instanceof RpcError) this.fail(`expected a result, got JSON-RPC error ${err.code}: ${err.rpcMessage}`, { pointer: '/error' });
+      if (err instanceof RpcError) {
+        // Another method this check leans on (eth_getBlockReceipts, say, which hardhat and ganache lack) is
+        // judged by its own checks: its error leaves this one unjudged, never failed.
+        if (method !== this.method) this.inconclusive(`leans on ${method}, which did not serve the call (JSON-RPC error ${err.code}: ${err.rpcMessage}): ${this.method} cannot be judged by this check here`);
+        this.fail(`expected a result, got JSON-RPC error ${err.code}: ${err.rpcMessage}`, { pointer: '/error' });
+      }
       throw this.untestable(err as TransportError);
     }
+  }
+
+  /**
+   * The result of another method this check leans on but does not judge: an error from it, or null where
+   * the object is known to exist, makes the check inconclusive, naming that method.
+   */
+  async leaned<T>(method: string, params: unknown[], what: string): Promise<T> {
+    const value = await this.result<T | null>(method, params);
+    if (value === null) this.inconclusive(`leans on ${method}, which returned null for ${what}: ${this.method} cannot be judged by this check here`);
+    return value;
+  }
+
+  /** Like leaned(), but undefined when the method does not serve the call, for a check with an equivalent path. */
+  async ifServed<T>(method: string, params: unknown[], what: string): Promise<T | undefined> {
+    const ex = await this.exchange(method, params);
+    let value: T | null;
+    try {
+      value = resultOf<T | null>(ex);
+    } catch (err) {
+      if (err instanceof RpcError) return undefined;
+      throw this.untestable(err as TransportError);
+    }
+    if (value === null) this.inconclusive(`leans on ${method}, which returned null for ${what}: ${this.method} cannot be judged by this check here`);
+    return value;
   }
 
   /** The error object of a call that must fail with a JSON-RPC error. */

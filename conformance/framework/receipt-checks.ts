@@ -1,5 +1,6 @@
 // §2.4/§2.5: what makes one receipt well formed, judged the same way for eth_getTransactionReceipt and
 // for each element of eth_getBlockReceipts.
+import type { Json } from '../../core/invariants/encoding.ts';
 import type { CheckContext } from './check.ts';
 
 export type Receipt = Record<string, unknown> & {
@@ -34,4 +35,19 @@ export function assertReceipt(t: CheckContext, r: Receipt, at: string): void {
       t.expectEqual(log[field], r[field], `log ${i} ${field} must be its receipt's`, `${at}/logs/${i}/${field}`);
     }
   });
+}
+
+/**
+ * All receipts of a block, for a check of another method that leans on them: eth_getBlockReceipts when the
+ * endpoint serves it, else the equivalent path, eth_getTransactionReceipt for each of the block's
+ * transactions (hardhat and ganache lack eth_getBlockReceipts). Either one failing to serve makes the check
+ * inconclusive, naming it.
+ */
+export async function receiptsOfBlock(t: CheckContext, ref: { hash: string; number: string }, name: string): Promise<Json[]> {
+  const all = await t.ifServed<Json[]>('eth_getBlockReceipts', [ref.number], `${name} ${ref.number}`);
+  if (all) return all;
+  const block = await t.leaned<{ transactions: string[] }>('eth_getBlockByHash', [ref.hash, false], `${name} ${ref.hash}`);
+  const out: Json[] = [];
+  for (const hash of block.transactions) out.push(await t.leaned<Json>('eth_getTransactionReceipt', [hash], `transaction ${hash} of ${name}`));
+  return out;
 }

@@ -32,9 +32,10 @@ const OPERATIONS: Record<string, string> = {
   'its answer digest (canonical JSON, sha256)': "answerDigest(parsed.result, (text) => crypto.sha256(text, 'hex'))",
 };
 /** The pure functions the scenario runs, as k6 gets them (esbuild strips the types, as bundling does). */
-const PURE = await Promise.all(['../core/reply.ts', '../load/answer.ts', '../load/packed-entry.ts'].map(async (file) => {
+const PURE = await Promise.all(['../core/reply.ts', '../load/answer.ts', '../load/corpus.ts', '../load/packed-entry.ts'].map(async (file) => {
   const { code } = await transform(await readFile(new URL(file, import.meta.url), 'utf8'), { loader: 'ts', format: 'esm' });
-  return code.replace(/^export /gm, '');
+  // One script: what one file imports from another is defined beside it.
+  return code.replace(/^export /gm, '').replace(/^import .*$/gm, '');
 }));
 
 const responder = await startResponder('fast');
@@ -52,7 +53,7 @@ import { Counter, Trend } from 'k6/metrics';
 export const options = { scenarios: { costs: { executor: 'shared-iterations', iterations: 1, vus: 1 } } };
 ${PURE.join('\n')}
 const counter = new Counter('cost_counter'); const trend = new Trend('cost_trend', true); const tags = { b: '123' };
-const entry = (i) => ({ params: ['0x' + String(i).padStart(64, '0')], note: 'bench', expect: 'value', miss: false, answer: '1x2b3c4d5e6f', reply: 'f'.repeat(64) });
+const entry = (i) => ({ params: ['0x' + String(i).padStart(64, '0')], note: 'bench', kind: 'hit', answer: '1x2b3c4d5e6f', reply: 'f'.repeat(64) });
 const objects = new SharedArray('objects', () => Array.from({ length: 200 }, (_, i) => entry(i)));
 const lines = new SharedArray('lines', () => Array.from({ length: 200 }, (_, i) => packEntry(entry(i))));
 export default function () {

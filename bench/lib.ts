@@ -102,10 +102,10 @@ export async function runHarness(url: string, rate: number, durationSec: number)
 function benchCorpus() {
   const calls = CORPUS_HASHES.map((hash) => {
     const answer = txAnswer(1, hash);
-    return { params: [hash], note: 'bench', expect: 'value', miss: false, answer: answerDigest(JSON.parse(answer).result, sha256Hex), reply: replyFingerprint(answer, 1) };
+    return { params: [hash], note: 'bench', kind: 'hit', answer: answerDigest(JSON.parse(answer).result, sha256Hex), reply: replyFingerprint(answer, 1) };
   });
   const entries = Object.fromEntries(METHODS.map((m) => [m, m === METHOD ? calls : []]));
-  return { version: 2, seed: 1, missShare: 0, chainId: '0x7a69', head: '0x9', blocksSampled: 1, entries, deviations: [], dropped: {} };
+  return { version: 3, seed: 1, missShare: 0, chainId: '0x7a69', head: '0x9', blocksSampled: 1, entries, sampling: {} };
 }
 
 export interface BareFigures {

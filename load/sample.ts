@@ -62,6 +62,8 @@ const PAST_HEAD = 1_000_000n;
 const FINALITY_MARGIN = 64n;
 /** Two addresses no key controls: a plain transfer between them estimates on any EVM chain. */
 const TRANSFER = { from: '0x000000000000000000000000000000000000dEaD', to: '0x0000000000000000000000000000000000000001', value: '0x0' };
+/** A target this many blocks behind its reference (or one of its nodes behind another) is only late, not wrong. */
+const LAG_BLOCKS = 3n;
 /** An error that says the history or state asked for is not kept (EIP-4444 code 4444, pruned or non-archive nodes). */
 const NOT_KEPT = /prun|history|archive|missing trie node|state.*not available|not available.*state/i;
 
@@ -94,7 +96,7 @@ export async function sampleCorpus(opts: SampleOptions): Promise<Corpus> {
     for (const method of opts.methods) {
       const pool = candidates[method];
       const tried = [...rng.shuffle(pool.hits).slice(0, MAX_DISTINCT_HITS), ...rng.shuffle(pool.misses).slice(0, MAX_DISTINCT_MISSES)];
-      const { kept, sampling } = await preflight(target, method, tried, finalBlock);
+      const { kept, sampling } = await preflight(target, method, tried, { head, finalBlock });
       corpus.entries[method] = composeEntries(
         kept.filter((e) => !onMissSide(e.kind)),
         kept.filter((e) => onMissSide(e.kind)),
@@ -146,38 +148,46 @@ async function fetchBlocks(client: RpcClient, numbers: bigint[]): Promise<RawBlo
   return blocks.filter((b): b is RawBlock => b !== null && typeof b === 'object' && Array.isArray(b.transactions));
 }
 
-/** A candidate entry, with the block it looks up by number (whose answer is final when that block is). */
+/** A candidate entry, with the block whose data it looks up, and whether it names that block by number. */
 interface Candidate extends CorpusEntry {
-  byNumber?: bigint;
+  block?: bigint;
+  byNumber?: boolean;
+}
+/** Where the chain stood at sampling. */
+interface ChainPoint {
+  head: bigint;
+  finalBlock: bigint | undefined;
 }
 type Pools = Record<RpcMethod, { hits: Candidate[]; misses: Candidate[] }>;
 
 function buildCandidates(blocks: RawBlock[], head: bigint, rng: Rng, targets: SampleOptions['targets']): Pools {
   const pools = Object.fromEntries(METHODS.map((m) => [m, { hits: [], misses: [] }])) as unknown as Pools;
-  const add = (m: RpcMethod, kind: EntryKind, params: unknown[], note: string, byNumber?: string) =>
-    pools[m][onMissSide(kind) ? 'misses' : 'hits'].push({ params, note: kind === 'miss' ? `miss: ${note}` : note, kind, ...(byNumber === undefined ? {} : { byNumber: q(byNumber) ?? 0n }) });
+  const add = (m: RpcMethod, kind: EntryKind, params: unknown[], note: string, at?: { block: string; byNumber?: boolean }) =>
+    pools[m][onMissSide(kind) ? 'misses' : 'hits'].push({ params, note: kind === 'miss' ? `miss: ${note}` : note, kind, ...(at ? { block: q(at.block) ?? 0n, byNumber: at.byNumber === true } : {}) });
   const pastHead = toQuantity(head + PAST_HEAD);
   const age = (b: RawBlock) => (head - (q(b.number) ?? 0n) < BigInt(RECENT_BLOCKS) ? 'recent block' : 'older block');
 
   for (const b of blocks) {
     const txs = b.transactions.filter((t) => typeof t === 'object');
-    add('eth_getBlockByHash', 'hit', [b.hash, rng.next() < 0.5], age(b));
-    add('eth_getBlockReceipts', 'hit', [b.number], age(b), b.number);
+    const byHash = { block: b.number };
+    const byNumber = { block: b.number, byNumber: true };
+    add('eth_getBlockByHash', 'hit', [b.hash, rng.next() < 0.5], age(b), byHash);
+    add('eth_getBlockReceipts', 'hit', [b.number], age(b), byNumber);
     for (const [m, ref] of [['eth_getUncleByBlockNumberAndIndex', b.number], ['eth_getUncleByBlockHashAndIndex', b.hash]] as const) {
-      const byNumber = m === 'eth_getUncleByBlockNumberAndIndex' ? b.number : undefined;
+      const at = m === 'eth_getUncleByBlockNumberAndIndex' ? byNumber : byHash;
       // Post-merge blocks have no uncles: the realistic uncle query then answers null.
       if (b.uncles.length === 0) add(m, 'empty', [ref, '0x0'], 'block without uncles');
-      b.uncles.forEach((_, i) => add(m, 'hit', [ref, toQuantity(i)], 'uncle', byNumber));
+      b.uncles.forEach((_, i) => add(m, 'hit', [ref, toQuantity(i)], 'uncle', at));
       add(m, 'miss', [ref, toQuantity(b.uncles.length + 1)], 'uncle index out of range');
     }
     if (txs.length > 0) {
-      for (let i = 0; i < Math.min(3, txs.length); i++) add('eth_getTransactionByBlockNumberAndIndex', 'hit', [b.number, toQuantity(rng.int(txs.length))], age(b), b.number);
+      for (let i = 0; i < Math.min(3, txs.length); i++) add('eth_getTransactionByBlockNumberAndIndex', 'hit', [b.number, toQuantity(rng.int(txs.length))], age(b), byNumber);
       add('eth_getTransactionByBlockNumberAndIndex', 'miss', [b.number, toQuantity(txs.length)], 'index out of range');
     }
     for (const tx of txs) {
       const type = `tx type ${tx.type ?? '0x0'}`;
-      add('eth_getTransactionByHash', 'hit', [tx.hash], type);
-      add('eth_getTransactionReceipt', 'hit', [tx.hash], type);
+      add('eth_getTransactionByHash', 'hit', [tx.hash], type, byHash);
+      add('eth_getTransactionReceipt', 'hit', [tx.hash], type, byHash);
       const blockNumber = q(tx.blockNumber) ?? 0n;
       if (blockNumber > 0n) add('eth_estimateGas', 'hit', [replayCall(tx), toQuantity(blockNumber - 1n)], tx.to === null ? REPLAY_OF_CREATION : `${REPLAY} ${type}`);
     }
@@ -199,7 +209,7 @@ function buildCandidates(blocks: RawBlock[], head: bigint, rng: Rng, targets: Sa
   for (const r of targets?.reverts ?? []) add('eth_estimateGas', 'revert', [{ ...(r.to ? { to: r.to } : {}), data: r.data }, 'latest'], `${r.kind} revert`);
   const uncleBlock = targets?.uncleBlock;
   for (let i = 0; uncleBlock && i < uncleBlock.uncleCount; i++) {
-    add('eth_getUncleByBlockNumberAndIndex', 'hit', [uncleBlock.number, toQuantity(i)], 'fixture uncle', uncleBlock.number);
+    add('eth_getUncleByBlockNumberAndIndex', 'hit', [uncleBlock.number, toQuantity(i)], 'fixture uncle', { block: uncleBlock.number, byNumber: true });
     add('eth_getUncleByBlockHashAndIndex', 'hit', [uncleBlock.hash, toQuantity(i)], 'fixture uncle');
   }
   return pools;
@@ -217,14 +227,17 @@ function replayCall(tx: RawTx): Record<string, string> {
 type Judged = { keep: CorpusEntry } | { reject: string } | { finding: Omit<Finding, 'count'> };
 
 /** Tries each entry once and judges its answer against the entry's kind. */
-async function preflight(client: RpcClient, method: RpcMethod, candidates: Candidate[], finalBlock: bigint | undefined): Promise<{ kept: CorpusEntry[]; sampling: MethodSampling }> {
+async function preflight(client: RpcClient, method: RpcMethod, candidates: Candidate[], chain: ChainPoint): Promise<{ kept: CorpusEntry[]; sampling: MethodSampling }> {
   const tried = await Promise.all(candidates.map(async (c) => ({ c, ex: await client.exchange(method, c.params) })));
   const kept: CorpusEntry[] = [];
   const sampling: MethodSampling = { status: 'served', tried: {}, correct: {}, rejected: {}, findings: [] };
   for (const { c, ex } of tried) {
-    const { byNumber, ...entry } = c;
+    const { block, byNumber, ...entry } = c;
     const verdict = classify(outcomeOf(ex), expectationOf(entry.kind));
-    const judged = judge(method, entry, verdict, ex, byNumber !== undefined && finalBlock !== undefined && byNumber <= finalBlock);
+    const judged = judge(method, entry, verdict, ex, {
+      final: byNumber === true && block !== undefined && chain.finalBlock !== undefined && block <= chain.finalBlock,
+      recent: block !== undefined && chain.head - block < LAG_BLOCKS,
+    });
     sampling.tried[entry.kind] = (sampling.tried[entry.kind] ?? 0) + 1;
     if ('reject' in judged) sampling.rejected[judged.reject] = (sampling.rejected[judged.reject] ?? 0) + 1;
     else if ('keep' in judged) {
@@ -248,14 +261,19 @@ async function preflight(client: RpcClient, method: RpcMethod, candidates: Candi
   return { kept, sampling };
 }
 
-/** Met its kind: kept (with its fingerprint, and the digest of a final answer); or left out for a reason that is not the endpoint's fault; or a finding. */
-function judge(method: RpcMethod, entry: CorpusEntry, verdict: Classification, ex: Exchange, finalByNumber: boolean): Judged {
+/**
+ * Met its kind: kept (with its fingerprint, and the digest of a final answer); or left out for a reason that is
+ * not the endpoint's fault; or a finding. `final`: a lookup by the number of a final block; `recent`: of a block
+ * so close to the head that a target a little behind its reference (or a node of it) may not have it yet.
+ */
+function judge(method: RpcMethod, entry: CorpusEntry, verdict: Classification, ex: Exchange, block: { final: boolean; recent: boolean }): Judged {
   const { cls, code } = verdict;
   if (cls === 'ok' || cls === 'ok_null' || cls === 'ok_error') {
-    const immutable = cls === 'ok' && (IMMUTABLE_LOOKUPS.includes(method) || finalByNumber);
+    const immutable = cls === 'ok' && (IMMUTABLE_LOOKUPS.includes(method) || block.final);
     return { keep: { ...entry, ...(immutable ? { answer: answerDigest(verdict.envelope?.result, sha256Hex) } : {}), ...(ex.replyFingerprint ? { reply: ex.replyFingerprint } : {}) } };
   }
   if (cls === 'timeout' || cls === 'http_error' || cls === 'rate_limited') return { reject: `no answer at sampling (${cls}${code === undefined ? '' : ` ${code}`})` };
+  if (cls === 'null_unexpected' && block.recent) return { reject: `a block within ${LAG_BLOCKS} of the head answered null (not on the target yet)` };
   const message = errorMessage(ex);
   if (cls === 'rpc_error' && entry.kind === 'hit') {
     // A replay runs at its parent block's state: a transaction that failed, or depended on an earlier one in its block, fails there too.

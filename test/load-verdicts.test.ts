@@ -8,7 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Devnet, startDevnet } from '../devnet/index.ts';
 import type { LoadReport } from '../load/report.ts';
+import { METHODS, type RpcMethod } from '../load/methods.ts';
 import { runLoad } from '../load/run.ts';
+import { sampleCorpus } from '../load/sample.ts';
 import { findK6 } from '../scripts/setup-k6.ts';
 import { type Fault, FaultProxy, type RpcRequest, type RpcResponse } from './support/fault-proxy.ts';
 
@@ -44,8 +46,7 @@ describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)
   };
   const reportIn = async (dir: string) => JSON.parse(await readFile(join(dir, 'load.json'), 'utf8')) as LoadReport;
 
-  before(async function () {
-    if (!(await findK6())) this.skip(); // no k6 yet: `npm run setup` builds it (needs Go)
+  before(async () => {
     devnet = await startDevnet();
     proxy = new FaultProxy(devnet.url);
     await proxy.start();
@@ -59,10 +60,57 @@ describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)
     await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
   });
 
+  const needsK6 = async function (this: Mocha.Context) {
+    if (!(await findK6())) this.skip(); // no k6 yet: `npm run setup` builds it (needs Go)
+  };
+
+  describe('sampling alone: what each answer makes of its entry', function () {
+    const sample = async (fault: Fault['rewrite'], methods: RpcMethod[]) => {
+      proxy.fault = fault ? { name: 'sampling', kills: [], rewrite: fault } : undefined;
+      return sampleCorpus({ url: proxy.url, seed: 1, missShare: 0.1, methods });
+    };
+
+    it('an endpoint answering right: every method served, nothing found, nothing left out but a replay that reverts at its parent state', async () => {
+      const corpus = await sample(undefined, [...METHODS]);
+      for (const m of METHODS) {
+        expect(corpus.sampling[m]?.status, m).to.equal('served');
+        expect(corpus.sampling[m]?.findings, m).to.deep.equal([]);
+      }
+      expect(Object.keys(corpus.sampling.eth_estimateGas?.rejected ?? {}).every((why) => why.startsWith('replay fails at its parent state'))).to.equal(true);
+      expect(corpus.entries.eth_estimateGas.some((e) => e.note === 'plain transfer')).to.equal(true);
+    });
+
+    it('a hit answered null on an old block is a finding; on one of the last 3 blocks the target is only late', async () => {
+      const corpus = await sample((req, res) => (req.method === 'eth_getBlockReceipts' && /^0x/.test(String(req.params[0])) ? { ...res, result: null } : res), ['eth_getBlockReceipts']);
+      const s = corpus.sampling.eth_getBlockReceipts!;
+      expect(s.findings.map((f) => [f.kind, f.cls])).to.deep.include(['hit', 'null_unexpected']);
+      expect(Object.keys(s.rejected)).to.deep.equal(['a block within 3 of the head answered null (not on the target yet)']);
+      expect(s.status, "'latest' still answers").to.equal('served');
+    });
+
+    it('history the endpoint says it does not keep is left out, counted by reason; with nothing else answering, the method is not served', async () => {
+      const corpus = await sample((req, res) => (req.method === 'eth_getTransactionReceipt' && res.result ? error(res, 4444, 'pruned history unavailable') : res), ['eth_getTransactionReceipt']);
+      const s = corpus.sampling.eth_getTransactionReceipt!;
+      expect(s.rejected).to.have.property('history not kept (error 4444)').above(0);
+      expect(s.findings).to.deep.equal([]);
+      expect(s.status).to.equal('not served');
+      expect(s.reason).to.match(/no hit answered as due: \d+ left out: history not kept \(error 4444\)/);
+      expect(corpus.entries.eth_getTransactionReceipt.every((e) => e.kind === 'miss'), 'only the misses are asked').to.equal(true);
+    });
+
+    it('answers echoing another id are `wrong` at sampling too', async () => {
+      const corpus = await sample((req, res) => (req.method === 'eth_getBlockByHash' ? { ...res, id: req.id + 1 } : res), ['eth_getBlockByHash']);
+      expect(corpus.sampling.eth_getBlockByHash?.status).to.equal('not served');
+      expect(corpus.sampling.eth_getBlockByHash?.findings.map((f) => f.cls)).to.deep.equal(['wrong', 'wrong']);
+      expect(corpus.entries.eth_getBlockByHash.some((e) => e.reply), 'no fingerprint of an answer that did not meet its kind').to.equal(false);
+    });
+  });
+
   describe('what sampling finds', function () {
     let run: Awaited<ReturnType<typeof runLoad>>;
     let report: LoadReport;
-    before(async () => {
+    before(async function () {
+      await needsK6.call(this);
       proxy.fault = hardhatLike;
       const out = await outDir();
       run = await runLoad({ url: proxy.url, profile: 'smoke', duration: '2s', out, log: () => undefined });
@@ -127,7 +175,8 @@ describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)
 
   describe('what only the load finds (faults that start after sampling, no answer validated)', function () {
     let corpus: string;
-    before(async () => {
+    before(async function () {
+      await needsK6.call(this);
       proxy.fault = { name: 'final is head', kills: [], rewrite: (req, res, ctx) => finalIsHead(req, res, ctx.upstream) };
       const out = await outDir();
       const methods = ['eth_getBlockByHash', 'eth_getTransactionByHash', 'eth_getBlockReceipts'];

@@ -38,6 +38,8 @@ export interface MeasureInput {
   log: (line: string) => void;
   /** Stops k6 early (it still writes what it measured). */
   signal?: AbortSignal;
+  /** Each instance's REST API, as it starts listening (live progress). */
+  onApi?: (url: string) => void;
 }
 
 export async function measure(input: MeasureInput): Promise<Measurement> {
@@ -52,7 +54,7 @@ export async function measure(input: MeasureInput): Promise<Measurement> {
       const files = instanceFiles(dir);
       const args = plan.instances > 1 ? ['--execution-segment', segment, '--execution-segment-sequence', sequence] : [];
       const prefix = plan.instances > 1 ? `k6[${segment}]` : 'k6';
-      const result = await runK6({ binary: input.k6, script, args, env: k6Environment(input, files), onLine: (line) => input.log(`${prefix}: ${line}`), ...(input.signal ? { signal: input.signal } : {}) });
+      const result = await runK6({ binary: input.k6, script, args, env: k6Environment(input, files), onLine: (line) => input.log(`${prefix}: ${line}`), ...(input.signal ? { signal: input.signal } : {}), ...(input.onApi ? { onApi: input.onApi } : {}) });
       const shard = shardsIn(await readFile(files.shard, 'utf8').catch(() => ''))[0];
       if (!shard) throw new ToolError(`k6 failed (exit ${result.exitCode}): ${result.log.at(-1)?.line ?? 'no output'}`);
       const timeline = parseTimeline(await recordLines(files.record), plan.scenarios.map((s) => s.name));

@@ -1,7 +1,7 @@
 // Runs the k6 binary. k6's own log lines quote the request URL (so the API key) in network errors and
 // repeat once per failed request: every line is redacted and repeats are folded into counts.
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, readlink } from 'node:fs/promises';
 import { redact } from '../core/redact.ts';
 
 export interface K6Result {
@@ -16,9 +16,20 @@ export interface K6Result {
 export const CLOCK_TICKS_PER_SEC = 100;
 const MAX_DISTINCT_LINES = 40;
 
-export async function runK6(opts: { binary: string; script: string; args?: string[]; env: Record<string, string>; onLine?: (line: string) => void; signal?: AbortSignal }): Promise<K6Result> {
+export interface K6Run {
+  binary: string;
+  script: string;
+  args?: string[];
+  env: Record<string, string>;
+  onLine?: (line: string) => void;
+  /** k6's REST API (http://127.0.0.1:<port>), once it listens: live figures for the progress display. */
+  onApi?: (url: string) => void;
+  signal?: AbortSignal;
+}
+
+export async function runK6(opts: K6Run): Promise<K6Result> {
   const started = performance.now();
-  const child = spawn(opts.binary, ['run', '--no-usage-report', '--quiet', '--no-color', ...(opts.args ?? []), opts.script], {
+  const child = spawn(opts.binary, ['run', '--no-usage-report', '--quiet', '--no-color', '--address', '127.0.0.1:0', ...(opts.args ?? []), opts.script], {
     env: { ...process.env, K6_NO_USAGE_REPORT: 'true', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -40,6 +51,20 @@ export async function runK6(opts: { binary: string; script: string; args?: strin
 
   let cpuSec: number | undefined;
   const sampler = setInterval(() => void cpuSeconds(child.pid).then((s) => (cpuSec = s ?? cpuSec)), 1000);
+  // k6 takes a free port for its API (--address 127.0.0.1:0) and does not print it: read it from /proc.
+  let lookups = 0;
+  let found = false;
+  const apiFinder = opts.onApi
+    ? setInterval(() => {
+        if (++lookups > 60) return clearInterval(apiFinder);
+        void listeningPort(child.pid).then((port) => {
+          if (port === undefined || found) return;
+          found = true;
+          clearInterval(apiFinder);
+          opts.onApi?.(`http://127.0.0.1:${port}`);
+        });
+      }, 250)
+    : undefined;
   // Ctrl-C reaches k6 too: it stops the test and still writes its summary, so wait for it. A signal
   // only this process got (SIGTERM from a supervisor) is passed on to k6 the same way, and k6 never
   // outlives this process.
@@ -57,6 +82,7 @@ export async function runK6(opts: { binary: string; script: string; args?: strin
     return { exitCode, wallSec: (performance.now() - started) / 1000, ...(cpuSec === undefined ? {} : { cpuSec }), log: [...seen.values()] };
   } finally {
     clearInterval(sampler);
+    clearInterval(apiFinder);
     process.off('SIGINT', keepWaiting);
     process.off('exit', killK6);
     opts.signal?.removeEventListener('abort', stopK6);
@@ -70,6 +96,21 @@ export async function cpuSeconds(pid: number | undefined): Promise<number | unde
   const fields = stat === undefined ? [] : procStatFields(stat);
   const ticks = Number(fields[STAT.utime]) + Number(fields[STAT.stime]);
   return Number.isFinite(ticks) ? ticks / CLOCK_TICKS_PER_SEC : undefined;
+}
+
+/** The loopback TCP port a process listens on (its sockets' inodes in /proc/net/tcp); undefined off Linux or before it listens. */
+export async function listeningPort(pid: number | undefined): Promise<number | undefined> {
+  if (pid === undefined || process.platform !== 'linux') return undefined;
+  const fds = await readdir(`/proc/${pid}/fd`).catch(() => [] as string[]);
+  const links = await Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')));
+  const inodes = new Set(links.map((l) => /^socket:\[(\d+)\]$/.exec(l)?.[1]).filter((i): i is string => i !== undefined));
+  const table = await readFile(`/proc/${pid}/net/tcp`, 'utf8').catch(() => '');
+  for (const line of table.split('\n').slice(1)) {
+    const f = line.trim().split(/\s+/);
+    // local_address is 0100007F:<port hex> for 127.0.0.1; state 0A is LISTEN; field 9 is the inode.
+    if (f[1]?.startsWith('0100007F:') && f[3] === '0A' && inodes.has(f[9] ?? '')) return parseInt(f[1].slice(9), 16);
+  }
+  return undefined;
 }
 
 /** Indexes into procStatFields() (proc(5) fields 4, 14, 15, 16 and 17). */

@@ -18,6 +18,7 @@ import { type Corpus, fromLearnedCorpus, type LearnedCorpus } from './corpus.ts'
 import { renderHtml } from './html.ts';
 import { type Measurement, measure, ToolError } from './instances.ts';
 import { renderJunit } from './junit.ts';
+import { LiveProgress } from './progress.ts';
 import { isRpcMethod, METHODS, type RpcMethod, type Subject } from './methods.ts';
 import { buildPlan, capacitySubjects, DEFAULT_MAX_STEPS, DEFAULT_MISS_SHARE, type Plan, type PlanInput, type Profile, type Slo } from './profiles.ts';
 import { assertReport, buildReport, corpusInfo, type LoadReport, readReport, withVerdict } from './report.ts';
@@ -110,9 +111,19 @@ async function run(opts: LoadOptions, log: (line: string) => void): Promise<Load
     }
     if (!opts.corpus) await writeFileAtomic(corpusFile, JSON.stringify(corpus));
     let runs = 0;
-    const measurePlan = (plan: Plan): Promise<Measurement> => {
+    // While k6 runs, log lines go above the live progress block (progress.ts), never through it.
+    let live: LiveProgress | undefined;
+    const show = (line: string) => (live ? live.print(redact(line)) : log(line));
+    const subjects = capacitySubjects(methods);
+    const measurePlan = async (plan: Plan): Promise<Measurement> => {
       if (opts.signal?.aborted) throw new ToolError(`interrupted by ${String(opts.signal.reason)} before this step`);
-      return measure({ plan, k6: k6.path, url: opts.url, corpusFile, work: join(work, `run-${runs++}`), log, ...(opts.signal ? { signal: opts.signal } : {}) });
+      live = plan.totalSec >= PROGRESS_FROM_SEC ? new LiveProgress({ title: progressTitle(opts, plan, subjects), subjects: plan.scenarios, totalSec: plan.totalSec, out: opts.log ? { write: (t) => (log(t.trimEnd()), true) } : process.stderr }) : undefined;
+      try {
+        return await measure({ plan, k6: k6.path, url: opts.url, corpusFile, work: join(work, `run-${runs++}`), log: show, ...(opts.signal ? { signal: opts.signal } : {}), ...(live ? { onApi: live.addInstance.bind(live) } : {}) });
+      } finally {
+        live?.stop();
+        live = undefined;
+      }
     };
 
     log(`load: k6 ${k6.version}, ${opts.profile} profile, ${methods.length} methods${test.instances > 1 ? `, ${test.instances} instances` : ''}`);
@@ -125,8 +136,7 @@ async function run(opts: LoadOptions, log: (line: string) => void): Promise<Load
       report = buildReport({ ...common, plan: outcome.plan, measurement: outcome.measurement, capacity: outcome.capacity });
     } else {
       const plan = test.planFor(methods);
-      const ticker = plan.totalSec >= 60 ? setInterval(progress(plan, log), 30_000) : undefined;
-      const measurement = await measurePlan(plan).finally(() => clearInterval(ticker));
+      const measurement = await measurePlan(plan);
       if (measurement.timeline.points.length === 0) log(`load: no timeline: k6 ${k6.version}'s dashboard record was missing or not understood`);
       dashboard = measurement.dashboard;
       report = buildReport({ ...common, plan, measurement });
@@ -261,7 +271,12 @@ async function readCorpus(opts: TestOptions): Promise<Corpus> {
   return fromLearnedCorpus(corpus as unknown as LearnedCorpus);
 }
 
-function progress(plan: Plan, log: (line: string) => void): () => void {
-  const started = Date.now();
-  return () => log(`load: ${Math.round((Date.now() - started) / 1000)} s of ${plan.totalSec} s`);
+/** Runs shorter than this end before a progress line could say anything. */
+const PROGRESS_FROM_SEC = 5;
+
+function progressTitle(opts: LoadOptions, plan: Plan, subjects: readonly Subject[]): string {
+  const [only] = plan.scenarios;
+  if (opts.profile !== 'capacity' || !only) return `load ${opts.profile}`;
+  const step = Math.round((only.rps - plan.rate) / (opts.steps?.stepRps ?? plan.rate)) + 1;
+  return `capacity ${only.name} (${subjects.indexOf(only.name) + 1} of ${subjects.length}), step ${step}: ${only.rps} rps`;
 }

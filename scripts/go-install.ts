@@ -34,8 +34,8 @@ export async function goInstall(cmd: GoCommand, log: (line: string) => void): Pr
     if (direct) {
       // Some module proxies cannot list a module's versions (a 404 on @v/list), which `go install
       // pkg@version` needs; resolving the version inside a throwaway module, through the proxies only, works.
-      const listing = /@v\/list|404|no matching versions|not found/i.test(direct);
-      log(listing ? `  the module proxy does not list ${cmd.module}'s versions (expected with some proxies): building ${cmd.version} through a temporary module instead` : `  go install ${cmd.pkg}@${cmd.version} did not work (${direct.split('\n')[0]}): trying through a temporary module`);
+      const listing = /loading deprecation|@v\/list|404|no matching versions/i.test(direct);
+      log(listing ? `  go install cannot look up ${cmd.module}'s versions here (expected where only a module proxy is reachable): building ${cmd.version} through a temporary module instead` : `  go install ${cmd.pkg}@${cmd.version} did not work (${direct.split('\n')[0]}): trying through a temporary module`);
       const viaModule = await attempt(() => buildViaTempModule(cmd, env));
       if (viaModule) throw new Error(`could not build ${cmd.name} ${cmd.version}:\n--- go install ---\n${direct}\n--- temporary module ---\n${viaModule}`);
     }

@@ -24,7 +24,7 @@ function sink(isTTY: boolean): { isTTY: boolean; text: string; write: (t: string
 
 describe('live progress', function () {
   const m = 'eth_getBlockByHash' as const;
-  const metrics = {
+  const metrics: Record<string, Record<string, number>> = {
     [metricName.calls(m, 'ok')]: { count: 90, rate: 9 },
     [metricName.calls(m, 'ok_null')]: { count: 6, rate: 0.6 },
     [metricName.calls(m, 'rate_limited')]: { count: 4, rate: 0.4 },

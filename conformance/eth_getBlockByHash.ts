@@ -10,7 +10,7 @@ import { withdrawalEncoding } from '../core/invariants/withdrawal.ts';
 import type { Targets } from '../core/targets.ts';
 import { toQuantity } from '../core/hex.ts';
 import { type CheckContext, MethodSuite } from './framework/check.ts';
-import { envelopeChecks, extraFieldsCheck, nullOnMiss, UNKNOWN_HASH } from './framework/common.ts';
+import { envelopeChecks, extraFieldsCheck, nullOnMiss, nullOnZeroHash, UNKNOWN_HASH } from './framework/common.ts';
 import { expectHeaderHash, recompute } from './framework/invariant-checks.ts';
 import { receiptsOfBlock } from './framework/receipt-checks.ts';
 
@@ -83,6 +83,7 @@ suite.check(
 );
 
 nullOnMiss(suite, 'null-on-miss', '§4.2, §7', 'an unknown block hash returns result null', () => [UNKNOWN_HASH, false]);
+nullOnZeroHash(suite, '§4.2', 'a block hash', (hash) => [hash, false]);
 
 suite.check(
   { intent: 'total-difficulty', clause: '§2.2', layer: 'advisory', title: 'totalDifficulty, which the spec lists, is present (current geth no longer returns it)' },

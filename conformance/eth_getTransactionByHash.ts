@@ -4,7 +4,7 @@ import { sameAddress } from '../core/invariants/compare.ts';
 import type { Json } from '../core/invariants/encoding.ts';
 import { legacyChainId, RECOMPUTABLE_TYPES, recoverSender, txHash } from '../core/invariants/tx.ts';
 import { type CheckContext, MethodSuite } from './framework/check.ts';
-import { envelopeChecks, extraFieldsCheck, nullOnMiss, UNKNOWN_HASH } from './framework/common.ts';
+import { envelopeChecks, extraFieldsCheck, nullOnMiss, nullOnZeroHash, UNKNOWN_HASH } from './framework/common.ts';
 import { KNOWN_TYPES } from './framework/discovery.ts';
 import { expectSameFields, recompute, SAMPLE } from './framework/invariant-checks.ts';
 
@@ -43,6 +43,7 @@ suite.check(
 );
 
 nullOnMiss(suite, 'null-on-miss', '§4.6, §7', 'an unknown transaction hash returns result null', () => [UNKNOWN_HASH]);
+nullOnZeroHash(suite, '§4.6', 'a transaction hash', (hash) => [hash]);
 
 extraFieldsCheck(suite, 'transaction', (t) => (anyTx(t) ? [anyTx(t)] : undefined));
 

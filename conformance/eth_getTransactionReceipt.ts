@@ -4,7 +4,7 @@ import { receiptBlooms } from '../core/invariants/block-receipts.ts';
 import { sameAddress } from '../core/invariants/compare.ts';
 import { bigintOf, bytes, type Json } from '../core/invariants/encoding.ts';
 import { type CheckContext, MethodSuite } from './framework/check.ts';
-import { envelopeChecks, extraFieldsCheck, nullOnMiss, UNKNOWN_HASH } from './framework/common.ts';
+import { envelopeChecks, extraFieldsCheck, nullOnMiss, nullOnZeroHash, UNKNOWN_HASH } from './framework/common.ts';
 import { expectSameFields, recompute, SAMPLE } from './framework/invariant-checks.ts';
 import { assertReceipt, assertRootXorStatus, type Receipt } from './framework/receipt-checks.ts';
 
@@ -54,6 +54,7 @@ suite.check(
 );
 
 nullOnMiss(suite, 'null-on-miss', '§4.7, §7', 'an unknown transaction hash returns result null', () => [UNKNOWN_HASH]);
+nullOnZeroHash(suite, '§4.7', 'a transaction hash', (hash) => [hash]);
 
 extraFieldsCheck(suite, 'receipt', (t) => (t.targets.txWithLogs ?? t.targets.successTx ? [t.targets.txWithLogs ?? t.targets.successTx] : undefined));
 

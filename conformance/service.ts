@@ -49,6 +49,85 @@ suite.check(
   },
 );
 
+// JSON-RPC 2.0 service behaviour (§1 requires "jsonrpc": "2.0"; the rest is the JSON-RPC 2.0 spec, which §1 names).
+
+/** A raw body sent as is, recorded as evidence; its answer parsed when it is JSON. */
+async function raw(t: CheckContext, body: string, note: unknown): Promise<{ status?: number; text: string; body: unknown }> {
+  const ex = await t.client.exchangeRaw(body, [note]);
+  t.record(ex);
+  if (ex.fault === 'timeout' || ex.fault === 'unreachable' || ex.fault === 'rate-limited') t.inconclusive(`endpoint could not be tested: ${ex.fault} ${ex.faultDetail ?? ''}`);
+  return { ...(ex.httpStatus !== undefined ? { status: ex.httpStatus } : {}), text: ex.bodyText ?? '', body: ex.body };
+}
+
+suite.check(
+  { intent: 'batch-invalid-element', clause: '§1 (JSON-RPC 2.0 batch)', layer: 'advisory', title: 'a batch with one invalid element gets an answer per element: the valid call its result, the invalid one error -32600 with id null', covers: ['robustness'] },
+  async (t) => {
+    const batch = [{ jsonrpc: '2.0', id: 9101, method: 'eth_chainId', params: [] }, 1];
+    const answer = await raw(t, JSON.stringify(batch), { batch });
+    if (!Array.isArray(answer.body)) return t.fail(`the batch was answered with ${answer.body === undefined ? 'no JSON' : 'a single object'}, not one answer per element: one invalid element must not reject the whole batch`, { pointer: '', actual: answer.text.slice(0, 200) });
+    const valid = answer.body.find((r: { id?: unknown }) => isObject(r) && r.id === 9101) as { result?: unknown } | undefined;
+    t.expect(valid?.result === t.targets.chainId, 'the valid call of the batch must get its own result', { pointer: '', expected: t.targets.chainId, actual: valid });
+    const invalid = answer.body.find((r: { id?: unknown }) => isObject(r) && r.id === null);
+    t.expectEqual(errorCode(invalid), -32600, 'the invalid element must get error -32600 (invalid request) with id null', '');
+  },
+);
+
+suite.check(
+  { intent: 'batch-empty', clause: '§1 (JSON-RPC 2.0 batch)', layer: 'advisory', title: 'an empty batch gets one error -32600 (not an empty array)', covers: ['robustness'] },
+  async (t) => {
+    const answer = await raw(t, '[]', { batch: [] });
+    t.expect(isObject(answer.body), `an empty batch must be answered with a single error object, got ${answer.text.slice(0, 80) || 'no body'}`, { pointer: '', actual: answer.text.slice(0, 200) });
+    t.expectEqual(errorCode(answer.body), -32600, 'an empty batch must be error -32600 (invalid request)', '/error/code');
+  },
+);
+
+suite.check(
+  { intent: 'notification', clause: '§1 (JSON-RPC 2.0 notification)', layer: 'advisory', title: 'a notification (a request without an id) gets no answer', covers: ['robustness'] },
+  async (t) => {
+    const notification = { jsonrpc: '2.0', method: 'eth_chainId', params: [] };
+    const answer = await raw(t, JSON.stringify(notification), notification);
+    t.expect(answer.status !== undefined && answer.status < 300, `a notification must be accepted (HTTP 200 or 204), got HTTP ${answer.status}`, { pointer: '', actual: answer.status });
+    t.expect(answer.text.trim() === '', 'a notification must get no JSON-RPC answer, got a body', { pointer: '', actual: answer.text.slice(0, 200) });
+  },
+);
+
+suite.check(
+  { intent: 'jsonrpc-version', clause: '§1, §9', layer: 'advisory', title: 'a request without "jsonrpc", or with "1.0", is rejected with error -32600, not served', covers: ['robustness'] },
+  async (t) => {
+    for (const [what, request] of [
+      ['without "jsonrpc"', { id: 9201, method: 'eth_chainId', params: [] }],
+      ['with "jsonrpc": "1.0"', { jsonrpc: '1.0', id: 9202, method: 'eth_chainId', params: [] }],
+    ] as const) {
+      const answer = await raw(t, JSON.stringify(request), request);
+      t.expect(!(isObject(answer.body) && 'result' in answer.body), `a request ${what} was served`, { pointer: '/result', actual: answer.text.slice(0, 200) });
+      t.expectEqual(errorCode(answer.body), -32600, `a request ${what} must be error -32600 (invalid request)`, '/error/code');
+    }
+  },
+);
+
+// A stack trace ("at f (/srv/app/x.js:1:2)", Go's "/x.go:12") or a source path tells an attacker what runs where.
+const LEAK = /\bat \S.*\(?\S+:\d+:\d+\)?|(?:\/[\w.@-]+){2,}\.(?:js|mjs|cjs|ts|go|rs|py|java|rb)\b|node_modules|[A-Z]:\\\\\w/;
+
+suite.check(
+  { intent: 'error-no-stack', clause: '§7', layer: 'advisory', title: 'error objects carry no stack trace or source file path (unknown method, invalid params, parse error)', covers: ['robustness'] },
+  async (t) => {
+    const answers = [
+      (await t.exchange('rpc_certify_noSuchMethod', [])).body,
+      (await t.exchange('eth_getBlockByHash', ['0x12', false])).body,
+      (await raw(t, '{"jsonrpc":"2.0","id":1,"method":', { note: 'truncated JSON body' })).body,
+    ];
+    answers.forEach((body, i) => {
+      if (!isObject(body) || !isObject(body['error'])) return;
+      const error = body['error'];
+      const keys = Object.keys(error).filter((k) => /^(stack|stacktrace|trace|file|filename)$/i.test(k));
+      t.expect(keys.length === 0, `error ${i + 1} carries ${keys.join(', ')}`, { pointer: `/error/${keys[0]}`, actual: error[keys[0] ?? ''] });
+      const text = JSON.stringify(error);
+      const leak = LEAK.exec(text);
+      t.expect(!leak, `error ${i + 1} shows a stack trace or source path: ${leak?.[0] ?? ''}`, { pointer: '/error', actual: text.slice(0, 300) });
+    });
+  },
+);
+
 /** The endpoint's URL with another key (or none) in place of its own; undefined when it has no /v3/<key>. */
 function withKey(url: string, key: string): string | undefined {
   return /\/v3\/[^/?#]+/.test(url) ? url.replace(/\/v3\/[^/?#]+/, `/v3/${key}`) : undefined;

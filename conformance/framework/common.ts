@@ -11,6 +11,14 @@ import type { Exchange } from './rpc-client.ts';
 /** A zero-value transfer between addresses nobody holds a key to: it needs no balance on any chain. */
 export const PROBE_TRANSFER = { from: '0x00000000000000000000000000000000c0ffee01', to: '0x00000000000000000000000000000000c0ffee02', value: '0x0' } as const;
 
+/** The all-zero hash: genesis's parentHash, which names no block, transaction or receipt (an easy one to take for genesis or "empty"). */
+export const ZERO_HASH = `0x${'00'.repeat(32)}`;
+
+/** §7: the all-zero hash finds nothing, like any hash that names nothing. */
+export function nullOnZeroHash(suite: MethodSuite, clause: string, what: string, params: (hash: string) => unknown[]): void {
+  nullOnMiss(suite, 'null-zero-hash', `${clause}, §7`, `the all-zero hash (0x00…00) as ${what} returns result null`, () => params(ZERO_HASH));
+}
+
 /** A 32-byte hash that names nothing on any chain. */
 export const UNKNOWN_HASH = keccak256(toHex('rpc-certify: a hash that matches nothing'));
 

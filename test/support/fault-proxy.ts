@@ -91,7 +91,8 @@ export class FaultProxy {
     } catch {
       return this.passthrough(text);
     }
-    if (Array.isArray(parsed) || typeof parsed !== 'object' || parsed === null) return this.passthrough(text);
+    // Batches and notifications (no id, and so no answer to rewrite) go through as they are.
+    if (Array.isArray(parsed) || typeof parsed !== 'object' || parsed === null || !('id' in parsed)) return this.passthrough(text);
     let res = await this.forward(parsed);
     if (this.synthetic) res = await this.synthetic.rewrite(parsed, res, this.ctx);
     const fault = this.fault;

@@ -32,4 +32,58 @@ export const robustnessFaults: Fault[] = [
     rawRequest: (text) => (text.startsWith('[') ? { status: 200, contentType: 'application/json', body: JSON.stringify({ jsonrpc: '2.0', id: 9001, result: null }) } : undefined),
   },
   { name: 'service: any API key is served', kills: ['service/api-key-wrong', 'service/api-key-missing'], serveAnyKey: true },
+  ...serviceFaults(),
 ];
+
+/** JSON-RPC 2.0 service behaviour broken the ways hardhat, ganache and anvil break it (facts.md). */
+function serviceFaults(): Fault[] {
+  const reply = (body: unknown) => ({ status: 200, contentType: 'application/json', body: JSON.stringify(body) });
+  const parsed = (text: string): unknown => {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+  };
+  const single = (text: string) => {
+    const p = parsed(text);
+    return typeof p === 'object' && p !== null && !Array.isArray(p) ? (p as Record<string, unknown>) : undefined;
+  };
+  return [
+    {
+      name: 'service: a batch with an invalid element rejected whole',
+      kills: ['service/batch-invalid-element'],
+      rawRequest: (text) => {
+        const p = parsed(text);
+        return Array.isArray(p) && p.some((e) => typeof e !== 'object' || e === null) ? reply({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid request' } }) : undefined;
+      },
+    },
+    { name: 'service: an empty batch answered []', kills: ['service/batch-empty'], rawRequest: (text) => (text.trim() === '[]' ? reply([]) : undefined) },
+    {
+      name: 'service: a notification answered',
+      kills: ['service/notification'],
+      rawRequest: (text) => {
+        const call = single(text);
+        return call && !('id' in call) ? reply({ jsonrpc: '2.0', id: null, result: '0x1' }) : undefined;
+      },
+    },
+    {
+      name: 'service: a request without "jsonrpc" or with "1.0" served',
+      kills: ['service/jsonrpc-version'],
+      rawRequest: (text) => {
+        const call = single(text);
+        return call && 'id' in call && call['jsonrpc'] !== '2.0' ? reply({ jsonrpc: '2.0', id: call['id'], result: '0x1' }) : undefined;
+      },
+    },
+    {
+      name: 'service: error objects carry a stack (ganache)',
+      kills: ['service/error-no-stack'],
+      rewrite: (_req, res) => (res.error ? { ...res, error: { ...res.error, name: 'Error', stack: 'Error: boom\n    at handle (/srv/node/rpc/handler.js:41:13)' } } : res),
+    },
+    {
+      name: 'service: error data holding a source path',
+      kills: ['service/error-no-stack'],
+      rewrite: (_req, res) => (res.error ? { ...res, error: { ...res.error, data: 'panic: runtime error in /home/build/node/internal/ethapi/api.go:1204' } } : res),
+    },
+  ];
+}

@@ -61,6 +61,11 @@ export function envelopeDefects(): Fault[] {
   ];
 }
 
+/** The all-zero hash answered with an error, as anvil does for uncles, instead of null. */
+function zeroHashError(method: string): Fault {
+  return fault(`${method}: the all-zero hash answered with an error`, [`${method}/null-zero-hash`], (req, res) => (req.method === method && /^0x0{64}$/.test(String(req.params[0])) ? invalidParams(res) : res));
+}
+
 function nullToError(method: string, kills: string[]): Fault {
   return fault(`${method}: a miss is an error instead of null`, kills.map((k) => `${method}/${k}`), (req, res) => (req.method === method && 'result' in res && res.result === null ? notFound(res) : res));
 }
@@ -168,6 +173,8 @@ export function faultCatalogue(targets: Targets): Fault[] {
 
     ...invariantFaults(targets),
     ...envelopeDefects(),
+    ...[M.block, M.uncleH, M.tx, M.receipt].map(zeroHashError),
+    fault('block: the all-zero hash answered with the genesis block', [`${M.block}/null-zero-hash`], async (req, res, ctx) => (req.method === M.block && /^0x0{64}$/.test(String(req.params[0])) ? { ...res, result: (await ctx.upstream('eth_getBlockByNumber', ['0x0', req.params[1]])).result } : res)),
   ];
 }
 

@@ -1,8 +1,9 @@
-// load.junit.xml: one test case per threshold, for head freshness, per baseline comparison and per
-// drift check, so CI shows which limit a run crossed.
+// load.junit.xml: one test case per threshold, for head freshness, per method sampled (served, and
+// answering as its entries' kinds require), per baseline comparison and per drift check, so CI shows
+// which limit a run crossed.
 import junitModule, { type Builder } from 'junit-report-builder';
 import { describeCheck } from './compare.ts';
-import type { LoadReport } from './report.ts';
+import { type LoadReport, sampledFaults } from './report.ts';
 
 // Under Node the CJS build's module.exports (the builder) is what the default import yields.
 const junit = junitModule as unknown as Builder;
@@ -16,6 +17,16 @@ export function renderJunit(r: LoadReport): string {
   }
   const head = thresholds.testCase().className(`load.${r.profile}.head`).name('eth_blockNumber never goes back');
   if (r.head.regressions) head.failure(`went back ${r.head.regressions} times in ${r.head.checks} checks, up to ${r.head.deepestBlocks} blocks`);
+  const methods = Object.keys(r.corpus.methods ?? {});
+  if (methods.length) {
+    const suite = builder.testSuite().name(`rpc-certify load (${r.profile}): what sampling found`);
+    const faults = sampledFaults(r);
+    for (const method of methods) {
+      const c = suite.testCase().className(`load.sampling.${method}`).name(`${method} served, every entry answering as its kind requires`);
+      const mine = faults.filter((f) => f.method === method).map((f) => f.text);
+      if (mine.length) c.failure(mine.join('\n'));
+    }
+  }
   if (r.baseline) {
     const suite = builder.testSuite().name(`rpc-certify load (${r.profile}): regression against ${r.baseline.file}`);
     for (const check of r.baseline.checks) {

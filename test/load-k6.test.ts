@@ -99,11 +99,11 @@ describe('load: real k6 runs against the embedded default (sentinel API key)', f
     expect(first.stdout).to.match(/load smoke: PASS/);
   });
 
-  it('writes the HTML report, the JUnit file (one case per threshold, one for head freshness) and k6’s own dashboard', async () => {
+  it('writes the HTML report, the JUnit file (one case per threshold, one for head freshness, one per method sampled) and k6’s own dashboard', async () => {
     const out = join(dir, 'out');
     expect(await readdir(out)).to.include.members(['load.json', 'load.html', 'load.junit.xml', 'load.k6-dashboard.html', 'load.corpus.json']);
     const junit = await readFile(join(out, 'load.junit.xml'), 'utf8');
-    expect((junit.match(/<testcase /g) ?? []).length).to.equal(report.thresholds.length + 1);
+    expect((junit.match(/<testcase /g) ?? []).length, 'thresholds, head, one per method sampled').to.equal(report.thresholds.length + 1 + 8);
     expect(await readFile(join(out, 'load.html'), 'utf8')).to.include('<svg');
   });
 

@@ -153,12 +153,15 @@ describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)
       expect(report.methods['eth_estimateGas']?.errorCodes['rpc_error']).to.have.property('-32603');
     });
 
-    it('the methods served correctly pass; load.html shows the corpus and what was not served', async () => {
+    it('the methods served correctly pass; load.html and load.junit.xml show what was not served', async () => {
       for (const m of ['eth_getBlockByHash', 'eth_getTransactionByHash']) {
         expect(report.corpus.methods[m]?.status).to.equal('served');
         expect(report.corpus.methods[m]?.findings).to.deep.equal([]);
         expect(report.methods[m]?.failureRate, m).to.equal(0);
       }
+      const junit = await readFile(join(run.reportPaths[2] ?? ''), 'utf8');
+      expect(junit).to.match(/<testcase classname="load.sampling.eth_getBlockReceipts"[^>]*>\s*<failure message="eth_getBlockReceipts not served/);
+      expect(junit).to.match(/<testcase classname="load.sampling.eth_getBlockByHash"[^>]*\/>/);
       const html = await readFile(join(run.reportPaths[1] ?? ''), 'utf8');
       expect(html).to.include('Corpus per method');
       expect(html).to.match(/Not served: eth_getBlockReceipts not served/);

@@ -29,7 +29,8 @@ export interface MethodReport {
   /** JSON-RPC error codes seen, per class ("rpc_error" -> {"-32000": 4}). */
   errorCodes: Record<string, Record<string, number>>;
   failureRate: number;
-  /** Answers fully validated (schema, and the answer recorded at sampling); `wrong` and `invalid` count what failed. */
+  /** Answers validated against the schemas (`invalid` counts what failed); `wrong` counts answers with another id, or
+   * another answer than the one recorded at sampling, validated or not. */
   validated: number;
   /** Answers the generator parsed to classify them: the validated ones, and any that was not the answer sampling saw
    * (byte for byte, but for the id: core/reply.ts). The others were recognised by their fingerprint. */

@@ -101,7 +101,7 @@ async function devnetCommand(argv: string[]): Promise<number> {
   const { startDevnet } = await import('../devnet/index.ts');
   const devnet = await startDevnet({ node: values.node, ...(values.port ? { port: Number(values.port) } : {}), ...(values['api-key'] ? { apiKey: values['api-key'] } : {}) });
   // A key the user chose is theirs and stays out of the output; a generated one is printed, or the URL would be unusable.
-  console.log(`embedded default listening: ${values['api-key'] ? redactUrl(devnet.url) : devnet.url}`);
+  console.log(`${devnet.node === 'geth' ? 'geth devnet' : 'embedded default'} listening: ${values['api-key'] ? redactUrl(devnet.url) : devnet.url}`);
   console.log(`chain id ${devnet.seed.chainId}; ${devnet.node} behind it at ${devnet.nodeUrl}. Ctrl-C stops both.`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);

@@ -51,7 +51,7 @@ suite.check(
   { intent: 'replay-real-tx', clause: '§4.1', layer: 'spec', title: 'replaying a real transaction at its parent block gives an estimate of at least the intrinsic gas', covers: ['hit'] },
   async (t) => {
     const hash = t.need(t.targets.successTx, 'successful transaction');
-    const tx = t.found(await t.result<{ from: string; to: string | null; value: string; input: string; blockNumber: string } | null>('eth_getTransactionByHash', [hash]), 'a known transaction returned null');
+    const tx = await t.leaned<{ from: string; to: string | null; value: string; input: string; blockNumber: string }>('eth_getTransactionByHash', [hash], 'a known transaction');
     const parent = toQuantity(q(tx.blockNumber)! - 1n);
     await expectEstimate(t, [{ from: tx.from, ...(tx.to ? { to: tx.to } : {}), value: tx.value, data: tx.input }, parent]);
   },
@@ -61,7 +61,7 @@ suite.check(
   { intent: 'no-side-effect', clause: '§4.1', layer: 'spec', title: 'estimating adds no transaction: the sender\'s pending nonce is unchanged' },
   async (t) => {
     const hash = t.need(t.targets.successTx, 'successful transaction');
-    const tx = t.found(await t.result<{ from: string } | null>('eth_getTransactionByHash', [hash]), 'a known transaction returned null');
+    const tx = await t.leaned<{ from: string }>('eth_getTransactionByHash', [hash], 'a known transaction');
     const call = { from: tx.from, to: tx.from, value: '0x0' };
     // A live sender may send a transaction of its own between two reads: measure twice before blaming.
     for (let attempt = 1; attempt <= 2; attempt++) {

@@ -68,7 +68,7 @@ async function judgedReceipts(t: CheckContext): Promise<Array<{ what: string; ha
   }
   const multi = t.targets.multiTxBlock;
   if (multi) {
-    const block = t.found(await t.result<{ transactions: string[] } | null>('eth_getBlockByHash', [multi.hash, false]), 'eth_getBlockByHash returned null for a known block');
+    const block = await t.leaned<{ transactions: string[] }>('eth_getBlockByHash', [multi.hash, false], 'a known block');
     block.transactions.slice(0, SAMPLE).forEach((hash, i) => {
       if (!hashes.has(hash)) hashes.set(hash, `transaction ${i} of the block with transactions`);
     });
@@ -97,7 +97,7 @@ suite.check(
   { intent: 'agrees-with-tx', clause: 'invariant: same transaction through each method', layer: 'invariant', title: 'each receipt\'s type, from, to, transactionHash, blockHash, blockNumber and transactionIndex are its transaction\'s (eth_getTransactionByHash)', covers: ['hit'] },
   async (t) => {
     for (const { what, hash, receipt } of await judgedReceipts(t)) {
-      const tx = t.found(await t.result<Json | null>('eth_getTransactionByHash', [hash]), `eth_getTransactionByHash returned null for ${what} ${hash}`);
+      const tx = await t.leaned<Json>('eth_getTransactionByHash', [hash], `${what} ${hash}`);
       for (const [field, txField] of [['type', 'type'], ['from', 'from'], ['to', 'to'], ['transactionHash', 'hash'], ['blockHash', 'blockHash'], ['blockNumber', 'blockNumber'], ['transactionIndex', 'transactionIndex']] as const) {
         const same = field === 'from' || field === 'to' ? sameAddress(receipt[field], tx[txField]) : receipt[field] === tx[txField];
         t.expect(same, `${what}: the receipt's ${field} is not the transaction's ${txField}`, { pointer: `/result/${field}`, expected: tx[txField], actual: receipt[field] });
@@ -120,7 +120,7 @@ suite.check(
   { intent: 'contract-address', clause: 'invariant: contractAddress (facts.md)', layer: 'invariant', title: 'a creation\'s contractAddress recomputed as keccak256(rlp([from, nonce]))[12:] from its transaction', covers: ['hit'] },
   async (t) => {
     const hash = t.need(t.targets.contractCreation, 'contract-creation transaction');
-    const tx = t.found(await t.result<Json | null>('eth_getTransactionByHash', [hash]), 'eth_getTransactionByHash returned null for a known creation');
+    const tx = await t.leaned<Json>('eth_getTransactionByHash', [hash], 'a known creation');
     const receipt = t.found(await t.result<Receipt | null>(suite.method, [hash]), 'the receipt of a mined creation returned null');
     const expected = await recompute(t, '/result', 'the created address', () => getContractAddress({ from: bytes(tx, 'from', '', 20) as Address, nonce: bigintOf(tx, 'nonce') }).toLowerCase());
     t.expect(sameAddress(receipt.contractAddress, expected), 'contractAddress is not keccak256(rlp([from, nonce]))[12:] of the creating transaction', { pointer: '/result/contractAddress', expected, actual: receipt.contractAddress });

@@ -1,26 +1,15 @@
 // The command line's contract: exit codes 0/1/2, one-line reasons without stack traces, and an API key
 // that appears in no byte the harness prints or writes.
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDevnet, type Devnet } from '../devnet/index.ts';
 import { startAnvil, type Anvil } from '../devnet/anvil.ts';
+import { cli } from './support/cli.ts';
 
 const SENTINEL = 'SENTINEL-KEY-123-rpc-certify';
-
-function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/rpc-certify.js', ...args], { env: { ...process.env, RPC_CERTIFY_API_KEY: '' } });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('close', (code) => resolve({ code: code ?? -1, out, err }));
-  });
-}
 
 async function freePort(): Promise<number> {
   const srv = createServer();

@@ -2,7 +2,6 @@
 // the run; an expected failure that passes is an unexpected pass and fails it; a file that cannot be
 // trusted (unknown or doubled ids, off the schema) is a usage error.
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,20 +10,10 @@ import { expectationFor, ExpectationsError, parseExpectations } from '../conform
 import type { CheckResult } from '../conformance/framework/check.ts';
 import { summarize } from '../conformance/report/model.ts';
 import { FaultProxy } from './support/fault-proxy.ts';
+import { cli } from './support/cli.ts';
 
 const PENDING = 'eth_getBlockReceipts/pending-equals-latest';
 const IN_ORDER = 'eth_getBlockReceipts/receipts-in-order';
-
-function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/rpc-certify.js', ...args], { env: { ...process.env, RPC_CERTIFY_API_KEY: '' } });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('close', (code) => resolve({ code: code ?? -1, out, err }));
-  });
-}
 
 const check = (id: string, verdict: CheckResult['verdict'], layer: CheckResult['layer'] = 'spec', kind?: 'fail' | 'skip'): CheckResult => ({
   id,

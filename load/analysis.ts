@@ -22,6 +22,8 @@ export interface CapacityStep {
   cpuCores?: number;
   verdict: StepVerdict;
   reason?: string;
+  /** The step run again: the first step to break the SLO is repeated once before it is taken as the knee. */
+  repeat?: boolean;
 }
 
 export interface CapacityResult {
@@ -29,6 +31,9 @@ export interface CapacityResult {
   sustainableRps: number;
   /** What ended the steps: the endpoint broke the SLO, the generator saturated, or the last step was reached. */
   limitedBy: 'endpoint' | 'generator' | 'steps';
+  /** confirmed: the step above the knee broke the SLO twice; unsteady: a step broke it once, then held when repeated;
+   * lower bound: the steps ended without the endpoint breaking the SLO (the generator, or the last step). */
+  confidence: 'confirmed' | 'unsteady' | 'lower bound';
   steps: CapacityStep[];
 }
 
@@ -78,15 +83,19 @@ export function judgeStep(input: StepInput): CapacityStep {
   // Little's law: the VUs busy waiting for answers at this rate and latency.
   const busyVUs = input.offeredRps * ((latency?.avg ?? 0) / 1000);
   const saturated = input.cpuCores !== undefined && input.cpuCores >= input.availableCores * SATURATED_CPU_SHARE;
-  // Failed answers are the endpoint's whatever else happened; slow answers and unsent requests only when k6 kept up.
+  // Failed answers are the endpoint's whatever else happened. A k6 short of CPU distorts every timing, so a
+  // saturated generator is blamed first; otherwise a latency breach is the endpoint's, unsent requests or not.
+  // Unsent requests within the latency SLO blame k6 only when its VUs sat idle (it was late, the target was not slow).
   const failures = failureBreach(step, slo);
   if (failures) return { ...step, verdict: 'slo', reason: failures };
   if (saturated) return { ...step, verdict: 'generator', reason: `k6 used ${input.cpuCores} of ${input.availableCores} cores` };
+  const slow = latencyBreach(step, slo);
+  if (slow) return { ...step, verdict: 'slo', reason: slow };
   if (droppedShare > slo.maxDroppedShare && busyVUs < input.maxVUs * IDLE_VU_SHARE) {
-    return { ...step, verdict: 'generator', reason: `${pct(droppedShare)} not started while about ${Math.ceil(busyVUs)} of ${input.maxVUs} VUs waited for answers` };
+    return { ...step, verdict: 'generator', reason: `${pct(droppedShare)} not started while about ${Math.ceil(busyVUs)} of ${input.maxVUs} VUs waited for answers${input.cpuCores === undefined ? '' : ` (k6 used ${input.cpuCores} of ${input.availableCores} cores)`}` };
   }
-  const breach = latencyBreach(step, slo);
-  return breach ? { ...step, verdict: 'slo', reason: breach } : { ...step, verdict: 'within' };
+  if (droppedShare > slo.maxDroppedShare) return { ...step, verdict: 'slo', reason: `${pct(droppedShare)} not started: every VU was waiting for answers` };
+  return { ...step, verdict: 'within' };
 }
 
 function failureBreach(step: Omit<CapacityStep, 'verdict'>, slo: Slo): string | undefined {
@@ -94,16 +103,16 @@ function failureBreach(step: Omit<CapacityStep, 'verdict'>, slo: Slo): string | 
 }
 
 function latencyBreach(step: Omit<CapacityStep, 'verdict'>, slo: Slo): string | undefined {
-  if ((step.p99Ms ?? Infinity) > slo.p99Ms) return `p99 ${step.p99Ms === null ? 'n/a' : `${step.p99Ms} ms`} > ${slo.p99Ms} ms`;
-  if (step.droppedShare > slo.maxDroppedShare) return `${pct(step.droppedShare)} not started: every VU was waiting for answers`;
-  return undefined;
+  return (step.p99Ms ?? Infinity) > slo.p99Ms ? `p99 ${step.p99Ms === null ? 'n/a' : `${step.p99Ms} ms`} > ${slo.p99Ms} ms` : undefined;
 }
 
 /** Sums up a subject's steps, which stop at the first one not within the SLO. */
 export function capacityOf(steps: CapacityStep[]): CapacityResult {
   const last = steps.at(-1);
   const limitedBy = last?.verdict === 'slo' ? 'endpoint' : last?.verdict === 'generator' ? 'generator' : 'steps';
-  return { sustainableRps: Math.max(0, ...steps.filter((s) => s.verdict === 'within').map((s) => s.offeredRps)), limitedBy, steps };
+  const heldOnRepeat = steps.some((s) => s.repeat && s.verdict === 'within');
+  const confidence = heldOnRepeat ? 'unsteady' : limitedBy === 'endpoint' && last?.repeat ? 'confirmed' : limitedBy === 'endpoint' ? 'unsteady' : 'lower bound';
+  return { sustainableRps: Math.max(0, ...steps.filter((s) => s.verdict === 'within').map((s) => s.offeredRps)), limitedBy, confidence, steps };
 }
 
 export function driftOf(subject: Subject, points: TimelinePoint[]): DriftResult | undefined {

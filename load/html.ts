@@ -2,7 +2,8 @@
 import { describeCheck } from './compare.ts';
 import { CLASSES, type RpcClass } from './methods.ts';
 import { ENTRY_KINDS } from './corpus.ts';
-import { type LoadReport, sampledFaults } from './report.ts';
+import { headline } from './headline.ts';
+import type { LoadReport } from './report.ts';
 import { capacitySection } from './html-capacity.ts';
 import { escapeXml as esc, groupedBars, lineChart, PALETTE, stackedBars } from './svg.ts';
 
@@ -34,12 +35,14 @@ export function renderHtml(r: LoadReport, dashboardFile: string | undefined): st
       }),
     }));
   const legend = `<p class="legend">${names.map((n) => `<span><i style="background:${color(n)}"></i>${esc(n)}</span>`).join('')}</p>`;
-  const failedThresholds = r.thresholds.filter((t) => !t.ok);
 
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>rpc-certify load: ${esc(r.profile)} ${esc(r.verdict)}</title>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>rpc-certify load: ${esc(r.profile)} ${esc(r.verdict)}</title>
 <style>
-body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1040px;color:#222}
+body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1040px;padding:0 12px;color:#222}
+.why{border-left:4px solid #999;background:#f7f7f7;padding:8px 12px;margin:12px 0}.why.fail{border-color:#d62728;color:#222}.why.pass{border-color:#2ca02c;color:#222}.why.measured{border-color:#1f77b4;color:#222}.why.incomplete{border-color:#ff7f0e}
+.why ul{margin:4px 0 0;padding-left:20px}.scroll{overflow-x:auto}svg{max-width:100%;height:auto}
+@media (max-width:600px){body{margin:12px auto;font-size:13px}h1{font-size:19px}td,th{padding:2px 3px}}
 h1{font-size:22px}h2{font-size:17px;margin-top:32px;border-bottom:1px solid #ddd}
 table{border-collapse:collapse;width:100%;font-size:12px}td,th{border-bottom:1px solid #eee;padding:3px 4px;text-align:right}
 td:first-child,th:first-child{text-align:left}.pass{color:#2ca02c}.fail{color:#d62728}.measured{color:#1f77b4}.muted{color:#777}
@@ -47,16 +50,15 @@ svg text{font:11px system-ui,sans-serif;fill:#333}svg .small{font-size:10px}svg 
 .legend span{margin-right:14px;white-space:nowrap}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px}
 </style></head><body>
 <h1>Load test: <span class="${r.verdict}">${esc(r.verdict.toUpperCase())}</span> <span class="muted">(${esc(r.profile)} profile)</span></h1>
+${whyBox(r)}
 <p>Endpoint ${esc(r.endpoint)} · chain ${esc(r.corpus.chainId)} · k6 ${esc(r.k6.version)} · ${r.durationSec} s · corpus seed ${r.corpus.seed}, ${Math.round(r.corpus.missShare * 100)}% misses · ${esc(r.createdAt)}</p>
-<p>${r.generator.keptUp ? 'The generator sent the planned load.' : `<b class="fail">The generator did not send the planned load.</b> ${esc(r.generator.note ?? '')}`}
+<p>${generatorLine(r)}
 ${r.generator.cpuCores === undefined ? '' : ` k6 used ${r.generator.cpuCores} of ${r.generator.availableCores} cores.`}${dashboardFile ? ` k6's own dashboard: <a href="${esc(dashboardFile)}">${esc(dashboardFile)}</a>.` : ''}</p>
-<p class="muted">${r.generator.instances > 1 ? `Merged from ${r.generator.instances} k6 instances (execution segments): counts add up exactly; ` : ''}percentiles are read from mergeable histograms (within ±${r.plan.latencyRelativeError * 100}%), averages and maxima are exact${r.generator.instances > 1 ? "; a period's percentile in the timeline is the highest instance's" : ''}. ${Math.round(r.plan.validateShare * 100)}% of the answers were fully validated.</p>
+<p class="muted">${r.generator.instances > 1 ? `Merged from ${r.generator.instances} k6 instances (execution segments): counts add up exactly; ` : ''}${r.generator.instances > 1 ? `percentiles are read from mergeable histograms (within ±${r.plan.latencyRelativeError * 100}%), averages and maxima are exact` : "percentiles, averages and maxima are k6's own, exact"}${r.generator.instances > 1 ? "; a period's percentile in the timeline is the highest instance's" : ''}. ${Math.round(r.plan.validateShare * 100)}% of the answers were fully validated.</p>
 ${headLine(r)}
-${sampledFaults(r).map((f) => `<p class="fail">${esc(f.notServed ? `Not served: ${f.text}` : `Sampling found ${f.text}`)}</p>`).join('\n')}
-${failedThresholds.length ? `<p class="fail">Failed thresholds: ${failedThresholds.map((t) => esc(`${t.metric} ${t.expression} (${t.value ?? 'n/a'})`)).join(', ')}</p>` : ''}
 
 <h2>Per method</h2>
-<table><tr><th>method</th><th>requests</th><th>target rps</th><th>achieved rps</th><th>dropped</th><th>p50 ms</th><th>p90</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th><th>failures</th><th>validated</th><th>wrong</th></tr>
+<div class="scroll"><table><tr><th>method</th><th>requests</th><th>target rps</th><th>achieved rps</th><th>dropped</th><th>p50 ms</th><th>p90</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th><th>failures</th><th>validated</th><th>wrong</th></tr>
 ${names
   .map((n) => {
     const m = r.methods[n]!;
@@ -66,7 +68,7 @@ ${names
     return `<tr><td>${esc(n)}</td><td>${m.requests}</td><td>${m.targetRps}</td><td>${m.achievedRps}</td><td>${m.dropped}</td>${latency}<td class="${m.failureRate > r.plan.slo.maxFailureRate ? 'fail' : ''}">${(m.failureRate * 100).toFixed(2)}%</td><td>${m.validated}</td><td class="${m.classes.wrong ? 'fail' : ''}">${m.classes.wrong}</td></tr>`;
   })
   .join('\n')}
-</table>
+</table></div>
 
 <h2>Latency percentiles (successful answers)</h2>
 ${groupedBars({
@@ -92,12 +94,27 @@ ${stackedBars(names.map((n) => ({ label: n, parts: CLASSES.map((c) => ({ name: c
 ${classDetails(r)}
 ${capacitySection(r)}${driftSection(r)}${baselineSection(r)}
 <h2>Thresholds</h2>
-<table><tr><th>metric</th><th>threshold</th><th>measured</th><th>result</th></tr>
+<div class="scroll"><table><tr><th>metric</th><th>threshold</th><th>measured</th><th>result</th></tr>
 ${r.thresholds.map((t) => `<tr><td>${esc(t.metric)}</td><td>${esc(t.expression)}</td><td>${t.value ?? '–'}</td><td class="${t.ok ? 'pass' : 'fail'}">${t.ok ? 'pass' : 'fail'}</td></tr>`).join('\n') || '<tr><td colspan="4" class="muted">none (this profile only measures)</td></tr>'}
-</table>
+</table></div>
 ${corpusSection(r)}
 </body></html>
 `;
+}
+
+/** The verdict and why, first on the page: which threshold, regression or method (headline.ts). */
+function whyBox(r: LoadReport): string {
+  const h = headline(r);
+  return `<div class="why ${r.verdict}"><b>${esc(r.verdict === 'measured' ? 'Capacity' : r.verdict.toUpperCase())}: ${esc(h.summary)}</b><ul>${h.reasons.map((x) => `<li>${esc(x)}</li>`).join('')}</ul></div>`;
+}
+
+/** Whether k6 sent what was planned; for capacity, per scenario, so it never contradicts the knees. */
+function generatorLine(r: LoadReport): string {
+  if (r.capacity) {
+    const bound = Object.entries(r.capacity).filter(([, c]) => c.limitedBy === 'generator').map(([n]) => n);
+    return bound.length ? `<b class="fail">k6 could not offer the last step's load for ${esc(bound.join(', '))}</b> (their knees are lower bounds).` : "k6 offered every step's load up to the knees.";
+  }
+  return r.generator.keptUp ? 'The generator sent the planned load.' : `<b class="fail">The generator did not send the planned load.</b> ${esc(r.generator.note ?? '')}`;
 }
 
 function classDetails(r: LoadReport): string {
@@ -118,9 +135,9 @@ function corpusSection(r: LoadReport): string {
   });
   return `<h2>Corpus per method</h2>
 <p class="muted">What each method's figures rest on: entries per kind (hit: a value is due; empty and miss: null; revert: error 3), distinct requests, answers compared with the one recorded at sampling${r.corpus.finalBlock ? ` (by hash, and by number up to the final block ${esc(r.corpus.finalBlock)})` : ' (by hash)'}, candidates sampling left out, and answers that contradicted their entry's kind.</p>
-<table><tr><th>method</th><th>status</th>${ENTRY_KINDS.map((k) => `<th>${k}</th>`).join('')}<th>distinct</th><th>compared</th><th>left out</th><th>findings</th></tr>
+<div class="scroll"><table><tr><th>method</th><th>status</th>${ENTRY_KINDS.map((k) => `<th>${k}</th>`).join('')}<th>distinct</th><th>compared</th><th>left out</th><th>findings</th></tr>
 ${rows.join('\n')}
-</table>`;
+</table></div>`;
 }
 
 function headLine(r: LoadReport): string {
@@ -134,11 +151,11 @@ function driftSection(r: LoadReport): string {
   const rows = Object.entries(r.drift).map(
     ([n, d]) => `<tr><td>${esc(n)}</td><td>${d.startP95Ms}</td><td>${d.endP95Ms}</td><td>${d.ratio}</td><td class="${d.drifted ? 'fail' : 'pass'}">${d.drifted ? 'drifted' : 'stable'}</td></tr>`,
   );
-  return `<h2>Drift (p95, first vs last tenth of the run)</h2><table><tr><th>method</th><th>start ms</th><th>end ms</th><th>ratio</th><th></th></tr>${rows.join('')}</table>`;
+  return `<h2>Drift (p95, first vs last tenth of the run)</h2><div class="scroll"><table><tr><th>method</th><th>start ms</th><th>end ms</th><th>ratio</th><th></th></tr>${rows.join('')}</table></div>`;
 }
 
 function baselineSection(r: LoadReport): string {
   if (!r.baseline) return '';
   const rows = r.baseline.checks.map((c) => `<tr><td>${esc(describeCheck(c))}</td><td class="${c.ok ? 'pass' : 'fail'}">${c.ok ? 'pass' : 'regressed'}</td></tr>`);
-  return `<h2>Against the baseline ${esc(r.baseline.file)} (tolerance ${r.baseline.tolerance * 100}%)</h2><table>${rows.join('')}</table>`;
+  return `<h2>Against the baseline ${esc(r.baseline.file)} (tolerance ${r.baseline.tolerance * 100}%)</h2><div class="scroll"><table>${rows.join('')}</table></div>`;
 }

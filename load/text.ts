@@ -1,12 +1,14 @@
 // The few lines a load run prints when it ends.
-import { describeCheck } from './compare.ts';
 import { ENTRY_KINDS } from './corpus.ts';
+import { headline } from './headline.ts';
 import { type LoadReport, type MethodCorpus, sampledFaults } from './report.ts';
 
 export function summaryText(r: LoadReport, reportPaths: string[]): string {
   const pad = (s: string | number, n: number) => String(s).padStart(n);
   const lines = [
     `load ${r.profile}: ${r.verdict.toUpperCase()} in ${r.durationSec} s against ${r.endpoint} (k6 ${r.k6.version}, corpus seed ${r.corpus.seed})`,
+    // Why, first: the reader should not have to scroll past the table to learn which threshold or method failed.
+    ...(({ summary, reasons }) => [`  ${summary}:`, ...reasons.map((x) => `  - ${x}`)])(headline(r)),
     `${'method'.padEnd(42)}${pad('requests', 9)}${pad('rps/target', 14)}${pad('p50 ms', 9)}${pad('p95', 9)}${pad('p99', 9)}${pad('failures', 10)}`,
     ...Object.entries(r.methods).map(([name, m]) => {
       const l = m.latencyMs;
@@ -20,13 +22,6 @@ export function summaryText(r: LoadReport, reportPaths: string[]): string {
     'corpus per method (as sampled; "compared": answers checked against the one sampled):',
     ...Object.entries(r.corpus.methods).map(([name, c]) => `  ${name.padEnd(40)}${describeCorpus(c)}`),
     `generator: ${r.generator.instances > 1 ? `${r.generator.instances} k6 instances, merged; ` : ''}${r.generator.keptUp ? 'sent the planned load' : `did NOT send the planned load: ${r.generator.note ?? ''}`}${r.generator.cpuCores === undefined ? '' : ` (k6 used ${r.generator.cpuCores} of ${r.generator.availableCores} cores)`}`,
-    ...r.thresholds.filter((t) => !t.ok).map((t) => `threshold crossed: ${t.metric} ${t.expression} (measured ${t.value ?? 'n/a'})`),
-    ...(r.baseline?.checks.filter((c) => !c.ok).map((c) => `regression: ${describeCheck(c)}`) ?? []),
-    ...Object.entries(r.capacity ?? {}).map(([n, c]) => {
-      const last = c.steps.at(-1);
-      const end = c.limitedBy === 'steps' ? 'every step within the SLO' : `${c.limitedBy === 'endpoint' ? 'SLO broken' : 'generator-bound'} at ${last?.offeredRps} rps (${last?.reason ?? ''})`;
-      return `capacity ${n}: ${c.sustainableRps} rps within the SLO; ${end}`;
-    }),
     ...Object.entries(r.methods)
       .filter(([, m]) => m.classes.wrong > 0)
       .map(([n, m]) => `wrong answers ${n}: ${m.classes.wrong} of ${m.requests}${m.wrongSample ? `, e.g. ${m.wrongSample}` : ''}`),

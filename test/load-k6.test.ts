@@ -135,7 +135,7 @@ describe('load: real k6 runs against the embedded default (sentinel API key)', f
     const out = join(dir, 'gated');
     const gated = await cli(['load', '--url', devnet.url, '--corpus', join(dir, 'out', 'load.corpus.json'), '--methods', 'eth_getBlockByHash', '--duration', '2s', '--validate-share', '0.2', '--baseline', base, '--out', out], dir);
     expect(gated.code, gated.stderr).to.equal(1);
-    expect(gated.stdout).to.match(/regression: eth_getBlockByHash p95/);
+    expect(gated.stdout).to.match(/^load smoke: FAIL[^\n]*\n  [^\n]*:\n(  - [^\n]*\n)*  - regressed against [^\n]*base\.json: eth_getBlockByHash p95/);
     const r = JSON.parse(await readFile(join(out, 'load.json'), 'utf8')) as LoadReport;
     expect(r.baseline?.ok).to.equal(false);
     // A fifth is validated (so parsed); the other answers were recognised by the fingerprint sampling recorded.

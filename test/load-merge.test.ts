@@ -216,10 +216,25 @@ describe('load: capacity steps', () => {
     expect(judgeStep(step({ dropped: 100, failed: 50 }))).to.deep.include({ verdict: 'slo' });
   });
 
+  it('never excuses an SLO breach as generator-bound when k6 had CPU to spare (p99 759 ms against 250 at 0.33 cores)', () => {
+    const breach = judgeStep(step({ ms: 759, dropped: 100, cpuCores: 0.33, slo: { ...slo, p99Ms: 250 } }));
+    expect(breach).to.deep.include({ verdict: 'slo' }).and.have.property('reason').that.matches(/^p99 75\d(\.\d+)? ms > 250 ms$/);
+    // Unsent requests within the latency SLO while the VUs idled: k6 was late; the reason gives its CPU too.
+    expect(judgeStep(step({ dropped: 100, cpuCores: 0.33 }))).to.deep.include({ verdict: 'generator' }).and.have.property('reason').that.matches(/not started while .* \(k6 used 0.33 of 2 cores\)$/);
+  });
+
   it('reports the highest rate within the SLO and what ended the steps', () => {
     const steps = [judgeStep(step({ offeredRps: 50 })), judgeStep(step({ offeredRps: 100 })), judgeStep(step({ offeredRps: 150, failed: 200 }))];
-    expect(capacityOf(steps)).to.deep.include({ sustainableRps: 100, limitedBy: 'endpoint' });
-    expect(capacityOf(steps.slice(0, 2))).to.deep.include({ sustainableRps: 100, limitedBy: 'steps' });
+    expect(capacityOf(steps)).to.deep.include({ sustainableRps: 100, limitedBy: 'endpoint', confidence: 'unsteady' });
+    expect(capacityOf(steps.slice(0, 2))).to.deep.include({ sustainableRps: 100, limitedBy: 'steps', confidence: 'lower bound' });
+  });
+
+  it('calls a knee confirmed when the deciding step broke the SLO twice, unsteady when it held on repeat', () => {
+    const ok = (offeredRps: number) => judgeStep(step({ offeredRps }));
+    const broke = (offeredRps: number) => judgeStep(step({ offeredRps, failed: 200 }));
+    expect(capacityOf([ok(50), ok(100), broke(150), { ...broke(150), repeat: true }])).to.deep.include({ sustainableRps: 100, limitedBy: 'endpoint', confidence: 'confirmed' });
+    expect(capacityOf([ok(50), broke(100), { ...ok(100), repeat: true }, broke(150)])).to.deep.include({ sustainableRps: 100, limitedBy: 'endpoint', confidence: 'unsteady' });
+    expect(capacityOf([ok(50), judgeStep(step({ offeredRps: 100, cpuCores: 1.9 }))])).to.deep.include({ sustainableRps: 50, limitedBy: 'generator', confidence: 'lower bound' });
   });
 });
 

@@ -8,6 +8,7 @@ import { formatSummary, writeReports, type ReportPaths } from '../conformance/re
 import { reportFaults, writeJsonReport } from '../conformance/report/json.ts';
 import { renderHtml } from '../conformance/report/html.ts';
 import { junitXml } from '../conformance/report/junit.ts';
+import { curlText, failingFirst } from '../conformance/report/text.ts';
 import { METHODS } from '../load/methods.ts';
 import { type ConformanceReport, summarize } from '../conformance/report/model.ts';
 
@@ -140,7 +141,11 @@ describe('conformance report', () => {
       expect(count(xml, '<testsuite ')).to.equal(METHODS.length);
       expect(count(xml, '<testcase ')).to.equal(12);
       expect(count(xml, '<failure')).to.equal(2);
-      expect(count(xml, '<skipped/>')).to.equal(6);
+      expect(count(xml, '<skipped message="')).to.equal(6);
+      // Each skip carries its reason where CI shows it, not only in system-out.
+      for (const c of report.checks.filter((x) => x.verdict === 'skip' || x.verdict === 'inconclusive')) {
+        expect(xml).to.include(`<skipped message="${c.verdict === 'skip' ? 'skipped' : 'inconclusive'}: ${(c.reason ?? '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')}`);
+      }
       expect(xml).to.match(/<testsuites [^>]*tests="12" failures="2" errors="0" skipped="6"/);
       expect(xml).to.include('classname="rpc-certify.eth_getBlockByHash"');
       expect(xml).to.include('name="eth_getBlockByHash/spec-fail [§4.2] spec check that ends fail"');
@@ -223,5 +228,21 @@ describe('conformance report', () => {
     it('says why a run is incomplete', () => {
       expect(formatSummary(sampleReport({ complete: false }), paths)).to.match(/INCOMPLETE[\s\S]*rate limited for too long/);
     });
+  });
+});
+
+describe('conformance evidence', () => {
+  const control = { request: { jsonrpc: '2.0', id: 1, method: 'eth_getBlockByHash', params: ['0xab', false] }, httpStatus: 200, response: '{"jsonrpc":"2.0","id":1,"result":{}}', durationMs: 3 };
+  const failing = { request: { jsonrpc: '2.0', id: 2, method: 'eth_getBlockByHash', params: ["0XAB'", false] }, httpStatus: 200, response: '{"jsonrpc":"2.0","id":2,"result":null}', durationMs: 4 };
+
+  it('shows a failed check’s failing exchange (its last) first, and keeps a passing check’s order', () => {
+    expect(failingFirst([control, failing], true)).to.deep.equal([failing, control]);
+    expect(failingFirst([control, failing], false)).to.deep.equal([control, failing]);
+    expect(failingFirst([failing], true)).to.deep.equal([failing]);
+  });
+
+  it('copies an exchange as a curl command that reads the key from the environment, never writing it', () => {
+    const curl = curlText(failing, 'https://host.example/v3/<redacted>');
+    expect(curl).to.equal(`curl -sS "https://host.example/v3/$RPC_CERTIFY_API_KEY" -H 'Content-Type: application/json' --data '{"jsonrpc":"2.0","id":2,"method":"eth_getBlockByHash","params":["0XAB'\\''",false]}'`);
   });
 });

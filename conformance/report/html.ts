@@ -8,7 +8,7 @@ import { KNOWN_TYPES } from '../framework/discovery.ts';
 import { writeFileAtomic } from './atomic.ts';
 import { STYLE } from './html-style.ts';
 import { type ConformanceReport, methodsOf, type Outcome, OUTCOMES, outcomeOf } from './model.ts';
-import { exchangeMeta, formatDuration, requestText, responseText } from './text.ts';
+import { curlText, exchangeMeta, failingFirst, formatDuration, requestText, responseText } from './text.ts';
 
 export async function writeHtmlReport(report: ConformanceReport, path: string): Promise<void> {
   await writeFileAtomic(path, renderHtml(report));
@@ -31,11 +31,11 @@ ${stickyBar(report)}
 <main class="wrap">
 ${methodMatrix(report, checks)}
 ${coverageMatrix(report, checks)}
-${cardSection('failures', 'Failures', only('fail'), 'No fatal failures.')}
-${cardSection('unexpected', 'Unexpected passes', only('unexpected-pass'), '', `listed as failing in ${report.run.expectations?.file ?? 'the --expect file'}, yet they passed: they fail the run until the file is updated`)}
-${cardSection('advisory', 'Advisory failures', only('advisory'), '', 'they do not fail the run; --strict makes them fatal')}
-${cardSection('expected', 'Expected failures', only('expected'), '', `known deviations listed in ${report.run.expectations?.file ?? 'the --expect file'}: they do not fail the run`)}
-${cardSection('inconclusive', 'Inconclusive', only('inconclusive'), '', 'the endpoint could not be tested (rate limits, timeouts): they neither pass nor fail')}
+${cardSection(report.run.endpoint, 'failures', 'Failures', only('fail'), 'No fatal failures.')}
+${cardSection(report.run.endpoint, 'unexpected', 'Unexpected passes', only('unexpected-pass'), '', `listed as failing in ${report.run.expectations?.file ?? 'the --expect file'}, yet they passed: they fail the run until the file is updated`)}
+${cardSection(report.run.endpoint, 'advisory', 'Advisory failures', only('advisory'), '', 'they do not fail the run; --strict makes them fatal')}
+${cardSection(report.run.endpoint, 'expected', 'Expected failures', only('expected'), '', `known deviations listed in ${report.run.expectations?.file ?? 'the --expect file'}: they do not fail the run`)}
+${cardSection(report.run.endpoint, 'inconclusive', 'Inconclusive', only('inconclusive'), '', 'the endpoint could not be tested (rate limits, timeouts): they neither pass nor fail')}
 ${skippedSection(only('skip'))}
 ${passedSection(only('pass'))}
 ${targetsSection(report.targets)}
@@ -167,28 +167,29 @@ function byCoverage(a: string, b: string): number {
   return ga - gb || ta - tb || a.localeCompare(b);
 }
 
-function cardSection(id: string, title: string, checks: Judged[], whenEmpty: string, note = ''): string {
+function cardSection(endpoint: string, id: string, title: string, checks: Judged[], whenEmpty: string, note = ''): string {
   if (checks.length === 0 && !whenEmpty) return '';
-  const body = checks.length === 0 ? `<p class="empty">${esc(whenEmpty)}</p>` : checks.map(card).join('\n');
+  const body = checks.length === 0 ? `<p class="empty">${esc(whenEmpty)}</p>` : checks.map((c) => card(c, endpoint)).join('\n');
   return `<section id="${id}"><h2>${esc(title)} <span class="n">${checks.length}${note ? ` · ${esc(note)}` : ''}</span></h2>${body}</section>`;
 }
 
-function card(c: Judged): string {
+function card(c: Judged, endpoint: string): string {
   const detail: Array<[string, string | undefined]> = [
     ['pointer', c.pointer !== undefined ? `<code>${esc(c.pointer || '(whole response)')}</code>` : undefined],
     ['expected', c.expected !== undefined ? `<pre>${esc(c.expected)}</pre>` : undefined],
     ['actual', c.actual !== undefined ? `<pre>${esc(c.actual)}</pre>` : undefined],
   ];
   const shown = detail.filter(([, v]) => v !== undefined);
-  const [first, ...more] = c.evidence;
+  const failed = c.outcome !== 'pass' && c.outcome !== 'skip' && c.outcome !== 'inconclusive' && c.outcome !== 'unexpected-pass';
+  const [first, ...more] = failingFirst(c.evidence, failed);
   return `<article class="check o-${c.outcome}" id="${esc(c.id)}">
 <div class="head"><span class="pill o-${c.outcome}">${LEGEND[c.outcome]}</span><code class="id">${esc(c.id)}</code><span class="pill plain">${esc(c.clause)}</span><span class="pill plain">${esc(c.layer)}</span><span class="dur">${esc(formatDuration(c.durationMs))}</span></div>
 <h3>${esc(c.title)}</h3>
 ${c.reason ? `<p class="reason">${esc(c.reason)}</p>` : ''}
 ${c.expectation ? expectationHtml(c.expectation) : ''}
 ${shown.length ? `<dl class="detail">${shown.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>` : ''}
-${first ? exchange(first) : '<p class="empty">No exchange recorded.</p>'}
-${more.length ? `<details><summary>${plural(more.length, 'more exchange')}</summary>${more.map(exchange).join('')}</details>` : ''}
+${first ? exchange(first, endpoint, failed && more.length > 0 ? 'the failing exchange (the last the check made)' : '') : '<p class="empty">No exchange recorded.</p>'}
+${more.length ? `<details><summary>${plural(more.length, failed ? 'earlier exchange' : 'more exchange')}${failed ? ' (controls and lookups, in the order they ran)' : ''}</summary>${more.map((e) => exchange(e, endpoint)).join('')}</details>` : ''}
 </article>`;
 }
 
@@ -198,10 +199,11 @@ function expectationHtml(e: ExpectationNote): string {
   return `<p class="expectation">expected to ${e.kind}: ${esc(e.reason)}${link}${review}</p>`;
 }
 
-function exchange(ev: Evidence): string {
-  return `<div class="exchange"><div class="meta">${esc(exchangeMeta(ev))}</div><div class="io">
+function exchange(ev: Evidence, endpoint: string, label = ''): string {
+  return `<div class="exchange"><div class="meta">${label ? `<b>${esc(label)}</b> · ` : ''}${esc(exchangeMeta(ev))}</div><div class="io">
 <figure><figcaption>request</figcaption><pre>${esc(requestText(ev))}</pre></figure>
-<figure><figcaption>response</figcaption><pre>${esc(responseText(ev))}</pre></figure></div></div>`;
+<figure><figcaption>response</figcaption><pre>${esc(responseText(ev))}</pre></figure></div>
+<details class="curl"><summary>copy as curl (the key from $RPC_CERTIFY_API_KEY)</summary><pre>${esc(curlText(ev, endpoint))}</pre></details></div>`;
 }
 
 function skippedSection(checks: Judged[]): string {

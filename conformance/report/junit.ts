@@ -13,6 +13,7 @@ const junit = junitModule as unknown as Builder;
 export function junitXml(report: ConformanceReport): string {
   // A fresh builder per report: the package's singleton would accumulate across runs in one process.
   const builder = junit.newBuilder().name('rpc-certify');
+  const skips: string[] = [];
   for (const method of methodsOf(report)) {
     const checks = report.checks.filter((c) => c.method === method);
     const suite = builder
@@ -20,20 +21,31 @@ export function junitXml(report: ConformanceReport): string {
       .name(method)
       .timestamp(report.run.startedAt)
       .time(seconds(checks.reduce((s, c) => s + c.durationMs, 0)));
-    for (const check of checks) addCase(suite.testCase(), check, report.run.strict);
+    for (const check of checks) addCase(suite.testCase(), check, report.run.strict, skips);
   }
-  return builder.build();
+  return withSkipMessages(builder.build(), skips);
+}
+
+/** junit-report-builder writes a bare <skipped/>; CI shows a skip's reason from its message attribute, so each
+ * one gets its check's reason, in the order the cases were added (the order they are written in). */
+function withSkipMessages(xml: string, messages: string[]): string {
+  let i = 0;
+  return xml.replace(/<skipped\/>/g, () => `<skipped message="${escapeAttribute(messages[i++] ?? '')}"/>`);
+}
+
+function escapeAttribute(text: string): string {
+  return text.replace(/[&<>"\n\r\t]/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', '\n': '&#10;', '\r': '&#13;', '\t': '&#9;' })[ch] ?? ch);
 }
 
 export async function writeJunitReport(report: ConformanceReport, path: string): Promise<void> {
   await writeFileAtomic(path, junitXml(report));
 }
 
-function addCase(tc: TestCase, c: CheckResult, strict: boolean): void {
+function addCase(tc: TestCase, c: CheckResult, strict: boolean, skips: string[]): void {
   tc.className(`rpc-certify.${c.method}`).name(`${c.id} [${c.clause}] ${c.title}`).time(seconds(c.durationMs));
   const reason = c.reason ?? '';
   const text = (prefix: string) => cdata(`${prefix}${reason}${details(c)}`);
-  // junit-report-builder's <skipped/> takes no message, so reasons go to system-out.
+  // junit-report-builder's <skipped/> takes no message: withSkipMessages() adds it; the details go to system-out.
   switch (outcomeOf(c, strict)) {
     case 'fail':
       tc.failure(reason || 'failed', c.layer).stacktrace(text(`${c.id} [${c.clause}] (${c.layer}): `));
@@ -49,9 +61,11 @@ function addCase(tc: TestCase, c: CheckResult, strict: boolean): void {
       break;
     case 'skip':
       tc.skipped().standardOutput(text('skipped: '));
+      skips.push(`skipped: ${reason}`);
       break;
     case 'inconclusive':
       tc.skipped().standardOutput(text('inconclusive: '));
+      skips.push(`inconclusive: ${reason}`);
       break;
     case 'pass':
       break;

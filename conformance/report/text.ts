@@ -34,3 +34,16 @@ export function exchangeMeta(ev: Evidence): string {
     .filter(Boolean)
     .join(' · ');
 }
+
+/** The exchanges of a failed check, the failing one first: the last one it made, since a check stops at its
+ * first failed assertion (earlier ones are controls and lookups). A passing check keeps the order they ran in. */
+export function failingFirst(evidence: Evidence[], failed: boolean): Evidence[] {
+  const last = evidence.at(-1);
+  return failed && last && evidence.length > 1 ? [last, ...evidence.slice(0, -1)] : evidence;
+}
+
+/** The exchange as a curl command a reader can paste: the key is read from $RPC_CERTIFY_API_KEY, never written. */
+export function curlText(ev: Evidence, endpoint: string): string {
+  const url = endpoint.replace('<redacted>', '$RPC_CERTIFY_API_KEY').replace(/["\\`]/g, '\\$&');
+  return `curl -sS "${url}" -H 'Content-Type: application/json' --data '${requestText(ev).replaceAll("'", "'\\''")}'`;
+}

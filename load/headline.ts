@@ -1,0 +1,65 @@
+// Why a load run got its verdict, in the order a reader needs it: what failed (thresholds, regressions,
+// methods not served, wrong answers, head, drift), or what held; for capacity, the knee per method with
+// its confidence. load.html and the terminal summary open with these lines. Pure.
+import { describeCheck } from './compare.ts';
+import type { CapacityResult } from './analysis.ts';
+import { type LoadReport, sampledFaults } from './report.ts';
+
+export interface Headline {
+  /** One line under the verdict. */
+  summary: string;
+  /** The reasons, most decisive first. */
+  reasons: string[];
+}
+
+const CONFIDENCE: Record<CapacityResult['confidence'], string> = {
+  confirmed: 'confirmed: the next step broke the SLO twice',
+  unsteady: 'unsteady: a step broke the SLO once and held when repeated, or was not repeated',
+  'lower bound': 'a lower bound: the endpoint never broke the SLO',
+};
+
+export function headline(r: LoadReport): Headline {
+  if (r.verdict === 'incomplete') return { summary: r.incompleteReason ?? 'the run was stopped early', reasons: [...failures(r), ...generatorCaveat(r)] };
+  if (r.capacity) return capacityHeadline(r.capacity, r);
+  const failed = failures(r);
+  if (failed.length) return { summary: `${failed.length} reason${failed.length === 1 ? '' : 's'} to fail`, reasons: [...failed, ...generatorCaveat(r)] };
+  const held = [
+    `${r.thresholds.length} thresholds held (per method p95, p99 and failure rate${r.thresholds.some((t) => t.metric === 'dropped_iterations') ? ', dropped iterations' : ''})`,
+    ...(r.baseline ? [`no regression against ${r.baseline.file} (tolerance +${r.baseline.tolerance * 100}%)`] : []),
+    `eth_blockNumber never went back (${r.head.checks} checks)`,
+  ];
+  return { summary: 'every check held', reasons: [...held, ...generatorCaveat(r)] };
+}
+
+/** What fails a gating run, most decisive first. */
+function failures(r: LoadReport): string[] {
+  return [
+    ...sampledFaults(r).map((f) => (f.notServed ? `NOT SERVED: ${f.text}` : `sampling found ${f.text}`)),
+    ...r.thresholds.filter((t) => !t.ok).map((t) => `threshold ${t.metric} ${t.expression} failed: measured ${t.value ?? 'n/a'}`),
+    ...(r.baseline?.checks.filter((c) => !c.ok).map((c) => `regressed against ${r.baseline?.file}: ${describeCheck(c)}`) ?? []),
+    ...(r.head.regressions ? [`eth_blockNumber went back ${r.head.regressions} times (up to ${r.head.deepestBlocks} blocks)`] : []),
+    ...Object.entries(r.drift ?? {})
+      .filter(([, d]) => d.drifted)
+      .map(([n, d]) => `${n} drifted: p95 ${d.startP95Ms} ms at the start, ${d.endP95Ms} ms at the end`),
+    ...Object.entries(r.methods)
+      .filter(([, m]) => m.classes.wrong > 0)
+      .map(([n, m]) => `${n}: ${m.classes.wrong} wrong answers`),
+  ];
+}
+
+function generatorCaveat(r: LoadReport): string[] {
+  return r.generator.keptUp ? [] : [`the generator did not send the planned load: ${r.generator.note ?? ''}`];
+}
+
+function capacityHeadline(capacity: Record<string, CapacityResult>, r: LoadReport): Headline {
+  const entries = Object.entries(capacity);
+  const bound = entries.filter(([, c]) => c.limitedBy === 'generator');
+  const reasons = entries.map(([n, c]) => {
+    const last = c.steps.at(-1);
+    const end = c.limitedBy === 'steps' ? 'every step held: raise --max-steps or --step-rate' : `${c.limitedBy === 'endpoint' ? 'the endpoint broke the SLO' : 'k6 could not offer more'} at ${last?.offeredRps} rps${last?.reason ? ` (${last.reason})` : ''}`;
+    return `${n}: knee ${c.sustainableRps} rps, ${CONFIDENCE[c.confidence]}; ${end}`;
+  });
+  const slo = `SLO p99 ≤ ${r.plan.slo.p99Ms} ms, success ≥ ${Math.round((1 - r.plan.slo.maxFailureRate) * 10000) / 100}%`;
+  const generator = bound.length ? `; ${bound.length} of ${entries.length} ended generator-bound (their knee is a lower bound: add --segments or use k8s)` : '';
+  return { summary: `the highest rate within the ${slo}, per method${generator}`, reasons };
+}

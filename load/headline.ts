@@ -13,9 +13,9 @@ export interface Headline {
 }
 
 const CONFIDENCE: Record<CapacityResult['confidence'], string> = {
-  confirmed: 'confirmed: the next step broke the SLO twice',
-  unsteady: 'unsteady: a step broke the SLO once and held when repeated, or was not repeated',
-  'lower bound': 'a lower bound: the endpoint never broke the SLO',
+  confirmed: 'confirmed (the step above it broke the SLO again when repeated)',
+  unsteady: 'unsteady (a step broke the SLO once and held when repeated: a noisy endpoint or machine)',
+  'lower bound': 'a lower bound (the endpoint never broke the SLO)',
 };
 
 export function headline(r: LoadReport): Headline {
@@ -35,7 +35,7 @@ export function headline(r: LoadReport): Headline {
 function failures(r: LoadReport): string[] {
   return [
     ...sampledFaults(r).map((f) => (f.notServed ? `NOT SERVED: ${f.text}` : `sampling found ${f.text}`)),
-    ...r.thresholds.filter((t) => !t.ok).map((t) => `threshold ${t.metric} ${t.expression} failed: measured ${t.value ?? 'n/a'}`),
+    ...thresholdFailures(r),
     ...(r.baseline?.checks.filter((c) => !c.ok).map((c) => `regressed against ${r.baseline?.file}: ${describeCheck(c)}`) ?? []),
     ...(r.head.regressions ? [`eth_blockNumber went back ${r.head.regressions} times (up to ${r.head.deepestBlocks} blocks)`] : []),
     ...Object.entries(r.drift ?? {})
@@ -45,6 +45,30 @@ function failures(r: LoadReport): string[] {
       .filter(([, m]) => m.classes.wrong > 0)
       .map(([n, m]) => `${n}: ${m.classes.wrong} wrong answers`),
   ];
+}
+
+/** Whether k6 sent what was planned; for capacity per scenario, so it never contradicts the knees. */
+export function generatorSentence(r: LoadReport): { ok: boolean; text: string } {
+  if (r.capacity) {
+    const bound = Object.entries(r.capacity).filter(([, c]) => c.limitedBy === 'generator').map(([n]) => n);
+    return bound.length ? { ok: false, text: `k6 could not offer the last step's load for ${bound.join(', ')} (their knees are lower bounds)` } : { ok: true, text: "k6 offered every step's load up to the knees" };
+  }
+  return r.generator.keptUp ? { ok: true, text: 'the generator sent the planned load' } : { ok: false, text: `the generator did NOT send the planned load: ${r.generator.note ?? ''}` };
+}
+
+/** Failed thresholds, one line per method: "eth_getBlockByHash: p(95) 521.1 ms (threshold < 500), p(99) 607.5 ms (< 1000)". */
+function thresholdFailures(r: LoadReport): string[] {
+  const byMethod = new Map<string, string[]>();
+  for (const t of r.thresholds.filter((x) => !x.ok)) {
+    const m = /^(latency|failed)_(.+)$/.exec(t.metric);
+    const [stat, limit] = t.expression.split(/(?=[<>=!])/, 2);
+    const value = t.value === undefined ? 'n/a' : m?.[1] === 'failed' ? `${Math.round(t.value * 10000) / 100}%` : `${t.value}${m ? ' ms' : ''}`;
+    const what = m?.[1] === 'failed' ? 'failure rate' : (stat ?? t.expression);
+    const list = byMethod.get(m?.[2] ?? t.metric) ?? [];
+    list.push(`${what} ${value} (threshold ${m?.[1] === 'failed' ? t.expression.replace(/^rate/, '') : (limit ?? '')})`);
+    byMethod.set(m?.[2] ?? t.metric, list);
+  }
+  return [...byMethod].map(([name, parts]) => `${name}: ${parts.join(', ')}`);
 }
 
 function generatorCaveat(r: LoadReport): string[] {
@@ -57,7 +81,8 @@ function capacityHeadline(capacity: Record<string, CapacityResult>, r: LoadRepor
   const reasons = entries.map(([n, c]) => {
     const last = c.steps.at(-1);
     const end = c.limitedBy === 'steps' ? 'every step held: raise --max-steps or --step-rate' : `${c.limitedBy === 'endpoint' ? 'the endpoint broke the SLO' : 'k6 could not offer more'} at ${last?.offeredRps} rps${last?.reason ? ` (${last.reason})` : ''}`;
-    return `${n}: knee ${c.sustainableRps} rps, ${CONFIDENCE[c.confidence]}; ${end}`;
+    const knee = c.sustainableRps > 0 ? `knee ${c.sustainableRps} rps` : `no step within the SLO (the first, ${c.steps[0]?.offeredRps} rps, broke it)`;
+    return `${n}: ${knee}, ${CONFIDENCE[c.confidence]}; ${end}`;
   });
   const slo = `SLO p99 ≤ ${r.plan.slo.p99Ms} ms, success ≥ ${Math.round((1 - r.plan.slo.maxFailureRate) * 10000) / 100}%`;
   const generator = bound.length ? `; ${bound.length} of ${entries.length} ended generator-bound (their knee is a lower bound: add --segments or use k8s)` : '';

@@ -2,7 +2,7 @@
 import { describeCheck } from './compare.ts';
 import { CLASSES, type RpcClass } from './methods.ts';
 import { ENTRY_KINDS } from './corpus.ts';
-import { headline } from './headline.ts';
+import { generatorSentence, headline } from './headline.ts';
 import type { LoadReport } from './report.ts';
 import { capacitySection } from './html-capacity.ts';
 import { escapeXml as esc, groupedBars, lineChart, PALETTE, stackedBars } from './svg.ts';
@@ -36,12 +36,12 @@ export function renderHtml(r: LoadReport, dashboardFile: string | undefined): st
     }));
   const legend = `<p class="legend">${names.map((n) => `<span><i style="background:${color(n)}"></i>${esc(n)}</span>`).join('')}</p>`;
 
-  return `<!doctype html>
+  return charts(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>rpc-certify load: ${esc(r.profile)} ${esc(r.verdict)}</title>
 <style>
 body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1040px;padding:0 12px;color:#222}
 .why{border-left:4px solid #999;background:#f7f7f7;padding:8px 12px;margin:12px 0}.why.fail{border-color:#d62728;color:#222}.why.pass{border-color:#2ca02c;color:#222}.why.measured{border-color:#1f77b4;color:#222}.why.incomplete{border-color:#ff7f0e}
-.why ul{margin:4px 0 0;padding-left:20px}.scroll{overflow-x:auto}svg{max-width:100%;height:auto}
+.why ul{margin:4px 0 0;padding-left:20px}.scroll{overflow-x:auto}.chart{overflow-x:auto}.chart svg{min-width:640px;max-width:100%;height:auto}
 @media (max-width:600px){body{margin:12px auto;font-size:13px}h1{font-size:19px}td,th{padding:2px 3px}}
 h1{font-size:22px}h2{font-size:17px;margin-top:32px;border-bottom:1px solid #ddd}
 table{border-collapse:collapse;width:100%;font-size:12px}td,th{border-bottom:1px solid #eee;padding:3px 4px;text-align:right}
@@ -56,7 +56,7 @@ ${whyBox(r)}
 ${r.generator.cpuCores === undefined ? '' : ` k6 used ${r.generator.cpuCores} of ${r.generator.availableCores} cores.`}${dashboardFile ? ` k6's own dashboard: <a href="${esc(dashboardFile)}">${esc(dashboardFile)}</a>.` : ''}</p>
 <p class="muted">${r.generator.instances > 1 ? `Merged from ${r.generator.instances} k6 instances (execution segments): counts add up exactly; ` : ''}${r.generator.instances > 1 ? `percentiles are read from mergeable histograms (within ±${r.plan.latencyRelativeError * 100}%), averages and maxima are exact` : "percentiles, averages and maxima are k6's own, exact"}${r.generator.instances > 1 ? "; a period's percentile in the timeline is the highest instance's" : ''}. ${Math.round(r.plan.validateShare * 100)}% of the answers were fully validated.</p>
 ${headLine(r)}
-
+${capacitySection(r)}
 <h2>Per method</h2>
 <div class="scroll"><table><tr><th>method</th><th>requests</th><th>target rps</th><th>achieved rps</th><th>dropped</th><th>p50 ms</th><th>p90</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th><th>failures</th><th>validated</th><th>wrong</th></tr>
 ${names
@@ -92,14 +92,19 @@ ${legend}
 ${stackedBars(names.map((n) => ({ label: n, parts: CLASSES.map((c) => ({ name: c, value: r.methods[n]!.classes[c], color: CLASS_COLORS[c] })) })))}
 <p class="legend">${CLASSES.map((c) => `<span><i style="background:${CLASS_COLORS[c]}"></i>${c}</span>`).join('')}</p>
 ${classDetails(r)}
-${capacitySection(r)}${driftSection(r)}${baselineSection(r)}
+${driftSection(r)}${baselineSection(r)}
 <h2>Thresholds</h2>
 <div class="scroll"><table><tr><th>metric</th><th>threshold</th><th>measured</th><th>result</th></tr>
 ${r.thresholds.map((t) => `<tr><td>${esc(t.metric)}</td><td>${esc(t.expression)}</td><td>${t.value ?? '–'}</td><td class="${t.ok ? 'pass' : 'fail'}">${t.ok ? 'pass' : 'fail'}</td></tr>`).join('\n') || '<tr><td colspan="4" class="muted">none (this profile only measures)</td></tr>'}
 </table></div>
 ${corpusSection(r)}
 </body></html>
-`;
+`);
+}
+
+/** Charts keep a readable size on a narrow screen and scroll sideways, rather than shrink to illegible text. */
+function charts(html: string): string {
+  return html.replace(/<svg[\s\S]*?<\/svg>/g, (svg) => `<div class="chart">${svg}</div>`);
 }
 
 /** The verdict and why, first on the page: which threshold, regression or method (headline.ts). */
@@ -108,13 +113,10 @@ function whyBox(r: LoadReport): string {
   return `<div class="why ${r.verdict}"><b>${esc(r.verdict === 'measured' ? 'Capacity' : r.verdict.toUpperCase())}: ${esc(h.summary)}</b><ul>${h.reasons.map((x) => `<li>${esc(x)}</li>`).join('')}</ul></div>`;
 }
 
-/** Whether k6 sent what was planned; for capacity, per scenario, so it never contradicts the knees. */
 function generatorLine(r: LoadReport): string {
-  if (r.capacity) {
-    const bound = Object.entries(r.capacity).filter(([, c]) => c.limitedBy === 'generator').map(([n]) => n);
-    return bound.length ? `<b class="fail">k6 could not offer the last step's load for ${esc(bound.join(', '))}</b> (their knees are lower bounds).` : "k6 offered every step's load up to the knees.";
-  }
-  return r.generator.keptUp ? 'The generator sent the planned load.' : `<b class="fail">The generator did not send the planned load.</b> ${esc(r.generator.note ?? '')}`;
+  const g = generatorSentence(r);
+  const text = `${g.text.startsWith('k6') ? g.text : `${g.text.charAt(0).toUpperCase()}${g.text.slice(1)}`}.`;
+  return g.ok ? esc(text) : `<b class="fail">${esc(text)}</b>`;
 }
 
 function classDetails(r: LoadReport): string {

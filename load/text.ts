@@ -1,6 +1,6 @@
 // The few lines a load run prints when it ends.
 import { ENTRY_KINDS } from './corpus.ts';
-import { headline } from './headline.ts';
+import { generatorSentence, headline } from './headline.ts';
 import { type LoadReport, type MethodCorpus, sampledFaults } from './report.ts';
 
 export function summaryText(r: LoadReport, reportPaths: string[]): string {
@@ -21,7 +21,7 @@ export function summaryText(r: LoadReport, reportPaths: string[]): string {
       .map((f) => (f.notServed ? `NOT SERVED: ${f.text}` : `sampling found ${f.text}`)),
     'corpus per method (as sampled; "compared": answers checked against the one sampled):',
     ...Object.entries(r.corpus.methods).map(([name, c]) => `  ${name.padEnd(40)}${describeCorpus(c)}`),
-    `generator: ${r.generator.instances > 1 ? `${r.generator.instances} k6 instances, merged; ` : ''}${r.generator.keptUp ? 'sent the planned load' : `did NOT send the planned load: ${r.generator.note ?? ''}`}${r.generator.cpuCores === undefined ? '' : ` (k6 used ${r.generator.cpuCores} of ${r.generator.availableCores} cores)`}`,
+    `generator: ${r.generator.instances > 1 ? `${r.generator.instances} k6 instances, merged; ` : ''}${generatorSentence(r).text.replace(/^the generator /, '')}${r.generator.cpuCores === undefined ? '' : ` (k6 used ${r.generator.cpuCores} of ${r.generator.availableCores} cores)`}`,
     ...Object.entries(r.methods)
       .filter(([, m]) => m.classes.wrong > 0)
       .map(([n, m]) => `wrong answers ${n}: ${m.classes.wrong} of ${m.requests}${m.wrongSample ? `, e.g. ${m.wrongSample}` : ''}`),

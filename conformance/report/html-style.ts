@@ -108,4 +108,15 @@ details.passed > summary { font-size: 15px; color: var(--ink); font-weight: 600;
 .missing { color: var(--muted); font-style: italic; }
 footer { color: var(--muted); font-size: 12px; text-align: center; padding: 0 0 32px; }
 @media (max-width: 800px) { .hero .wrap { flex-direction: column; } .io { grid-template-columns: 1fr; } }
+/* A phone: each method of the matrix on its own lines (name and tally, then its squares), not one row cut at the edge. */
+@media (max-width: 600px) {
+  section { padding: 12px; }
+  .matrix.checks tr { display: flex; flex-wrap: wrap; align-items: baseline; border-bottom: 1px solid #eaeef2; }
+  .matrix.checks tr > * { border-bottom: 0; }
+  .matrix.checks th[scope=row] { white-space: normal; overflow-wrap: anywhere; flex: 1 1 auto; padding-bottom: 2px; }
+  .matrix.checks td.tally { padding-bottom: 2px; }
+  .matrix.checks td:last-child { flex: 0 0 100%; padding-top: 2px; }
+  .detail { grid-template-columns: 1fr; }
+  .facts { grid-template-columns: 1fr 1fr; }
+}
 `;

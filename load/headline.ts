@@ -34,7 +34,7 @@ export function headline(r: LoadReport): Headline {
 /** What fails a gating run, most decisive first. */
 function failures(r: LoadReport): string[] {
   return [
-    ...sampledFaults(r).map((f) => (f.notServed ? `NOT SERVED: ${f.text}` : `sampling found ${f.text}`)),
+    ...sampledFaults(r).map((f) => (f.notServed ? `Not served: ${f.text}` : `sampling found ${f.text}`)),
     ...thresholdFailures(r),
     ...(r.baseline?.checks.filter((c) => !c.ok).map((c) => `regressed against ${r.baseline?.file}: ${describeCheck(c)}`) ?? []),
     ...(r.head.regressions ? [`eth_blockNumber went back ${r.head.regressions} times (up to ${r.head.deepestBlocks} blocks)`] : []),

@@ -8,7 +8,7 @@ export function summaryText(r: LoadReport, reportPaths: string[]): string {
   const lines = [
     `load ${r.profile}: ${r.verdict.toUpperCase()} in ${r.durationSec} s against ${r.endpoint} (k6 ${r.k6.version}, corpus seed ${r.corpus.seed})`,
     // Why, first: the reader should not have to scroll past the table to learn which threshold or method failed.
-    ...(({ summary, reasons }) => [`  ${summary}:`, ...reasons.map((x) => `  - ${x}`)])(headline(r)),
+    ...(({ summary, reasons }) => [`  ${summary}${reasons.length ? ':' : ''}`, ...reasons.map((x) => `  - ${x}`)])(headline(r)),
     `${'method'.padEnd(42)}${pad('requests', 9)}${pad('rps/target', 14)}${pad('p50 ms', 9)}${pad('p95', 9)}${pad('p99', 9)}${pad('failures', 10)}`,
     ...Object.entries(r.methods).map(([name, m]) => {
       const l = m.latencyMs;

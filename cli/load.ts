@@ -231,7 +231,9 @@ export async function oneLineErrors(body: () => Promise<number>): Promise<number
   try {
     return await body();
   } catch (e) {
-    const usage = e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    const code = (e as { code?: string }).code;
+    // An unknown option goes to main.ts, which says where the command's options are listed.
+    const usage = e instanceof UsageError || (code?.startsWith('ERR_PARSE_ARGS') && code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION');
     if (!usage) throw e;
     console.error(redact(`rpc-certify: ${(e as Error).message.replace(/\s*\n\s*/g, ' ')}`));
     return 2;

@@ -122,7 +122,11 @@ async function main(argv: string[]): Promise<number> {
   if (name === '--version' || name === '-v') return print(harnessVersion);
   const command = commands[name];
   if (!command) throw new UsageError(`unknown command "${name}"; see rpc-certify --help`);
-  return command(rest);
+  return command(rest).catch((e: unknown) => {
+    // node's parseArgs names the option but not where the valid ones are listed.
+    if ((e as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new UsageError(`${(e as Error).message.split('.')[0]}; \`rpc-certify ${name} --help\` lists the options`);
+    throw e;
+  });
 }
 
 main(process.argv.slice(2)).then(

@@ -57,6 +57,15 @@ describe('operator safety', function () {
     oneLineUsage(await cli(['load', '--duration', '5x']), /--duration takes a duration such as 30s, 5m or 1h30m .*got "5x"/);
     oneLineUsage(await cli(['load', '--rate', '0']), /--rate takes a positive whole number, got "0"/);
     oneLineUsage(await cli(['load', '--rate']), /Option '--rate <value>' argument missing/);
+    oneLineUsage(await cli(['conformance', '--rate', '3']), /Unknown option '--rate'; `rpc-certify conformance --help` lists the options/);
+    oneLineUsage(await cli(['load', '--bogus']), /Unknown option '--bogus'; `rpc-certify load --help` lists the options/);
+  });
+
+  it('runs the CLI bundled into dist/ (bin/build-cli.js), rebuilt for the current sources', async () => {
+    const { currentBuild } = (await import(new URL('../bin/build-cli.js', import.meta.url).href)) as { currentBuild: () => string };
+    const { existsSync } = await import('node:fs');
+    expect((await cli(['--help'])).code).to.equal(0);
+    expect(existsSync(join(currentBuild(), 'main.js')), currentBuild()).to.equal(true);
   });
 
   it('a bad --corpus or --targets file is named, with what is wrong with it', async () => {

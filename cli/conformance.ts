@@ -31,9 +31,11 @@ Options:
   --strict                advisory failures fail the run too
   --expect FILE           known deviations (schemas/expectations.json): the checks listed as failing do
                           not fail the run; one of them passing does (an unexpected pass). Shipped:
-                          fixtures/expectations/anvil.json (raw anvil), geth.json (geth --dev)
+                          fixtures/expectations/anvil.json (raw anvil), geth.json (geth --dev),
+                          embedded.json (the embedded default, which start uses)
   --targets FILE          reuse a targets lockfile from an earlier run instead of discovering
   --discovery-depth N     blocks to walk back from the head when discovering (default 64)
+  --discovery-budget N    requests discovery may spend on that walk (default 256)
   --timeout MS            per-request timeout (default 10000)
   --concurrency N         requests in flight at most (default 8)
   --ca-file PEM           trust this CA (a private or self-signed TLS endpoint)
@@ -52,6 +54,7 @@ export interface ConformanceOptions {
   strict: boolean;
   targetsFile?: string;
   discoveryDepth?: number;
+  discoveryBudget?: number;
   timeoutMs?: number;
   concurrency?: number;
   ca?: string;
@@ -73,6 +76,7 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
       expect: { type: 'string' },
       targets: { type: 'string' },
       'discovery-depth': { type: 'string' },
+      'discovery-budget': { type: 'string' },
       timeout: { type: 'string' },
       concurrency: { type: 'string' },
       'ca-file': { type: 'string' },
@@ -95,6 +99,7 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
     strict: values.strict,
     ...(values.targets ? { targetsFile: values.targets } : {}),
     ...(values['discovery-depth'] ? { discoveryDepth: positive(values['discovery-depth'], '--discovery-depth') } : {}),
+    ...(values['discovery-budget'] ? { discoveryBudget: positive(values['discovery-budget'], '--discovery-budget') } : {}),
     ...(values.timeout ? { timeoutMs: positive(values.timeout, '--timeout') } : {}),
     ...(values.concurrency ? { concurrency: positive(values.concurrency, '--concurrency') } : {}),
     quiet: values.quiet,
@@ -105,6 +110,12 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
   const { loadTargets } = await import('../conformance/framework/discovery.ts');
   if (values.targets) await loadTargets(values.targets).catch((e: unknown) => Promise.reject(new UsageError(`--targets ${(e as Error).message}`)));
   return certify(opts);
+}
+
+/** The embedded default's own known deviations (bundled with the CLI, so `start` needs no path). */
+export async function embeddedExpectations(): Promise<Expectations> {
+  const [{ parseExpectations }, { default: embedded }] = await Promise.all([import('../conformance/framework/expectations.ts'), import('../fixtures/expectations/embedded.json', { with: { type: 'json' } })]);
+  return parseExpectations(JSON.stringify(embedded), 'fixtures/expectations/embedded.json');
 }
 
 /** An --expect file, or a usage error naming what is wrong with it. */
@@ -143,6 +154,7 @@ export async function certify(opts: ConformanceOptions): Promise<number> {
       strict: opts.strict,
       ...(opts.targetsFile ? { targetsFile: opts.targetsFile } : {}),
       ...(opts.discoveryDepth ? { discoveryDepth: opts.discoveryDepth } : {}),
+      ...(opts.discoveryBudget ? { discoveryBudget: opts.discoveryBudget } : {}),
       ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
       ...(opts.concurrency ? { concurrency: opts.concurrency } : {}),
       ...(opts.ca ? { ca: opts.ca } : {}),

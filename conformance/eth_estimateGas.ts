@@ -1,7 +1,9 @@
 // §4.1 eth_estimateGas: a hex quantity, nothing added to the chain; a REVERT is error code 3 with the
 // decoded reason in the message and the ABI payload in data (§7). Reverts are triggered with no deployed
 // contract, by estimating a creation whose init code reverts, so these checks run on any chain.
-import { decodeErrorResult, parseAbi, type Hex } from 'viem';
+import { decodeErrorResult, keccak256, parseAbi, toHex, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { intrinsicGas } from '../core/invariants/intrinsic.ts';
 import { ERROR_STRING_SELECTOR, errorStringPayload, HARNESS_REVERT_REASON, revertingInitCode } from '../core/revert.ts';
 import { q, toQuantity } from '../core/hex.ts';
 import type { RevertTarget } from '../core/targets.ts';
@@ -71,6 +73,87 @@ suite.check(
       if (before === after) return;
     }
     t.fail('the sender\'s pending nonce grew across an estimate, twice', { pointer: '/result' });
+  },
+);
+
+type MinedTx = Record<string, unknown> & { from: string; to: string | null; value: string; input: string; blockNumber: string; accessList?: unknown[] };
+
+/** A mined transaction as the call object that replays it (no fees: the estimate then needs no balance for gas). */
+function callOf(tx: MinedTx): Record<string, unknown> {
+  return { from: tx.from, ...(tx.to ? { to: tx.to } : {}), value: tx.value, data: tx.input, ...(Array.isArray(tx.accessList) && tx.accessList.length ? { accessList: tx.accessList } : {}) };
+}
+
+/** A discovered transaction, its receipt, and the number of its parent block (where replaying it sees the state it ran on). */
+async function minedWithParent(t: CheckContext, hash: string): Promise<{ tx: MinedTx; receipt: { gasUsed: string; status?: string; transactionIndex: string }; parent: string }> {
+  const tx = await t.leaned<MinedTx>('eth_getTransactionByHash', [hash], `the known transaction ${hash}`);
+  const receipt = await t.leaned<{ gasUsed: string; status?: string; transactionIndex: string }>('eth_getTransactionReceipt', [hash], `the known transaction ${hash}`);
+  const number = q(tx.blockNumber);
+  if (number === undefined || number === 0n) t.skip(`the transaction's block ${tx.blockNumber} has no parent to replay it at`);
+  return { tx, receipt, parent: toQuantity(number - 1n) };
+}
+
+suite.check(
+  { intent: 'estimate-covers-gas-used', clause: '§4.1', layer: 'spec', title: 'replaying a real transaction that is first in its block, at its parent block, estimates at least the gas it used (its receipt\'s gasUsed)', covers: ['hit'] },
+  async (t) => {
+    const { tx, receipt, parent } = await minedWithParent(t, t.need(t.targets.firstInBlockTx, 'successful transaction first in its block'));
+    const gas = await expectEstimate(t, [callOf(tx), parent]);
+    t.expect(gas >= q(receipt.gasUsed)!, `an estimate below the ${q(receipt.gasUsed)} gas the same transaction used at the same state is not enough to run it`, { pointer: '/result', expected: `>= ${receipt.gasUsed}`, actual: toQuantity(gas) });
+  },
+);
+
+suite.check(
+  { intent: 'estimate-covers-calldata', clause: '§4.1', layer: 'spec', title: 'a successful call to existing code, replayed at its parent block, estimates at least the intrinsic gas: 21000 plus its calldata (4/16 a byte) and access list', covers: ['hit'] },
+  async (t) => {
+    const { tx, parent } = await minedWithParent(t, t.need(t.targets.callToCode, 'successful call that ran code'));
+    const call = callOf(tx);
+    const intrinsic = intrinsicGas(call);
+    const gas = await expectEstimate(t, [call, parent]);
+    t.expect(gas >= intrinsic, `an estimate below the intrinsic gas ${intrinsic} (21000 plus calldata and access list) cannot be enough`, { pointer: '/result', expected: `>= ${toQuantity(intrinsic)}`, actual: toQuantity(gas) });
+  },
+);
+
+suite.check(
+  { intent: 'chain-revert', clause: '§4.1 rule 3, §7', layer: 'spec', title: 'a failed transaction found on the chain, first in its block, replayed at its parent block: code 3, "execution reverted" (with the decoded reason for Error(string)), data the hex revert payload', covers: ['revert'] },
+  async (t) => {
+    const { tx, receipt, parent } = await minedWithParent(t, t.need(t.targets.revertedTx, 'failed transaction first in its block'));
+    // Gas left over means the failure was a REVERT; a failure that used all its gas may have been an
+    // exceptional halt (out of gas), which a replay with more gas need not repeat.
+    const reverted = q(receipt.gasUsed)! < q(tx['gas'] as string)!;
+    const ex = await t.exchange(suite.method, [callOf(tx), parent]);
+    const body = ex.body as { result?: unknown; error?: { code?: unknown; message?: unknown } } | undefined;
+    const revertAnswer = body?.error?.code === 3 || /revert/i.test(String(body?.error?.message ?? ''));
+    if (!reverted && body && !revertAnswer) t.inconclusive('the failed transaction used all its gas and its replay finds no revert: it may have run out of gas rather than reverted');
+    const err = await t.rpcError(suite.method, [callOf(tx), parent]);
+    t.expectEqual(err.code, 3, 'a REVERT must be error code 3', '/error/code');
+    const data = typeof err.data === 'string' ? err.data : undefined;
+    t.expect(data !== undefined && /^0x([0-9a-f]{2})*$/i.test(data), 'error.data must be the hex revert payload', { pointer: '/error/data', actual: err.data });
+    if (data?.startsWith(ERROR_STRING_SELECTOR)) {
+      const reason = decodeErrorResult({ abi: parseAbi(['error Error(string)']), data: data as Hex }).args[0];
+      t.expectEqual(err.rpcMessage, `execution reverted: ${reason}`, 'message must be "execution reverted: <the reason error.data holds>"', '/error/message');
+    } else t.expect(err.rpcMessage.startsWith('execution reverted'), 'message must start with "execution reverted"', { pointer: '/error/message', actual: err.rpcMessage });
+  },
+);
+
+/** A throwaway key for the EIP-7702 authorization the advisory sends; nobody holds funds with it. */
+const AUTHORITY_KEY = keccak256(toHex('rpc-certify: EIP-7702 authority for eth_estimateGas'));
+
+suite.check(
+  { intent: 'blob-call-fields', clause: '§4.1, §2.1', layer: 'advisory', title: 'a call object with EIP-4844 fields (blobVersionedHashes, maxFeePerBlobGas), which the spec does not list, is estimated: a quantity of at least 21000', covers: ['hit'] },
+  async (t) => {
+    // From a sender that has funds (a real transaction's): a node may ask for the blob fee's balance.
+    const hash = t.targets.successTx;
+    const sender = hash ? (await t.ifServed<{ from: string }>('eth_getTransactionByHash', [hash], `the known transaction ${hash}`))?.from : undefined;
+    await expectEstimate(t, [{ ...PROBE_TRANSFER, ...(sender ? { from: sender } : {}), blobVersionedHashes: [`0x01${'ab'.repeat(31)}`], maxFeePerBlobGas: '0x1' }, 'latest']);
+  },
+);
+
+suite.check(
+  { intent: 'set-code-call-fields', clause: '§4.1, §2.1', layer: 'advisory', title: 'a call object with an EIP-7702 authorizationList, which the spec does not list, is estimated with the authorization\'s cost: at least 21000 + 25000 per authorization', covers: ['hit'] },
+  async (t) => {
+    const signed = await privateKeyToAccount(AUTHORITY_KEY).signAuthorization({ chainId: Number(BigInt(t.targets.chainId)), address: PROBE_TRANSFER.to, nonce: 0 });
+    const authorization = { chainId: t.targets.chainId, address: signed.address, nonce: '0x0', yParity: toQuantity(signed.yParity ?? 0), r: toQuantity(BigInt(signed.r)), s: toQuantity(BigInt(signed.s)) };
+    const gas = await expectEstimate(t, [{ ...PROBE_TRANSFER, authorizationList: [authorization] }, 'latest']);
+    t.expect(gas >= INTRINSIC_GAS + 25_000n, 'an estimate below 46000 left the authorization out: the transaction it estimates would run out of gas', { pointer: '/result', expected: `>= ${toQuantity(INTRINSIC_GAS + 25_000n)}`, actual: toQuantity(gas) });
   },
 );
 

@@ -4,12 +4,13 @@ import { MethodSuite, type CheckContext } from './framework/check.ts';
 import { envelopeChecks, futureBlock, nullOnMiss } from './framework/common.ts';
 import { assertReceipt, type Receipt } from './framework/receipt-checks.ts';
 import { toQuantity } from '../core/hex.ts';
-import { gasAccounting, logIndexes, receiptBlooms } from '../core/invariants/block-receipts.ts';
+import { effectiveGasPrices, gasAccounting, logIndexes, receiptBlooms, receiptsAgainstTxs, removedLogs } from '../core/invariants/block-receipts.ts';
 import type { Json } from '../core/invariants/encoding.ts';
 import { receiptEnvelope } from '../core/invariants/receipt.ts';
 import { orderedTrieRoot } from '../core/invariants/trie.ts';
 import { RECOMPUTABLE_TYPES } from '../core/invariants/tx.ts';
-import { failOnViolations, recompute } from './framework/invariant-checks.ts';
+import { failOnViolations, judgedRefs, recompute } from './framework/invariant-checks.ts';
+import { atHead } from './framework/head.ts';
 
 const suite = new MethodSuite('eth_getBlockReceipts');
 export default suite;
@@ -62,6 +63,29 @@ suite.check(
   },
 );
 
+suite.check(
+  { intent: 'latest-is-head', clause: '§1 block tag, §4.8', layer: 'spec', title: 'the tag latest returns the head block\'s receipts: one per transaction of the head, in order, each naming the head\'s hash (bracketed by the head number and hash; retried when the head moves)', covers: ['tag:latest'] },
+  async (t) =>
+    atHead(
+      t,
+      () => t.result<Json[] | null>(suite.method, ['latest'], { fresh: true }),
+      (receipts, head) => {
+        if (!Array.isArray(receipts)) return t.fail('latest must give the head block\'s receipts, an array', { pointer: '/result', actual: receipts });
+        t.expectEqual(receipts.map((r) => r['transactionHash']), head.transactions, `latest must give the receipts of the head block ${head.number} (${head.transactions.length} transaction(s)), in order`, '/result');
+        receipts.forEach((r, i) => t.expectEqual(r['blockHash'], head.hash, `receipt ${i} of latest must name the head block ${head.number}`, `/result/${i}/blockHash`));
+      },
+    ),
+);
+
+suite.check(
+  { intent: 'block-hash-param', clause: '§4.8 params', layer: 'advisory', title: 'a block hash as the parameter (EIP-1898 style, which the spec does not list) gives the same receipts as the block\'s number', covers: ['hit'] },
+  async (t) => {
+    const target = t.need(t.targets.multiTxBlock, 'block with transactions');
+    const byNumber = await t.result(suite.method, [target.number]);
+    t.expectEqual(await t.result(suite.method, [target.hash]), byNumber, 'the block\'s hash must give the receipts its number gives', '/result');
+  },
+);
+
 for (const tag of ['latest', 'earliest', 'safe', 'finalized']) {
   suite.check(
     { intent: `tag-${tag}`, clause: '§1, §4.8', layer: 'spec', title: `the block tag "${tag}" is accepted: an array of receipts or null`, covers: [`tag:${tag}`] },
@@ -90,18 +114,15 @@ suite.check(
 
 // Invariant layer (facts.md, "Protocol invariants"): the receipts against each other and against their block.
 
-/** The block with transactions and the empty block, each with its receipts and its header (eth_getBlockByHash, hashes). */
+/** Each block judged (judgedRefs) with its receipts and its header and full transactions (eth_getBlockByHash, as its own checks ask). */
 async function receiptsAndBlocks(t: CheckContext): Promise<Array<{ name: string; receipts: Json[]; block: Json }>> {
   const out: Array<{ name: string; receipts: Json[]; block: Json }> = [];
-  for (const [name, ref, flag] of [['the block with transactions', t.targets.multiTxBlock, false], ['the empty block', t.targets.emptyBlock, true]] as const) {
-    if (!ref) continue;
+  for (const { name, ref } of judgedRefs(t)) {
     const receipts = t.found(await t.result<Json[] | null>(suite.method, [ref.number]), `${name} ${ref.number} returned null`);
     if (!Array.isArray(receipts)) return t.fail(`${name}: the result is not an array`, { pointer: '/result' });
-    // The flags are the ones the other checks ask with, so the run-wide memo serves these.
-    const block = await t.leaned<Json>('eth_getBlockByHash', [ref.hash, flag], `${name} ${ref.hash}`);
+    const block = await t.leaned<Json>('eth_getBlockByHash', [ref.hash, true], `${name} ${ref.hash}`);
     out.push({ name, receipts, block });
   }
-  if (out.length === 0) t.skip('no block with transactions and no empty block found on this endpoint');
   return out;
 }
 
@@ -120,15 +141,15 @@ suite.check(
 suite.check(
   { intent: 'receipt-blooms', clause: 'invariant: logsBloom', layer: 'invariant', title: 'each receipt\'s logsBloom recomputed from its own logs (address and topics)', covers: ['hit'] },
   async (t) => {
-    for (const { receipts } of await receiptsAndBlocks(t)) failOnViolations(t, await recompute(t, '/result', 'the receipt blooms', () => receiptBlooms(receipts)), '/result');
+    for (const { name, receipts } of await receiptsAndBlocks(t)) failOnViolations(t, await recompute(t, '/result', `the receipt blooms of ${name}`, () => receiptBlooms(receipts)), '/result', name);
   },
 );
 
 suite.check(
   { intent: 'gas-accounting', clause: 'invariant: cumulativeGasUsed', layer: 'invariant', title: 'cumulativeGasUsed never decreases, each gasUsed is the difference of consecutive cumulatives, and the last equals the block\'s gasUsed', covers: ['hit'] },
   async (t) => {
-    for (const { receipts, block } of await receiptsAndBlocks(t)) {
-      failOnViolations(t, await recompute(t, '/result', 'the gas accounting', () => gasAccounting(receipts, String(block['gasUsed']))), '/result');
+    for (const { name, receipts, block } of await receiptsAndBlocks(t)) {
+      failOnViolations(t, await recompute(t, '/result', `the gas accounting of ${name}`, () => gasAccounting(receipts, String(block['gasUsed']))), '/result', name);
     }
   },
 );
@@ -136,6 +157,33 @@ suite.check(
 suite.check(
   { intent: 'log-indexes', clause: 'invariant: logIndex', layer: 'invariant', title: 'logIndex numbers the block\'s logs from 0x0, contiguously across all its receipts, in order', covers: ['hit'] },
   async (t) => {
-    for (const { receipts } of await receiptsAndBlocks(t)) failOnViolations(t, await recompute(t, '/result', 'the log indexes', () => logIndexes(receipts)), '/result');
+    for (const { name, receipts } of await receiptsAndBlocks(t)) failOnViolations(t, await recompute(t, '/result', `the log indexes of ${name}`, () => logIndexes(receipts)), '/result', name);
   },
 );
+
+suite.check(
+  { intent: 'receipts-match-txs', clause: 'invariant: receipts against transactions', layer: 'invariant', title: 'one receipt per transaction of each block judged, in order, each with its transaction\'s hash, type, from and to, and a contractAddress exactly when to is null', covers: ['hit'] },
+  async (t) => {
+    for (const { name, receipts, block } of await receiptsAndBlocks(t)) failOnViolations(t, await recompute(t, '/result', `the receipts of ${name}`, () => receiptsAgainstTxs(receipts, txsOf(t, block, name))), '/result', name);
+  },
+);
+
+suite.check(
+  { intent: 'effective-gas-price', clause: '§2.4 effectiveGasPrice; invariant: EIP-1559', layer: 'invariant', title: 'effectiveGasPrice is the transaction\'s gasPrice for types 0x0/0x1 and min(maxFeePerGas, baseFeePerGas + maxPriorityFeePerGas) from 0x2 on, against its block\'s base fee, in each block judged', covers: ['hit'] },
+  async (t) => {
+    for (const { name, receipts, block } of await receiptsAndBlocks(t)) failOnViolations(t, await recompute(t, '/result', `the effective gas prices of ${name}`, () => effectiveGasPrices(receipts, txsOf(t, block, name), block)), '/result', name);
+  },
+);
+
+suite.check(
+  { intent: 'logs-not-removed', clause: '§2.5 removed', layer: 'spec', title: 'every log in the receipts of a canonical block judged has removed: false', covers: ['hit'] },
+  async (t) => {
+    for (const { name, receipts } of await receiptsAndBlocks(t)) failOnViolations(t, removedLogs(receipts), '/result', name);
+  },
+);
+
+function txsOf(t: CheckContext, block: Json, name: string): Json[] {
+  const txs = block['transactions'];
+  if (!Array.isArray(txs)) return t.fail(`${name}: eth_getBlockByHash(full) gave no transactions array`, { pointer: '/result' });
+  return txs as Json[];
+}

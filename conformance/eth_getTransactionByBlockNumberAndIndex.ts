@@ -4,6 +4,7 @@ import type { Json } from '../core/invariants/encoding.ts';
 import { MethodSuite } from './framework/check.ts';
 import { envelopeChecks, futureBlock, nullOnMiss } from './framework/common.ts';
 import { expectSameFields, SAMPLE } from './framework/invariant-checks.ts';
+import { atHead } from './framework/head.ts';
 
 type Tx = Record<string, unknown> & { hash: string; transactionIndex: string | null; blockNumber: string | null; blockHash: string | null };
 
@@ -38,6 +39,22 @@ for (const tag of ['latest', 'earliest', 'pending', 'safe', 'finalized']) {
     },
   );
 }
+
+suite.check(
+  { intent: 'latest-is-head', clause: '§1 block tag, §4.5', layer: 'spec', title: 'the tag latest at index 0 returns the head block\'s first transaction (null when the head has none), bracketed by the head number and hash; retried when the head moves', covers: ['tag:latest'] },
+  async (t) =>
+    atHead(
+      t,
+      () => t.result<Tx | null>(suite.method, ['latest', '0x0'], { fresh: true }),
+      (tx, head) => {
+        const first = head.transactions[0];
+        if (first === undefined) return t.expectEqual(tx, null, `the head block ${head.number} has no transactions: latest at index 0 must be null`, '/result');
+        if (tx === null) return t.fail(`latest at index 0 returned null, but the head block ${head.number} holds ${head.transactions.length} transaction(s)`, { pointer: '/result', expected: first });
+        t.expectEqual(tx.hash, first, `latest at index 0 must be the head block ${head.number}'s first transaction`, '/result/hash');
+        t.expectEqual(tx.blockHash, head.hash, `latest at index 0 must name the head block ${head.number}`, '/result/blockHash');
+      },
+    ),
+);
 
 nullOnMiss(suite, 'null-out-of-range', '§4.5, §7', 'an index past the last transaction returns result null', (t) => {
   const block = t.need(t.targets.multiTxBlock, 'block with transactions');

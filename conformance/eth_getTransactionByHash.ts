@@ -4,7 +4,7 @@ import { sameAddress } from '../core/invariants/compare.ts';
 import type { Json } from '../core/invariants/encoding.ts';
 import { legacyChainId, RECOMPUTABLE_TYPES, recoverSender, txHash } from '../core/invariants/tx.ts';
 import { type CheckContext, MethodSuite } from './framework/check.ts';
-import { envelopeChecks, extraFieldsCheck, nullOnMiss, nullOnZeroHash, UNKNOWN_HASH } from './framework/common.ts';
+import { envelopeChecks, extraFieldsCheck, nullOnMiss, nullOnZeroHash, type Shaped, UNKNOWN_HASH } from './framework/common.ts';
 import { KNOWN_TYPES } from './framework/discovery.ts';
 import { expectSameFields, recompute, SAMPLE } from './framework/invariant-checks.ts';
 
@@ -45,7 +45,11 @@ suite.check(
 nullOnMiss(suite, 'null-on-miss', '§4.6, §7', 'an unknown transaction hash returns result null', () => [UNKNOWN_HASH]);
 nullOnZeroHash(suite, '§4.6', 'a transaction hash', (hash) => [hash]);
 
-extraFieldsCheck(suite, 'transaction', (t) => (anyTx(t) ? [anyTx(t)] : undefined));
+extraFieldsCheck(suite, 'a transaction of each type found and a creation', async (t) => {
+  const out: Shaped = [];
+  for (const hash of new Set([...Object.values(t.targets.txByType), t.targets.contractCreation])) if (hash) out.push(['transaction', await t.result(suite.method, [hash])]);
+  return out;
+});
 
 // Invariant layer (facts.md, "Protocol invariants"): the signed fields recomputed into the hash and the sender.
 

@@ -1,11 +1,11 @@
 // §4.7 eth_getTransactionReceipt: a receipt object (§2.4) or null.
 import { type Address, getContractAddress } from 'viem';
-import { receiptBlooms } from '../core/invariants/block-receipts.ts';
+import { receiptBlooms, removedLogs } from '../core/invariants/block-receipts.ts';
 import { sameAddress } from '../core/invariants/compare.ts';
 import { bigintOf, bytes, type Json } from '../core/invariants/encoding.ts';
 import { type CheckContext, MethodSuite } from './framework/check.ts';
-import { envelopeChecks, extraFieldsCheck, nullOnMiss, nullOnZeroHash, UNKNOWN_HASH } from './framework/common.ts';
-import { expectSameFields, recompute, SAMPLE } from './framework/invariant-checks.ts';
+import { envelopeChecks, extraFieldsCheck, nullOnMiss, nullOnZeroHash, type Shaped, UNKNOWN_HASH } from './framework/common.ts';
+import { expectSameFields, failOnViolations, recompute, SAMPLE } from './framework/invariant-checks.ts';
 import { assertReceipt, assertRootXorStatus, type Receipt } from './framework/receipt-checks.ts';
 
 const suite = new MethodSuite('eth_getTransactionReceipt');
@@ -53,10 +53,32 @@ suite.check(
   },
 );
 
+suite.check(
+  { intent: 'null-fields-present', clause: '§2.4 to, contractAddress', layer: 'spec', title: 'fields the spec makes null in some state are present as null, not absent: contractAddress of a call, to of a creation', covers: ['hit'] },
+  async (t) => {
+    const cases = [
+      { hash: t.targets.successTx, field: 'contractAddress', when: (r: Receipt) => r.to !== null && r.to !== undefined, what: 'a call (to set) has contractAddress' },
+      { hash: t.targets.contractCreation, field: 'to', when: (r: Receipt) => r.contractAddress !== null && r.contractAddress !== undefined, what: 'a creation (contractAddress set) has to' },
+    ];
+    let judged = 0;
+    for (const c of cases) {
+      if (!c.hash) continue;
+      const r = t.found(await t.result<Receipt | null>(suite.method, [c.hash]), 'the receipt of a mined transaction returned null');
+      if (!c.when(r)) continue;
+      judged++;
+      t.expect(c.field in r, `${c.what} present as null, not left out`, { pointer: `/result/${c.field}`, expected: null, actual: '(absent)' });
+      t.expectEqual(r[c.field], null, `${c.what} null`, `/result/${c.field}`);
+    }
+    if (judged === 0) t.skip('no call and no contract creation found on this endpoint');
+  },
+);
+
 nullOnMiss(suite, 'null-on-miss', '§4.7, §7', 'an unknown transaction hash returns result null', () => [UNKNOWN_HASH]);
 nullOnZeroHash(suite, '§4.7', 'a transaction hash', (hash) => [hash]);
 
-extraFieldsCheck(suite, 'receipt', (t) => (t.targets.txWithLogs ?? t.targets.successTx ? [t.targets.txWithLogs ?? t.targets.successTx] : undefined));
+extraFieldsCheck(suite, 'the receipts judged and their logs', async (t) =>
+  (await judgedReceipts(t)).flatMap(({ receipt }): Shaped => [['receipt', receipt], ...receipt.logs.map((log): Shaped[number] => ['log', log])]),
+);
 
 // Invariant layer (facts.md, "Protocol invariants"): the receipt recomputed, and against the other methods.
 
@@ -113,6 +135,13 @@ suite.check(
       const v = await recompute(t, '/result', `the bloom of ${what}`, () => receiptBlooms([receipt]));
       if (v[0]) t.fail(`${what}: logsBloom is not the bloom of its ${receipt.logs.length} log(s)`, { pointer: '/result/logsBloom', expected: v[0].expected, actual: v[0].actual });
     }
+  },
+);
+
+suite.check(
+  { intent: 'logs-not-removed', clause: '§2.5 removed', layer: 'spec', title: 'every log of the receipts judged (mined, so in a canonical block) has removed: false', covers: ['hit'] },
+  async (t) => {
+    for (const { what, receipt } of await judgedReceipts(t)) failOnViolations(t, removedLogs([receipt]).map((v) => ({ ...v, pointer: v.pointer.replace(/^\/0/, '') })), '/result', what);
   },
 );
 

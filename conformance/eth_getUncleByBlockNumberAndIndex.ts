@@ -3,6 +3,7 @@ import { MethodSuite } from './framework/check.ts';
 import { futureBlock } from './framework/common.ts';
 import { uncleChecks } from './framework/uncle-checks.ts';
 import { uncleHashCheck } from './framework/invariant-checks.ts';
+import { atHead } from './framework/head.ts';
 
 const suite = new MethodSuite('eth_getUncleByBlockNumberAndIndex');
 export default suite;
@@ -18,6 +19,21 @@ for (const tag of ['latest', 'earliest', 'pending', 'safe', 'finalized']) {
     },
   );
 }
+
+suite.check(
+  { intent: 'latest-is-head', clause: '§1 block tag, §4.3', layer: 'spec', title: 'the tag latest at index 0 returns the head block\'s first uncle (null when it lists none), bracketed by the head number and hash; retried when the head moves', covers: ['tag:latest'] },
+  async (t) =>
+    atHead(
+      t,
+      () => t.result<{ hash?: unknown } | null>(suite.method, ['latest', '0x0'], { fresh: true }),
+      (uncle, head) => {
+        const first = head.uncles[0];
+        if (first === undefined) return t.expectEqual(uncle, null, `the head block ${head.number} lists no uncles: latest at index 0 must be null`, '/result');
+        if (uncle === null) return t.fail(`latest at index 0 returned null, but the head block ${head.number} lists ${head.uncles.length} uncle(s)`, { pointer: '/result', expected: first });
+        t.expectEqual(uncle.hash, first, `latest at index 0 must be the first uncle the head block ${head.number} lists`, '/result/hash');
+      },
+    ),
+);
 
 // Invariant layer: the uncle's hash recomputed from the header this method serves.
 uncleHashCheck(suite, '§4.3', (ref) => ref.number);

@@ -60,9 +60,18 @@ function describe(e: ErrorObject): string {
   return e.message ?? e.keyword;
 }
 
-/** The field names a shape declares; anything else in a response is an extra, reported by advisory checks. */
-export function declaredFields(name: ShapeName): Set<string> {
-  const own = Object.keys((shapeSchemas[name] as { properties?: object }).properties ?? {});
-  const inherited = name === 'block' || name === 'uncle' ? Object.keys(header.properties) : [];
-  return new Set([...own, ...inherited]);
+/**
+ * The fields a shape declares, each with where it comes from: 'spec' for a field the service spec lists,
+ * or the protocol source (EIP, execution-apis) its schema names in x-origin for a field the spec leaves out.
+ * Anything else in a response is neither: reported by the advisory extra-fields checks.
+ */
+export function fieldOrigins(name: ShapeName): Map<string, string> {
+  const schemas = name === 'block' || name === 'uncle' ? [header, shapeSchemas[name]] : [shapeSchemas[name]];
+  const out = new Map<string, string>();
+  for (const schema of schemas) {
+    for (const [field, def] of Object.entries((schema as { properties?: Record<string, { 'x-origin'?: string }> }).properties ?? {})) {
+      if (!out.has(field) || def['x-origin']) out.set(field, def['x-origin'] ?? 'spec');
+    }
+  }
+  return out;
 }

@@ -6,23 +6,61 @@ export interface BlockRef {
   hash: string;
 }
 
+/** A block the block-level invariants judge: its fork era (read off its header fields) and why it was picked. */
+export interface JudgedBlock extends BlockRef {
+  era: string;
+  /** Unknown for a fixture's block, which the walk did not fetch. */
+  txCount?: number;
+  why: string[];
+}
+
+/** Per target class: found (and where), not on the chain within the blocks walked, or not reached before the request budget ran out. */
+export interface CoverageEntry {
+  status: 'found' | 'absent' | 'out-of-budget';
+  source?: 'discovery' | 'fixture' | 'seed' | 'lockfile';
+  /** Blocks walked when the class was judged absent or out of budget. */
+  within?: number;
+  note?: string;
+}
+
 export interface Targets {
   chainId: string;
   /** Head when discovery ran, and the range it walked back over. */
   head: BlockRef;
-  scanned: { from: string; to: string; blocks: number };
+  scanned: {
+    from: string;
+    to: string;
+    blocks: number;
+    /** Why the walk ended: every class found, the range (--discovery-depth or genesis) walked, or the request budget spent. */
+    stoppedBy?: 'all-found' | 'range' | 'budget';
+    requests?: number;
+  };
   /** A block with several transactions (the most found), and one with none. */
   multiTxBlock?: BlockRef & { txCount: number };
   emptyBlock?: BlockRef;
-  /** One transaction hash per EIP-2718 type seen ('0x0', '0x1', ...). */
+  /** One transaction hash per EIP-2718 type seen ('0x0', '0x1', ...; types beyond 0x4 are kept and reported as unknown). */
   txByType: Record<string, string>;
   contractCreation?: string;
   txWithLogs?: string;
   failedTx?: string;
   successTx?: string;
-  /** Fixture-only targets: history a walk from the head cannot reach. */
+  /** A successful call (type 0x0-0x2) whose execution ran code at its `to` (gasUsed above the intrinsic gas). */
+  callToCode?: string;
+  /** A successful transaction (type 0x0-0x2) first in its block: replayed at the parent block it sees the state it ran on. */
+  firstInBlockTx?: string;
+  /** A failed transaction (type 0x0-0x2) first in its block: one that did not use all its gas (a REVERT) if the walk met one. */
+  revertedTx?: string;
+  /** A block whose withdrawals list is not empty (EIP-4895). */
+  withdrawalsBlock?: BlockRef & { withdrawals: number };
+  /** Pre-merge history: found by a walk over an old enough chain, or named by a per-network fixture. */
   uncleBlock?: BlockRef & { uncleCount: number };
   preByzantiumTx?: string;
+  /** One block per fork era met ('frontier' = pre-London, 'london', 'shanghai', 'cancun', 'prague'). */
+  eraBlocks?: Record<string, BlockRef>;
+  /** The blocks every block-level invariant judges (capped, spread over the eras found). */
+  judgedBlocks?: JudgedBlock[];
+  /** Per target class, what the walk and the fixtures made of it. */
+  coverage?: Record<string, CoverageEntry>;
   /** Calls known to revert, with the payload they revert with (seeded contracts on the embedded default). */
   reverts: RevertTarget[];
   /** Where each entry came from, for the report. */

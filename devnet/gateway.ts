@@ -236,10 +236,10 @@ function stripReceipt(receipt: JsonObject): JsonObject {
   return out;
 }
 
-// anvil serves a blob transaction with its sidecar (`blobs`, 128 KiB each); execution-apis'
-// TransactionInfo has no such field: blobs travel in the network wrapper, not in RPC objects.
+// anvil serves a blob transaction with its sidecar (`blobs`, 128 KiB each, `commitments`, `proofs`);
+// execution-apis' TransactionInfo has no such fields: the sidecar travels in the network wrapper, not in RPC objects.
 function stripTransaction(tx: JsonObject): JsonObject {
-  const { blobs: _blobs, ...out } = tx;
+  const { blobs: _blobs, commitments: _commitments, proofs: _proofs, ...out } = tx;
   return out;
 }
 

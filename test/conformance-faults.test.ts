@@ -2,6 +2,7 @@
 // history), fails on each injected fault with the expected check ids, and every check of the catalogue
 // is killed by at least one fault.
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +16,7 @@ import { FaultProxy, type Synthetic } from './support/fault-proxy.ts';
 import { faultCatalogue, syntheticHistory } from './support/faults.ts';
 import { robustnessFaults } from './support/faults-robustness.ts';
 
+const embeddedDeviations = (JSON.parse(readFileSync(new URL('../fixtures/expectations/embedded.json', import.meta.url), 'utf8')) as { fail: Array<{ id: string }> }).fail.map((e) => e.id);
 const fatal = (r: RunResult) => r.checks.filter((c) => c.verdict === 'fail' && c.layer !== 'advisory');
 const failedIds = (r: RunResult) => r.checks.filter((c) => c.verdict === 'fail').map((c) => c.id);
 const byId = (r: RunResult, id: string) => r.checks.find((c) => c.id === id);
@@ -63,15 +65,15 @@ describe('conformance checks fire on their faults', function () {
       fixtures: [{ targets: seed, source: 'seed' }, ...(withSynthetic ? [{ targets: synthetic.targets, source: 'fixture' as const }] : [])],
     });
 
-  it('the clean reference gateway passes every fatal check', async function () {
+  it('the clean reference gateway passes every fatal check, save what the chain itself committed to (fixtures/expectations/embedded.json)', async function () {
     const r = await run(undefined, false);
-    expect(fatal(r).map((c) => `${c.id}: ${c.reason}`)).to.deep.equal([]);
+    expect(fatal(r).map((c) => c.id).sort()).to.deep.equal(embeddedDeviations.sort());
   });
 
   it('with synthetic history, the checks that need pre-merge history run and pass', async function () {
     proxy.synthetic = synthetic.synthetic;
     const r = await run(undefined, true);
-    expect(fatal(r).map((c) => `${c.id}: ${c.reason}`)).to.deep.equal([]);
+    expect(fatal(r).map((c) => c.id).sort()).to.deep.equal(embeddedDeviations.sort());
     for (const id of ['eth_getUncleByBlockNumberAndIndex/uncle-shape', 'eth_getUncleByBlockHashAndIndex/uncle-shape', 'eth_getTransactionReceipt/pre-byzantium-root', 'eth_getTransactionByHash/type-0x3-shape']) {
       expect(byId(r, id)?.verdict, id).to.equal('pass');
     }
@@ -94,7 +96,7 @@ describe('conformance checks fire on their faults', function () {
       proxy.fault = { name: `${method} not served`, kills: [], rewrite: (req, res) => (req.method === method ? { jsonrpc: '2.0', id: res.id, error: { code: -32004, message: `Method ${method} is not supported` } } : res) };
       const r = await run(undefined, false);
       const others = r.checks.filter((c) => c.method !== method);
-      expect(others.filter((c) => c.verdict === 'fail' && c.layer !== 'advisory').map((c) => `${c.id}: ${c.reason}`), `${method} not served`).to.deep.equal([]);
+      expect(others.filter((c) => c.verdict === 'fail' && c.layer !== 'advisory' && !embeddedDeviations.includes(c.id)).map((c) => `${c.id}: ${c.reason}`), `${method} not served`).to.deep.equal([]);
       for (const c of others.filter((x) => x.verdict === 'inconclusive')) expect(c.reason, c.id).to.include(`leans on ${method}`);
       expect(r.checks.some((c) => c.method === method && c.verdict === 'fail'), `${method}'s own checks fail`).to.equal(true);
     }
@@ -102,6 +104,16 @@ describe('conformance checks fire on their faults', function () {
     const r = await run(undefined, false);
     expect(byId(r, 'eth_getBlockByHash/logs-bloom')?.verdict, 'receipts one by one instead').to.equal('pass');
     expect(byId(r, 'eth_getTransactionReceipt/agrees-with-block-receipts')).to.deep.include({ verdict: 'inconclusive' });
+  });
+
+  it('a head that moves during every bracketed read makes the latest-is-head checks inconclusive, not failed', async function () {
+    let n = 0;
+    proxy.fault = { name: 'moving head', kills: [], rewrite: (req, res) => (req.method === 'eth_getBlockByNumber' && req.params[0] === 'latest' && res.result ? { ...res, result: { ...(res.result as object), hash: toQuantity(BigInt(`0x${'ab'.repeat(32)}`) + BigInt(n++)) } } : res) };
+    const r = await run(['eth_getBlockReceipts', 'eth_getTransactionByBlockNumberAndIndex', 'eth_getUncleByBlockNumberAndIndex'], false);
+    for (const id of ['eth_getBlockReceipts/latest-is-head', 'eth_getTransactionByBlockNumberAndIndex/latest-is-head', 'eth_getUncleByBlockNumberAndIndex/latest-is-head']) {
+      expect(byId(r, id)?.verdict, id).to.equal('inconclusive');
+      expect(byId(r, id)?.reason).to.match(/head moved during each of 3 attempts/);
+    }
   });
 
   it('every check of the suite is killed by at least one fault', function () {
@@ -120,7 +132,7 @@ describe('conformance checks fire on their faults', function () {
       expect(failedIds(r), `failures: ${r.checks.filter((c) => c.verdict !== 'pass').map((c) => `${c.id}=${c.verdict}`).join(' ')}`).to.include.members(f.kills);
       if (f.exact) {
         expect(r.complete, 'the whole suite ran').to.equal(true);
-        expect(failedIds(r).sort(), 'nothing else failed').to.deep.equal([...f.kills].sort());
+        expect(failedIds(r).filter((id) => !embeddedDeviations.includes(id) || f.kills.includes(id)).sort(), 'nothing else failed (beyond the chain\'s own deviations)').to.deep.equal([...f.kills].sort());
       }
     });
   }

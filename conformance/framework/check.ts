@@ -41,6 +41,8 @@ export interface CheckResult {
   covers: Coverage[];
   verdict: Verdict;
   reason?: string;
+  /** What a check observed beyond its verdict (e.g. the protocol fields an extra-fields check met). */
+  note?: string;
   pointer?: string;
   expected?: string;
   actual?: string;
@@ -89,6 +91,7 @@ const EXCERPT = 4000;
 /** What a check body gets: the targets, calls that record evidence, and verdict helpers. */
 export class CheckContext {
   readonly evidence: Evidence[] = [];
+  readonly notes: string[] = [];
   constructor(
     private readonly state: RunState,
     readonly method: string,
@@ -215,6 +218,11 @@ export class CheckContext {
   found<T>(value: T | null, message: string): T {
     if (value === null) this.fail(message, { pointer: '/result', actual: null });
     return value;
+  }
+
+  /** Records an observation for the report, whatever the verdict. */
+  note(text: string): void {
+    this.notes.push(text);
   }
 
   fail(message: string, detail: { pointer?: string | undefined; expected?: unknown; actual?: unknown } = {}): never {

@@ -1,124 +1,329 @@
-// Finds the suite's targets on the endpoint itself: walks back from the head (bounded) until it has a
-// block with several transactions, each transaction type, a contract creation, a transaction with
-// logs, a failed and a successful one, and an empty block. Nothing is hard-coded to one chain.
+// Finds the suite's targets on the endpoint itself, as coverage: one walk back from the head, bounded
+// by a depth and a request budget, collects every target class the walked range holds (each transaction
+// type, creation, logs, failed and successful transactions, a call that ran code, a revert, pre-Byzantium
+// receipts, uncles, withdrawals, empty and busy blocks, one block per fork era) and keeps fetching full
+// transactions and receipts until each class is found or the range is walked. It then picks the blocks
+// the block-level invariants judge. Nothing is hard-coded to one chain.
 import { readFile } from 'node:fs/promises';
-import type { BlockRef, Targets } from '../../core/targets.ts';
+import type { BlockRef, CoverageEntry, JudgedBlock, Targets } from '../../core/targets.ts';
 import { isObject, q, toQuantity } from '../../core/hex.ts';
-import type { RpcClient } from './rpc-client.ts';
+import type { Json } from '../../core/invariants/encoding.ts';
+import { headerFork } from '../../core/invariants/header.ts';
+import { ranCode } from '../../core/invariants/intrinsic.ts';
+import { type RpcClient, RpcError } from './rpc-client.ts';
 
-interface RawTx {
-  hash: string;
-  type?: string;
-  to: string | null;
-}
-interface RawBlock {
+interface RawBlock extends Json {
   number: string;
   hash: string;
-  transactions: RawTx[];
-}
-interface RawReceipt {
-  transactionHash: string;
-  status?: string;
-  logs: unknown[];
+  transactions: unknown[];
 }
 
 export interface DiscoveryOptions {
   /** How many blocks at most to walk back from the head. */
   depth: number;
+  /** How many requests the walk may spend (blocks, receipts); it stops there and says so. */
+  budget?: number;
   /** The chain and head the preflight read: discovery walks back from there. */
   chainId: string;
   head: BlockRef;
 }
 
 export const KNOWN_TYPES = ['0x0', '0x1', '0x2', '0x3', '0x4'];
+/** Types a call object can replay faithfully through eth_estimateGas (no blobs, no authorizations). */
+const REPLAYABLE_TYPES = ['0x0', '0x1', '0x2'];
+export const DEFAULT_DISCOVERY_BUDGET = 256;
+/** How many blocks the block-level invariants judge at most. */
+export const JUDGED_BLOCKS = 16;
+/** Receipts fetched one by one per block when eth_getBlockReceipts is not served. */
+const RECEIPTS_ONE_BY_ONE = 16;
+
+/** The target classes of the coverage matrix, in the order a reader thinks of them. */
+export const COVERAGE_CLASSES: ReadonlyArray<readonly [string, string]> = [
+  ['multiTxBlock', 'block with several transactions'],
+  ['emptyBlock', 'empty block'],
+  ...KNOWN_TYPES.map((type) => [`txByType.${type}`, `transaction of type ${type}`] as const),
+  ['contractCreation', 'contract creation'],
+  ['txWithLogs', 'transaction with logs'],
+  ['successTx', 'successful transaction'],
+  ['failedTx', 'failed transaction'],
+  ['callToCode', 'successful call that ran code'],
+  ['firstInBlockTx', 'successful transaction first in its block (estimate replay)'],
+  ['revertedTx', 'failed transaction first in its block (revert replay)'],
+  ['withdrawalsBlock', 'block with withdrawals'],
+  ['uncleBlock', 'block with uncles (pre-merge)'],
+  ['preByzantiumTx', 'receipt with root (pre-Byzantium)'],
+];
+
+/** Classes only receipts (with their full transactions) reveal. */
+const RECEIPT_CLASSES = ['failedTx', 'successTx', 'txWithLogs', 'callToCode', 'firstInBlockTx', 'revertedTx', 'preByzantiumTx'] as const;
+
+interface Walked extends BlockRef {
+  era: string;
+  txCount: number;
+}
 
 export async function discoverTargets(client: RpcClient, opts: DiscoveryOptions): Promise<Targets> {
   const { chainId, head } = opts;
+  const budget = opts.budget ?? DEFAULT_DISCOVERY_BUDGET;
+  const startCount = client.requestCount;
+  const spent = () => client.requestCount - startCount;
   const headNumber = q(head.number) ?? 0n;
   const t: Targets = {
     chainId,
     head,
     scanned: { from: head.number, to: head.number, blocks: 0 },
     txByType: {},
+    eraBlocks: {},
     reverts: [],
     sources: {},
   };
   const found = (key: string) => (t.sources[key] = 'discovery');
+  const walked: Walked[] = [];
+  /** The block of each transaction a target names. */
+  const blockOfTx = new Map<string, string>();
+  /** A plain transfer first in its block: the estimate replay's target when no code-running one is met. */
+  let plainFirst: string | undefined;
+  /** A failure first in its block that used all its gas: a revert or an exceptional halt, the replay tells. */
+  let allGasFailure: string | undefined;
+  const receipts = { perBlock: true };
+  let stoppedBy: NonNullable<Targets['scanned']['stoppedBy']> = 'range';
 
   for (let n = headNumber; n >= 0n && headNumber - n < BigInt(opts.depth); n--) {
+    if (spent() >= budget) {
+      stoppedBy = 'budget';
+      break;
+    }
     // Discovery reads what an untrusted endpoint says: a block it cannot make sense of is passed over
     // (the checks will judge that endpoint), never a crash of the run.
-    // Full transaction objects only while something still needs them: on a busy chain the rest of the
-    // walk (for an empty block) then costs a hash list a block instead of every transaction.
-    const full = !fullTargetsFound(t);
+    // Full transaction objects only while a class still needs them: once all are found, the rest of the
+    // walk costs a hash list a block.
+    const full = needsTransactions(t);
     const block = await client.call<RawBlock | null>('eth_getBlockByNumber', [toQuantity(n), full]).catch(() => null);
     if (!isObject(block) || typeof block.hash !== 'string' || typeof block.number !== 'string' || !Array.isArray(block.transactions)) continue;
     t.scanned = { from: block.number, to: head.number, blocks: t.scanned.blocks + 1 };
-    const count = block.transactions.length;
-    const txs = full ? (block.transactions.filter(isObject) as unknown as RawTx[]) : [];
     const ref: BlockRef = { number: block.number, hash: block.hash };
+    const count = block.transactions.length;
+    const era = eraOf(block);
+    walked.push({ ...ref, era, txCount: count });
+    collectHeaderClasses(t, block, ref, count, era, found);
 
-    if (count === 0 && !t.emptyBlock) {
-      t.emptyBlock = ref;
-      found('emptyBlock');
-    }
-    if (count >= 2 && count > (t.multiTxBlock?.txCount ?? 1) && count <= 500) {
-      t.multiTxBlock = { ...ref, txCount: count };
-      found('multiTxBlock');
-    }
+    const txs = full ? (block.transactions.filter(isObject) as Json[]) : [];
     for (const tx of txs) {
-      if (typeof tx.hash !== 'string') continue;
-      const type = typeof tx.type === 'string' ? tx.type : '0x0';
+      if (typeof tx['hash'] !== 'string') continue;
+      const type = typeof tx['type'] === 'string' ? tx['type'] : '0x0';
       if (!t.txByType[type]) {
-        t.txByType[type] = tx.hash;
+        t.txByType[type] = tx['hash'];
+        blockOfTx.set(tx['hash'], block.hash);
         found(`txByType.${type}`);
       }
-      if (tx.to === null && !t.contractCreation) {
-        t.contractCreation = tx.hash;
+      if (tx['to'] === null && !t.contractCreation) {
+        t.contractCreation = tx['hash'];
+        blockOfTx.set(tx['hash'], block.hash);
         found('contractCreation');
       }
     }
-    if (full && txs.length > 0 && (!t.failedTx || !t.txWithLogs || !t.successTx)) await scanReceipts(client, block, t, found);
-    if (complete(t)) break;
+    if (full && txs.length > 0 && needsReceipts(t)) {
+      const list = await blockReceipts(client, block, receipts, () => spent() < budget);
+      for (const r of list) {
+        const tx = txs.find((x) => x['hash'] === r['transactionHash']);
+        if (!tx) continue;
+        const hit = collectReceiptClasses(t, tx, r, tx === txs[0], found);
+        for (const key of hit) {
+          blockOfTx.set(tx['hash'] as string, block.hash);
+          if (key === 'plainFirst') plainFirst ??= tx['hash'] as string;
+          if (key === 'allGasFailure') allGasFailure ??= tx['hash'] as string;
+        }
+      }
+    }
+    if (allFound(t)) {
+      stoppedBy = 'all-found';
+      break;
+    }
   }
+  if (!t.firstInBlockTx && plainFirst) {
+    t.firstInBlockTx = plainFirst;
+    found('firstInBlockTx');
+  }
+  if (!t.revertedTx && allGasFailure) {
+    t.revertedTx = allGasFailure;
+    found('revertedTx');
+  }
+  t.scanned.stoppedBy = stoppedBy;
+  t.scanned.requests = spent();
+  t.judgedBlocks = pickJudged(t, walked, blockOfTx);
   return t;
 }
 
-async function scanReceipts(client: RpcClient, block: RawBlock, t: Targets, found: (key: string) => void): Promise<void> {
-  let receipts: unknown;
+/** The fork era a header's fields say ('frontier' for anything before London); 'unknown' if they contradict. */
+export function eraOf(header: Json): string {
   try {
-    receipts = await client.call<unknown>('eth_getBlockReceipts', [block.number]);
+    return headerFork(header);
   } catch {
-    // A provider without eth_getBlockReceipts still gets its receipts one by one (bounded).
-    const one: unknown[] = [];
-    for (const tx of block.transactions.slice(0, 16)) one.push(await client.call<unknown>('eth_getTransactionReceipt', [tx.hash]).catch(() => null));
-    receipts = one;
-  }
-  if (!Array.isArray(receipts)) return;
-  for (const r of receipts.filter(isObject) as unknown as RawReceipt[]) {
-    if (typeof r.transactionHash !== 'string') continue;
-    if (r.status === '0x0' && !t.failedTx) {
-      t.failedTx = r.transactionHash;
-      found('failedTx');
-    }
-    if (r.status === '0x1' && !t.successTx) {
-      t.successTx = r.transactionHash;
-      found('successTx');
-    }
-    if (Array.isArray(r.logs) && r.logs.length > 0 && !t.txWithLogs) {
-      t.txWithLogs = r.transactionHash;
-      found('txWithLogs');
-    }
+    return 'unknown';
   }
 }
 
-/** What only full transaction objects and receipts can reveal. */
-function fullTargetsFound(t: Targets): boolean {
-  return ['0x0', '0x1', '0x2'].every((k) => t.txByType[k]) && Boolean(t.contractCreation && t.failedTx && t.successTx && t.txWithLogs);
+/** What the header and the hash list alone reveal: empty and busy blocks, uncles, withdrawals, eras. */
+function collectHeaderClasses(t: Targets, block: RawBlock, ref: BlockRef, count: number, era: string, found: (key: string) => void): void {
+  if (count === 0 && !t.emptyBlock) {
+    t.emptyBlock = ref;
+    found('emptyBlock');
+  }
+  if (count >= 2 && count > (t.multiTxBlock?.txCount ?? 1) && count <= 500) {
+    t.multiTxBlock = { ...ref, txCount: count };
+    found('multiTxBlock');
+  }
+  const uncles = block['uncles'];
+  if (Array.isArray(uncles) && uncles.length > 0 && !t.uncleBlock) {
+    t.uncleBlock = { ...ref, uncleCount: uncles.length };
+    found('uncleBlock');
+  }
+  const withdrawals = block['withdrawals'];
+  if (Array.isArray(withdrawals) && withdrawals.length > 0 && !t.withdrawalsBlock) {
+    t.withdrawalsBlock = { ...ref, withdrawals: withdrawals.length };
+    found('withdrawalsBlock');
+  }
+  if (era !== 'unknown' && !t.eraBlocks?.[era]) {
+    t.eraBlocks = { ...t.eraBlocks, [era]: ref };
+    found(`era.${era}`);
+  }
 }
 
-function complete(t: Targets): boolean {
-  return fullTargetsFound(t) && Boolean(t.multiTxBlock && t.emptyBlock);
+/**
+ * What one receipt (with its transaction) reveals; returns the keys it filled, 'plainFirst' for a plain
+ * transfer first in its block and 'allGasFailure' for a failure first in its block that used all its gas
+ * (the fallbacks when nothing better is met).
+ */
+function collectReceiptClasses(t: Targets, tx: Json, r: Json, first: boolean, found: (key: string) => void): string[] {
+  const hash = tx['hash'] as string;
+  const hit: string[] = [];
+  const set = (key: 'failedTx' | 'successTx' | 'txWithLogs' | 'callToCode' | 'firstInBlockTx' | 'revertedTx' | 'preByzantiumTx') => {
+    if (t[key]) return;
+    t[key] = hash;
+    found(key);
+    hit.push(key);
+  };
+  const type = typeof tx['type'] === 'string' ? tx['type'] : '0x0';
+  const replayable = REPLAYABLE_TYPES.includes(type);
+  const gasUsed = q(r['gasUsed'] as string);
+  const gas = q(tx['gas'] as string);
+  if (typeof r['root'] === 'string') set('preByzantiumTx');
+  if (Array.isArray(r['logs']) && r['logs'].length > 0) set('txWithLogs');
+  if (r['status'] === '0x0') {
+    set('failedTx');
+    if (first && replayable && gasUsed !== undefined && gas !== undefined) {
+      if (gasUsed < gas) set('revertedTx');
+      else hit.push('allGasFailure');
+    }
+  }
+  if (r['status'] === '0x1') {
+    set('successTx');
+    const code = gasUsed !== undefined && (tx['to'] === null || ranCode(tx, gasUsed));
+    if (replayable && code && tx['to'] !== null) set('callToCode');
+    if (first && replayable) {
+      if (code) set('firstInBlockTx');
+      else hit.push('plainFirst');
+    }
+  }
+  return hit;
+}
+
+/**
+ * A block's receipts: eth_getBlockReceipts, or one by one (the first few) where that method is not served.
+ * Whatever the endpoint gets wrong here, the checks judge; discovery only reads what it can.
+ */
+async function blockReceipts(client: RpcClient, block: RawBlock, state: { perBlock: boolean }, within: () => boolean): Promise<Json[]> {
+  if (state.perBlock) {
+    try {
+      const all = await client.call<unknown>('eth_getBlockReceipts', [block.number]);
+      if (Array.isArray(all)) return all.filter(isObject);
+    } catch (err) {
+      // Not served (or not for this parameter): the rest of the walk reads receipts one by one.
+      if (err instanceof RpcError) state.perBlock = false;
+    }
+  }
+  const out: Json[] = [];
+  for (const tx of block.transactions.slice(0, RECEIPTS_ONE_BY_ONE)) {
+    if (!within()) break;
+    const hash = isObject(tx) ? tx['hash'] : tx;
+    const r = await client.call<unknown>('eth_getTransactionReceipt', [hash]).catch(() => null);
+    if (isObject(r)) out.push(r);
+  }
+  return out;
+}
+
+function needsReceipts(t: Targets): boolean {
+  return RECEIPT_CLASSES.some((k) => !t[k]);
+}
+
+/** Full transaction objects are needed while a type or a creation is missing, or a receipt class (judged with its transaction). */
+function needsTransactions(t: Targets): boolean {
+  return !KNOWN_TYPES.every((k) => t.txByType[k]) || !t.contractCreation || needsReceipts(t);
+}
+
+function allFound(t: Targets): boolean {
+  return !needsTransactions(t) && Boolean(t.multiTxBlock && t.emptyBlock && t.uncleBlock && t.withdrawalsBlock);
+}
+
+/**
+ * The blocks the block-level invariants judge, at most JUDGED_BLOCKS: the busiest block, one per era
+ * (its busiest), the blocks holding a target, genesis if walked, then blocks spread evenly over the rest.
+ */
+function pickJudged(t: Targets, walked: Walked[], blockOfTx: Map<string, string>): JudgedBlock[] {
+  const byHash = new Map(walked.map((w) => [w.hash, w]));
+  const picked = new Map<string, JudgedBlock>();
+  const add = (hash: string | undefined, why: string) => {
+    const w = hash ? byHash.get(hash) : undefined;
+    if (!w) return;
+    const known = picked.get(w.hash);
+    if (known) {
+      if (!known.why.includes(why)) known.why.push(why);
+      return;
+    }
+    if (picked.size < JUDGED_BLOCKS) picked.set(w.hash, { number: w.number, hash: w.hash, era: w.era, txCount: w.txCount, why: [why] });
+  };
+  add(t.multiTxBlock?.hash, 'most transactions');
+  const eras = [...new Set(walked.map((w) => w.era))];
+  for (const era of eras) {
+    const busiest = walked.filter((w) => w.era === era).reduce((a, b) => (b.txCount > a.txCount ? b : a));
+    add(busiest.hash, `${era} era`);
+  }
+  add(t.uncleBlock?.hash, 'uncles');
+  add(t.withdrawalsBlock?.hash, 'withdrawals');
+  add(t.emptyBlock?.hash, 'empty');
+  for (const [type, hash] of Object.entries(t.txByType).sort()) add(blockOfTx.get(hash), `type ${type}`);
+  for (const key of ['contractCreation', 'txWithLogs', 'failedTx', 'callToCode', 'firstInBlockTx', 'revertedTx', 'preByzantiumTx'] as const) {
+    const hash = t[key];
+    if (hash) add(blockOfTx.get(hash), key);
+  }
+  add(walked.find((w) => w.number === '0x0')?.hash, 'genesis');
+  const rest = walked.filter((w) => !picked.has(w.hash));
+  const room = JUDGED_BLOCKS - picked.size;
+  if (room > 0 && rest.length > 0) {
+    const step = Math.max(1, rest.length / room);
+    for (let i = 0; i < rest.length && picked.size < JUDGED_BLOCKS; i += step) add(rest[Math.floor(i)]!.hash, 'spread');
+  }
+  return [...picked.values()].sort((a, b) => Number(BigInt(b.number) - BigInt(a.number)));
+}
+
+/**
+ * The coverage matrix: per class, found (and from where), or missing, with why: the walk covered its
+ * range ("not on this chain within N blocks") or ran out of budget before it did.
+ */
+export function coverageOf(t: Targets): Record<string, CoverageEntry> {
+  const out: Record<string, CoverageEntry> = {};
+  const within = t.scanned.blocks;
+  const missing = (): CoverageEntry => (t.scanned.stoppedBy === 'budget' ? { status: 'out-of-budget', within } : { status: 'absent', within });
+  const value = (key: string): unknown => (key.startsWith('txByType.') ? t.txByType[key.slice('txByType.'.length)] : (t as unknown as Record<string, unknown>)[key]);
+  for (const [key] of COVERAGE_CLASSES) {
+    const v = value(key);
+    out[key] = v ? { status: 'found', ...(t.sources[key] ? { source: t.sources[key] } : {}) } : missing();
+  }
+  for (const type of Object.keys(t.txByType).filter((k) => !KNOWN_TYPES.includes(k)).sort()) {
+    out[`txByType.${type}`] = { status: 'found', ...(t.sources[`txByType.${type}`] ? { source: t.sources[`txByType.${type}`] } : {}), note: 'a type this harness does not know (an L2 type?): its envelope is not recomputed' };
+  }
+  for (const era of Object.keys(t.eraBlocks ?? {})) out[`era.${era}`] = { status: 'found', ...(t.sources[`era.${era}`] ? { source: t.sources[`era.${era}`] } : {}) };
+  return out;
 }
 
 /** Adds fixture targets (pre-merge uncles, pre-Byzantium receipts, seeded reverts) that discovery cannot reach. */
@@ -140,6 +345,11 @@ export function mergeFixtures(t: Targets, fixture: Partial<Targets>, source: 'fi
       merged.sources[key] = source;
     }
   }
+  // A fixture's block with uncles is judged too (its header, size and roots), if there is room.
+  const uncle = merged.uncleBlock;
+  if (uncle && merged.sources['uncleBlock'] === source && merged.judgedBlocks && !merged.judgedBlocks.some((b) => b.hash === uncle.hash)) {
+    merged.judgedBlocks = [...merged.judgedBlocks.slice(0, JUDGED_BLOCKS - 1), { number: uncle.number, hash: uncle.hash, era: 'pre-merge', why: [`uncles (${source})`] }];
+  }
   return merged;
 }
 
@@ -155,4 +365,3 @@ export async function loadTargets(path: string): Promise<Targets> {
   if (!parsed || typeof parsed.chainId !== 'string' || !isObject(parsed.txByType)) throw new Error(`${path} is not a targets lockfile`);
   return { ...parsed, reverts: parsed.reverts ?? [], sources: Object.fromEntries(Object.keys(parsed.sources ?? {}).map((k) => [k, 'lockfile'])) };
 }
-

@@ -2,7 +2,7 @@
 // share to recompute hashes, roots and blooms from what an endpoint serves and judge the result. The
 // recomputes themselves live in core/invariants/ (pure, bundle-safe); this file turns their outcome
 // into verdicts and holds the one builder both uncle methods use.
-import type { BlockRef } from '../../core/targets.ts';
+import type { BlockRef, JudgedBlock } from '../../core/targets.ts';
 import { toQuantity } from '../../core/hex.ts';
 import { fieldDiffs } from '../../core/invariants/compare.ts';
 import { EncodingError, type Json, type Violation } from '../../core/invariants/encoding.ts';
@@ -12,6 +12,22 @@ import type { CheckContext, MethodSuite } from './check.ts';
 
 /** How many items of a block the per-item cross-checks look at (the roots still cover the whole block). */
 export const SAMPLE = 16;
+
+/**
+ * The blocks the block-level invariants judge: discovery's pick (capped, spread over the eras found), or,
+ * from a lockfile written before discovery picked them, the block with transactions and the empty block.
+ */
+export function judgedRefs(t: CheckContext): Array<{ name: string; ref: JudgedBlock }> {
+  const { judgedBlocks, multiTxBlock, emptyBlock } = t.targets;
+  const refs: JudgedBlock[] = judgedBlocks?.length
+    ? judgedBlocks
+    : [
+        ...(multiTxBlock ? [{ ...multiTxBlock, era: '?', why: ['most transactions'] }] : []),
+        ...(emptyBlock && emptyBlock.hash !== multiTxBlock?.hash ? [{ ...emptyBlock, era: '?', txCount: 0, why: ['empty'] }] : []),
+      ];
+  if (refs.length === 0) t.skip('no block found on this endpoint to judge');
+  return refs.map((ref) => ({ name: `block ${/^0x[0-9a-f]+$/i.test(ref.number) ? BigInt(ref.number) : ref.number} (${ref.why.join(', ')})`, ref }));
+}
 
 /**
  * Runs a recompute. A value that cannot be encoded (missing field, not hex) fails at its pointer: the
@@ -29,11 +45,11 @@ export async function recompute<T>(t: CheckContext, at: string, what: string, fn
 }
 
 /** Fails on the first violation, saying how many more there are. */
-export function failOnViolations(t: CheckContext, violations: Violation[], at: string): void {
+export function failOnViolations(t: CheckContext, violations: Violation[], at: string, where?: string): void {
   const first = violations[0];
   if (!first) return;
   const more = violations.length > 1 ? ` (+${violations.length - 1} more)` : '';
-  t.fail(`${first.message}${more}`, { pointer: `${at}${first.pointer}`, expected: first.expected, actual: first.actual });
+  t.fail(`${where ? `${where}: ` : ''}${first.message}${more}`, { pointer: `${at}${first.pointer}`, expected: first.expected, actual: first.actual });
 }
 
 /** Two views of one object must agree field for field. */

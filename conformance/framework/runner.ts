@@ -6,7 +6,7 @@ import { redactUrl } from '../../core/redact.ts';
 import { isObject } from '../../core/hex.ts';
 import type { Targets } from '../../core/targets.ts';
 import { CheckContext, CheckOutcome, stable, type CheckResult, type MethodSuite, type RunState } from './check.ts';
-import { discoverTargets, loadTargets, mergeFixtures } from './discovery.ts';
+import { coverageOf, discoverTargets, loadTargets, mergeFixtures } from './discovery.ts';
 import { expectationFor, type Expectations } from './expectations.ts';
 import { fixtureTargets } from './fixtures.ts';
 import { RpcClient, TransportError, RpcError, resultOf } from './rpc-client.ts';
@@ -26,6 +26,8 @@ export interface RunOptions {
   discoveryDepth?: number;
   /** --network: the endpoint must serve this network's chain, or it is not the endpoint meant. */
   network?: { name: string; chainId: string };
+  /** Requests discovery may spend walking (default DEFAULT_DISCOVERY_BUDGET). */
+  discoveryBudget?: number;
   /** Called as each check ends, for progress output. */
   onResult?: (r: CheckResult) => void;
   /** Stops the run between checks; what ran is kept and the result is marked incomplete. */
@@ -64,9 +66,10 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
     }
     let targets = opts.targetsFile
       ? await loadTargets(opts.targetsFile)
-      : mergeFixtures(await discoverTargets(client, { depth: opts.discoveryDepth ?? 64, chainId, head }), await fixtureTargets(client, chainId), 'fixture');
+      : mergeFixtures(await discoverTargets(client, { depth: opts.discoveryDepth ?? 64, ...(opts.discoveryBudget ? { budget: opts.discoveryBudget } : {}), chainId, head }), await fixtureTargets(client, chainId), 'fixture');
     if (targets.chainId !== chainId) throw new EndpointUnusable(`targets are for chain ${targets.chainId}, the endpoint serves chain ${chainId}`);
     for (const f of opts.fixtures ?? []) targets = mergeFixtures(targets, f.targets, f.source);
+    targets.coverage = coverageOf(targets);
 
     const suites = selectSuites(opts.methods);
     const state: RunState = { client, targets, memo: new Map() };
@@ -161,6 +164,7 @@ async function runMocha(suites: MethodSuite[], state: RunState, onResult?: (r: C
           result.durationMs = Math.round(performance.now() - started);
           const expectation = expect && expectationFor(id, expect, today);
           if (expectation) result.expectation = expectation;
+          if (t.notes.length) result.note = t.notes.join('\n');
           results.push(result);
           onResult?.(result);
           if (result.verdict === 'skip' || result.verdict === 'inconclusive') this.skip();

@@ -1,10 +1,10 @@
 // conformance.html: the page a person opens first. One self-contained file (inline CSS, a two-line
 // script), verdict at a glance, then the matrices, then the failures with their evidence. Every text
 // goes through esc(): responses, reasons and even check ids come from or depend on an untrusted endpoint.
-import type { BlockRef, Targets } from '../../core/targets.ts';
+import type { BlockRef, CoverageEntry, Targets } from '../../core/targets.ts';
 import type { CheckResult, Evidence } from '../framework/check.ts';
 import type { ExpectationNote } from '../framework/expectations.ts';
-import { KNOWN_TYPES } from '../framework/discovery.ts';
+import { COVERAGE_CLASSES } from '../framework/discovery.ts';
 import { writeFileAtomic } from './atomic.ts';
 import { STYLE } from './html-style.ts';
 import { type ConformanceReport, methodsOf, type Outcome, OUTCOMES, outcomeOf } from './model.ts';
@@ -92,7 +92,7 @@ ${stat('inconclusive', s.inconclusive, 'inconclusive', 'inconclusive')}
 ${stat('skip', s.skip, 'skipped', 'skipped')}
 ${stat('pass', s.pass, 'passed', 'passed')}
 <span class="spacer"></span>
-<a href="#matrix">Matrix</a> · <a href="#coverage">Coverage</a> · <a href="#targets">Targets</a>
+<a href="#matrix">Matrix</a> · <a href="#coverage">Coverage</a> · <a href="#targets">Target coverage</a>
 </div></nav>`;
 }
 
@@ -216,41 +216,61 @@ function skippedSection(checks: Judged[]): string {
 function passedSection(checks: Judged[]): string {
   if (checks.length === 0) return '';
   const rows = checks.map(
-    (c) => `<tr id="${esc(c.id)}"><td>${esc(c.id)}</td><td>${esc(c.clause)}</td><td>${esc(c.layer)}</td><td>${esc(c.title)}</td><td class="num">${esc(formatDuration(c.durationMs))}</td></tr>`,
+    (c) => `<tr id="${esc(c.id)}"><td>${esc(c.id)}</td><td>${esc(c.clause)}</td><td>${esc(c.layer)}</td><td>${esc(c.title)}${c.note ? `<div class="muted">${esc(c.note)}</div>` : ''}</td><td class="num">${esc(formatDuration(c.durationMs))}</td></tr>`,
   );
   return `<section id="passed"><details class="passed"><summary>${plural(checks.length, 'passed check')}</summary>
 <table class="list"><thead><tr><th>check</th><th>clause</th><th>layer</th><th>title</th><th>time</th></tr></thead><tbody>${rows.join('\n')}</tbody></table></details></section>`;
 }
 
-// Optional targets in the order a reader thinks of them; a missing one explains the skips above.
-const TARGETS: Array<[keyof Targets, string]> = [
-  ['multiTxBlock', 'block with several txs'],
-  ['emptyBlock', 'empty block'],
-  ['uncleBlock', 'block with uncles'],
-  ['contractCreation', 'contract creation tx'],
-  ['txWithLogs', 'tx with logs'],
-  ['successTx', 'successful tx'],
-  ['failedTx', 'failed tx'],
-  ['preByzantiumTx', 'pre-Byzantium tx'],
-];
+// The target classes with the value each names, in the order of the coverage matrix.
+const VALUE_OF: Record<string, (t: Targets) => Targets[keyof Targets] | undefined> = {
+  multiTxBlock: (t) => t.multiTxBlock,
+  emptyBlock: (t) => t.emptyBlock,
+  contractCreation: (t) => t.contractCreation,
+  txWithLogs: (t) => t.txWithLogs,
+  successTx: (t) => t.successTx,
+  failedTx: (t) => t.failedTx,
+  callToCode: (t) => t.callToCode,
+  firstInBlockTx: (t) => t.firstInBlockTx,
+  revertedTx: (t) => t.revertedTx,
+  withdrawalsBlock: (t) => t.withdrawalsBlock,
+  uncleBlock: (t) => t.uncleBlock,
+  preByzantiumTx: (t) => t.preByzantiumTx,
+};
+
+const COVERAGE_LABEL: Record<CoverageEntry['status'], string> = { found: 'found', absent: 'not on this chain', 'out-of-budget': 'out of budget' };
+const COVERAGE_CLASS: Record<CoverageEntry['status'], string> = { found: 'o-pass', absent: 'o-skip', 'out-of-budget': 'o-inconclusive' };
 
 function targetsSection(t: Targets | undefined): string {
   if (!t) return `<section id="targets"><h2>Targets</h2><p class="empty">No targets recorded for this run.</p></section>`;
-  const row = (label: string, value: string | undefined, source: string | undefined) =>
-    `<tr><td>${esc(label)}</td><td>${value ?? '<span class="missing">not found</span>'}</td><td>${source ? `<span class="pill plain">${esc(source)}</span>` : ''}</td></tr>`;
-  const types = [...new Set([...KNOWN_TYPES, ...Object.keys(t.txByType)])].sort();
-  const rows = [
-    row('head at discovery', blockHtml(t.head), undefined),
-    row('blocks scanned', esc(`${t.scanned.blocks} (${decimal(t.scanned.from) ?? t.scanned.from} → ${decimal(t.scanned.to) ?? t.scanned.to})`), undefined),
-    ...TARGETS.map(([key, label]) => row(label, targetValue(t[key]), t.sources[key])),
-    ...types.map((type) => row(`tx of type ${type}`, targetValue(t.txByType[type]), t.sources[`txByType.${type}`])),
-    ...t.reverts.map((r) =>
-      row(`reverting call (${r.kind})`, `<code>${esc(r.to ?? '(create)')}</code>${r.reason ? ` <span class="muted">“${esc(r.reason)}”</span>` : ''}`, t.sources['reverts']),
-    ),
-  ];
-  return `<section id="targets"><h2>Targets <span class="n">chain ${esc(withDecimal(t.chainId))} · what discovery found on the endpoint, completed by fixtures</span></h2>
-<table class="list targets"><thead><tr><th>target</th><th>value</th><th>source</th></tr></thead><tbody>${rows.join('\n')}</tbody></table></section>`;
+  const labels = new Map<string, string>(COVERAGE_CLASSES.map(([k, l]) => [k, l]));
+  const coverage = t.coverage ?? {};
+  const keys = [...new Set([...COVERAGE_CLASSES.map(([k]) => k), ...Object.keys(coverage)])];
+  const rows = keys.map((key) => {
+    const entry = coverage[key];
+    const label = labels.get(key) ?? (key.startsWith('txByType.') ? `transaction of type ${key.slice(9)}` : key.startsWith('era.') ? `${key.slice(4)} era block` : key);
+    const value = key.startsWith('txByType.') ? t.txByType[key.slice(9)] : key.startsWith('era.') ? t.eraBlocks?.[key.slice(4)] : VALUE_OF[key]?.(t);
+    const status = entry
+      ? `<span class="pill ${COVERAGE_CLASS[entry.status]}">${esc(COVERAGE_LABEL[entry.status])}</span>${entry.status !== 'found' && entry.within !== undefined ? ` <span class="muted">within ${esc(String(entry.within))} blocks</span>` : ''}`
+      : '';
+    const where = targetValue(value) ?? '';
+    const note = entry?.note ? ` <span class="muted">${esc(entry.note)}</span>` : '';
+    return `<tr><td>${esc(label)}</td><td>${status}</td><td>${where}${note}</td><td>${entry?.source ?? t.sources[key] ? `<span class="pill plain">${esc(entry?.source ?? t.sources[key] ?? '')}</span>` : ''}</td></tr>`;
+  });
+  const walk = `${t.scanned.blocks} block(s) walked (${decimal(t.scanned.from) ?? t.scanned.from} → ${decimal(t.scanned.to) ?? t.scanned.to})${t.scanned.requests !== undefined ? `, ${t.scanned.requests} requests` : ''}${t.scanned.stoppedBy ? `, ended: ${STOPPED[t.scanned.stoppedBy]}` : ''}`;
+  const reverts = t.reverts.map(
+    (r) => `<tr><td>${esc(`reverting call (${r.kind})`)}</td><td></td><td><code>${esc(r.to ?? '(create)')}</code>${r.reason ? ` <span class="muted">“${esc(r.reason)}”</span>` : ''}</td><td>${t.sources['reverts'] ? `<span class="pill plain">${esc(t.sources['reverts'])}</span>` : ''}</td></tr>`,
+  );
+  const judged = (t.judgedBlocks ?? []).map(
+    (b) => `<tr><td>${blockHtml(b)}</td><td>${esc(b.era)}</td><td class="num">${b.txCount ?? ''}</td><td>${esc(b.why.join(', '))}</td></tr>`,
+  );
+  return `<section id="targets"><h2>Target coverage <span class="n">chain ${esc(withDecimal(t.chainId))} · head ${blockHtml(t.head, true)} · ${esc(walk)}</span></h2>
+<table class="list targets"><thead><tr><th>target class</th><th>coverage</th><th>target</th><th>source</th></tr></thead><tbody>${[...rows, ...reverts].join('\n')}</tbody></table>
+<h3>Blocks judged <span class="n">every block-level invariant (header hash, roots, bloom, size, gas, log indexes, receipts against transactions) ran on each</span></h3>
+${judged.length ? `<table class="list"><thead><tr><th>block</th><th>era</th><th>txs</th><th>picked for</th></tr></thead><tbody>${judged.join('\n')}</tbody></table>` : '<p class="empty">No block list recorded: the busiest and the empty block were judged.</p>'}</section>`;
 }
+
+const STOPPED: Record<NonNullable<Targets['scanned']['stoppedBy']>, string> = { 'all-found': 'every class found', range: 'range walked', budget: 'request budget spent' };
 
 function targetValue(v: Targets[keyof Targets] | undefined): string | undefined {
   if (v === undefined || v === null) return undefined;

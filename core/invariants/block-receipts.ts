@@ -53,3 +53,59 @@ export function receiptBlooms(receipts: Json[]): Violation[] {
 export function blockBloom(receipts: Json[]): Hex {
   return orBlooms(receipts.map((r) => logsBloom((r['logs'] ?? []) as Json[])));
 }
+
+const lower = (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v);
+
+/** One receipt per transaction, in order, each naming its transaction and carrying its type, from and to. */
+export function receiptsAgainstTxs(receipts: Json[], txs: Json[]): Violation[] {
+  const out: Violation[] = [];
+  if (receipts.length !== txs.length) out.push({ pointer: '', message: `${receipts.length} receipt(s) for ${txs.length} transaction(s)`, expected: txs.length, actual: receipts.length });
+  receipts.forEach((r, i) => {
+    const tx = txs[i];
+    if (!tx) return;
+    const pairs: Array<[string, string]> = [['transactionHash', 'hash'], ['type', 'type'], ['from', 'from'], ['to', 'to']];
+    for (const [field, txField] of pairs) {
+      const expected = txField === 'type' ? (tx['type'] ?? '0x0') : tx[txField];
+      if (lower(r[field]) !== lower(expected)) out.push({ pointer: `/${i}/${field}`, message: `receipt ${i}'s ${field} is not its transaction's ${txField}`, expected, actual: r[field] });
+    }
+    if ((r['to'] === null) !== (r['contractAddress'] !== null && r['contractAddress'] !== undefined)) {
+      out.push({ pointer: `/${i}/contractAddress`, message: `receipt ${i} must carry a contractAddress exactly when to is null`, actual: { to: r['to'], contractAddress: r['contractAddress'] } });
+    }
+  });
+  return out;
+}
+
+/** effectiveGasPrice: gasPrice for 0x0/0x1, min(maxFeePerGas, baseFee + maxPriorityFeePerGas) from 0x2 on. */
+export function effectiveGasPrices(receipts: Json[], txs: Json[], block: Json): Violation[] {
+  const out: Violation[] = [];
+  receipts.forEach((r, i) => {
+    const tx = txs[i];
+    if (!tx) return;
+    const type = typeof tx['type'] === 'string' ? BigInt(tx['type']) : 0n;
+    let expected: bigint;
+    if (type <= 1n) expected = bigintOf(tx, 'gasPrice', `/transactions/${i}`);
+    else {
+      const maxFee = bigintOf(tx, 'maxFeePerGas', `/transactions/${i}`);
+      const tip = bigintOf(tx, 'maxPriorityFeePerGas', `/transactions/${i}`);
+      const base = bigintOf(block, 'baseFeePerGas', '/block');
+      expected = maxFee < base + tip ? maxFee : base + tip;
+    }
+    const actual = bigintOf(r, 'effectiveGasPrice', `/${i}`);
+    if (actual !== expected) {
+      out.push({ pointer: `/${i}/effectiveGasPrice`, message: `receipt ${i} (type ${toQuantity(type)}): effectiveGasPrice must be ${type <= 1n ? 'its gasPrice' : 'min(maxFeePerGas, baseFeePerGas + maxPriorityFeePerGas)'}`, expected: toQuantity(expected), actual: r['effectiveGasPrice'] });
+    }
+  });
+  return out;
+}
+
+/** Logs of a canonical block's receipts are not removed (a reorg's removal flag never shows there). */
+export function removedLogs(receipts: Json[]): Violation[] {
+  const out: Violation[] = [];
+  receipts.forEach((r, i) => {
+    const logs = Array.isArray(r['logs']) ? (r['logs'] as Json[]) : [];
+    logs.forEach((log, j) => {
+      if (log['removed'] !== false) out.push({ pointer: `/${i}/logs/${j}/removed`, message: `log ${j} of receipt ${i} in a canonical block must have removed: false`, expected: false, actual: log['removed'] ?? '(absent)' });
+    });
+  });
+  return out;
+}

@@ -6,6 +6,7 @@ import { type Address, getContractAddress, keccak256, numberToHex, serializeTran
 import { privateKeyToAddress } from 'viem/accounts';
 import { toQuantity } from '../../core/hex.ts';
 import { blockSize } from '../../core/invariants/block-size.ts';
+import { intrinsicGas } from '../../core/invariants/intrinsic.ts';
 import type { Targets } from '../../core/targets.ts';
 import { allSuites } from '../../conformance/methods.ts';
 import type { Fault, FaultContext, RpcRequest, RpcResponse, Synthetic } from './fault-proxy.ts';
@@ -90,9 +91,13 @@ export function faultCatalogue(targets: Targets): Fault[] {
       return res;
     }),
     fault('estimate: revert reason not decoded into the message', [`${M.estimate}/revert-initcode`, `${M.estimate}/revert-contracts`], (req, res) => (req.method === M.estimate && res.error?.code === 3 ? { ...res, error: { ...res.error, message: 'execution reverted' } } : res)),
-    fault('estimate: revert as -32000', [`${M.estimate}/revert-initcode`, `${M.estimate}/revert-contracts`], (req, res) => (req.method === M.estimate && res.error?.code === 3 ? { ...res, error: { ...res.error, code: -32000 } } : res)),
-    fault('estimate: revert data dropped for contract calls', [`${M.estimate}/revert-contracts`], (req, res) => (req.method === M.estimate && res.error && (req.params[0] as Json)['to'] ? { ...res, error: { code: res.error.code, message: res.error.message } } : res)),
+    fault('estimate: revert as -32000', [`${M.estimate}/revert-initcode`, `${M.estimate}/revert-contracts`, `${M.estimate}/chain-revert`], (req, res) => (req.method === M.estimate && res.error?.code === 3 ? { ...res, error: { ...res.error, code: -32000 } } : res)),
+    fault('estimate: revert data dropped for contract calls', [`${M.estimate}/revert-contracts`, `${M.estimate}/chain-revert`], (req, res) => (req.method === M.estimate && res.error && (req.params[0] as Json)['to'] ? { ...res, error: { code: res.error.code, message: res.error.message } } : res)),
     fault('estimate: revert data not the payload', [`${M.estimate}/revert-initcode`], (req, res) => (req.method === M.estimate && res.error?.code === 3 ? { ...res, error: { ...res.error, data: '0x08c379a0' } } : res)),
+    fault('estimate: calls with data estimated at their intrinsic gas only (execution left out)', [`${M.estimate}/estimate-covers-gas-used`], results(M.estimate, (_r: string, req) => toQuantity(intrinsicGas(req.params[0] as Json)), (req) => ((req.params[0] as Json)['data'] as string | undefined ?? '0x').length > 2)),
+    fault('estimate: 21000 for every call (calldata left out)', [`${M.estimate}/estimate-covers-calldata`, `${M.estimate}/estimate-covers-gas-used`], results(M.estimate, () => '0x5208')),
+    fault('estimate: EIP-4844 call fields rejected', [`${M.estimate}/blob-call-fields`], (req, res) => (req.method === M.estimate && (req.params[0] as Json)['blobVersionedHashes'] ? invalidParams(res) : res)),
+    fault('estimate: the authorizationList ignored', [`${M.estimate}/set-code-call-fields`], results(M.estimate, () => '0x5208', (req) => Boolean((req.params[0] as Json)['authorizationList']))),
     {
       name: 'estimate: HTTP 500 with an HTML body for a large gas',
       kills: [`${M.estimate}/gas-cap`],
@@ -121,6 +126,11 @@ export function faultCatalogue(targets: Targets): Fault[] {
       fault(`${m}: the uncle is not the one its block lists`, [`${m}/uncle-shape`], results(m, (u: Json) => ({ ...u, hash: targets.head.hash })), synthetic),
     ]),
     ...TAGS.map((tag) => tagRejected(M.uncleN, tag, 0)),
+    fault('uncle by number: latest serves a header the head does not list as its uncle', [`${M.uncleN}/latest-is-head`], async (req, res, ctx) => {
+      if (req.method !== M.uncleN || req.params[0] !== 'latest') return res;
+      const parent = (await ctx.upstream('eth_getBlockByNumber', [bumped((await ctx.upstream('eth_blockNumber', [])).result, -1n), false])).result as Json;
+      return { ...res, result: { ...parent, transactions: undefined, totalDifficulty: null } };
+    }),
 
     // eth_getTransactionByBlockNumberAndIndex
     ...envelopeFaults(M.txIdx),
@@ -129,6 +139,11 @@ export function faultCatalogue(targets: Targets): Fault[] {
     ...TAGS.map((tag) => tagRejected(M.txIdx, tag, 0)),
     fault('tx by index: pending index 0 has no transactionIndex match', [`${M.txIdx}/tag-latest`], results(M.txIdx, (tx: Json) => ({ ...tx, transactionIndex: '0x7' }), (req) => req.params[0] === 'latest')),
     nullToError(M.txIdx, ['null-out-of-range', 'null-future-block']),
+    fault('tx by index: latest serves the block before the head (stale)', [`${M.txIdx}/latest-is-head`], async (req, res, ctx) => {
+      if (req.method !== M.txIdx || req.params[0] !== 'latest') return res;
+      const head = (await ctx.upstream('eth_blockNumber', [])).result;
+      return { ...res, result: (await ctx.upstream(M.txIdx, [bumped(head, -1n), req.params[1]])).result };
+    }),
 
     // eth_getTransactionByHash
     ...envelopeFaults(M.tx),
@@ -158,6 +173,9 @@ export function faultCatalogue(targets: Targets): Fault[] {
     fault('receipt: both root and status', [`${M.receipt}/root-xor-status`, `${M.receipt}/success-receipt`], results(M.receipt, (r: Json) => ({ ...r, root: targets.head.hash }))),
     fault('receipt: status 0x2', [`${M.receipt}/root-xor-status`], results(M.receipt, (r: Json) => ({ ...r, status: r['status'] === '0x1' ? '0x2' : r['status'] }))),
     fault('receipt: pre-Byzantium receipt with status instead of root', [`${M.receipt}/pre-byzantium-root`], results(M.receipt, (r: Json) => (r['root'] ? { ...r, root: undefined, status: '0x1' } : r)), synthetic),
+    fault('receipt: contractAddress left out of a call\'s receipt', [`${M.receipt}/null-fields-present`], results(M.receipt, (r: Json) => (r['contractAddress'] === null ? { ...r, contractAddress: undefined } : r))),
+    fault('receipt: to left out of a creation\'s receipt', [`${M.receipt}/null-fields-present`], results(M.receipt, (r: Json) => (r['to'] === null ? { ...r, to: undefined } : r))),
+    fault('receipt: logs flagged removed', [`${M.receipt}/logs-not-removed`], results(M.receipt, (r: Json) => ({ ...r, logs: (r['logs'] as Json[]).map((l) => ({ ...l, removed: true })) }))),
     nullToError(M.receipt, ['null-on-miss']),
     fault('receipt: an extra field', [`${M.receipt}/extra-fields`], results(M.receipt, (r: Json) => ({ ...r, l1Fee: '0x1' }))),
 
@@ -168,6 +186,24 @@ export function faultCatalogue(targets: Targets): Fault[] {
     fault('block receipts: an empty block gives null', [`${M.blockReceipts}/empty-block`], results(M.blockReceipts, (rs: Json[]) => (rs.length === 0 ? null : rs))),
     fault('block receipts: a future block gives []', [`${M.blockReceipts}/null-future-block`], (req, res) => (req.method === M.blockReceipts && res.result === null ? { ...res, result: [] } : res)),
     fault('block receipts: pending gives null', [`${M.blockReceipts}/pending-equals-latest`], (req, res) => (req.method === M.blockReceipts && req.params[0] === 'pending' ? { ...res, result: null } : res)),
+    fault('block receipts: latest serves the block before the head (stale)', [`${M.blockReceipts}/latest-is-head`], async (req, res, ctx) => {
+      if (req.method !== M.blockReceipts || req.params[0] !== 'latest') return res;
+      const head = (await ctx.upstream('eth_blockNumber', [])).result;
+      return { ...res, result: (await ctx.upstream(M.blockReceipts, [bumped(head, -1n)])).result };
+    }),
+    fault('block receipts: a block hash parameter rejected', [`${M.blockReceipts}/block-hash-param`], (req, res) => (req.method === M.blockReceipts && /^0x[0-9a-f]{64}$/.test(String(req.params[0])) ? invalidParams(res) : res)),
+    fault('block receipts: from of the zero address', [`${M.blockReceipts}/receipts-match-txs`], results(M.blockReceipts, (rs: Json[]) => rs.map((r) => ({ ...r, from: `0x${'00'.repeat(20)}` })))),
+    fault('block receipts: effectiveGasPrice one wei high', [`${M.blockReceipts}/effective-gas-price`], results(M.blockReceipts, (rs: Json[]) => rs.map((r) => ({ ...r, effectiveGasPrice: bumped(r['effectiveGasPrice'], 1n) })))),
+    fault('block receipts: a 1559 receipt priced at its maxFeePerGas', [`${M.blockReceipts}/effective-gas-price`], async (req, res, ctx) => {
+      if (req.method !== M.blockReceipts || !Array.isArray(res.result)) return res;
+      const out = [];
+      for (const r of res.result as Json[]) {
+        const tx = r['type'] === '0x2' ? ((await ctx.upstream(M.tx, [r['transactionHash']])).result as Json) : undefined;
+        out.push(tx ? { ...r, effectiveGasPrice: tx['maxFeePerGas'] } : r);
+      }
+      return { ...res, result: out };
+    }),
+    fault('block receipts: logs flagged removed', [`${M.blockReceipts}/logs-not-removed`], results(M.blockReceipts, (rs: Json[]) => rs.map((r) => ({ ...r, logs: (r['logs'] as Json[]).map((l) => ({ ...l, removed: true })) })))),
     ...(['latest', 'earliest', 'safe', 'finalized'] as const).map((tag) => tagRejected(M.blockReceipts, tag, 0)),
     fault('block receipts: decimal block numbers rejected', [`${M.blockReceipts}/decimal-string`, `${M.blockReceipts}/decimal-number`], (req, res) => (req.method === M.blockReceipts && !/^0x|^[a-z]/.test(String(req.params[0])) ? invalidParams(res) : res)),
 
@@ -200,6 +236,7 @@ function invariantFaults(targets: Targets): Fault[] {
     fault('block: transactionsRoot of the empty trie for every block', [`${M.block}/transactions-root`, `${M.block}/block-hash`], results(M.block, (b: Json) => ({ ...b, transactionsRoot: '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421' }))),
     fault('block (full): a transaction\'s input altered', [`${M.block}/transactions-root`, `${M.tx}/agrees-with-block`, `${M.txIdx}/agrees-with-hash`], results(M.block, (b: Json) => mapTxs(b, (tx, i) => (i === 2 ? { ...tx, input: `${tx['input'] as string}00` } : tx)), (req) => req.params[1] === true)),
     fault('block (full): a transaction\'s yParity flipped', [`${M.block}/transactions-root`], results(M.block, (b: Json) => mapTxs(b, (tx) => (tx['yParity'] ? { ...tx, yParity: flipParity(tx['yParity'] as string), v: flipParity(tx['yParity'] as string) } : tx)), (req) => req.params[1] === true)),
+    fault('block: stateRoot corrupt in the oldest block judged only', [`${M.block}/block-hash`], results(M.block, (b: Json) => ({ ...b, stateRoot: nibble(b['stateRoot'] as string) }), (req) => req.params[0] === targets.judgedBlocks?.at(-1)?.hash)),
     fault('block: size one byte short (anvil leaves out the empty withdrawals list)', [`${M.block}/block-size`], results(M.block, (b: Json) => ({ ...b, size: bumped(b['size'], -1n) }))),
     fault('block: logsBloom zeroed', [`${M.block}/logs-bloom`, `${M.block}/block-hash`], results(M.block, (b: Json) => ({ ...b, logsBloom: ZERO_BLOOM }))),
 
@@ -210,6 +247,7 @@ function invariantFaults(targets: Targets): Fault[] {
     })),
     fault('block receipts: logsBloom zeroed', [`${M.blockReceipts}/receipt-blooms`, `${M.blockReceipts}/receipts-root`], results(M.blockReceipts, (rs: Json[]) => rs.map((r) => ({ ...r, logsBloom: ZERO_BLOOM })))),
     fault('block receipts: one cumulativeGasUsed bumped', [`${M.blockReceipts}/gas-accounting`, `${M.blockReceipts}/receipts-root`], results(M.blockReceipts, (rs: Json[]) => rs.map((r, i) => (i === 1 ? { ...r, cumulativeGasUsed: bumped(r['cumulativeGasUsed'], 1n) } : r)))),
+    fault('block receipts: a committed field corrupt in a judged block other than the busiest', [`${M.blockReceipts}/receipts-root`], results(M.blockReceipts, (rs: Json[]) => rs.map((r) => ({ ...r, cumulativeGasUsed: bumped(r['cumulativeGasUsed'], 1n) })), (req) => req.params[0] === targets.judgedBlocks?.find((b) => b.hash !== targets.multiTxBlock?.hash && (b.txCount ?? 0) > 0)?.number)),
     fault('block receipts: gasUsed reported as the cumulative figure', [`${M.blockReceipts}/gas-accounting`], results(M.blockReceipts, (rs: Json[]) => rs.map((r) => ({ ...r, gasUsed: r['cumulativeGasUsed'] })))),
     fault('block receipts: logIndex restarts at 0 in each receipt', [`${M.blockReceipts}/log-indexes`], results(M.blockReceipts, (rs: Json[]) => mapLogs(rs, (log, j) => ({ ...log, logIndex: toQuantity(j) })))),
     fault('block receipts: the receipts of the previous block', [`${M.blockReceipts}/receipts-root`, `${M.blockReceipts}/gas-accounting`], async (req, res, ctx) => {

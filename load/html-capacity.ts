@@ -22,24 +22,24 @@ export function capacitySection(r: LoadReport): string {
   const legend = `<p class="legend">${subjects.map(([n], i) => `<span><i style="background:${PALETTE[i % PALETTE.length]}"></i>${esc(n)}</span>`).join('')}</p>`;
   const summary = subjects.map(
     ([n, c]) =>
-      `<tr><td>${esc(n)}</td><td><b>${c.sustainableRps}</b></td><td class="${c.confidence === 'confirmed' ? 'pass' : 'muted'}">${esc(c.confidence)}</td><td>${c.steps.length}</td><td class="${c.limitedBy === 'endpoint' ? 'fail' : 'muted'}">${esc(limit(c.limitedBy, c.steps.at(-1)))}</td></tr>`,
+      `<tr><td>${esc(n)}</td><td><b>${c.sustainableRps}</b></td><td class="${c.confidence === 'confirmed' ? 'pass' : 'muted'}">${esc(c.confidence)}</td><td>${c.steps.length}</td><td class="text ${c.limitedBy === 'endpoint' ? 'fail' : 'muted'}">${esc(limit(c.limitedBy, c.steps.at(-1)))}</td></tr>`,
   );
   const steps = subjects.flatMap(([n, c]) =>
     c.steps.map(
       (s) =>
-        `<tr class="${s.verdict === 'generator' ? 'muted' : ''}"><td>${esc(n)}</td><td>${s.offeredRps}${s.repeat ? ' (repeated)' : ''}</td><td>${s.achievedRps}</td><td>${s.p50Ms ?? '–'}</td><td>${s.p99Ms ?? '–'}</td><td>${(s.successRate * 100).toFixed(2)}%</td><td>${(s.droppedShare * 100).toFixed(2)}%</td><td>${s.cpuCores ?? '–'}</td><td class="${s.verdict === 'slo' ? 'fail' : s.verdict === 'within' ? 'pass' : ''}">${esc(VERDICT[s.verdict])}${s.reason ? `: ${esc(s.reason)}` : ''}</td></tr>`,
+        `<tr class="${s.verdict === 'generator' ? 'muted' : ''}"><td>${esc(n)}</td><td>${s.offeredRps}${s.repeat ? ' (repeated)' : ''}</td><td>${s.achievedRps}</td><td>${s.p50Ms ?? '–'}</td><td>${s.p99Ms ?? '–'}</td><td>${(s.successRate * 100).toFixed(2)}%</td><td>${(s.droppedShare * 100).toFixed(2)}%</td><td>${s.cpuCores ?? '–'}</td><td class="text ${s.verdict === 'slo' ? 'fail' : s.verdict === 'within' ? 'pass' : ''}">${esc(VERDICT[s.verdict])}${s.reason ? `: ${esc(s.reason)}` : ''}</td></tr>`,
     ),
   );
   return `<h2>Capacity (SLO: p99 ≤ ${slo.p99Ms} ms, success ≥ ${round((1 - slo.maxFailureRate) * 100)}%, not started ≤ ${round(slo.maxDroppedShare * 100)}%)</h2>
 <p class="muted">One k6 run per step, stopped at the first step not within the SLO, which is run once more to confirm it (confirmed: it broke the SLO twice; unsteady: it held the second time, and the steps went on); "Per method" above shows each scenario's highest step within it.</p>
-<div class="scroll"><table><tr><th>scenario</th><th>knee: highest rate within the SLO (rps)</th><th>confidence</th><th>steps</th><th>what ended the steps</th></tr>${summary.join('')}</table></div>
+<div class="scroll"><table><tr><th>scenario</th><th>knee: highest rate within the SLO (rps)</th><th>confidence</th><th>steps</th><th class="text">what ended the steps</th></tr>${summary.join('')}</table></div>
 <h3>p99 latency against the offered rate</h3>
 ${lineChart({ series: series((s) => s.p99Ms), xLabel: 'offered requests/s', yLabel: 'p99 ms' })}
 ${legend}
 <h3>Success against the offered rate</h3>
 ${lineChart({ series: series((s) => round(s.successRate * 100)), xLabel: 'offered requests/s', yLabel: 'success %' })}
 ${legend}
-<div class="scroll"><table><tr><th>scenario</th><th>offered rps</th><th>achieved rps</th><th>p50 ms</th><th>p99 ms</th><th>success</th><th>not started</th><th>k6 cores</th><th>step</th></tr>${steps.join('')}</table></div>`;
+<div class="scroll"><table><tr><th>scenario</th><th>offered rps</th><th>achieved rps</th><th>p50 ms</th><th>p99 ms</th><th>success</th><th>not started</th><th>k6 cores</th><th class="text">step</th></tr>${steps.join('')}</table></div>`;
 }
 
 function limit(by: 'endpoint' | 'generator' | 'steps', last: CapacityStep | undefined): string {

@@ -48,6 +48,16 @@ describe('geth --dev, seeded, certified as it is', function () {
     expect((await rpc('web3_clientVersion', [])).result).to.match(/^Geth\/v1\.17\.8/);
   });
 
+  it('the coverage matrix finds every target class a dev chain holds, names the two it cannot (uncles, pre-Byzantium receipts) absent, and judges every block', () => {
+    const coverage = run.targets.coverage ?? {};
+    const absent = Object.entries(coverage).filter(([, e]) => e.status !== 'found').map(([k, e]) => `${k}:${e.status}`).sort();
+    expect(absent).to.deep.equal(['preByzantiumTx:absent', 'uncleBlock:absent']);
+    for (const cls of ['txByType.0x0', 'txByType.0x1', 'txByType.0x2', 'txByType.0x3', 'txByType.0x4', 'contractCreation', 'txWithLogs', 'failedTx', 'emptyBlock', 'withdrawalsBlock', 'multiTxBlock']) expect(coverage[cls]?.status, cls).to.equal('found');
+    const judged = run.targets.judgedBlocks ?? [];
+    expect(judged.map((b) => Number(b.number)).sort((a, b) => a - b), 'every block of the seeded chain is judged').to.deep.equal([...Array(Number(run.headBefore.number) + 1).keys()]);
+    expect(new Set(judged.map((b) => b.era))).to.deep.equal(new Set(Object.keys(run.targets.eraBlocks ?? {})));
+  });
+
   it('passes with fixtures/expectations/geth.json: fails only its listed checks, skips only what a dev chain cannot hold', () => {
     const ids = (v: string) => run.checks.filter((c) => c.verdict === v).map((c) => c.id).sort();
     expect(ids('fail'), 'failures').to.deep.equal(expectations.fail.map((e) => e.id).sort());

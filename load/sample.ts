@@ -58,7 +58,7 @@ const MAX_DISTINCT_HITS = 48;
 const MAX_DISTINCT_MISSES = 6;
 /** Far enough past the head that a live chain does not reach it during a run. */
 const PAST_HEAD = 1_000_000n;
-/** Blocks this deep are final where the endpoint does not say which block is (the "finalized" tag). */
+/** Blocks this deep are final whatever the endpoint's "finalized" tag says (a reorg this deep does not happen). */
 const FINALITY_MARGIN = 64n;
 /** Two addresses no key controls: a plain transfer between them estimates on any EVM chain. */
 const TRANSFER = { from: '0x000000000000000000000000000000000000dEaD', to: '0x0000000000000000000000000000000000000001', value: '0x0' };
@@ -123,12 +123,13 @@ async function usable<T = string>(client: RpcClient, method: string, params: unk
   }
 }
 
-/** The highest block no reorg can move: the endpoint's "finalized" block, else the head less a margin; none on a short chain. */
+/** The highest block no reorg moves: the endpoint's "finalized" block, or the head less a margin where that is deeper; none on a short chain. */
 async function finalBlockOf(client: RpcClient, head: bigint): Promise<bigint | undefined> {
   const finalized = await client.call<{ number?: unknown } | null>('eth_getBlockByNumber', ['finalized', false]).catch(() => null);
-  const n = typeof finalized?.number === 'string' ? q(finalized.number) : undefined;
-  if (n !== undefined && n <= head) return n;
-  return head >= FINALITY_MARGIN ? head - FINALITY_MARGIN : undefined;
+  const tagged = typeof finalized?.number === 'string' ? q(finalized.number) : undefined;
+  const deep = head >= FINALITY_MARGIN ? head - FINALITY_MARGIN : undefined;
+  const candidates = [tagged !== undefined && tagged <= head ? tagged : undefined, deep].filter((n): n is bigint => n !== undefined);
+  return candidates.length ? candidates.reduce((a, b) => (a > b ? a : b)) : undefined;
 }
 
 /** The most recent blocks, then older ones at log-uniform distances from the head: recent history weighs more. */

@@ -231,4 +231,26 @@ describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)
       expect(report.thresholds.filter((t) => !t.ok && t.metric.endsWith('eth_getTransactionByHash')).map((t) => t.expression)).to.include.members(['p(95)<1000', 'rate<0.01']);
     });
   });
+  describe('a chain deeper than the finality margin (run last: it mines blocks)', function () {
+    it('lookups by the number of a block 64 or more under the head are compared, whatever the endpoint calls finalized', async () => {
+      const mined = await fetch(devnet.nodeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_mine', params: ['0x50'] }) });
+      expect(mined.status).to.equal(200);
+      // The endpoint calls only its genesis final.
+      proxy.fault = {
+        name: 'finalized is genesis',
+        kills: [],
+        rewrite: async (req, res, ctx) => (req.method === 'eth_getBlockByNumber' && req.params[0] === 'finalized' ? { ...(await ctx.upstream('eth_getBlockByNumber', ['0x0', false])), id: res.id } : res),
+      };
+      const corpus = await sampleCorpus({ url: proxy.url, seed: 1, missShare: 0.1, methods: ['eth_getBlockReceipts', 'eth_getTransactionByBlockNumberAndIndex'] });
+      const final = BigInt(corpus.head) - 64n;
+      expect(corpus.finalBlock).to.equal(`0x${final.toString(16)}`);
+      for (const m of ['eth_getBlockReceipts', 'eth_getTransactionByBlockNumberAndIndex'] as const) {
+        const hits = corpus.entries[m].filter((e) => e.kind === 'hit' && /^0x/.test(String(e.params[0])));
+        const deep = hits.filter((e) => BigInt(String(e.params[0])) <= final);
+        expect(deep.length, m).to.be.above(0);
+        expect(deep.every((e) => e.answer), `${m}: final blocks compared`).to.equal(true);
+        expect(hits.filter((e) => BigInt(String(e.params[0])) > final).some((e) => e.answer), `${m}: recent blocks not compared`).to.equal(false);
+      }
+    });
+  });
 });

@@ -87,6 +87,10 @@ export interface Composition {
   compared: number;
 }
 
+/** Figures resting on fewer distinct requests than this measure a cache, not a method. */
+const FEW_DISTINCT = 3;
+export const isDegenerate = (c: Composition): boolean => c.distinct < FEW_DISTINCT;
+
 export function compositionOf(entries: readonly CorpusEntry[]): Composition {
   const kinds = Object.fromEntries(ENTRY_KINDS.map((k) => [k, 0])) as Record<EntryKind, number>;
   for (const e of entries) kinds[e.kind]++;

@@ -1,5 +1,5 @@
 // The few lines a load run prints when it ends.
-import { ENTRY_KINDS } from './corpus.ts';
+import { ENTRY_KINDS, isDegenerate } from './corpus.ts';
 import { generatorSentence, headline } from './headline.ts';
 import { type LoadReport, type MethodCorpus, sampledFaults } from './report.ts';
 
@@ -35,11 +35,11 @@ export function summaryText(r: LoadReport, reportPaths: string[]): string {
 }
 
 /** A method's corpus in one line: entries per kind, distinct requests, compared answers, what sampling left out. */
-export function describeCorpus(c: MethodCorpus): string {
+function describeCorpus(c: MethodCorpus): string {
   const kinds = ENTRY_KINDS.filter((k) => c.kinds[k] > 0).map((k) => `${c.kinds[k]} ${k}`);
   const rejected = Object.entries(c.rejected ?? {}).map(([why, n]) => `${n} ${why}`);
   return [
-    c.entries ? `${c.entries} entries (${kinds.join(', ')}), ${c.distinct} distinct, ${c.compared} compared` : 'no entry',
+    c.entries ? `${isDegenerate(c) ? 'DEGENERATE: ' : ''}${c.entries} entries (${kinds.join(', ')}), ${c.distinct} distinct, ${c.compared} compared` : 'no entry',
     ...(rejected.length ? [`left out: ${rejected.join(', ')}`] : []),
     ...(c.status === undefined ? ['replayed from a corpus that did not record its sampling'] : []),
   ].join('; ');

@@ -11,7 +11,7 @@ import { driftOf } from '../load/analysis.ts';
 import { bundleScenario, precompiledAjv } from '../load/bundle.ts';
 import { classify, type Expectation } from '../load/classify.ts';
 import { compareReports } from '../load/compare.ts';
-import { composeEntries, compositionOf, type CorpusEntry, type EntryKind, onMissSide } from '../load/corpus.ts';
+import { composeEntries, compositionOf, type CorpusEntry, type EntryKind, isDegenerate, onMissSide } from '../load/corpus.ts';
 import { METHODS } from '../load/methods.ts';
 import { BOOKKEEPING, buildPlan, capacitySubjects, expectedIterations, parseDuration, targetRpsAt } from '../load/profiles.ts';
 import { cappedCodes, type LoadReport } from '../load/report.ts';
@@ -133,7 +133,9 @@ describe('load: profiles, corpus, comparison, timeline', () => {
     expect(composeEntries([], misses, 5, 0.1, createRng(1))).to.have.length(5);
     expect(composeEntries(hits, [], 5, 0.5, createRng(1)).every((e) => e.kind === 'hit')).to.equal(true);
     // The degenerate corpus of issue 13: one request left is asked once, not 200 times.
-    expect(composeEntries([], [misses[0]!], 200, 0.1, createRng(1))).to.deep.equal([misses[0]]);
+    const degenerate = composeEntries([], [misses[0]!], 200, 0.1, createRng(1));
+    expect(degenerate).to.deep.equal([misses[0]]);
+    expect([isDegenerate(compositionOf(degenerate)), isDegenerate(compositionOf(a))], 'and marked as such in every report').to.deep.equal([true, false]);
   });
 
   it('replays a version 1 or 2 corpus with expectations from each entry\'s kind: a learned error is unlearned, a reverting replay left out', async () => {

@@ -168,6 +168,18 @@ describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)
       expect(html).to.include('no successful answer');
     });
 
+    it('a method none of whose requests got an answer at sampling: nothing to measure, still named not served, exit 1', async () => {
+      proxy.fault = { name: '503 for one method', kills: [], raw: (req) => (req.method === 'eth_getBlockReceipts' ? { status: 503, contentType: 'text/html', body: '<h1>503</h1>' } : undefined) };
+      const out = await outDir();
+      const r = await runLoad({ url: proxy.url, profile: 'smoke', duration: '2s', methods: ['eth_getBlockByHash', 'eth_getBlockReceipts'], out, log: () => undefined });
+      const report = await reportIn(out);
+      expect(r.exitCode, r.summary).to.equal(1);
+      expect(Object.keys(report.methods)).to.deep.equal(['eth_getBlockByHash']);
+      expect(report.corpus.methods['eth_getBlockReceipts']).to.deep.include({ status: 'not served', entries: 0 });
+      expect(r.summary).to.match(/NOT SERVED: eth_getBlockReceipts not served: no hit answered as due: \d+ left out: no answer at sampling \(http_error\)/);
+      expect(r.summary).to.match(/eth_getBlockReceipts +no entry; left out: \d+ no answer at sampling \(http_error\)/);
+    });
+
     it('--methods leaving out what is not served: the rest passes', async () => {
       const out = await outDir();
       const r = await runLoad({ url: proxy.url, profile: 'smoke', duration: '2s', methods: ['eth_getBlockByHash', 'eth_getTransactionByHash'], out, log: () => undefined });

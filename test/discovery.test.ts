@@ -143,4 +143,32 @@ describe('discovery as coverage', function () {
     expect(t.revertedTx).to.equal(h(3 * 16, 'cc'));
     expect(t.coverage!['txWithLogs']!.status).to.equal('found');
   });
+
+  it('garbage from a hostile endpoint is passed over: discovery never throws, and says what it could not find', async function () {
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        const { id, method } = JSON.parse(body) as { id: number; method: string };
+        const result =
+          method === 'eth_getBlockByNumber'
+            ? { number: 'zz', hash: '0x12', baseFeePerGas: 7, withdrawalsRoot: null, transactions: [{ hash: 5 }, 'x', { hash: '0xab', type: 7, to: 3, gas: 'q', input: 12 }], uncles: 'no', withdrawals: 5 }
+            : [{ transactionHash: '0xab', status: '0x0', gasUsed: 'x', logs: 'no' }, 'y', null];
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id, result }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const client = new RpcClient({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/` });
+    try {
+      const t = await discoverTargets(client, { depth: 3, chainId: '0x1', head: { number: '0x2', hash: h(2, 'bb') } });
+      const coverage = coverageOf(t);
+      expect(t.scanned.blocks).to.equal(3);
+      expect(coverage['uncleBlock']).to.deep.equal({ status: 'absent', within: 3 });
+      expect(t.judgedBlocks!.length).to.equal(1); // three answers naming one block
+    } finally {
+      client.close();
+      server.close();
+    }
+  });
 });

@@ -303,7 +303,8 @@ function pickJudged(t: Targets, walked: Walked[], blockOfTx: Map<string, string>
     const step = Math.max(1, rest.length / room);
     for (let i = 0; i < rest.length && picked.size < JUDGED_BLOCKS; i += step) add(rest[Math.floor(i)]!.hash, 'spread');
   }
-  return [...picked.values()].sort((a, b) => Number(BigInt(b.number) - BigInt(a.number)));
+  // Newest first; a number that is not hex (an endpoint's garbage) sorts last rather than crash the run.
+  return [...picked.values()].sort((a, b) => Number((q(b.number) ?? -1n) - (q(a.number) ?? -1n)));
 }
 
 /**

@@ -170,16 +170,24 @@ export function withVerdict(report: LoadReport): LoadReport {
   return { ...report, verdict: failed ? 'fail' : 'pass' };
 }
 
-/** What sampling found that fails a run by itself: a method not served, answers that contradicted their entry's kind. */
-export function sampledFaults(report: Pick<LoadReport, 'corpus'>): Array<{ method: string; notServed: boolean; text: string }> {
-  return Object.entries(report.corpus.methods ?? {}).flatMap(([method, c]) => [
-    ...(c.status === 'not served' ? [{ method, notServed: true, text: `${method} not served: ${c.reason ?? ''}` }] : []),
-    ...(c.findings ?? []).map((f) => ({
-      method,
-      notServed: false,
-      text: `${method}: ${f.count} ${f.kind} ${f.count === 1 ? 'entry' : 'entries'} answered ${f.cls}${f.code === undefined ? '' : ` ${f.code}`} at sampling, e.g. ${f.example}`,
-    })),
-  ]);
+export interface SampledFault {
+  method: string;
+  notServed: boolean;
+  text: string;
+}
+
+/** What sampling found that fails a run by itself: a method not served (whose reason sums up what its entries
+ * answered), answers that contradicted their entry's kind. */
+export function sampledFaults(report: Pick<LoadReport, 'corpus'>): SampledFault[] {
+  return Object.entries(report.corpus.methods ?? {}).flatMap(([method, c]): SampledFault[] =>
+    c.status === 'not served'
+      ? [{ method, notServed: true, text: `${method} not served: ${c.reason ?? ''}` }]
+      : (c.findings ?? []).map((f) => ({
+          method,
+          notServed: false,
+          text: `${method}: ${f.count} ${f.kind} ${f.count === 1 ? 'entry' : 'entries'} answered ${f.cls}${f.code === undefined ? '' : ` ${f.code}`} at sampling, e.g. ${f.example}`,
+        })),
+  );
 }
 
 /** Error codes per class in load.json: the most frequent few, the rest added up under "other" (an endpoint can answer any number of codes). */

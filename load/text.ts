@@ -1,7 +1,7 @@
 // The few lines a load run prints when it ends.
 import { ENTRY_KINDS, isDegenerate } from './corpus.ts';
 import { generatorSentence, headline } from './headline.ts';
-import { type LoadReport, type MethodCorpus, sampledFaults } from './report.ts';
+import type { LoadReport, MethodCorpus } from './report.ts';
 
 export function summaryText(r: LoadReport, reportPaths: string[]): string {
   const pad = (s: string | number, n: number) => String(s).padStart(n);
@@ -15,10 +15,6 @@ export function summaryText(r: LoadReport, reportPaths: string[]): string {
       const latency = l ? `${pad(l.p50, 9)}${pad(l.p95, 9)}${pad(l.p99, 9)}` : pad(m.requests ? 'no successful answer' : 'completed no request', 27);
       return `${name.padEnd(42)}${pad(m.requests, 9)}${pad(`${m.achievedRps}/${m.targetRps}`, 14)}${latency}${pad(`${(m.failureRate * 100).toFixed(2)}%`, 10)}`;
     }),
-    // A method not served: its reason sums up what its entries answered.
-    ...sampledFaults(r)
-      .filter((f) => f.notServed || r.corpus.methods[f.method]?.status !== 'not served')
-      .map((f) => (f.notServed ? `NOT SERVED: ${f.text}` : `sampling found ${f.text}`)),
     'corpus per method (as sampled; "compared": answers checked against the one sampled):',
     ...Object.entries(r.corpus.methods).map(([name, c]) => `  ${name.padEnd(40)}${describeCorpus(c)}`),
     `generator: ${r.generator.instances > 1 ? `${r.generator.instances} k6 instances, merged; ` : ''}${generatorSentence(r).text.replace(/^the generator /, '')}${r.generator.cpuCores === undefined ? '' : ` (k6 used ${r.generator.cpuCores} of ${r.generator.availableCores} cores)`}`,

@@ -121,7 +121,9 @@ describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)
       expect(run.exitCode, run.summary).to.equal(1);
       expect(report.verdict).to.equal('fail');
       for (const [method, code] of [['eth_getBlockReceipts', -32601], ['eth_getUncleByBlockHashAndIndex', -32004]] as const) {
-        expect(run.summary).to.match(new RegExp(`NOT SERVED: ${method} not served: no hit answered as due: \\d+ (hit|empty) rpc_error ${code}`));
+        expect(run.summary).to.match(new RegExp(`Not served: ${method} not served: no hit answered as due: \\d+ (hit|empty) rpc_error ${code}`));
+        expect(run.summary.split(`${method} not served`), 'named once, its reason standing for its findings').to.have.length(2);
+        expect(run.summary).to.not.match(new RegExp(`sampling found ${method}`));
         const corpus = report.corpus.methods[method]!;
         expect(corpus.status, method).to.equal('not served');
         expect(corpus.findings?.map((f) => f.code), method).to.include(code);
@@ -176,7 +178,7 @@ describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)
       expect(r.exitCode, r.summary).to.equal(1);
       expect(Object.keys(report.methods)).to.deep.equal(['eth_getBlockByHash']);
       expect(report.corpus.methods['eth_getBlockReceipts']).to.deep.include({ status: 'not served', entries: 0 });
-      expect(r.summary).to.match(/NOT SERVED: eth_getBlockReceipts not served: no hit answered as due: \d+ left out: no answer at sampling \(http_error\)/);
+      expect(r.summary).to.match(/Not served: eth_getBlockReceipts not served: no hit answered as due: \d+ left out: no answer at sampling \(http_error\)/);
       expect(r.summary).to.match(/eth_getBlockReceipts +no entry; left out: \d+ no answer at sampling \(http_error\)/);
     });
 

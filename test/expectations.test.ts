@@ -2,7 +2,7 @@
 // the run; an expected failure that passes is an unexpected pass and fails it; a file that cannot be
 // trusted (unknown or doubled ids, off the schema) is a usage error.
 import { expect } from 'chai';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDevnet, type Devnet } from '../devnet/index.ts';
@@ -51,7 +51,9 @@ describe('--expect', function () {
     });
 
     it('the shipped files are valid', async () => {
-      for (const name of ['anvil', 'geth']) parseExpectations(await readFile(`fixtures/expectations/${name}.json`, 'utf8'), name);
+      const names = (await readdir('fixtures/expectations')).filter((n) => n.endsWith('.json'));
+      expect(names).to.include.members(['anvil.json', 'embedded.json', 'geth.json']);
+      for (const name of names) parseExpectations(await readFile(`fixtures/expectations/${name}`, 'utf8'), name);
     });
   });
 

@@ -64,7 +64,7 @@ function hero(report: ConformanceReport): string {
     ['Duration', esc(formatDuration(run.durationMs))],
     ['Requests', esc(run.requestCount.toLocaleString('en-US'))],
     ['Mode', run.strict ? 'strict: advisory checks are fatal' : 'default: advisory checks inform'],
-    ['Expectations', run.expectations && esc(`${run.expectations.file} (${plural(run.expectations.entries, 'entry')}${run.expectations.client ? `, for ${run.expectations.client}` : ''})`)],
+    ['Expectations', run.expectations && esc(`${run.expectations.file} (${run.expectations.entries} ${run.expectations.entries === 1 ? 'entry' : 'entries'}${run.expectations.client ? `, for ${run.expectations.client}` : ''})`)],
     ['Methods', esc(plural(run.methods.length, 'method'))],
   ];
   return `<header class="hero"><div class="wrap">

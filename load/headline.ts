@@ -24,7 +24,7 @@ export function headline(r: LoadReport): Headline {
   const failed = failures(r);
   if (failed.length) return { summary: `${failed.length} reason${failed.length === 1 ? '' : 's'} to fail`, reasons: [...failed, ...generatorCaveat(r)] };
   const held = [
-    `${r.thresholds.length} thresholds held (per method p95, p99 and failure rate${r.thresholds.some((t) => t.metric === 'dropped_iterations') ? ', dropped iterations' : ''})`,
+    `${r.thresholds.length} threshold${r.thresholds.length === 1 ? '' : 's'} held (per method p95, p99 and failure rate${r.thresholds.some((t) => t.metric === 'dropped_iterations') ? ', dropped iterations' : ''})`,
     ...(r.baseline ? [`no regression against ${r.baseline.file} (tolerance +${r.baseline.tolerance * 100}%)`] : []),
     `eth_blockNumber never went back (${r.head.checks} checks)`,
   ];
@@ -65,7 +65,8 @@ function thresholdFailures(r: LoadReport): string[] {
     const value = t.value === undefined ? 'n/a' : m?.[1] === 'failed' ? `${Math.round(t.value * 10000) / 100}%` : `${t.value}${m ? ' ms' : ''}`;
     const what = m?.[1] === 'failed' ? 'failure rate' : (stat ?? t.expression);
     const list = byMethod.get(m?.[2] ?? t.metric) ?? [];
-    list.push(`${what} ${value} (threshold ${m?.[1] === 'failed' ? t.expression.replace(/^rate/, '') : (limit ?? '')})`);
+    const failedLimit = /^rate\s*([<>=!]+)\s*([\d.]+)$/.exec(t.expression);
+    list.push(`${what} ${value} (threshold ${m?.[1] === 'failed' && failedLimit ? `${failedLimit[1]} ${Math.round(Number(failedLimit[2]) * 10000) / 100}%` : (limit ?? '')})`);
     byMethod.set(m?.[2] ?? t.metric, list);
   }
   return [...byMethod].map(([name, parts]) => `${name}: ${parts.join(', ')}`);

@@ -4,6 +4,8 @@ import { Ajv } from 'ajv';
 import { expect } from 'chai';
 import { parseAllDocuments } from 'yaml';
 import { capacityOf, judgeStep, type StepInput } from '../load/analysis.ts';
+import { headline } from '../load/headline.ts';
+import type { LoadReport } from '../load/report.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
 import { answerDigest } from '../load/answer.ts';
 import { BUCKETS, bucketOf, bucketValue, emptyHistogram, type Histogram, mergeHistograms, quantile, RELATIVE_ERROR } from '../load/histogram.ts';
@@ -309,5 +311,45 @@ describe('load: answers and k6-operator manifests', () => {
     expect(testRun?.['spec']).to.deep.include({ parallelism: 4, script: { configMap: { name: 'rpc-test-script', file: 'scenario.js' } } });
     expect(testRun?.['spec']?.['arguments']).to.be.a('string');
     expect(testRun?.['spec']?.['runner']?.['env']).to.deep.include({ name: 'RPC_CERTIFY_URL', valueFrom: { secretKeyRef: { name: 'rpc-test-endpoint', key: 'url' } } });
+  });
+});
+
+describe('load: the headline (why the verdict)', () => {
+  const base = {
+    verdict: 'fail',
+    profile: 'gate',
+    thresholds: [
+      { metric: 'latency_eth_getBlockByHash', expression: 'p(95)<500', ok: false, value: 612.5 },
+      { metric: 'latency_eth_getBlockByHash', expression: 'p(99)<1000', ok: true, value: 700 },
+      { metric: 'failed_eth_getTransactionReceipt', expression: 'rate<0.01', ok: false, value: 0.0312 },
+    ],
+    head: { checks: 60, regressions: 0, deepestBlocks: 0 },
+    methods: { eth_getBlockByHash: { classes: { wrong: 0 } }, eth_getTransactionReceipt: { classes: { wrong: 2 } } },
+    corpus: { methods: {} },
+    generator: { keptUp: true },
+    plan: { slo: { p99Ms: 250, maxFailureRate: 0.01 } },
+  } as unknown as LoadReport;
+
+  it('names each failed threshold per method with the measured value, and wrong answers', () => {
+    const h = headline(base);
+    expect(h.reasons).to.deep.equal(['eth_getBlockByHash: p(95) 612.5 ms (threshold <500)', 'eth_getTransactionReceipt: failure rate 3.12% (threshold < 1%)', 'eth_getTransactionReceipt: 2 wrong answers']);
+  });
+
+  it('says what held on a pass, and gives the capacity knee per method with its confidence', () => {
+    const pass = headline({ ...base, verdict: 'pass', thresholds: [{ metric: 'latency_eth_getBlockByHash', expression: 'p(95)<500', ok: true, value: 1 }], methods: {} } as unknown as LoadReport);
+    expect(pass.summary).to.equal('every check held');
+    expect(pass.reasons[0]).to.match(/^1 threshold held/);
+    const step = (offeredRps: number, verdict: string) => ({ offeredRps, verdict, reason: verdict === 'slo' ? 'p99 300 ms > 250 ms' : undefined });
+    const capacity = headline({
+      ...base,
+      verdict: 'measured',
+      capacity: {
+        eth_getBlockByHash: { sustainableRps: 100, limitedBy: 'endpoint', confidence: 'confirmed', steps: [step(50, 'within'), step(100, 'within'), step(150, 'slo'), { ...step(150, 'slo'), repeat: true }] },
+        mix: { sustainableRps: 50, limitedBy: 'generator', confidence: 'lower bound', steps: [step(50, 'within'), { offeredRps: 100, verdict: 'generator', reason: 'k6 used 1.9 of 2 cores' }] },
+      },
+    } as unknown as LoadReport);
+    expect(capacity.summary).to.match(/per method; 1 of 2 ended generator-bound/);
+    expect(capacity.reasons[0]).to.match(/^eth_getBlockByHash: knee 100 rps, confirmed .*the endpoint broke the SLO at 150 rps \(p99 300 ms > 250 ms\)$/);
+    expect(capacity.reasons[1]).to.match(/^mix: knee 50 rps, a lower bound .*k6 could not offer more at 100 rps \(k6 used 1.9 of 2 cores\)$/);
   });
 });

@@ -1,12 +1,22 @@
 // Reverts on any EVM chain without a deployed contract: estimating a contract creation whose init code
 // REVERTs with a payload the harness chose (facts.md). The payload is the expected error.data.
-import { encodeAbiParameters, concatHex, type Hex, size, toHex } from 'viem';
+import { decodeAbiParameters, encodeAbiParameters, concatHex, type Hex, size, toHex } from 'viem';
 
 export const ERROR_STRING_SELECTOR = '0x08c379a0';
 
 /** ABI encoding of Error(string): what `require(false, reason)` reverts with. */
 export function errorStringPayload(reason: string): Hex {
   return concatHex([ERROR_STRING_SELECTOR, encodeAbiParameters([{ type: 'string' }], [reason])]);
+}
+
+/** The reason an Error(string) payload holds; undefined for any other payload (or bytes that only start like one). */
+export function errorStringReason(data: string): string | undefined {
+  if (!data.toLowerCase().startsWith(ERROR_STRING_SELECTOR)) return undefined;
+  try {
+    return decodeAbiParameters([{ type: 'string' }], `0x${data.slice(10)}`)[0];
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -84,12 +84,14 @@ export function judgeStep(input: StepInput): CapacityStep {
   const busyVUs = input.offeredRps * ((latency?.avg ?? 0) / 1000);
   const saturated = input.cpuCores !== undefined && input.cpuCores >= input.availableCores * SATURATED_CPU_SHARE;
   // Failed answers are the endpoint's whatever else happened. A k6 short of CPU distorts every timing, so a
-  // saturated generator is blamed first; otherwise a latency breach is the endpoint's, unsent requests or not.
+  // step it missed while saturated is the generator's; otherwise a latency breach is the endpoint's, unsent requests or not.
   // Unsent requests within the latency SLO blame k6 only when its VUs sat idle (it was late, the target was not slow).
   const failures = failureBreach(step, slo);
   if (failures) return { ...step, verdict: 'slo', reason: failures };
-  if (saturated) return { ...step, verdict: 'generator', reason: `k6 used ${input.cpuCores} of ${input.availableCores} cores` };
   const slow = latencyBreach(step, slo);
+  const unsent = droppedShare > slo.maxDroppedShare ? `${pct(droppedShare)} not started` : undefined;
+  // k6 short of CPU and the step short of the SLO: k6's own delays are in the figures (CPU and the requests together).
+  if (saturated && (slow || unsent)) return { ...step, verdict: 'generator', reason: `k6 used ${input.cpuCores} of ${input.availableCores} cores while ${slow ?? unsent}` };
   if (slow) return { ...step, verdict: 'slo', reason: slow };
   if (droppedShare > slo.maxDroppedShare && busyVUs < input.maxVUs * IDLE_VU_SHARE) {
     return { ...step, verdict: 'generator', reason: `${pct(droppedShare)} not started while about ${Math.ceil(busyVUs)} of ${input.maxVUs} VUs waited for answers${input.cpuCores === undefined ? '' : ` (k6 used ${input.cpuCores} of ${input.availableCores} cores)`}` };

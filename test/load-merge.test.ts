@@ -212,7 +212,10 @@ describe('load: capacity steps', () => {
   });
 
   it('marks a step generator-bound when k6 is saturated, or drops requests while the target idles', () => {
-    expect(judgeStep(step({ cpuCores: 1.9 }))).to.deep.include({ verdict: 'generator', reason: 'k6 used 1.9 of 2 cores' });
+    expect(judgeStep(step({ cpuCores: 1.9, ms: 150 }))).to.deep.include({ verdict: 'generator' }).and.have.property('reason').that.matches(/^k6 used 1.9 of 2 cores while p99 15\d(\.\d+)? ms > 100 ms$/);
+    expect(judgeStep(step({ cpuCores: 1.9, dropped: 100, maxVUs: 10, ms: 90 }))).to.deep.include({ verdict: 'generator', reason: 'k6 used 1.9 of 2 cores while 10% not started' });
+    // A busy k6 that still delivered the step within the SLO: the endpoint held it.
+    expect(judgeStep(step({ cpuCores: 1.9 }))).to.deep.include({ verdict: 'within' });
     expect(judgeStep(step({ dropped: 100 }))).to.deep.include({ verdict: 'generator' });
     // Failed answers stay the endpoint's even when k6 also fell behind.
     expect(judgeStep(step({ dropped: 100, failed: 50 }))).to.deep.include({ verdict: 'slo' });
@@ -236,7 +239,7 @@ describe('load: capacity steps', () => {
     const broke = (offeredRps: number) => judgeStep(step({ offeredRps, failed: 200 }));
     expect(capacityOf([ok(50), ok(100), broke(150), { ...broke(150), repeat: true }])).to.deep.include({ sustainableRps: 100, limitedBy: 'endpoint', confidence: 'confirmed' });
     expect(capacityOf([ok(50), broke(100), { ...ok(100), repeat: true }, broke(150)])).to.deep.include({ sustainableRps: 100, limitedBy: 'endpoint', confidence: 'unsteady' });
-    expect(capacityOf([ok(50), judgeStep(step({ offeredRps: 100, cpuCores: 1.9 }))])).to.deep.include({ sustainableRps: 50, limitedBy: 'generator', confidence: 'lower bound' });
+    expect(capacityOf([ok(50), judgeStep(step({ offeredRps: 100, cpuCores: 1.9, ms: 150 }))])).to.deep.include({ sustainableRps: 50, limitedBy: 'generator', confidence: 'lower bound' });
   });
 });
 

@@ -228,6 +228,16 @@ describe('conformance report', () => {
     it('says why a run is incomplete', () => {
       expect(formatSummary(sampleReport({ complete: false }), paths)).to.match(/INCOMPLETE[\s\S]*rate limited for too long/);
     });
+    it('says what the run looked at: classes found, absent, out of budget, the blocks judged and their eras', () => {
+      const report = sampleReport();
+      report.targets = {
+        ...report.targets!,
+        coverage: { multiTxBlock: { status: 'found', source: 'discovery' }, uncleBlock: { status: 'absent', within: 16 }, preByzantiumTx: { status: 'out-of-budget', within: 16 }, 'era.london': { status: 'found' } },
+        judgedBlocks: [{ number: '0x5', hash: `0x${'c'.repeat(64)}`, era: 'london', txCount: 3, why: ['most transactions'] }],
+      };
+      const line = formatSummary(report, paths).split('\n').find((l) => l.includes('targets:'));
+      expect(line).to.equal('  targets: 1 of 3 classes found in 16 blocks walked; not on this chain within them: uncleBlock; OUT OF BUDGET (--discovery-budget): preByzantiumTx; 1 block(s) judged in full (london)');
+    });
   });
 });
 

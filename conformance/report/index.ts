@@ -40,6 +40,8 @@ export function formatSummary(report: ConformanceReport, paths: ReportPaths): st
     const overdue = report.checks.filter((c) => c.expectation?.overdue).length;
     lines.push(`  expectations: ${exp.file}: ${s.expectedFailures} expected failure(s), ${s.unexpectedPasses} unexpected pass(es)${overdue ? `, ${overdue} entr${overdue === 1 ? 'y' : 'ies'} past their review date` : ''}`);
   }
+  const coverage = coverageLine(report);
+  if (coverage) lines.push(coverage);
   if (!report.run.complete) lines.push(`  incomplete: ${report.run.incompleteReason ?? 'the run stopped early'}`);
   const fatal = report.checks.filter((c) => outcomeOf(c, report.run.strict) === 'fail');
   if (fatal.length > 0) {
@@ -54,6 +56,25 @@ export function formatSummary(report: ConformanceReport, paths: ReportPaths): st
   }
   lines.push(`  reports: ${paths.html}`, `           ${paths.junit}`, `           ${paths.json}`);
   return lines.join('\n');
+}
+
+/** What the certification looked at: target classes found or not, and the blocks every block-level invariant judged. */
+function coverageLine(report: ConformanceReport): string | undefined {
+  const t = report.targets;
+  if (!t?.coverage) return undefined;
+  const entries = Object.entries(t.coverage).filter(([k]) => !k.startsWith('era.'));
+  const found = entries.filter(([, c]) => c.status === 'found').length;
+  const missing = (status: string) => entries.filter(([, c]) => c.status === status).map(([k]) => k);
+  const absent = missing('absent');
+  const budget = missing('out-of-budget');
+  const judged = t.judgedBlocks ?? [];
+  const eras = [...new Set(judged.map((b) => b.era))];
+  return [
+    `  targets: ${found} of ${entries.length} classes found in ${t.scanned.blocks} blocks walked`,
+    absent.length ? `; not on this chain within them: ${absent.join(', ')}` : '',
+    budget.length ? `; OUT OF BUDGET (--discovery-budget): ${budget.join(', ')}` : '',
+    judged.length ? `; ${judged.length} block(s) judged in full (${eras.join(', ')})` : '',
+  ].join('');
 }
 
 function firstLine(text: string): string {

@@ -64,8 +64,8 @@ async function measureOnce() {
     wallMs: Math.round(performance.now() - t0),
     requests: r.requestCount,
     checks: r.checks.length,
-    blocksScanned: r.targets.scanned.blocks,
-    targetBlockTxs: r.targets.multiTxBlock?.txCount ?? 0,
+    blocksScanned: r.targets?.scanned.blocks ?? 0,
+    targetBlockTxs: r.targets?.multiTxBlock?.txCount ?? 0,
   };
 }
 

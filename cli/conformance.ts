@@ -1,17 +1,22 @@
 // `rpc-certify conformance`: certify an endpoint against the service spec and write the reports.
 import { parseArgs } from 'node:util';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { redact } from '../core/redact.ts';
+import { inert } from '../core/inert.ts';
+import { redact, redactDeep, redactTargets } from '../core/redact.ts';
 import type { Targets } from '../core/targets.ts';
 import type { RunResult } from '../conformance/framework/runner.ts';
 import type { Expectations } from '../conformance/framework/expectations.ts';
 import type { CheckResult } from '../conformance/framework/check.ts';
 import type { ConformanceReport } from '../conformance/report/model.ts';
+import { writeFileAtomic } from '../conformance/report/atomic.ts';
 import { endpointOptions, expectedNetwork, methodList, positive, resolveEndpoint, UsageError } from './networks.ts';
 import { METHODS } from '../load/methods.ts';
 import { harnessVersion } from './version.ts';
-import { INTERRUPTED_EXIT, interruptSignal } from './interrupt.ts';
+import { interruptSignal } from './interrupt.ts';
+
+/** The default run deadline: a full run against a remote provider takes well under a minute. */
+export const DEFAULT_DEADLINE_MS = 10 * 60_000;
 
 export const conformanceHelp = `rpc-certify conformance: certify a JSON-RPC endpoint against the node-access spec
 
@@ -37,13 +42,17 @@ Options:
   --discovery-depth N     blocks to walk back from the head when discovering (default 64)
   --discovery-budget N    requests discovery may spend on that walk (default 256)
   --timeout MS            per-request timeout (default 10000)
+  --deadline D            the whole run's deadline: 90s, 10m (default ${DEFAULT_DEADLINE_MS / 60_000}m); what is unfinished
+                          then is inconclusive, and the reports are written
   --concurrency N         requests in flight at most (default 8)
   --ca-file PEM           trust this CA (a private or self-signed TLS endpoint)
   --quiet                 print only the summary
   -h, --help              this text
 
-Exit codes: 0 no failure, 1 a failed check in a fatal layer (or an unexpected pass under --expect),
-2 usage error or endpoint not usable.
+Exit codes: 0 pass, 1 a failed check in a fatal layer (or an unexpected pass under --expect),
+  2 usage error or endpoint not usable, 3 inconclusive (a method never answered, or over 5% of the fatal
+  checks could not be tested: no pass without answers), 130 interrupted (Ctrl-C, SIGTERM: the reports are
+  written, marked incomplete).
 Reports: <out>/conformance.json, conformance.junit.xml, conformance.html, targets.lock.json.`;
 
 export interface ConformanceOptions {
@@ -56,6 +65,7 @@ export interface ConformanceOptions {
   discoveryDepth?: number;
   discoveryBudget?: number;
   timeoutMs?: number;
+  deadlineMs?: number;
   concurrency?: number;
   ca?: string;
   quiet: boolean;
@@ -78,6 +88,7 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
       'discovery-depth': { type: 'string' },
       'discovery-budget': { type: 'string' },
       timeout: { type: 'string' },
+      deadline: { type: 'string' },
       concurrency: { type: 'string' },
       'ca-file': { type: 'string' },
       quiet: { type: 'boolean', default: false },
@@ -101,6 +112,7 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
     ...(values['discovery-depth'] ? { discoveryDepth: positive(values['discovery-depth'], '--discovery-depth') } : {}),
     ...(values['discovery-budget'] ? { discoveryBudget: positive(values['discovery-budget'], '--discovery-budget') } : {}),
     ...(values.timeout ? { timeoutMs: positive(values.timeout, '--timeout') } : {}),
+    ...(values.deadline ? { deadlineMs: duration(values.deadline, '--deadline') } : {}),
     ...(values.concurrency ? { concurrency: positive(values.concurrency, '--concurrency') } : {}),
     quiet: values.quiet,
   };
@@ -138,9 +150,17 @@ async function readCa(path: string): Promise<string> {
 }
 
 
+/** "90s", "10m", "1h30m" or plain seconds, in milliseconds. */
+export function duration(text: string, flag: string): number {
+  const m = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+(?:\.\d+)?)s?)?$/.exec(text.trim());
+  const ms = m ? ((Number(m[1] ?? 0) * 60 + Number(m[2] ?? 0)) * 60 + Number(m[3] ?? 0)) * 1000 : NaN;
+  if (!text.trim() || !Number.isFinite(ms) || ms <= 0) throw new UsageError(`${flag} takes a duration such as 90s, 10m or 1h30m, got "${text}"`);
+  return ms;
+}
+
 /** Runs the suite and writes the reports; returns the exit code. */
 export async function certify(opts: ConformanceOptions): Promise<number> {
-  const [{ EndpointUnusable, runConformance }, { summarize }, { formatSummary, writeReports }] = await Promise.all([
+  const [{ EndpointUnusable, runConformance }, { summarize, VERDICT_EXIT }, { formatSummary, writeReports }] = await Promise.all([
     import('../conformance/framework/runner.ts'),
     import('../conformance/report/model.ts'),
     import('../conformance/report/index.ts'),
@@ -156,6 +176,7 @@ export async function certify(opts: ConformanceOptions): Promise<number> {
       ...(opts.discoveryDepth ? { discoveryDepth: opts.discoveryDepth } : {}),
       ...(opts.discoveryBudget ? { discoveryBudget: opts.discoveryBudget } : {}),
       ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
+      deadlineMs: opts.deadlineMs ?? DEFAULT_DEADLINE_MS,
       ...(opts.concurrency ? { concurrency: opts.concurrency } : {}),
       ...(opts.ca ? { ca: opts.ca } : {}),
       ...(opts.fixtures ? { fixtures: opts.fixtures } : {}),
@@ -167,7 +188,7 @@ export async function certify(opts: ConformanceOptions): Promise<number> {
     shown?.flush();
   } catch (err) {
     if (err instanceof EndpointUnusable) {
-      console.error(redact(`rpc-certify: endpoint not usable: ${err.message}`));
+      console.error(`rpc-certify: endpoint not usable: ${inert(redact(err.message), 400)}`);
       return 2;
     }
     throw err;
@@ -176,11 +197,10 @@ export async function certify(opts: ConformanceOptions): Promise<number> {
   await mkdir(opts.out, { recursive: true });
   const paths = await writeReports(report, opts.out);
   const lockfile = join(opts.out, 'targets.lock.json');
-  await writeFile(lockfile, redact(`${JSON.stringify(run.targets, null, 2)}\n`));
-  console.log(redact(formatSummary(report, paths)));
-  console.log(`  targets:  ${lockfile} (reuse with --targets)`);
-  if (!run.complete) return INTERRUPTED_EXIT;
-  return report.summary.verdict === 'pass' ? 0 : 1;
+  if (report.targets) await writeFileAtomic(lockfile, `${JSON.stringify(report.targets, null, 2)}\n`);
+  console.log(formatSummary(report, paths));
+  if (report.targets) console.log(`  targets:  ${lockfile} (reuse with --targets)`);
+  return VERDICT_EXIT[report.summary.verdict];
 }
 
 function toReport(run: RunResult, opts: ConformanceOptions, summarize: typeof import('../conformance/report/model.ts').summarize): ConformanceReport {
@@ -193,23 +213,28 @@ function toReport(run: RunResult, opts: ConformanceOptions, summarize: typeof im
       durationMs: Date.parse(run.finishedAt) - Date.parse(run.startedAt),
       endpoint: run.endpoint,
       ...(opts.network ? { network: opts.network } : {}),
-      chainId: run.chainId,
-      ...(run.clientVersion ? { clientVersion: run.clientVersion } : {}),
-      headBefore: run.headBefore,
-      ...(run.headAfter ? { headAfter: run.headAfter } : {}),
+      // What the endpoint said about itself is redacted like any answer (checks' results are, in the runner).
+      ...redactDeep({
+        ...(run.chainId ? { chainId: run.chainId } : {}),
+        ...(run.clientVersion ? { clientVersion: run.clientVersion } : {}),
+        ...(run.headBefore ? { headBefore: run.headBefore } : {}),
+        ...(run.headAfter ? { headAfter: run.headAfter } : {}),
+      }),
       strict: opts.strict,
       requestCount: run.requestCount,
       methods: run.methods,
       complete: run.complete,
       ...(run.incompleteReason ? { incompleteReason: run.incompleteReason } : {}),
       ...(run.expectations ? { expectations: run.expectations } : {}),
+      ...(run.deadlineMs !== undefined ? { deadlineMs: run.deadlineMs, deadlineReached: run.deadlineReached ?? false } : {}),
     },
-    targets: run.targets,
+    ...(run.targets ? { targets: redactTargets(run.targets) } : {}),
     summary: summarize(run.checks, opts.strict, run.complete),
     checks: run.checks,
   };
-  // Whatever an endpoint echoed back (a key in an error message, say) is scrubbed before anything is written.
-  return JSON.parse(redact(JSON.stringify(report))) as ConformanceReport;
+  // Redaction works on the values the endpoint supplied (above, and in the runner for every check), never
+  // on the report's JSON text, where a key such as `true` would cut through the syntax.
+  return report;
 }
 
 /** One line per method as its checks finish: a person sees where the run is and what failed. */

@@ -1,20 +1,44 @@
 // One abort signal for the whole command: the first Ctrl-C or SIGTERM asks every running part (the
 // suite, k6, the embedded default) to stop and write what it has, marked incomplete; a second forces exit.
+//
+// The ways a run gets stopped, and what each delivers here:
+// - Ctrl-C in a terminal, and `timeout N …`: the signal goes to the whole process group, npm's own
+//   forwarding may repeat it, and k6 would get it too (k6 runs in its own session, load/k6.ts, and is
+//   stopped by us instead). A repeat within REPEAT_MS is the same interrupt, not a request to force.
+// - SIGTERM to npx (npm exec) only: npm exits at once and its shell with it, and nothing reaches this
+//   process. Launched by npm, a change of parent is therefore taken as that SIGTERM.
 const controller = new AbortController();
 let installed = false;
 
 export const INTERRUPTED_EXIT = 130;
+const REPEAT_MS = 1000;
+const PARENT_POLL_MS = 250;
 
 export function interruptSignal(): AbortSignal {
   if (!installed) {
     installed = true;
-    const onSignal = (signal: NodeJS.Signals) => {
-      if (controller.signal.aborted) process.exit(INTERRUPTED_EXIT);
+    let firstAt = 0;
+    const onSignal = (signal: NodeJS.Signals | string) => {
+      if (controller.signal.aborted) {
+        if (Date.now() - firstAt > REPEAT_MS) process.exit(INTERRUPTED_EXIT);
+        return;
+      }
+      firstAt = Date.now();
       console.error(`rpc-certify: ${signal}: stopping, and writing what was done so far (again to force)`);
       controller.abort(signal);
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+    process.on('SIGHUP', onSignal);
+    if (process.env['npm_command']) {
+      const parent = process.ppid;
+      const watch = setInterval(() => {
+        if (process.ppid === parent) return;
+        clearInterval(watch);
+        onSignal('SIGTERM (npm, which started this run, has exited)');
+      }, PARENT_POLL_MS);
+      watch.unref();
+    }
   }
   return controller.signal;
 }

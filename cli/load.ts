@@ -3,6 +3,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
+import { inert, inertLines } from '../core/inert.ts';
 import { redact, redactUrl } from '../core/redact.ts';
 import { compareReports, DEFAULT_TOLERANCE, describeCheck, shapeDifferences, shapeOf } from '../load/compare.ts';
 import { METHODS } from '../load/methods.ts';
@@ -62,7 +63,8 @@ ${TEST_OPTIONS_HELP}
   --keep-work           keep the bundled script, k6's shards and event records, and print where
   -h, --help            this text
 
-Exit codes: 0 pass, 1 a threshold, regression, head regression or drift failed, 2 usage error or endpoint not usable.
+Exit codes: 0 pass, 1 a threshold, regression, head regression or drift failed, 2 usage error or endpoint not usable,
+  130 interrupted (Ctrl-C, SIGTERM, timeout: k6 is stopped gracefully, the reports are written marked incomplete).
 Reports: <out>/load.json, load.html, load.junit.xml, load.k6-dashboard.html (one instance), load.corpus.json.`;
 
 export const compareHelp = `rpc-certify compare: the regression gate, offline
@@ -222,7 +224,7 @@ export async function doctorCommand(argv: string[]): Promise<number> {
 }
 
 export function report(outcome: { exitCode: number; summary: string }): number {
-  (outcome.exitCode === 2 ? console.error : console.log)(redact(outcome.summary));
+  (outcome.exitCode === 2 ? console.error : console.log)(inertLines(redact(outcome.summary)));
   return outcome.exitCode;
 }
 
@@ -235,7 +237,7 @@ export async function oneLineErrors(body: () => Promise<number>): Promise<number
     // An unknown option goes to main.ts, which says where the command's options are listed.
     const usage = e instanceof UsageError || (code?.startsWith('ERR_PARSE_ARGS') && code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION');
     if (!usage) throw e;
-    console.error(redact(`rpc-certify: ${(e as Error).message.replace(/\s*\n\s*/g, ' ')}`));
+    console.error(inert(redact(`rpc-certify: ${(e as Error).message.replace(/\s*\n\s*/g, ' ')}`), 1000));
     return 2;
   }
 }

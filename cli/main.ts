@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 // Only light modules are imported up front: each command loads what it needs (the bundled CLI splits them
 // into chunks), so --help and usage errors answer without loading viem, Mocha or the schemas.
+import { inert, inertLines } from '../core/inert.ts';
 import { redact, redactUrl } from '../core/redact.ts';
 import { interruptSignal } from './interrupt.ts';
 import { UsageError } from './networks.ts';
@@ -22,7 +23,9 @@ Commands:
   doctor         show the tools the harness uses (node, go, k6, anvil)
 
 Run \`rpc-certify <command> --help\` for a command's options.
-Exit codes: 0 no failure, 1 a failed check or threshold, 2 usage error or endpoint not usable.`;
+Exit codes: 0 pass, 1 a failed check or threshold, 2 usage error or endpoint not usable,
+3 conformance inconclusive (a method never answered, or too many checks could not be tested),
+130 interrupted (the reports are written, marked incomplete).`;
 
 const startHelp = `rpc-certify start: certify the embedded default end to end
 
@@ -76,7 +79,7 @@ async function startCommand(argv: string[]): Promise<number> {
     if (values['no-load'] || interrupted.aborted) return conformance;
     const { runLoad } = await import('../load/run.ts');
     const load = await runLoad({ url: devnet.url, profile: 'smoke', out: values.out, targets: { reverts: devnet.seed.reverts }, signal: interrupted });
-    console.log(redact(load.summary));
+    console.log(inertLines(redact(load.summary)));
     return conformance || load.exitCode;
   } finally {
     await devnet.stop();
@@ -139,7 +142,7 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     const usage = err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-    console.error(redact(`rpc-certify: ${usage ? '' : 'error: '}${((err as Error).message ?? String(err)).replace(/\s*\n\s*/g, ' ')}`));
+    console.error(inert(redact(`rpc-certify: ${usage ? '' : 'error: '}${((err as Error).message ?? String(err)).replace(/\s*\n\s*/g, ' ')}`), 1000));
     process.exitCode = 2;
   },
 );

@@ -1,21 +1,42 @@
 // API keys live in the URL path ({base_url}/v3/<KEY>). Everything the harness prints or writes goes
 // through these helpers, so a key can appear in no report, log line or metric.
+//
+// An endpoint can echo the key in any encoding: raw, percent-encoded as the client sent it (either hex
+// case), JSON-escaped (`\u007b`, `\u007B`, `\"`), or a mix of these character by character. Each key is
+// therefore matched by a pattern that accepts every one of those spellings of each of its characters.
+// Redaction works on text values (a body, a message, a field), never on a serialised report: a key such
+// as `true` or `1` would otherwise cut through JSON syntax.
+
+import type { Targets } from './targets.ts';
 
 const KEY_IN_PATH = /\/v3\/[^/?#\s"'<>]+/g;
-const secrets = new Set<string>();
+export const REDACTED = '<redacted>';
+const secrets = new Map<string, RegExp>();
+/** The longest text one character of a key can take once encoded (`\u0025` + 2 hex digits, 4 UTF-8 bytes). */
+let longestForm = 0;
 
-/** Remembers a secret so that redact() removes it from any text, wherever it shows up. */
+/** Remembers a secret, of any length, so that redact() removes every spelling of it from any text. */
 export function registerSecret(secret: string | undefined): void {
-  if (secret && secret.length >= 4) secrets.add(secret);
+  if (!secret) return;
+  for (const form of new Set([secret, percentDecoded(secret)])) {
+    if (!form || secrets.has(form)) continue;
+    secrets.set(form, pattern(form));
+    longestForm = Math.max(longestForm, form.length * 32);
+  }
+  // Longest first: a key that contains another is removed whole.
+  const sorted = [...secrets].sort(([a], [b]) => b.length - a.length);
+  secrets.clear();
+  for (const [k, v] of sorted) secrets.set(k, v);
 }
 
-/** Registers the key segment of a /v3/<KEY> URL (and any userinfo) as secrets. */
+/** Registers the key segment of a /v3/<KEY> URL (and any userinfo and query values) as secrets. */
 export function registerUrlSecrets(url: string): void {
   const key = /\/v3\/([^/?#]+)/.exec(url)?.[1];
-  registerSecret(key && decodeURIComponent(key));
   registerSecret(key);
   try {
     const u = new URL(url);
+    // The path as the client sends it: `{`, `}`, spaces and non-ASCII percent-encoded.
+    registerSecret(/\/v3\/([^/?#]+)/.exec(u.pathname)?.[1]);
     registerSecret(u.password);
     registerSecret(u.username);
     for (const v of u.searchParams.values()) registerSecret(v);
@@ -28,17 +49,114 @@ export function registerUrlSecrets(url: string): void {
 export function redactUrl(url: string): string {
   try {
     const u = new URL(url);
-    const cleanPath = u.pathname.replace(KEY_IN_PATH, '/v3/<redacted>');
-    const query = [...u.searchParams.keys()].map((k) => `${k}=<redacted>`).join('&');
-    return `${u.protocol}//${u.host}${cleanPath}${query ? `?${query}` : ''}`;
+    const cleanPath = u.pathname.replace(KEY_IN_PATH, `/v3/${REDACTED}`);
+    const query = [...u.searchParams.keys()].map((k) => `${k}=${REDACTED}`).join('&');
+    return redact(`${u.protocol}//${u.host}${cleanPath}${query ? `?${query}` : ''}`);
   } catch {
     return redact(url);
   }
 }
 
-/** Removes every registered secret, and any /v3/<segment>, from a text. */
+/** Removes every spelling of every registered secret, and any /v3/<segment>, from a text. */
 export function redact(text: string): string {
-  let out = text.replace(KEY_IN_PATH, '/v3/<redacted>');
-  for (const s of secrets) out = out.split(s).join('<redacted>');
+  let out = text.replace(KEY_IN_PATH, `/v3/${REDACTED}`);
+  for (const re of secrets.values()) out = out.replace(re, REDACTED);
   return out;
+}
+
+/**
+ * The first `max` characters of a text, redacted. Redacts before cutting (a key straddling the cut
+ * must not leave its first half behind), but only as much of a huge text as the cut can keep.
+ */
+export function redactCapped(text: string, max: number): string {
+  const clean = redact(text.length > max + longestForm ? text.slice(0, max + longestForm) : text);
+  return clean.length > max ? clean.slice(0, max) : clean;
+}
+
+/**
+ * A copy of a JSON-like value with every string (object keys too) redacted, except strings exactly equal to
+ * one of `vocabulary`: the harness's own words (a schema's enums), which say nothing about any key.
+ */
+export function redactDeep<T>(value: T, vocabulary: ReadonlySet<string> = new Set()): T {
+  const clean = (s: string) => (vocabulary.has(s) ? s : redact(s));
+  if (typeof value === 'string') return clean(value) as T;
+  if (Array.isArray(value)) return value.map((v: unknown) => redactDeep(v, vocabulary)) as T;
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [clean(k), redactDeep(v, vocabulary)])) as T;
+  }
+  return value;
+}
+
+/** Every string a JSON Schema fixes (`enum`, `const`), and its property names: the words a report may hold whatever the key. */
+export function schemaVocabulary(schema: unknown): Set<string> {
+  const words = new Set<string>();
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(walk);
+    if (node === null || typeof node !== 'object') return;
+    for (const [k, v] of Object.entries(node)) {
+      if ((k === 'enum' && Array.isArray(v)) || k === 'const') for (const w of [v].flat()) if (typeof w === 'string') words.add(w);
+      if (k === 'properties' && v && typeof v === 'object') for (const name of Object.keys(v)) words.add(name);
+      walk(v);
+    }
+  };
+  walk(schema);
+  return words;
+}
+
+/** Targets with every text the endpoint supplied redacted; the harness's own labels (sources, revert kinds) kept. */
+export function redactTargets(t: Targets): Targets {
+  const { sources, reverts, ...rest } = t;
+  return {
+    ...redactDeep(rest),
+    reverts: reverts.map(({ kind, ...r }) => ({ kind, ...redactDeep(r) })),
+    sources: Object.fromEntries(Object.entries(sources).map(([k, v]) => [redact(k), v])),
+  };
+}
+
+/** Whether a text still holds a registered secret in any spelling (for tests and assertions). */
+export function holdsSecret(text: string): boolean {
+  return [...secrets.values()].some((re) => {
+    re.lastIndex = 0;
+    const hit = re.test(text);
+    re.lastIndex = 0;
+    return hit;
+  });
+}
+
+function percentDecoded(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined; // a stray `%` (the key is taken as it is)
+  }
+}
+
+/** Every spelling of the text, character by character: literal, JSON escapes, percent-encoded UTF-8. */
+function pattern(text: string): RegExp {
+  const parts = [...text].map((ch) => `(?:${charForms(ch).join('|')})`);
+  return new RegExp(parts.join(''), 'g');
+}
+
+function charForms(ch: string): string[] {
+  // An astral character is two UTF-16 units, so two `\u` escapes.
+  const forms = [escapeRegex(ch), [...Array(ch.length).keys()].map((i) => jsonUnicode(ch.charCodeAt(i))).join('')];
+  const short: Record<string, string> = { '"': '\\\\"', '\\': '\\\\\\\\', '/': '\\\\/', '\b': '\\\\b', '\f': '\\\\f', '\n': '\\\\n', '\r': '\\\\r', '\t': '\\\\t' };
+  if (short[ch]) forms.push(short[ch]);
+  if (ch === ' ') forms.push('\\+');
+  const percent = `(?:%|${jsonUnicode(0x25)})`;
+  forms.push([...new TextEncoder().encode(ch)].map((b) => percent + anyCaseHex(b, 2)).join(''));
+  return forms;
+}
+
+/** `\uXXXX` for one UTF-16 unit, hex digits in either case. */
+function jsonUnicode(unit: number): string {
+  return `\\\\u${anyCaseHex(unit, 4)}`;
+}
+
+function anyCaseHex(n: number, digits: number): string {
+  return [...n.toString(16).padStart(digits, '0')].map((d) => (/[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d)).join('');
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 }

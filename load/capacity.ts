@@ -24,6 +24,8 @@ export interface CapacityInput {
   planFor: (subject: Subject, rps: number) => Plan;
   measure: (plan: Plan) => Promise<Measurement>;
   log: (line: string) => void;
+  /** Ctrl-C: no further step starts; the report covers the steps run (the last one cut short). */
+  signal?: AbortSignal;
 }
 
 export interface CapacityOutcome {
@@ -66,16 +68,19 @@ export async function findCapacity(input: CapacityInput): Promise<CapacityOutcom
       return step;
     };
     let repeated = false;
-    for (let k = 0; k < input.steps.maxSteps; k++) {
+    // After Ctrl-C no step starts, once one has run: the report covers the steps run.
+    const stopped = () => input.signal?.aborted === true && runs.length + mine.length > 0;
+    for (let k = 0; k < input.steps.maxSteps && !stopped(); k++) {
       const rps = input.steps.startRps + k * input.steps.stepRps;
       if ((await runStep(rps, false)).verdict === 'within') continue;
       // The deciding step once more: a knee read from a single step may be one stall of the endpoint or this machine.
-      if (mine.at(-1)?.step.verdict === 'slo' && !repeated) {
+      if (mine.at(-1)?.step.verdict === 'slo' && !repeated && !stopped()) {
         repeated = true;
         if ((await runStep(rps, true)).verdict === 'within') continue;
       }
       break;
     }
+    if (mine.length === 0) break;
     capacity[subject] = capacityOf(mine.map((r) => r.step));
     kept.push(mine.filter((r) => r.step.verdict === 'within').at(-1) ?? (mine[0] as StepRun));
     runs.push(...mine);

@@ -32,6 +32,9 @@ export async function runK6(opts: K6Run): Promise<K6Result> {
   const child = spawn(opts.binary, ['run', '--no-usage-report', '--quiet', '--no-color', '--address', '127.0.0.1:0', ...(opts.args ?? []), opts.script], {
     env: { ...process.env, K6_NO_USAGE_REPORT: 'true', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own session: Ctrl-C in a terminal and `timeout` signal the whole process group, and k6, hit
+    // directly (twice, with npm's forwarding), aborts without its summary. This process stops it instead.
+    detached: true,
   });
   const seen = new Map<string, { line: string; count: number }>();
   const onData = (chunk: string): void => {
@@ -65,14 +68,23 @@ export async function runK6(opts: K6Run): Promise<K6Result> {
         });
       }, 250)
     : undefined;
-  // Ctrl-C reaches k6 too: it stops the test and still writes its summary, so wait for it. A signal
-  // only this process got (SIGTERM from a supervisor) is passed on to k6 the same way, and k6 never
+  // One SIGINT makes k6 stop the test and still write its summary (a second would abort it): sent once,
+  // on the run's abort signal, or on a signal to this process when the caller passed none. k6 never
   // outlives this process.
-  const keepWaiting = (): void => undefined;
-  process.on('SIGINT', keepWaiting);
-  const stopK6 = (): void => void child.kill('SIGINT');
+  let stopping = false;
+  const stopK6 = (): void => {
+    if (stopping) return;
+    stopping = true;
+    child.kill('SIGINT');
+  };
   const killK6 = (): void => void child.kill('SIGKILL');
+  const ownSignal = !opts.signal;
+  if (ownSignal) {
+    process.on('SIGINT', stopK6);
+    process.on('SIGTERM', stopK6);
+  }
   opts.signal?.addEventListener('abort', stopK6, { once: true });
+  if (opts.signal?.aborted) stopK6();
   process.once('exit', killK6);
   try {
     const exitCode = await new Promise<number>((resolve, reject) => {
@@ -83,7 +95,10 @@ export async function runK6(opts: K6Run): Promise<K6Result> {
   } finally {
     clearInterval(sampler);
     clearInterval(apiFinder);
-    process.off('SIGINT', keepWaiting);
+    if (ownSignal) {
+      process.off('SIGINT', stopK6);
+      process.off('SIGTERM', stopK6);
+    }
     process.off('exit', killK6);
     opts.signal?.removeEventListener('abort', stopK6);
   }

@@ -9,7 +9,9 @@ import { INTERRUPTED_EXIT } from '../cli/interrupt.ts';
 import { UsageError } from '../cli/networks.ts';
 import { writeFileAtomic } from '../conformance/report/atomic.ts';
 import { isObject } from '../core/hex.ts';
-import { redact, redactUrl, registerUrlSecrets } from '../core/redact.ts';
+import { inert } from '../core/inert.ts';
+import { redact, redactDeep, redactUrl, registerUrlSecrets, schemaVocabulary } from '../core/redact.ts';
+import loadSchema from '../schemas/load-report.json' with { type: 'json' };
 import type { Targets } from '../core/targets.ts';
 import { ensureK6 } from '../scripts/setup-k6.ts';
 import { findCapacity, type StepOptions } from './capacity.ts';
@@ -67,22 +69,29 @@ export interface LoadOutcome {
   summary: string;
 }
 
+/** The load report's own words (verdicts, classes, field names): kept whatever the key. */
+const LOAD_WORDS = new Set([...schemaVocabulary(loadSchema), ...METHODS]);
 const REPORT_FILES = { json: 'load.json', html: 'load.html', junit: 'load.junit.xml', dashboard: 'load.k6-dashboard.html', corpus: 'load.corpus.json' };
 
 /** Runs a load test; expected failures (bad options, unusable endpoint, no k6) come back as exit code 2. */
 export async function runLoad(opts: LoadOptions): Promise<LoadOutcome> {
-  const log = opts.log ?? ((line: string) => process.stderr.write(`${redact(line)}\n`));
+  // Lines quote k6 and the endpoint: redacted, capped, control characters shown rather than obeyed.
+  const log = opts.log ?? ((line: string) => process.stderr.write(`${inert(redact(line), 500)}\n`));
   registerUrlSecrets(opts.url);
   if (opts.referenceUrl) registerUrlSecrets(opts.referenceUrl);
-  return expectedFailures('load', () => run(opts, log));
+  return expectedFailures('load', () => run(opts, log), opts.signal);
 }
 
-/** Usage mistakes, unusable endpoints and tool failures become exit code 2 with a one-line reason. */
-export async function expectedFailures(command: string, body: () => Promise<LoadOutcome>): Promise<LoadOutcome> {
+/**
+ * Usage mistakes, unusable endpoints and tool failures become exit code 2 with a one-line reason; any of
+ * them caused by Ctrl-C before k6 measured anything (sampling stopped at once) is exit 130 instead.
+ */
+export async function expectedFailures(command: string, body: () => Promise<LoadOutcome>, signal?: AbortSignal): Promise<LoadOutcome> {
   try {
     return await body();
   } catch (e) {
     if (!(e instanceof UsageError || e instanceof EndpointError || e instanceof ToolError)) throw e;
+    if (signal?.aborted) return { exitCode: INTERRUPTED_EXIT, reportPaths: [], summary: `${command}: interrupted by ${String(signal.reason)} before k6 measured anything: no report` };
     const reason = redact(`${command}: ${e instanceof EndpointError ? 'endpoint not usable: ' : ''}${e.message}`);
     return { exitCode: 2, reportPaths: [], summary: reason };
   }
@@ -100,7 +109,7 @@ async function run(opts: LoadOptions, log: (line: string) => void): Promise<Load
   try {
     // k6 resolves open() against the script's directory: the corpus path must be absolute.
     const corpusFile = resolve(opts.corpus ?? join(opts.out, REPORT_FILES.corpus));
-    const { corpus, methods, selected } = await test.corpus(log);
+    const { corpus, methods, selected } = await test.corpus(log, opts.signal);
     if (opts.network && BigInt(opts.network.chainId) !== BigInt(corpus.chainId)) {
       throw new EndpointError(`--network ${opts.network.name} is chain ${opts.network.chainId}, but the ${opts.corpus ? 'corpus was sampled from' : 'endpoint serves'} chain ${corpus.chainId}: not the network asked for`);
     }
@@ -109,7 +118,8 @@ async function run(opts: LoadOptions, log: (line: string) => void): Promise<Load
       const { durationSec } = test.planFor(methods, capacity ? { subject: methods[0] as RpcMethod, rps: test.rate } : undefined);
       refuseUnlike(baseline, { profile: opts.profile, rate: test.rate, durationSec, methods: capacity ? [...capacitySubjects(methods)] : methods, endpoint: redactUrl(opts.url), chainId: corpus.chainId });
     }
-    if (!opts.corpus) await writeFileAtomic(corpusFile, JSON.stringify(corpus));
+    // k6 reads the entries as sampled (their params must stay exact); what sampling said about the endpoint is redacted.
+    if (!opts.corpus) await writeFileAtomic(corpusFile, JSON.stringify({ ...corpus, sampling: redactDeep(corpus.sampling, LOAD_WORDS) }));
     let runs = 0;
     // While k6 runs, log lines go above the live progress block (progress.ts), never through it.
     let live: LiveProgress | undefined;
@@ -132,7 +142,7 @@ async function run(opts: LoadOptions, log: (line: string) => void): Promise<Load
     let dashboard: string | undefined;
     if (opts.profile === 'capacity') {
       const steps = { startRps: test.rate, stepRps: opts.steps?.stepRps ?? test.rate, maxSteps: opts.steps?.maxSteps ?? DEFAULT_MAX_STEPS };
-      const outcome = await findCapacity({ subjects: capacitySubjects(methods), steps, planFor: (subject, rps) => test.planFor(methods, { subject, rps }), measure: measurePlan, log });
+      const outcome = await findCapacity({ subjects: capacitySubjects(methods), steps, planFor: (subject, rps) => test.planFor(methods, { subject, rps }), measure: measurePlan, log, ...(opts.signal ? { signal: opts.signal } : {}) });
       report = buildReport({ ...common, plan: outcome.plan, measurement: outcome.measurement, capacity: outcome.capacity });
     } else {
       const plan = test.planFor(methods);
@@ -156,7 +166,7 @@ export interface PreparedTest {
   /** The plan for the methods the corpus can ask (for capacity, one step). */
   planFor: (methods: RpcMethod[], step?: { subject: Subject; rps: number }) => Plan;
   /** Samples (or replays) the corpus; `methods`: the selected ones it has entries for, which the test runs. */
-  corpus: (log: (line: string) => void) => Promise<{ corpus: Corpus; methods: RpcMethod[]; selected: RpcMethod[] }>;
+  corpus: (log: (line: string) => void, signal?: AbortSignal) => Promise<{ corpus: Corpus; methods: RpcMethod[]; selected: RpcMethod[] }>;
 }
 
 /** Checks the options before anything starts, and returns how to get the corpus and the plan. */
@@ -171,9 +181,9 @@ export async function prepareTest(opts: TestOptions & { url?: string }, instance
     instances,
     rate: checked.rate,
     planFor,
-    corpus: async (log) => {
+    corpus: async (log, signal) => {
       if (!replayed && !opts.url) usage('an endpoint (--url or --network) to sample the corpus from, or --corpus FILE');
-      const corpus = replayed ?? (await sampleCorpus({ url: opts.url ?? '', referenceUrl: opts.referenceUrl, seed, missShare: opts.missShare ?? DEFAULT_MISS_SHARE, methods, targets: opts.targets }));
+      const corpus = replayed ?? (await sampleCorpus({ url: opts.url ?? '', referenceUrl: opts.referenceUrl, seed, missShare: opts.missShare ?? DEFAULT_MISS_SHARE, methods, targets: opts.targets, ...(signal ? { signal } : {}) }));
       const askable = methods.filter((m) => corpus.entries[m]?.length);
       for (const m of methods.filter((x) => !askable.includes(x))) log(`load: ${m} is not measured: the corpus has nothing to ask it (the report fails it)`);
       if (askable.length === 0) throw new EndpointError(`the corpus has no entry for any selected method${notServed(corpus, methods)}`);
@@ -218,7 +228,9 @@ export async function conclude(report: LoadReport, opts: { out: string; baseline
   return { exitCode, reportPaths, summary: summaryText(judged, reportPaths) };
 }
 
-async function writeReports(report: LoadReport, dir: string, extra: { dashboard?: string; corpus: boolean }): Promise<string[]> {
+async function writeReports(loaded: LoadReport, dir: string, extra: { dashboard?: string; corpus: boolean }): Promise<string[]> {
+  // Values, not the serialised text, are redacted: a key such as `true` cannot cut through the JSON.
+  const report = redactDeep(loaded, LOAD_WORDS);
   assertReport(report);
   const out = (name: string) => join(dir, name);
   await mkdir(dir, { recursive: true });

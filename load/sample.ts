@@ -27,6 +27,8 @@ export interface SampleOptions {
   methods: readonly RpcMethod[];
   /** Fixture targets (uncles, seeded reverts) that a walk back from the head cannot reach. */
   targets?: Partial<Pick<Targets, 'reverts' | 'uncleBlock'>>;
+  /** Ctrl-C: every call in flight ends at once. */
+  signal?: AbortSignal;
 }
 
 /** The endpoint cannot be load-tested (unreachable, refuses the key, not JSON-RPC). */
@@ -69,8 +71,9 @@ const NOT_KEPT = /prun|history|archive|missing trie node|state.*not available|no
 
 export async function sampleCorpus(opts: SampleOptions): Promise<Corpus> {
   // The target answers the pre-flight, whose answers' fingerprints the corpus keeps.
-  const target = new RpcClient({ url: opts.url, timeoutMs: 30_000, fingerprints: true });
-  const reference = opts.referenceUrl ? new RpcClient({ url: opts.referenceUrl, timeoutMs: 30_000 }) : target;
+  const stop = opts.signal ? { signal: opts.signal } : {};
+  const target = new RpcClient({ url: opts.url, timeoutMs: 30_000, fingerprints: true, ...stop });
+  const reference = opts.referenceUrl ? new RpcClient({ url: opts.referenceUrl, timeoutMs: 30_000, ...stop }) : target;
   try {
     const chainId = await usable(target, 'eth_chainId', []);
     if (reference !== target && (await usable(reference, 'eth_chainId', [])) !== chainId) {

@@ -79,12 +79,12 @@ describe('geth --dev across the fork eras (London to Prague)', function () {
   });
 
   it('discovery meets a block of each era the chain crossed', function () {
-    expect(Object.keys(result.targets.eraBlocks ?? {})).to.include.members(ERAS);
-    for (const era of ERAS) expect(result.targets.coverage?.[`era.${era}`]?.status, era).to.equal('found');
+    expect(Object.keys(result.targets!.eraBlocks ?? {})).to.include.members(ERAS);
+    for (const era of ERAS) expect(result.targets!.coverage?.[`era.${era}`]?.status, era).to.equal('found');
   });
 
   it('the blocks judged span those eras, at most 16', function () {
-    const judged = result.targets.judgedBlocks ?? [];
+    const judged = result.targets!.judgedBlocks ?? [];
     expect(judged.length).to.be.within(ERAS.length, 16);
     expect([...new Set(judged.map((b) => b.era))]).to.include.members(ERAS);
   });

@@ -49,13 +49,13 @@ describe('geth --dev, seeded, certified as it is', function () {
   });
 
   it('the coverage matrix finds every target class a dev chain holds, names the two it cannot (uncles, pre-Byzantium receipts) absent, and judges every block', () => {
-    const coverage = run.targets.coverage ?? {};
+    const coverage = run.targets!.coverage ?? {};
     const absent = Object.entries(coverage).filter(([, e]) => e.status !== 'found').map(([k, e]) => `${k}:${e.status}`).sort();
     expect(absent).to.deep.equal(['preByzantiumTx:absent', 'uncleBlock:absent']);
     for (const cls of ['txByType.0x0', 'txByType.0x1', 'txByType.0x2', 'txByType.0x3', 'txByType.0x4', 'contractCreation', 'txWithLogs', 'failedTx', 'emptyBlock', 'withdrawalsBlock', 'multiTxBlock']) expect(coverage[cls]?.status, cls).to.equal('found');
-    const judged = run.targets.judgedBlocks ?? [];
-    expect(judged.map((b) => Number(b.number)).sort((a, b) => a - b), 'every block of the seeded chain is judged').to.deep.equal([...Array(Number(run.headBefore.number) + 1).keys()]);
-    expect(new Set(judged.map((b) => b.era))).to.deep.equal(new Set(Object.keys(run.targets.eraBlocks ?? {})));
+    const judged = run.targets!.judgedBlocks ?? [];
+    expect(judged.map((b) => Number(b.number)).sort((a, b) => a - b), 'every block of the seeded chain is judged').to.deep.equal([...Array(Number(run.headBefore!.number) + 1).keys()]);
+    expect(new Set(judged.map((b) => b.era))).to.deep.equal(new Set(Object.keys(run.targets!.eraBlocks ?? {})));
   });
 
   it('passes with fixtures/expectations/geth.json: fails only its listed checks, skips only what a dev chain cannot hold', () => {

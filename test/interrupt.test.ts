@@ -1,6 +1,7 @@
 // An interrupted run stops what it started, writes a report marked incomplete, and exits non-zero.
 import { expect } from 'chai';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,8 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDevnet, type Devnet } from '../devnet/index.ts';
 
-function run(args: string[]): { child: ChildProcess; output: Promise<{ code: number | null; out: string; err: string }>; waitFor: (text: RegExp) => Promise<string> } {
-  const child = spawn(process.execPath, ['bin/rpc-certify.js', ...args]);
+type Launch = { command?: string[]; detached?: boolean };
+
+/** The CLI as a child (by default `node bin/rpc-certify.js`; `command` puts npx or timeout in front); `detached` makes it a process group of its own. */
+function run(args: string[], launch: Launch = {}): { child: ChildProcess; output: Promise<{ code: number | null; out: string; err: string }>; waitFor: (text: RegExp) => Promise<string> } {
+  const [cmd, ...pre] = launch.command ?? [process.execPath, 'bin/rpc-certify.js'];
+  const child = spawn(cmd!, [...pre, ...args], { detached: launch.detached ?? false });
   let out = '';
   let err = '';
   const waiters: Array<{ re: RegExp; resolve: (s: string) => void }> = [];
@@ -27,6 +32,46 @@ function run(args: string[]): { child: ChildProcess; output: Promise<{ code: num
   const output = new Promise<{ code: number | null; out: string; err: string }>((resolve) => child.on('close', (code) => resolve({ code, out, err })));
   return { child, output, waitFor: (re) => new Promise((resolve) => (waiters.push({ re, resolve }), feed())) };
 }
+
+/** The k6 processes a load run writing to `out` started (found by the corpus path in their environment). */
+function k6For(out: string): number[] {
+  const pids: number[] = [];
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'k6') continue;
+      if (readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`RPC_CERTIFY_CORPUS=${join(out, 'load.corpus.json')}`)) pids.push(Number(pid));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+async function until(what: string, ok: () => boolean | Promise<boolean>, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await ok())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+interface LoadJson {
+  verdict: string;
+  incompleteReason?: string;
+  methods: Record<string, { requests: number }>;
+}
+
+/** load.json, .html and .junit.xml are all there, the run marked incomplete, with what k6 measured until the signal. */
+async function expectIncompleteLoad(out: string, reason: RegExp): Promise<void> {
+  for (const f of ['load.json', 'load.html', 'load.junit.xml']) expect(existsSync(join(out, f)), f).to.equal(true);
+  const report = JSON.parse(await readFile(join(out, 'load.json'), 'utf8')) as LoadJson;
+  expect(report.verdict).to.equal('incomplete');
+  expect(report.incompleteReason).to.match(reason);
+  expect(report.methods['eth_getBlockByHash']?.requests ?? 0).to.be.above(0);
+  expect(await readFile(join(out, 'load.html'), 'utf8')).to.match(/incomplete/i);
+}
+
+const LOAD = ['load', '--profile', 'smoke', '--duration', '40s', '--methods', 'eth_getBlockByHash'];
 
 const alive = (pid: number) => {
   try {
@@ -96,6 +141,78 @@ describe('interruption', function () {
     // Rates over the ~5 s run, not the 30 s planned (5 rps, not ~1), and the requests never sent are not the endpoint's doing.
     expect(report.methods['eth_getBlockByHash']?.achievedRps ?? 0).to.be.above(2.5);
     expect(report.generator.note ?? '').to.not.match(/target slowed down/);
+  });
+
+  it('Ctrl-C in a terminal (SIGINT to the whole process group, npx in front): k6 is shielded and stopped gracefully, the load reports are written', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'rc-int-group-'));
+    const r = run([...LOAD, '--url', devnet.url, '--out', out], { command: ['npx', 'rpc-certify'], detached: true });
+    await r.waitFor(/load: k6 v/);
+    await until('k6 to start', () => k6For(out).length > 0, 10_000);
+    await new Promise((res) => setTimeout(res, 3000));
+    const k6 = k6For(out);
+    process.kill(-r.child.pid!, 'SIGINT');
+    const { out: stdout, err } = await r.output; // the pipes close when the harness itself has exited
+    expect(k6.filter(alive), 'no k6 left running').to.deep.equal([]);
+    expect(err).to.not.match(/stack|at .*\.ts:\d+/);
+    await expectIncompleteLoad(out, /interrupted by SIGINT/);
+    expect(stdout).to.match(/INCOMPLETE|incomplete/);
+  });
+
+  it('timeout N around the run (SIGTERM to the group): reports written, exit 130', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'rc-int-timeout-'));
+    // --preserve-status: timeout exits with the harness's own code, so 130 is visible here.
+    const r = run([...LOAD, '--url', devnet.url, '--out', out], { command: ['timeout', '--preserve-status', '14', process.execPath, 'bin/rpc-certify.js'] });
+    await r.waitFor(/load: k6 v/);
+    const { code, err } = await r.output;
+    expect(code, err).to.equal(130);
+    expect(k6For(out), 'no k6 left running').to.deep.equal([]);
+    await expectIncompleteLoad(out, /interrupted by SIGTERM/);
+  });
+
+  it('SIGTERM to npx only: the harness sees npx gone, stops k6 gracefully and writes the reports', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'rc-int-npx-'));
+    const r = run([...LOAD, '--url', devnet.url, '--out', out], { command: ['npx', 'rpc-certify'] });
+    await r.waitFor(/load: k6 v/);
+    await until('k6 to start', () => k6For(out).length > 0, 10_000);
+    await new Promise((res) => setTimeout(res, 3000));
+    const k6 = k6For(out);
+    r.child.kill('SIGTERM'); // npx alone: it exits at once and signals nothing on
+    await r.output;
+    await until('k6 to stop', () => k6.filter(alive).length === 0, 10_000);
+    await expectIncompleteLoad(out, /SIGTERM \(npm, which started this run, has exited\)/);
+  });
+
+  it('a signal during the preflight, discovery or corpus sampling stops at once', async () => {
+    // An endpoint that accepts and never answers: every stage waits on its first call.
+    let asked: () => void = () => undefined;
+    const silent = createServer(() => asked());
+    await new Promise<void>((res) => silent.listen(0, '127.0.0.1', res));
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/v3/silent-key-000`;
+    try {
+      for (const [what, args] of [
+        ['conformance preflight', ['conformance', '--url', url, '--timeout', '60000']],
+        ['load sampling', ['load', '--url', url, '--profile', 'smoke']],
+      ] as const) {
+        const out = await mkdtemp(join(tmpdir(), 'rc-int-pre-'));
+        const firstCall = new Promise<void>((res) => (asked = res));
+        const r = run([...args, '--out', out]);
+        await firstCall;
+        await new Promise((res) => setTimeout(res, 300));
+        const sent = Date.now();
+        r.child.kill('SIGINT');
+        const { code, err, out: stdout } = await r.output;
+        expect(code, `${what}: ${err}`).to.equal(130);
+        expect(Date.now() - sent, `${what} stops at once`).to.be.below(2000);
+        if (what === 'conformance preflight') {
+          const report = JSON.parse(await readFile(join(out, 'conformance.json'), 'utf8')) as { run: { incompleteReason?: string }; summary: { verdict: string } };
+          expect(report.summary.verdict).to.equal('incomplete');
+          expect(report.run.incompleteReason).to.match(/interrupted by SIGINT during the preflight/);
+        } else expect(stdout).to.match(/interrupted by SIGINT before k6 measured anything/);
+      }
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
   });
 
   it('SIGTERM stops the embedded default it started: no anvil is left running', async () => {

@@ -87,15 +87,43 @@ describe('conformance report', () => {
     it('counts an advisory failure as fatal only under --strict', () => {
       const { checks } = sampleReport();
       const lax = summarize(checks, false, true);
-      expect(lax).to.deep.equal({ total: 12, pass: 3, fail: 3, skip: 3, inconclusive: 3, fatalFailures: 2, advisoryFailures: 1, expectedFailures: 0, unexpectedPasses: 0, verdict: 'fail' });
+      expect(lax).to.deep.include({ total: 12, pass: 3, fail: 3, skip: 3, inconclusive: 3, fatalFailures: 2, advisoryFailures: 1, expectedFailures: 0, unexpectedPasses: 0, verdict: 'fail' });
       const strict = summarize(checks, true, true);
       expect(strict).to.include({ fail: 3, fatalFailures: 3, advisoryFailures: 0, verdict: 'fail' });
     });
 
     it('passes a run whose only failure is advisory, and never fails on inconclusive checks', () => {
-      const checks = sampleReport().checks.filter((c) => c.layer === 'advisory' || c.verdict !== 'fail');
-      expect(summarize(checks, false, true)).to.include({ verdict: 'pass', inconclusive: 3, advisoryFailures: 1 });
+      const checks = sampleReport().checks.filter((c) => c.layer === 'advisory' || (c.verdict !== 'fail' && c.verdict !== 'inconclusive'));
+      expect(summarize(checks, false, true)).to.include({ verdict: 'pass', inconclusive: 1, advisoryFailures: 1 });
       expect(summarize(checks, true, true).verdict).to.equal('fail');
+    });
+
+    it('is inconclusive, never pass, when more than 5% of the fatal checks are inconclusive, and names why', () => {
+      const passes = Array.from({ length: 40 }, (_, i) => ({ ...check(METHODS[0]!, 'spec', 'pass'), id: `${METHODS[0]}/p${i}` }));
+      const unsure = (n: number) => Array.from({ length: n }, (_, i) => ({ ...check(METHODS[1]!, 'spec', 'inconclusive'), id: `${METHODS[1]}/i${i}`, evidence: [] }));
+      expect(summarize([...passes, ...unsure(2)], false, true).verdict, '2 of 42').to.equal('pass');
+      const s = summarize([...passes, ...unsure(3)], false, true);
+      expect(s.verdict, '3 of 43').to.equal('inconclusive');
+      expect(s.verdictReason).to.match(/3 of 43 fatal checks inconclusive/);
+      // A failure stands whatever else could not be tested.
+      expect(summarize([...passes, ...unsure(3), check(METHODS[2]!, 'spec', 'fail')], false, true).verdict).to.equal('fail');
+    });
+
+    it('is inconclusive when a method never answered any of its own checks, naming it', () => {
+      const method = METHODS[3]!;
+      const timedOut = (i: number, fault: string) => ({
+        ...check(method, 'spec', 'inconclusive'),
+        id: `${method}/t${i}`,
+        evidence: [{ request: { jsonrpc: '2.0', id: i, method, params: [] }, durationMs: 500, fault }],
+      });
+      const passes = Array.from({ length: 60 }, (_, i) => ({ ...check(METHODS[0]!, 'spec', 'pass'), id: `${METHODS[0]}/p${i}` }));
+      const s = summarize([...passes, timedOut(1, 'timeout: no complete response within 500 ms'), timedOut(2, 'unreachable: ECONNRESET')], false, true);
+      expect(s).to.include({ verdict: 'inconclusive' });
+      expect(s.unansweredMethods).to.deep.equal([method]);
+      expect(s.verdictReason).to.equal(`never answered: ${method}`);
+      // One answer, even a bad one, is an answer.
+      const answered = { ...check(method, 'spec', 'fail'), layer: 'advisory' as const, id: `${method}/a` };
+      expect(summarize([...passes, timedOut(1, 'timeout: x'), answered], false, true).unansweredMethods).to.equal(undefined);
     });
 
     it('is incomplete when the run did not finish, whatever the failures', () => {

@@ -189,9 +189,9 @@ export class CheckContext {
 
   untestable(err: TransportError): CheckOutcome {
     const ex = err.exchange;
-    // Not JSON or an HTTP error status from a reachable endpoint is the endpoint's fault; rate limits,
-    // timeouts and refused connections mean it could not be tested.
-    if (ex.fault === 'non-json' || ex.fault === 'http-status' || ex.fault === 'too-large') {
+    // Not JSON, nested past any sense, or an HTTP error status from a reachable endpoint is the endpoint's
+    // fault; rate limits, timeouts, refused connections and a stopped run mean it could not be tested.
+    if (ex.fault === 'non-json' || ex.fault === 'http-status' || ex.fault === 'too-large' || ex.fault === 'too-deep') {
       return new CheckOutcome('fail', `${ex.fault}: ${ex.faultDetail ?? ''}`.trim(), { pointer: '' });
     }
     return new CheckOutcome('inconclusive', `endpoint could not be tested: ${err.message}`);

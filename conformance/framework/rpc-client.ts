@@ -6,9 +6,14 @@ import { Agent as HttpsAgent } from 'node:https';
 import { request } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { replyFingerprint } from '../../core/fingerprint.ts';
-import { redact, registerUrlSecrets } from '../../core/redact.ts';
+import { redact, redactCapped, registerUrlSecrets } from '../../core/redact.ts';
 
-export type TransportFault = 'unreachable' | 'timeout' | 'http-status' | 'non-json' | 'too-large' | 'rate-limited';
+export type TransportFault = 'unreachable' | 'timeout' | 'http-status' | 'non-json' | 'too-large' | 'too-deep' | 'rate-limited' | 'interrupted';
+
+/** Nesting an answer may have: these methods nest a few levels; 100,000 would overflow every recursive walk. */
+export const MAX_DEPTH = 256;
+/** The share of a raw body kept for evidence. */
+const BODY_EXCERPT = 64 * 1024;
 
 export interface Exchange {
   /** The request as sent (ids and params), for evidence. */
@@ -41,6 +46,8 @@ export interface RpcClientOptions {
   maxRetryWaitS?: number;
   /** Fingerprint each single answer (Exchange.replyFingerprint): load sampling records them; nothing else reads them. */
   fingerprints?: boolean;
+  /** Ctrl-C or the run deadline: calls in flight end at once, and later ones are not sent (fault `interrupted`). */
+  signal?: AbortSignal;
 }
 
 export class RpcError extends Error {
@@ -74,6 +81,7 @@ export class RpcClient {
   private readonly retries429: number;
   private readonly maxRetryWaitS: number;
   private readonly fingerprints: boolean;
+  private readonly signal: AbortSignal | undefined;
 
   constructor(opts: RpcClientOptions) {
     this.url = opts.url;
@@ -85,6 +93,7 @@ export class RpcClient {
     this.retries429 = opts.retries429 ?? 2;
     this.maxRetryWaitS = opts.maxRetryWaitS ?? 10;
     this.fingerprints = opts.fingerprints ?? false;
+    this.signal = opts.signal;
     const isHttps = new URL(opts.url).protocol === 'https:';
     this.agent = isHttps ? new HttpsAgent({ keepAlive: true, maxSockets: this.concurrency, ...(opts.ca ? { ca: opts.ca } : {}) }) : new Agent({ keepAlive: true, maxSockets: this.concurrency });
   }
@@ -117,7 +126,7 @@ export class RpcClient {
         this.requestCount++;
         const ex = await this.post(reqForEvidence, body);
         const wait = ex.retryAfterS ?? 1;
-        if (ex.fault !== 'rate-limited' || attempt >= this.retries429 || wait > this.maxRetryWaitS) return ex;
+        if (ex.fault !== 'rate-limited' || attempt >= this.retries429 || wait > this.maxRetryWaitS || this.signal?.aborted) return ex;
         await new Promise((r) => setTimeout(r, wait * 1000));
       }
     } finally {
@@ -129,13 +138,20 @@ export class RpcClient {
     const started = performance.now();
     const url = new URL(this.url);
     const send = url.protocol === 'https:' ? httpsRequest : request;
+    const stopped = () => ({ fault: 'interrupted' as const, faultDetail: `run stopped (${String(this.signal?.reason)}) before an answer came` });
+    if (this.signal?.aborted) return Promise.resolve({ request: reqForEvidence, durationMs: 0, ...stopped() });
     return new Promise((resolve) => {
       let settled = false;
       const done = (ex: Omit<Exchange, 'request' | 'durationMs'>) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        this.signal?.removeEventListener('abort', onAbort);
         resolve({ request: reqForEvidence, durationMs: Math.round((performance.now() - started) * 10) / 10, ...ex });
+      };
+      const onAbort = () => {
+        done(stopped());
+        req.destroy();
       };
       const req = send(url, { method: 'POST', agent: this.agent, headers: { ...this.headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
         const chunks: Buffer[] = [];
@@ -153,8 +169,9 @@ export class RpcClient {
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
           const status = res.statusCode ?? 0;
-          const contentType = res.headers['content-type'];
-          const base = { httpStatus: status, contentType, bodyText: redact(text.slice(0, 64 * 1024)) };
+          // Headers and body are the endpoint's words: redacted before anything keeps them.
+          const contentType = res.headers['content-type'] === undefined ? undefined : redactCapped(res.headers['content-type'], 200);
+          const base = { httpStatus: status, contentType, bodyText: redactCapped(text, BODY_EXCERPT) };
           let parsed: unknown;
           let isJson = true;
           try {
@@ -162,7 +179,10 @@ export class RpcClient {
           } catch {
             isJson = false;
           }
-          if (status === 429) {
+          const depth = isJson ? nesting(parsed, MAX_DEPTH) : 0;
+          if (depth > MAX_DEPTH) {
+            done({ ...base, fault: 'too-deep', faultDetail: `HTTP ${status}, JSON nested more than ${MAX_DEPTH} levels deep` });
+          } else if (status === 429) {
             const retry = Number(res.headers['retry-after']);
             done({ ...base, body: parsed, fault: 'rate-limited', faultDetail: 'HTTP 429', ...(Number.isFinite(retry) ? { retryAfterS: retry } : {}) });
           } else if (!isJson) {
@@ -180,6 +200,7 @@ export class RpcClient {
         req.destroy();
       }, this.timeoutMs);
       req.on('error', (err: NodeJS.ErrnoException) => done({ fault: 'unreachable', faultDetail: redact(describeSocketError(err)) }));
+      this.signal?.addEventListener('abort', onAbort, { once: true });
       req.end(body);
     });
   }
@@ -203,6 +224,20 @@ function describeSocketError(err: NodeJS.ErrnoException): string {
   const tls = ['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID'];
   if (err.code && tls.includes(err.code)) return `TLS certificate not trusted (${err.code}); to trust a private CA, pass --ca-file <pem>`;
   return `${err.code ?? ''} ${err.message}`.trim();
+}
+
+/** How deeply a parsed JSON value nests, counted without recursion and up to `limit + 1`. */
+export function nesting(value: unknown, limit: number): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth + 1 > limit) return depth + 1;
+    deepest = Math.max(deepest, depth + 1);
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return deepest;
 }
 
 function isJsonRpc(body: unknown): boolean {

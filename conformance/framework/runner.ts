@@ -2,10 +2,10 @@
 // check), collecting a CheckResult per check. Suites are built fresh per run, so one process can run
 // the suite many times (the self-tests do, once per injected fault).
 import Mocha from 'mocha';
-import { redactUrl } from '../../core/redact.ts';
+import { redactCapped, redactDeep, redactUrl } from '../../core/redact.ts';
 import { isObject } from '../../core/hex.ts';
 import type { Targets } from '../../core/targets.ts';
-import { CheckContext, CheckOutcome, stable, type CheckResult, type MethodSuite, type RunState } from './check.ts';
+import { CheckContext, CheckOutcome, stable, type CheckResult, type CheckSpec, type MethodSuite, type RunState } from './check.ts';
 import { coverageOf, discoverTargets, loadTargets, mergeFixtures } from './discovery.ts';
 import { expectationFor, type Expectations } from './expectations.ts';
 import { fixtureTargets } from './fixtures.ts';
@@ -30,27 +30,32 @@ export interface RunOptions {
   discoveryBudget?: number;
   /** Called as each check ends, for progress output. */
   onResult?: (r: CheckResult) => void;
-  /** Stops the run between checks; what ran is kept and the result is marked incomplete. */
+  /** Ctrl-C: stops the run at once, also in preflight and discovery; what ran is kept and the result is marked incomplete. */
   signal?: AbortSignal;
   /** Known deviations (--expect): noted on the checks they name. */
   expect?: Expectations;
+  /** The run deadline: what is unfinished when it passes becomes inconclusive, and the run still reports. */
+  deadlineMs?: number;
 }
 
 export interface RunResult {
   endpoint: string;
   startedAt: string;
   finishedAt: string;
-  chainId: string;
+  /** Absent when the run was stopped before the preflight read them. */
+  chainId?: string;
   clientVersion?: string;
-  headBefore: { number: string; hash: string };
+  headBefore?: { number: string; hash: string };
   headAfter?: { number: string; hash: string };
-  targets: Targets;
+  targets?: Targets;
   checks: CheckResult[];
   requestCount: number;
   methods: string[];
   complete: boolean;
   incompleteReason?: string;
   expectations?: { file: string; client?: string; entries: number };
+  deadlineMs?: number;
+  deadlineReached?: boolean;
 }
 
 /** The endpoint cannot be certified at all: unreachable, not JSON-RPC, key refused. Exit code 2. */
@@ -58,42 +63,80 @@ export class EndpointUnusable extends Error {}
 
 export async function runConformance(opts: RunOptions): Promise<RunResult> {
   const startedAt = new Date().toISOString();
-  const client = new RpcClient({ url: opts.url, timeoutMs: opts.timeoutMs ?? 10_000, concurrency: opts.concurrency ?? 8, ...(opts.ca ? { ca: opts.ca } : {}) });
+  const suites = selectSuites(opts.methods);
+  // One signal stops everything in flight: Ctrl-C (opts.signal) or the deadline.
+  const stop = new AbortController();
+  const deadlineText = opts.deadlineMs === undefined ? '' : formatMs(opts.deadlineMs);
+  const deadline = opts.deadlineMs === undefined ? undefined : setTimeout(() => stop.abort(`the run deadline of ${deadlineText}`), opts.deadlineMs);
+  const onInterrupt = () => stop.abort(opts.signal?.reason);
+  if (opts.signal?.aborted) onInterrupt();
+  else opts.signal?.addEventListener('abort', onInterrupt, { once: true });
+  const client = new RpcClient({ url: opts.url, timeoutMs: opts.timeoutMs ?? 10_000, concurrency: opts.concurrency ?? 8, ...(opts.ca ? { ca: opts.ca } : {}), signal: stop.signal });
   try {
-    const { chainId, clientVersion, head } = await preflight(client);
-    if (opts.network && BigInt(opts.network.chainId) !== BigInt(chainId)) {
-      throw new EndpointUnusable(`--network ${opts.network.name} is chain ${opts.network.chainId}, but the endpoint serves chain ${chainId}: not the network asked for`);
+    let pre: Awaited<ReturnType<typeof preflight>> | undefined;
+    let targets: Targets | undefined;
+    try {
+      pre = await preflight(client);
+      const { chainId, head } = pre;
+      if (opts.network && BigInt(opts.network.chainId) !== BigInt(chainId)) {
+        throw new EndpointUnusable(`--network ${opts.network.name} is chain ${opts.network.chainId}, but the endpoint serves chain ${chainId}: not the network asked for`);
+      }
+      targets = opts.targetsFile
+        ? await loadTargets(opts.targetsFile)
+        : mergeFixtures(await discoverTargets(client, { depth: opts.discoveryDepth ?? 64, ...(opts.discoveryBudget ? { budget: opts.discoveryBudget } : {}), chainId, head }), await fixtureTargets(client, chainId), 'fixture');
+      if (targets.chainId !== chainId) throw new EndpointUnusable(`targets are for chain ${targets.chainId}, the endpoint serves chain ${chainId}`);
+      for (const f of opts.fixtures ?? []) targets = mergeFixtures(targets, f.targets, f.source);
+      targets.coverage = coverageOf(targets);
+    } catch (err) {
+      // Stopped during preflight or discovery: whatever failed there failed because the run was stopped.
+      if (!stop.signal.aborted) throw err;
     }
-    let targets = opts.targetsFile
-      ? await loadTargets(opts.targetsFile)
-      : mergeFixtures(await discoverTargets(client, { depth: opts.discoveryDepth ?? 64, ...(opts.discoveryBudget ? { budget: opts.discoveryBudget } : {}), chainId, head }), await fixtureTargets(client, chainId), 'fixture');
-    if (targets.chainId !== chainId) throw new EndpointUnusable(`targets are for chain ${targets.chainId}, the endpoint serves chain ${chainId}`);
-    for (const f of opts.fixtures ?? []) targets = mergeFixtures(targets, f.targets, f.source);
-    targets.coverage = coverageOf(targets);
 
-    const suites = selectSuites(opts.methods);
-    const state: RunState = { client, targets, memo: new Map() };
-    const checks = await runMocha(suites, state, opts.onResult, opts.signal, opts.expect);
-    const headAfter = await client.call<{ number: string; hash: string } | null>('eth_getBlockByNumber', ['latest', false]).catch(() => undefined);
+    const checks = targets && !stop.signal.aborted ? await runMocha(suites, { client, targets, memo: new Map() }, opts.onResult, stop.signal, opts.expect) : [];
+    const interrupted = opts.signal?.aborted === true;
+    const deadlineReached = !interrupted && stop.signal.aborted;
+    // Every check gets a verdict unless Ctrl-C stopped the run: one that did not run (the deadline) is inconclusive.
+    if (!interrupted) checks.push(...unfinished(suites, checks, deadlineReached ? `not run: ${String(stop.signal.reason)} passed` : 'the check ended without a verdict (a harness fault)'));
+    const headAfter = stop.signal.aborted ? undefined : await client.call<{ number: string; hash: string } | null>('eth_getBlockByNumber', ['latest', false]).catch(() => undefined);
     return {
       endpoint: redactUrl(opts.url),
       startedAt,
       finishedAt: new Date().toISOString(),
-      chainId,
-      ...(clientVersion ? { clientVersion } : {}),
-      headBefore: head,
+      ...(pre ? { chainId: pre.chainId, headBefore: pre.head } : {}),
+      ...(pre?.clientVersion ? { clientVersion: pre.clientVersion } : {}),
       ...(isObject(headAfter) && typeof headAfter.number === 'string' && typeof headAfter.hash === 'string' ? { headAfter: { number: headAfter.number, hash: headAfter.hash } } : {}),
-      targets,
+      ...(targets ? { targets } : {}),
       checks,
       requestCount: client.requestCount,
       methods: suites.map((s) => s.method),
-      complete: !opts.signal?.aborted && checks.length === suites.reduce((n, s) => n + s.checks.length, 0),
-      ...(opts.signal?.aborted ? { incompleteReason: `interrupted by ${String(opts.signal.reason)} after ${checks.length} checks` } : {}),
+      complete: !interrupted,
+      ...(interrupted ? { incompleteReason: `interrupted by ${String(opts.signal?.reason)} ${pre ? (targets ? `after ${checks.length} checks` : 'during discovery') : 'during the preflight'}` } : {}),
       ...(opts.expect ? { expectations: { file: opts.expect.file, ...(opts.expect.client ? { client: opts.expect.client } : {}), entries: opts.expect.fail.length + opts.expect.skip.length } } : {}),
+      ...(opts.deadlineMs !== undefined ? { deadlineMs: opts.deadlineMs, deadlineReached } : {}),
     };
   } finally {
+    clearTimeout(deadline);
+    opts.signal?.removeEventListener('abort', onInterrupt);
     client.close();
   }
+}
+
+/** An inconclusive result for each check of the suites that has none. */
+function unfinished(suites: MethodSuite[], done: CheckResult[], reason: string): CheckResult[] {
+  const have = new Set(done.map((c) => c.id));
+  return suites.flatMap((suite) =>
+    suite.checks
+      .filter(({ spec }) => !have.has(suite.id(spec.intent)))
+      .map(({ spec }): CheckResult => ({ ...baseOf(suite, spec), verdict: 'inconclusive', reason, durationMs: 0, evidence: [] })),
+  );
+}
+
+function baseOf(suite: MethodSuite, spec: CheckSpec): Pick<CheckResult, 'id' | 'method' | 'clause' | 'layer' | 'title' | 'covers'> {
+  return { id: suite.id(spec.intent), method: suite.method, clause: spec.clause, layer: spec.layer, title: spec.title, covers: spec.covers ?? [] };
+}
+
+function formatMs(ms: number): string {
+  return ms % 60_000 === 0 ? `${ms / 60_000} min` : ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
 function selectSuites(methods?: string[]): MethodSuite[] {
@@ -144,7 +187,9 @@ function describeTransport(err: TransportError): string {
 async function runMocha(suites: MethodSuite[], state: RunState, onResult?: (r: CheckResult) => void, signal?: AbortSignal, expect?: Expectations): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
   const today = new Date().toISOString().slice(0, 10);
-  const mocha = new Mocha({ reporter: class {} as unknown as Mocha.ReporterConstructor, timeout: 60_000 });
+  // No Mocha timeout: a check timed out by Mocha would go on in the background and lose its verdict. Request
+  // timeouts and the run deadline bound every check instead.
+  const mocha = new Mocha({ reporter: class {} as unknown as Mocha.ReporterConstructor, timeout: 0 });
   for (const suite of suites) {
     const mochaSuite = Mocha.Suite.create(mocha.suite, suite.method);
     for (const { spec, body } of suite.checks) {
@@ -153,13 +198,18 @@ async function runMocha(suites: MethodSuite[], state: RunState, onResult?: (r: C
         new Mocha.Test(`${id} [${spec.clause}] ${spec.title}`, async function (this: Mocha.Context) {
           const t = new CheckContext(state, suite.method);
           const started = performance.now();
-          const base = { id, method: suite.method, clause: spec.clause, layer: spec.layer, title: spec.title, covers: spec.covers ?? [] };
+          const base = baseOf(suite, spec);
           let result: CheckResult;
           try {
             await body(t);
-            result = { ...base, verdict: 'pass', durationMs: 0, evidence: t.evidence };
+            result = judged(base, { verdict: 'pass' }, t);
           } catch (err) {
-            result = { ...base, ...verdictOf(err), durationMs: 0, evidence: t.evidence };
+            try {
+              result = judged(base, verdictOf(err), t);
+            } catch (inner) {
+              // Even an answer that defeats the verdict's own rendering (a stack overflow) ends in a verdict.
+              result = judged(base, { verdict: 'fail', reason: `the answer could not be judged: ${(inner as Error).message ?? String(inner)}` }, t);
+            }
           }
           result.durationMs = Math.round(performance.now() - started);
           const expectation = expect && expectationFor(id, expect, today);
@@ -181,6 +231,23 @@ async function runMocha(suites: MethodSuite[], state: RunState, onResult?: (r: C
   return results;
 }
 
+/** The check's result with everything that came from the endpoint redacted and capped. */
+function judged(base: ReturnType<typeof baseOf>, v: Pick<CheckResult, 'verdict' | 'reason' | 'pointer' | 'expected' | 'actual'>, t: CheckContext): CheckResult {
+  return {
+    ...base,
+    verdict: v.verdict,
+    ...(v.reason !== undefined ? { reason: redactCapped(v.reason, MAX_TEXT) } : {}),
+    ...(v.pointer !== undefined ? { pointer: redactCapped(v.pointer, 500) } : {}),
+    ...(v.expected !== undefined ? { expected: redactCapped(v.expected, MAX_TEXT) } : {}),
+    ...(v.actual !== undefined ? { actual: redactCapped(v.actual, MAX_TEXT) } : {}),
+    durationMs: 0,
+    evidence: redactDeep(t.evidence),
+  };
+}
+
+/** Texts of a verdict (reason, expected, actual) are capped: an endpoint may send a 200 KB error message. */
+const MAX_TEXT = 2000;
+
 function verdictOf(err: unknown): Pick<CheckResult, 'verdict' | 'reason' | 'pointer' | 'expected' | 'actual'> {
   if (err instanceof CheckOutcome) {
     return {
@@ -198,5 +265,5 @@ function verdictOf(err: unknown): Pick<CheckResult, 'verdict' | 'reason' | 'poin
 
 function show(v: unknown): string {
   const s = typeof v === 'string' ? v : stable(v);
-  return s === undefined ? String(v) : s.length > 2000 ? `${s.slice(0, 2000)}…` : s;
+  return s === undefined ? String(v) : s.length > MAX_TEXT ? `${s.slice(0, MAX_TEXT)}…` : s;
 }

@@ -28,7 +28,7 @@ h3 { font-size: 15px; margin: 6px 0; }
 .hero .wrap { display: flex; gap: 28px; align-items: flex-start; }
 .badge { flex: none; min-width: 150px; padding: 18px 22px; border-radius: 14px; color: #fff; text-align: center; font-weight: 800; font-size: 34px; letter-spacing: .06em; line-height: 1.1; }
 .badge small { display: block; font-size: 12px; font-weight: 600; letter-spacing: .04em; opacity: .9; margin-top: 6px; }
-.v-pass { background: var(--pass); } .v-fail { background: var(--fail); } .v-incomplete { background: var(--incomplete); }
+.v-pass { background: var(--pass); } .v-fail { background: var(--fail); } .v-inconclusive { background: var(--inconclusive); } .v-incomplete { background: var(--incomplete); }
 .hero .about { flex: 1; min-width: 0; }
 .hero h1 { margin: 0; font-size: 22px; }
 .endpoint { font-family: var(--mono); font-size: 14px; margin: 2px 0 14px; word-break: break-all; }

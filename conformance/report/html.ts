@@ -1,6 +1,7 @@
 // conformance.html: the page a person opens first. One self-contained file (inline CSS, a two-line
 // script), verdict at a glance, then the matrices, then the failures with their evidence. Every text
 // goes through esc(): responses, reasons and even check ids come from or depend on an untrusted endpoint.
+import { showControls } from '../../core/inert.ts';
 import type { BlockRef, CoverageEntry, Targets } from '../../core/targets.ts';
 import type { CheckResult, Evidence } from '../framework/check.ts';
 import type { ExpectationNote } from '../framework/expectations.ts';
@@ -26,6 +27,7 @@ export function renderHtml(report: ConformanceReport): string {
 <style>${STYLE}</style></head>
 <body>
 ${hero(report)}
+${report.summary.verdictReason && report.summary.verdict === 'inconclusive' ? `<div class="banner"><div class="wrap">Inconclusive: ${esc(report.summary.verdictReason)}. A run cannot pass on checks the endpoint never answered.</div></div>` : ''}
 ${report.run.complete ? '' : `<div class="banner"><div class="wrap">Incomplete run: ${esc(report.run.incompleteReason ?? 'the run stopped before every check ran')}. Passing checks prove nothing about the ones that did not run.</div></div>`}
 ${stickyBar(report)}
 <main class="wrap">
@@ -53,7 +55,13 @@ addEventListener('hashchange',reveal);reveal();
 function hero(report: ConformanceReport): string {
   const { run, summary } = report;
   const sub =
-    summary.verdict === 'incomplete' ? 'stopped early' : summary.verdict === 'fail' ? plural(summary.fatalFailures, 'fatal failure') : `${summary.pass} of ${summary.total} passed`;
+    summary.verdict === 'incomplete'
+      ? 'stopped early'
+      : summary.verdict === 'fail'
+        ? plural(summary.fatalFailures, 'fatal failure')
+        : summary.verdict === 'inconclusive'
+          ? 'not enough answers'
+          : `${summary.pass} of ${summary.total} passed`;
   const facts: Array<[string, string | undefined]> = [
     ['Network', run.network && esc(run.network)],
     ['Chain id', run.chainId && esc(withDecimal(run.chainId))],
@@ -319,5 +327,6 @@ function plural(n: number, noun: string): string {
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 function esc(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => ENTITIES[ch]!);
+  // Control characters (a right-to-left override can make a reason read backwards) are shown, not obeyed.
+  return showControls(text, true).replace(/[&<>"']/g, (ch) => ENTITIES[ch]!);
 }

@@ -5,6 +5,7 @@ import { writeHtmlReport } from './html.ts';
 import { writeJsonReport } from './json.ts';
 import { writeJunitReport } from './junit.ts';
 import { type ConformanceReport, outcomeOf } from './model.ts';
+import { inert } from '../../core/inert.ts';
 import { formatDuration } from './text.ts';
 
 export type { ConformanceReport } from './model.ts';
@@ -43,10 +44,12 @@ export function formatSummary(report: ConformanceReport, paths: ReportPaths): st
   const coverage = coverageLine(report);
   if (coverage) lines.push(coverage);
   if (!report.run.complete) lines.push(`  incomplete: ${report.run.incompleteReason ?? 'the run stopped early'}`);
+  if (s.verdict === 'inconclusive' && s.verdictReason) lines.push(`  inconclusive: ${s.verdictReason}`);
+  if (report.run.deadlineReached) lines.push(`  deadline: the run deadline passed; what was unfinished is inconclusive (--deadline)`);
   const fatal = report.checks.filter((c) => outcomeOf(c, report.run.strict) === 'fail');
   if (fatal.length > 0) {
     lines.push('  failed:');
-    for (const c of fatal.slice(0, LISTED_FAILURES)) lines.push(`    ${c.id} [${c.clause}]${c.reason ? ` ${firstLine(c.reason)}` : ''}`);
+    for (const c of fatal.slice(0, LISTED_FAILURES)) lines.push(`    ${c.id} [${c.clause}]${c.reason ? ` ${inert(firstLine(c.reason), 100)}` : ''}`);
     if (fatal.length > LISTED_FAILURES) lines.push(`    … and ${fatal.length - LISTED_FAILURES} more (see the HTML report)`);
   }
   const unexpected = report.checks.filter((c) => outcomeOf(c, report.run.strict) === 'unexpected-pass');
@@ -78,6 +81,5 @@ function coverageLine(report: ConformanceReport): string | undefined {
 }
 
 function firstLine(text: string): string {
-  const line = text.split('\n', 1)[0] ?? '';
-  return line.length > 100 ? `${line.slice(0, 99)}…` : line;
+  return text.split('\n', 1)[0] ?? '';
 }

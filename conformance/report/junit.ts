@@ -2,6 +2,7 @@
 // unexpected passes are <failure>s, so a CI job goes red exactly when the run's verdict is fail.
 import junitModule, { type Builder, type TestCase } from 'junit-report-builder';
 import type { CheckResult } from '../framework/check.ts';
+import { xmlSafe } from '../../core/inert.ts';
 import { writeFileAtomic } from './atomic.ts';
 import { type ConformanceReport, methodsOf, outcomeOf } from './model.ts';
 import { exchangeMeta, requestText, responseText } from './text.ts';
@@ -23,6 +24,19 @@ export function junitXml(report: ConformanceReport): string {
       .time(seconds(checks.reduce((s, c) => s + c.durationMs, 0)));
     for (const check of checks) addCase(suite.testCase(), check, report.run.strict, skips);
   }
+  // A run that cannot pass without failing a check (no answers, interrupted) still turns CI red.
+  const { verdict, verdictReason } = report.summary;
+  if (verdict === 'inconclusive' || verdict === 'incomplete') {
+    const why = verdict === 'incomplete' ? (report.run.incompleteReason ?? 'the run stopped early') : (verdictReason ?? 'too much could not be tested');
+    builder
+      .testSuite()
+      .name('rpc-certify')
+      .timestamp(report.run.startedAt)
+      .testCase()
+      .className('rpc-certify.run')
+      .name(`run verdict ${verdict.toUpperCase()}`)
+      .failure(xmlSafe(`${verdict.toUpperCase()}: ${why}`), verdict);
+  }
   return withSkipMessages(builder.build(), skips);
 }
 
@@ -30,7 +44,7 @@ export function junitXml(report: ConformanceReport): string {
  * one gets its check's reason, in the order the cases were added (the order they are written in). */
 function withSkipMessages(xml: string, messages: string[]): string {
   let i = 0;
-  return xml.replace(/<skipped\/>/g, () => `<skipped message="${escapeAttribute(messages[i++] ?? '')}"/>`);
+  return xml.replace(/<skipped\/>/g, () => `<skipped message="${escapeAttribute(xmlSafe(messages[i++] ?? ''))}"/>`);
 }
 
 function escapeAttribute(text: string): string {
@@ -42,13 +56,13 @@ export async function writeJunitReport(report: ConformanceReport, path: string):
 }
 
 function addCase(tc: TestCase, c: CheckResult, strict: boolean, skips: string[]): void {
-  tc.className(`rpc-certify.${c.method}`).name(`${c.id} [${c.clause}] ${c.title}`).time(seconds(c.durationMs));
+  tc.className(`rpc-certify.${c.method}`).name(xmlSafe(`${c.id} [${c.clause}] ${c.title}`)).time(seconds(c.durationMs));
   const reason = c.reason ?? '';
   const text = (prefix: string) => cdata(`${prefix}${reason}${details(c)}`);
   // junit-report-builder's <skipped/> takes no message: withSkipMessages() adds it; the details go to system-out.
   switch (outcomeOf(c, strict)) {
     case 'fail':
-      tc.failure(reason || 'failed', c.layer).stacktrace(text(`${c.id} [${c.clause}] (${c.layer}): `));
+      tc.failure(xmlSafe(reason || 'failed'), c.layer).stacktrace(text(`${c.id} [${c.clause}] (${c.layer}): `));
       break;
     case 'unexpected-pass':
       tc.failure(`unexpected pass: listed as failing (${c.expectation?.reason ?? ''}), yet it passed; take it out of the --expect file`, 'unexpected-pass');
@@ -93,5 +107,5 @@ function seconds(ms: number): number {
 // xmlbuilder escapes only the first "]]>" of a CDATA section; an endpoint's body may hold several, and
 // a second one would end the section early and break the XML.
 function cdata(text: string): string {
-  return text.replaceAll(']]>', ']]&gt;');
+  return xmlSafe(text).replaceAll(']]>', ']]&gt;');
 }

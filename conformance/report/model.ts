@@ -1,5 +1,6 @@
 // The conformance report: one JSON value (schemas/conformance-report.json) that the JSON, JUnit and
 // HTML writers all render, so the three can never disagree about a verdict.
+import { INTERRUPTED_EXIT } from '../../cli/interrupt.ts';
 import type { CheckResult } from '../framework/check.ts';
 import type { BlockRef, Targets } from '../../core/targets.ts';
 
@@ -24,6 +25,9 @@ export interface ConformanceReport {
     incompleteReason?: string;
     /** The --expect file the run was judged with. */
     expectations?: { file: string; client?: string; entries: number };
+    /** The run deadline (--deadline) and whether it cut the run short (what was unfinished is inconclusive). */
+    deadlineMs?: number;
+    deadlineReached?: boolean;
   };
   targets?: Targets;
   summary: {
@@ -41,10 +45,27 @@ export interface ConformanceReport {
     expectedFailures: number;
     /** Checks the --expect file lists as failing that passed: they fail the run (the file is out of date). */
     unexpectedPasses: number;
-    verdict: 'pass' | 'fail' | 'incomplete';
+    verdict: Verdict;
+    /** Why the verdict is not a plain pass or fail: the methods that never answered, the inconclusive share. */
+    verdictReason?: string;
+    /** Methods that were asked and never answered (timeouts, resets, refused connections, rate limits). */
+    unansweredMethods?: string[];
   };
   checks: CheckResult[];
 }
+
+/**
+ * pass: every fatal check ran and none failed. fail: a fatal check failed (or an --expect entry passed).
+ * inconclusive: too much could not be tested (a method never answered, or more than INCONCLUSIVE_SHARE of
+ * the fatal checks), so neither verdict holds. incomplete: the run was interrupted.
+ */
+export type Verdict = 'pass' | 'fail' | 'inconclusive' | 'incomplete';
+
+/** Above this share of inconclusive fatal checks, a run without failures cannot pass. */
+export const INCONCLUSIVE_SHARE = 0.05;
+
+/** Exit codes of a conformance run, by verdict. */
+export const VERDICT_EXIT: Record<Verdict, number> = { pass: 0, fail: 1, inconclusive: 3, incomplete: INTERRUPTED_EXIT };
 
 /**
  * How a check counts for this run: 'advisory' is an advisory-layer failure that --strict would make fatal;
@@ -69,6 +90,17 @@ export function summarize(checks: CheckResult[], strict: boolean, complete: bool
   const advisoryFailures = count('advisory');
   const expectedFailures = count('expected');
   const unexpectedPasses = count('unexpected-pass');
+  const fatal = checks.filter((c) => strict || c.layer !== 'advisory');
+  const inconclusiveFatal = fatal.filter((c) => c.verdict === 'inconclusive').length;
+  const unanswered = unansweredMethods(checks);
+  const reasons = [
+    ...(unanswered.length > 0 ? [`never answered: ${unanswered.join(', ')}`] : []),
+    ...(inconclusiveFatal > fatal.length * INCONCLUSIVE_SHARE ? [`${inconclusiveFatal} of ${fatal.length} fatal checks inconclusive (more than ${INCONCLUSIVE_SHARE * 100}%)`] : []),
+  ];
+  // The one place the run's verdict is decided. A run cut short proves nothing either way, whatever its
+  // failures so far; a failure stands even when other methods could not be tested; a pass needs answers.
+  const failed = fatalFailures > 0 || unexpectedPasses > 0;
+  const verdict: Verdict = !complete ? 'incomplete' : failed ? 'fail' : reasons.length > 0 ? 'inconclusive' : 'pass';
   return {
     total: checks.length,
     pass: count('pass'),
@@ -79,9 +111,25 @@ export function summarize(checks: CheckResult[], strict: boolean, complete: bool
     advisoryFailures,
     expectedFailures,
     unexpectedPasses,
-    // A run cut short proves nothing either way, whatever its failures so far.
-    verdict: !complete ? 'incomplete' : fatalFailures > 0 || unexpectedPasses > 0 ? 'fail' : 'pass',
+    verdict,
+    ...(reasons.length > 0 ? { verdictReason: reasons.join('; ') } : {}),
+    ...(unanswered.length > 0 ? { unansweredMethods: unanswered } : {}),
   };
+}
+
+/** Transport faults that mean no answer came at all (as opposed to a bad one: not JSON, an HTTP error). */
+const NO_ANSWER = ['timeout', 'unreachable', 'rate-limited', 'interrupted'];
+
+/** Methods their own checks asked at least once and that never answered any of those calls. */
+export function unansweredMethods(checks: CheckResult[]): string[] {
+  const answered = new Map<string, boolean>();
+  for (const { method, evidence } of checks) {
+    for (const ev of evidence.filter((e) => (e.request as { method?: unknown } | null)?.method === method)) {
+      const none = ev.fault !== undefined && NO_ANSWER.includes(ev.fault.split(':', 1)[0] ?? '');
+      answered.set(method, (answered.get(method) ?? false) || !none);
+    }
+  }
+  return [...answered].filter(([, yes]) => !yes).map(([m]) => m);
 }
 
 /** The methods of the run in their configured order, then any a check reported that the list lacks. */

@@ -2,7 +2,7 @@
 // gateway answered (or the HTTP response itself); the self-tests prove each check fails on its fault.
 // "Synthetic history" adds what a dev chain cannot have (an uncle, a pre-Byzantium receipt, a blob
 // transaction) so the checks that need it run too.
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface RpcRequest {
@@ -20,6 +20,9 @@ export interface RawReply {
   headers?: Record<string, string>;
 }
 
+/** Ways an answer never arrives: no reply at all, a body shorter than its Content-Length, a chunked body never ended, a reset. */
+export type Stall = 'stall' | 'bad-content-length' | 'unterminated-chunked' | 'reset';
+
 export interface Fault {
   name: string;
   /** Check ids that must be among the failures while this fault is on. */
@@ -30,6 +33,8 @@ export interface Fault {
   rewrite?: (req: RpcRequest, res: RpcResponse, ctx: FaultContext) => RpcResponse | Promise<RpcResponse>;
   /** Replaces the HTTP reply of a call entirely. */
   raw?: (req: RpcRequest, res: RpcResponse) => RawReply | undefined;
+  /** Never answers this call (the socket stays open, or is reset). */
+  stall?: (req: RpcRequest) => Stall | undefined;
   /** Replaces the HTTP reply to a raw body (not JSON, a batch) before it is parsed. */
   rawRequest?: (text: string) => RawReply | undefined;
   /** Serves requests whatever key their URL carries. */
@@ -62,6 +67,7 @@ export class FaultProxy {
   async start(): Promise<void> {
     this.server = createServer((req, res) => {
       void this.handle(req).then((reply) => {
+        if (typeof reply === 'string') return stall(reply, res);
         res.writeHead(reply.status, { ...reply.headers, 'content-type': reply.contentType });
         res.end(reply.body);
       });
@@ -77,7 +83,7 @@ export class FaultProxy {
 
   readonly ctx: FaultContext = { upstream: (method, params) => this.forward({ jsonrpc: '2.0', id: 1, method, params }) };
 
-  private async handle(req: IncomingMessage): Promise<RawReply> {
+  private async handle(req: IncomingMessage): Promise<RawReply | Stall> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
@@ -93,6 +99,8 @@ export class FaultProxy {
     }
     // Batches and notifications (no id, and so no answer to rewrite) go through as they are.
     if (Array.isArray(parsed) || typeof parsed !== 'object' || parsed === null || !('id' in parsed)) return this.passthrough(text);
+    const stalled = this.fault?.stall?.(parsed);
+    if (stalled) return stalled;
     let res = await this.forward(parsed);
     if (this.synthetic) res = await this.synthetic.rewrite(parsed, res, this.ctx);
     const fault = this.fault;
@@ -117,5 +125,24 @@ export class FaultProxy {
   private async forward(req: RpcRequest): Promise<RpcResponse> {
     const r = await fetch(this.upstreamUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(req) });
     return (await r.json()) as RpcResponse;
+  }
+}
+
+function stall(how: Stall, res: ServerResponse): void {
+  const partial = '{"jsonrpc":"2.0","id":1,"result":[';
+  switch (how) {
+    case 'stall':
+      return; // the socket stays open, silent
+    case 'bad-content-length':
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '4096' });
+      res.write(partial);
+      return;
+    case 'unterminated-chunked':
+      res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+      res.write(partial);
+      return;
+    case 'reset':
+      res.socket?.resetAndDestroy();
+      return;
   }
 }

@@ -7,8 +7,6 @@
 // Redaction works on text values (a body, a message, a field), never on a serialised report: a key such
 // as `true` or `1` would otherwise cut through JSON syntax.
 
-import type { Targets } from './targets.ts';
-
 const KEY_IN_PATH = /\/v3\/[^/?#\s"'<>]+/g;
 export const REDACTED = '<redacted>';
 const secrets = new Map<string, RegExp>();
@@ -101,16 +99,6 @@ export function schemaVocabulary(schema: unknown): Set<string> {
   };
   walk(schema);
   return words;
-}
-
-/** Targets with every text the endpoint supplied redacted; the harness's own labels (sources, revert kinds) kept. */
-export function redactTargets(t: Targets): Targets {
-  const { sources, reverts, ...rest } = t;
-  return {
-    ...redactDeep(rest),
-    reverts: reverts.map(({ kind, ...r }) => ({ kind, ...redactDeep(r) })),
-    sources: Object.fromEntries(Object.entries(sources).map(([k, v]) => [redact(k), v])),
-  };
 }
 
 /** Whether a text still holds a registered secret in any spelling (for tests and assertions). */

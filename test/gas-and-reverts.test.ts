@@ -34,6 +34,7 @@ describe('intrinsic gas, effective gas price, reverts', function () {
     expect(effectiveGasPrices([{ effectiveGasPrice: '0x7' }, { effectiveGasPrice: '0x66' }, { effectiveGasPrice: '0x65' }], txs, block)).to.deep.equal([]);
     const v = effectiveGasPrices([{ effectiveGasPrice: '0x7' }, { effectiveGasPrice: '0x1000' }, { effectiveGasPrice: '0x65' }], txs, block);
     expect(v.map((x) => x.pointer)).to.deep.equal(['/1/effectiveGasPrice']);
+    expect(effectiveGasPrices([{ effectiveGasPrice: '0x0' }], [{ type: '0x7e' }], block), 'an L2 deposit type is not judged').to.deep.equal([]);
   });
 
   it('receipts against transactions and removed logs name the first receipt that differs', function () {

@@ -235,6 +235,17 @@ describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)
       expect(m.wrongSample).to.match(/another id/);
     });
 
+    it('an endpoint answering a different error code every time: load.json keeps the 8 most frequent, the rest as "other"', async () => {
+      const { report } = await runWith((req, res) => (req.method === 'eth_getTransactionByHash' ? error(res, -31000 - (req.id % 40), 'busy') : res));
+      const m = report.methods['eth_getTransactionByHash']!;
+      const codes = m.errorCodes['rpc_error'] ?? {};
+      expect(Object.keys(codes)).to.have.length(8);
+      expect(codes).to.have.property('other');
+      expect(m.classes.rpc_error).to.equal(m.requests);
+      // The codes come from k6's dashboard record, whose last snapshot may miss the last answers.
+      expect(Object.values(codes).reduce((a, b) => a + b, 0)).to.be.within(1, m.requests);
+    });
+
     it('a method that completes no request: fails, never 0 requests at 0% failures', async () => {
       const { run, report } = await runWith((req, res) => (req.method === 'eth_getTransactionByHash' ? new Promise<never>(() => undefined) : res));
       const m = report.methods['eth_getTransactionByHash']!;

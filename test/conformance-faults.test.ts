@@ -27,6 +27,7 @@ describe('conformance checks fire on their faults', function () {
   let lockfile: string;
   let seed: Partial<Targets>;
   let synthetic: { synthetic: Synthetic; targets: Partial<Targets> };
+  let cleanRun: RunResult;
   // Filled in before(); the catalogue's closures read it when a fault runs.
   const targets = {} as Targets;
   const catalogue = [...faultCatalogue(targets), ...robustnessFaults];
@@ -36,7 +37,7 @@ describe('conformance checks fire on their faults', function () {
     proxy = new FaultProxy(devnet.url);
     await proxy.start();
     seed = { reverts: devnet.seed.reverts };
-    const clean = await runConformance({ url: proxy.url, fixtures: [{ targets: seed, source: 'seed' }] });
+    const clean = (cleanRun = await runConformance({ url: proxy.url, fixtures: [{ targets: seed, source: 'seed' }] }));
     Object.assign(targets, clean.targets);
     lockfile = join(await mkdtemp(join(tmpdir(), 'rpc-certify-')), 'targets.lock.json');
     await writeFile(lockfile, JSON.stringify({ ...clean.targets, reverts: [] }));
@@ -68,6 +69,14 @@ describe('conformance checks fire on their faults', function () {
   it('the clean reference gateway passes every fatal check, save what the chain itself committed to (fixtures/expectations/embedded.json)', async function () {
     const r = await run(undefined, false);
     expect(fatal(r).map((c) => c.id).sort()).to.deep.equal(embeddedDeviations.sort());
+  });
+
+  it('a whole run on the embedded default (discovery included) stays under 400 requests, finds every class the seeded chain holds and judges every block it walked', function () {
+    expect(cleanRun.requestCount).to.be.below(400);
+    const missing = Object.entries(cleanRun.targets?.coverage ?? {}).filter(([, c]) => c.status !== 'found').map(([k]) => k).sort();
+    // anvil's blocks carry an empty withdrawals list; a dev chain has no uncles and no pre-Byzantium receipts.
+    expect(missing).to.deep.equal(['preByzantiumTx', 'uncleBlock', 'withdrawalsBlock']);
+    expect(cleanRun.targets?.judgedBlocks?.length).to.equal(cleanRun.targets?.scanned.blocks);
   });
 
   it('with synthetic history, the checks that need pre-merge history run and pass', async function () {

@@ -17,7 +17,7 @@ import { harnessVersion } from './version.ts';
 import { interruptSignal } from './interrupt.ts';
 
 /** The default run deadline: a full run against a remote provider takes well under a minute. */
-export const DEFAULT_DEADLINE_MS = 10 * 60_000;
+export const DEFAULT_DEADLINE_MS = 5 * 60_000;
 
 export const conformanceHelp = `rpc-certify conformance: certify a JSON-RPC endpoint against the node-access spec
 

@@ -1,4 +1,6 @@
 // Inline SVG charts for load.html: no script, no external asset, readable offline and in a CI artifact.
+import { showControls } from '../core/inert.ts';
+
 export interface Series {
   name: string;
   color: string;
@@ -19,7 +21,8 @@ const W = 900;
 const M = { top: 16, right: 16, bottom: 36, left: 64 };
 
 export function escapeXml(text: string): string {
-  return text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  // Control characters from an endpoint (bidi overrides, ESC) are shown, not obeyed (core/inert.ts).
+  return showControls(text, true).replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /** Lines over a shared x axis (time), y from 0. */

@@ -48,6 +48,11 @@ export interface RpcClientOptions {
   fingerprints?: boolean;
   /** Ctrl-C or the run deadline: calls in flight end at once, and later ones are not sent (fault `interrupted`). */
   signal?: AbortSignal;
+  /**
+   * After this many calls of one method in a row got no answer at all (timeout, reset, refused), further
+   * calls of it fail at once with a timeout fault instead of waiting out the timeout again; an answer resets it.
+   */
+  noAnswerLimit?: number;
 }
 
 export class RpcError extends Error {
@@ -82,6 +87,9 @@ export class RpcClient {
   private readonly maxRetryWaitS: number;
   private readonly fingerprints: boolean;
   private readonly signal: AbortSignal | undefined;
+  private readonly noAnswerLimit: number;
+  /** Per method: calls in a row that got no answer. */
+  private readonly silent = new Map<string, number>();
 
   constructor(opts: RpcClientOptions) {
     this.url = opts.url;
@@ -94,6 +102,7 @@ export class RpcClient {
     this.maxRetryWaitS = opts.maxRetryWaitS ?? 10;
     this.fingerprints = opts.fingerprints ?? false;
     this.signal = opts.signal;
+    this.noAnswerLimit = opts.noAnswerLimit ?? Infinity;
     const isHttps = new URL(opts.url).protocol === 'https:';
     this.agent = isHttps ? new HttpsAgent({ keepAlive: true, maxSockets: this.concurrency, ...(opts.ca ? { ca: opts.ca } : {}) }) : new Agent({ keepAlive: true, maxSockets: this.concurrency });
   }
@@ -101,7 +110,7 @@ export class RpcClient {
   /** One call; the response's envelope is not judged here (checks do that), only transport. */
   async exchange(method: string, params: unknown[]): Promise<Exchange> {
     const req = { jsonrpc: '2.0' as const, id: this.nextId++, method, params };
-    return this.send(req, JSON.stringify(req));
+    return this.send(req, JSON.stringify(req), method);
   }
 
   /** A raw body (malformed JSON, batches, wrong types) for the robustness checks. */
@@ -118,13 +127,19 @@ export class RpcClient {
     this.agent.destroy();
   }
 
-  private async send(reqForEvidence: Exchange['request'], body: string): Promise<Exchange> {
+  /** `method`: a well-formed call of it, counted for noAnswerLimit (a raw body the endpoint may rightly ignore is not). */
+  private async send(reqForEvidence: Exchange['request'], body: string, method?: string): Promise<Exchange> {
+    const missed = method === undefined ? 0 : (this.silent.get(method) ?? 0);
+    if (missed >= this.noAnswerLimit) {
+      return { request: reqForEvidence, durationMs: 0, fault: 'timeout', faultDetail: `not sent: ${method} gave no answer to its last ${missed} calls` };
+    }
     await this.acquire();
     try {
       // A 429 is retried politely, as a user would expect: bounded, after the wait the server asked for.
       for (let attempt = 0; ; attempt++) {
         this.requestCount++;
         const ex = await this.post(reqForEvidence, body);
+        if (method !== undefined && ex.fault !== 'interrupted') this.silent.set(method, ex.fault === 'timeout' || ex.fault === 'unreachable' ? (this.silent.get(method) ?? 0) + 1 : 0);
         const wait = ex.retryAfterS ?? 1;
         if (ex.fault !== 'rate-limited' || attempt >= this.retries429 || wait > this.maxRetryWaitS || this.signal?.aborted) return ex;
         await new Promise((r) => setTimeout(r, wait * 1000));

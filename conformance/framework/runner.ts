@@ -58,6 +58,9 @@ export interface RunResult {
   deadlineReached?: boolean;
 }
 
+/** A method that left this many calls in a row without any answer is not waited on again (a stalled method cost ~4 min at a 10 s timeout). */
+const NO_ANSWER_LIMIT = 3;
+
 /** The endpoint cannot be certified at all: unreachable, not JSON-RPC, key refused. Exit code 2. */
 export class EndpointUnusable extends Error {}
 
@@ -71,7 +74,7 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
   const onInterrupt = () => stop.abort(opts.signal?.reason);
   if (opts.signal?.aborted) onInterrupt();
   else opts.signal?.addEventListener('abort', onInterrupt, { once: true });
-  const client = new RpcClient({ url: opts.url, timeoutMs: opts.timeoutMs ?? 10_000, concurrency: opts.concurrency ?? 8, ...(opts.ca ? { ca: opts.ca } : {}), signal: stop.signal });
+  const client = new RpcClient({ url: opts.url, timeoutMs: opts.timeoutMs ?? 10_000, concurrency: opts.concurrency ?? 8, ...(opts.ca ? { ca: opts.ca } : {}), signal: stop.signal, noAnswerLimit: NO_ANSWER_LIMIT });
   try {
     let pre: Awaited<ReturnType<typeof preflight>> | undefined;
     let targets: Targets | undefined;

@@ -123,11 +123,16 @@ async function run(opts: LoadOptions, log: (line: string) => void): Promise<Load
     let runs = 0;
     // While k6 runs, log lines go above the live progress block (progress.ts), never through it.
     let live: LiveProgress | undefined;
+    let lastTitle = '';
     const show = (line: string) => (live ? live.print(redact(line)) : log(line));
     const subjects = capacitySubjects(methods);
     const measurePlan = async (plan: Plan): Promise<Measurement> => {
       if (opts.signal?.aborted) throw new ToolError(`interrupted by ${String(opts.signal.reason)} before this step`);
-      live = plan.totalSec >= PROGRESS_FROM_SEC ? new LiveProgress({ title: progressTitle(opts, plan, subjects), subjects: plan.scenarios, totalSec: plan.totalSec, out: opts.log ? { write: (t) => (log(t.trimEnd()), true) } : process.stderr }) : undefined;
+      // The same subject and rate twice in a row: capacity repeating the step that broke the SLO.
+      const title = progressTitle(opts, plan, subjects);
+      const shown = title === lastTitle ? `${title} (repeated)` : title;
+      lastTitle = title;
+      live = plan.totalSec >= PROGRESS_FROM_SEC ? new LiveProgress({ title: shown, subjects: plan.scenarios, totalSec: plan.totalSec, out: opts.log ? { write: (t) => (log(t.trimEnd()), true) } : process.stderr }) : undefined;
       try {
         return await measure({ plan, k6: k6.path, url: opts.url, corpusFile, work: join(work, `run-${runs++}`), log: show, ...(opts.signal ? { signal: opts.signal } : {}), ...(live ? { onApi: live.addInstance.bind(live) } : {}) });
       } finally {

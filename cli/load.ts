@@ -46,10 +46,13 @@ Profiles:
 
 Every profile fully validates a share of the answers (schemas, and the answer recorded at sampling for
 lookups by hash: a fast wrong answer counts as \`wrong\`) and checks that eth_blockNumber never goes back.
+While k6 runs, a terminal shows per method the rate, p95 and errors every 3 s, with elapsed time and ETA
+(capacity: the step being tried); elsewhere, one line every 30 s.
 
 Options:
   --url URL             the endpoint, e.g. https://host/v3/<KEY> (the key never reaches a report or a metric)
-  --network NAME        or a network of fixtures/networks.json, with --api-key KEY (or RPC_CERTIFY_API_KEY)
+  --network NAME        or a network of fixtures/networks.json, with --api-key KEY (or RPC_CERTIFY_API_KEY);
+                        an endpoint serving another chain is refused (exit 2)
   --base-url URL        override the network's base address
 ${TEST_OPTIONS_HELP}
   --segments N          run N k6 processes here, each an execution segment of the test, merged into one report

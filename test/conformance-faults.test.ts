@@ -133,6 +133,11 @@ describe('conformance checks fire on their faults', function () {
       if (f.exact) {
         expect(r.complete, 'the whole suite ran').to.equal(true);
         expect(failedIds(r).filter((id) => !embeddedDeviations.includes(id) || f.kills.includes(id)).sort(), 'nothing else failed (beyond the chain\'s own deviations)').to.deep.equal([...f.kills].sort());
+        for (const id of f.kills) {
+          const c = byId(r, id);
+          expect(c?.evidence.length, `${id} carries its exchange as evidence`).to.be.greaterThan(0);
+          expect(c?.pointer, `${id} points at the fault`).to.be.a('string');
+        }
       }
     });
   }

@@ -39,7 +39,9 @@ export async function withFreePort<T>(port: number | undefined, start: (port: nu
 }
 
 export async function spawnNode(name: string, binary: string, args: string[], port: number, startTimeoutMs: number, onStopped: () => Promise<void> = async () => {}): Promise<NodeProcess> {
-  const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  // Its own session: Ctrl-C in a terminal or `timeout` signals the whole process group, and the node must keep
+  // serving while k6 winds down and the reports are written; stop() (or this process's exit) ends it.
+  const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   const killOnExit = (): void => {
     child.kill('SIGKILL');
   };

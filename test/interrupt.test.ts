@@ -158,6 +158,24 @@ describe('interruption', function () {
     expect(stdout).to.match(/INCOMPLETE|incomplete/);
   });
 
+  it('Ctrl-C to the group of a load run on the embedded default: k6 and anvil sit in their own process groups, out of its reach; no failure is counted', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'rc-int-embedded-'));
+    const r = run([...LOAD, '--out', out], { detached: true });
+    await r.waitFor(/load: k6 v/);
+    await until('k6 to start', () => k6For(out).length > 0, 10_000);
+    const pgid = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[2]);
+    const anvil = execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(r.child.pid)]).toString().trim().split('\n').filter((l) => /anvil$/.test(l.trim())).map((l) => Number.parseInt(l.trim(), 10));
+    expect(anvil.length, 'anvil runs as a child').to.equal(1);
+    for (const pid of [...anvil, ...k6For(out)]) expect(pgid(pid), `process ${pid}'s group`).to.not.equal(r.child.pid);
+    await new Promise((res) => setTimeout(res, 3000));
+    process.kill(-r.child.pid!, 'SIGINT');
+    const { code, err } = await r.output;
+    expect(code, err).to.equal(130);
+    await expectIncompleteLoad(out, /interrupted by SIGINT/);
+    const report = JSON.parse(await readFile(join(out, 'load.json'), 'utf8')) as { methods: Record<string, { failureRate: number }> };
+    expect(report.methods['eth_getBlockByHash']?.failureRate, 'anvil did not die under the Ctrl-C').to.equal(0);
+  });
+
   it('timeout N around the run (SIGTERM to the group): reports written, exit 130', async () => {
     const out = await mkdtemp(join(tmpdir(), 'rc-int-timeout-'));
     // --preserve-status: timeout exits with the harness's own code, so 130 is visible here.

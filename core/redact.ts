@@ -8,7 +8,7 @@
 // as `true` or `1` would otherwise cut through JSON syntax.
 
 const KEY_IN_PATH = /\/v3\/[^/?#\s"'<>]+/g;
-export const REDACTED = '<redacted>';
+const REDACTED = '<redacted>';
 const secrets = new Map<string, RegExp>();
 /** The longest text one character of a key can take once encoded (`\u0025` + 2 hex digits, 4 UTF-8 bytes). */
 let longestForm = 0;
@@ -99,16 +99,6 @@ export function schemaVocabulary(schema: unknown): Set<string> {
   };
   walk(schema);
   return words;
-}
-
-/** Whether a text still holds a registered secret in any spelling (for tests and assertions). */
-export function holdsSecret(text: string): boolean {
-  return [...secrets.values()].some((re) => {
-    re.lastIndex = 0;
-    const hit = re.test(text);
-    re.lastIndex = 0;
-    return hit;
-  });
 }
 
 function percentDecoded(text: string): string | undefined {

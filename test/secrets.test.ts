@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { reportFaults } from '../conformance/report/json.ts';
+import { redact, redactCapped, redactDeep, registerUrlSecrets } from '../core/redact.ts';
 import { startDevnet, type Devnet } from '../devnet/index.ts';
 
 /** Echoes are wrapped in these, so a test can find each one whatever the key, even a key of one character. */
@@ -101,6 +102,30 @@ function spellings(key: string, sentPath: string): string[] {
   const sentKey = sentPath.replace(/^\/v3\//, '');
   return [...new Set([key, encoded, encoded.toLowerCase(), sentKey, sentKey.toLowerCase(), jsonInner, lowerU, upperU, unicodeEscaped(key)])];
 }
+
+describe('redact(): every spelling of a key', () => {
+  // One process runs every test file: only a key no other test could contain is registered here.
+  const key = 'unit-{é}"key/ü-9f3a';
+  before(() => registerUrlSecrets(`http://127.0.0.1:1/v3/${encodeURIComponent(key)}`));
+
+  it('raw, percent-encoded in either case, JSON-escaped, \\u-escaped in either case, mixed character by character', () => {
+    const sent = encodeURIComponent(key);
+    for (const form of [key, sent, sent.toLowerCase(), JSON.stringify(key).slice(1, -1), unicodeEscaped(key), unicodeEscaped(key).toLowerCase().replace(/\\u/g, '\\u'), `unit-%7B\\u00E9}\\"key\\/%C3%BC-9f3a`]) {
+      expect(redact(`before ${form} after`), form).to.equal('before <redacted> after');
+    }
+  });
+
+  it('cuts after redacting: a key straddling the cut leaves nothing of itself', () => {
+    const text = `${'x'.repeat(95)}${key}${'y'.repeat(50)}`;
+    expect(redactCapped(text, 100)).to.equal(`${'x'.repeat(95)}<reda`);
+  });
+
+  it('values, not JSON text: the report stays JSON, and its own words stay', () => {
+    const value = { verdict: 'pass', note: `echo ${key}`, [key]: [key, true, 7] };
+    const clean = redactDeep(value, new Set(['pass']));
+    expect(clean).to.deep.equal({ verdict: 'pass', note: 'echo <redacted>', '<redacted>': ['<redacted>', true, 7] });
+  });
+});
 
 describe('key-echo matrix: no form of the API key reaches any output', function () {
   let devnet: Devnet;

@@ -242,7 +242,7 @@ function describeSocketError(err: NodeJS.ErrnoException): string {
 }
 
 /** How deeply a parsed JSON value nests, counted without recursion and up to `limit + 1`. */
-export function nesting(value: unknown, limit: number): number {
+function nesting(value: unknown, limit: number): number {
   let deepest = 0;
   const stack: Array<[unknown, number]> = [[value, 0]];
   while (stack.length > 0) {

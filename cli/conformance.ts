@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { inert } from '../core/inert.ts';
+import { inert, inertLines } from '../core/inert.ts';
 import { redact, redactDeep, schemaVocabulary } from '../core/redact.ts';
 import reportSchema from '../schemas/conformance-report.json' with { type: 'json' };
 import type { Targets } from '../core/targets.ts';
@@ -200,7 +200,8 @@ export async function certify(opts: ConformanceOptions): Promise<number> {
   const paths = await writeReports(report, opts.out);
   const lockfile = join(opts.out, 'targets.lock.json');
   if (report.targets) await writeFileAtomic(lockfile, `${JSON.stringify(report.targets, null, 2)}\n`);
-  console.log(formatSummary(report, paths));
+  // The summary quotes the endpoint (reasons, what discovery found): shown, never obeyed, even where a line forgot to.
+  console.log(inertLines(formatSummary(report, paths)));
   if (report.targets) console.log(`  targets:  ${lockfile} (reuse with --targets)`);
   return VERDICT_EXIT[report.summary.verdict];
 }

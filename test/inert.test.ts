@@ -59,7 +59,12 @@ describe('untrusted text is inert', function () {
       proxy.fault = {
         name: 'ansi',
         kills: [],
-        rewrite: (req, res) => (req.method === 'eth_getTransactionByHash' ? { jsonrpc: '2.0', id: res.id, error: { code: -32000, message: HUGE, data: FORGED } } : res),
+        rewrite: (req, res) =>
+          req.method === 'eth_getTransactionByHash'
+            ? { jsonrpc: '2.0', id: res.id, error: { code: -32000, message: HUGE, data: FORGED } }
+            : req.method === 'web3_clientVersion'
+              ? { ...res, result: HUGE }
+              : res,
       };
       const out = await mkdtemp(join(tmpdir(), 'rc-ansi-'));
       const r = await cli(['conformance', '--url', proxy.url, '--out', out, '--methods', 'eth_getTransactionByHash']);
@@ -69,7 +74,8 @@ describe('untrusted text is inert', function () {
         for (const line of text.split('\n')) expect(line.length).to.be.below(400);
       }
       expect(r.out).to.include('\\u001b[2J');
-      const report = JSON.parse(await readFile(join(out, 'conformance.json'), 'utf8')) as { checks: Array<{ reason?: string; evidence: Array<{ response?: string }> }> };
+      const report = JSON.parse(await readFile(join(out, 'conformance.json'), 'utf8')) as { run: { clientVersion?: string }; checks: Array<{ reason?: string; evidence: Array<{ response?: string }> }> };
+      expect(report.run.clientVersion?.length).to.be.at.most(200);
       for (const c of report.checks) {
         expect((c.reason ?? '').length).to.be.at.most(2000);
         for (const e of c.evidence) expect((e.response ?? '').length).to.be.below(4100);

@@ -106,7 +106,8 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
       startedAt,
       finishedAt: new Date().toISOString(),
       ...(pre ? { chainId: pre.chainId, headBefore: pre.head } : {}),
-      ...(pre?.clientVersion ? { clientVersion: pre.clientVersion } : {}),
+      // The endpoint's words, kept in the report: redacted, then capped.
+      ...(pre?.clientVersion ? { clientVersion: redactCapped(pre.clientVersion, 200) } : {}),
       ...(isObject(headAfter) && typeof headAfter.number === 'string' && typeof headAfter.hash === 'string' ? { headAfter: { number: headAfter.number, hash: headAfter.hash } } : {}),
       ...(targets ? { targets } : {}),
       checks,

@@ -1,4 +1,4 @@
-// Prints reports/bench.json as the Markdown table the README carries: one row per figure line, and the
+// Prints reports/bench.json as the Markdown table docs/benchmarks.md carries: one row per figure line, and the
 // machine the figures were taken on.
 import { readFile } from 'node:fs/promises';
 import { BENCH_JSON, type Row } from './lib.ts';

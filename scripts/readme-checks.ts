@@ -1,4 +1,4 @@
-// Writes the check catalogue table into README.md between its markers (npm run docs); the README test
+// Writes the check catalogue table into docs/checks.md between its markers (npm run docs); the README test
 // fails when the table and the suite disagree.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { allSuites } from '../conformance/methods.ts';
@@ -14,12 +14,12 @@ function checksTable(): string {
 export function withTable(readme: string): string {
   const a = readme.indexOf(BEGIN);
   const b = readme.indexOf(END);
-  if (a < 0 || b < a) throw new Error(`README.md has no ${BEGIN} … ${END} markers`);
+  if (a < 0 || b < a) throw new Error(`docs/checks.md has no ${BEGIN} … ${END} markers`);
   return `${readme.slice(0, a + BEGIN.length)}\n${checksTable()}\n${readme.slice(b)}`;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const path = new URL('../README.md', import.meta.url);
+  const path = new URL('../docs/checks.md', import.meta.url);
   writeFileSync(path, withTable(readFileSync(path, 'utf8')));
-  console.log(`README.md: ${allSuites.reduce((n, s) => n + s.checks.length, 0)} checks listed`);
+  console.log(`docs/checks.md: ${allSuites.reduce((n, s) => n + s.checks.length, 0)} checks listed`);
 }

@@ -118,9 +118,9 @@ export interface BareFigures {
 
 /**
  * A minimal hand-written k6 script sending the same call, under the given k6 scenario (its `exec` is "call").
- * With `samples`, it also records the three metric samples the harness records per request (the class counter,
- * the latency Trend and the histogram bucket, with the histogram's bookkeeping thresholds) and nothing else:
- * the floor of any harness that keeps per-request metrics in k6.
+ * With `samples`, it also records the one metric sample the harness records for an `ok` answer (its histogram
+ * bucket, with the histogram's bookkeeping thresholds) and nothing else: the floor of any harness that keeps
+ * per-request latency in k6 and merges it across instances.
  */
 export async function runBare(url: string, scenario: Record<string, unknown>, durationSec: number, samples = false): Promise<BareFigures> {
   const dir = await mkdtemp(join(tmpdir(), 'rpc-certify-bench-'));
@@ -132,17 +132,16 @@ export async function runBare(url: string, scenario: Record<string, unknown>, du
     };
     const script = join(dir, 'bare.js');
     // The harness's metric names and bucketing (histogram.ts), so k6 does the same work per sample.
-    const metrics = `const calls = new Counter(${JSON.stringify(metricName.calls(METHOD, 'ok'))});
-const latency = new Trend(${JSON.stringify(metricName.latency(METHOD))}, true);
-const groups = ${JSON.stringify(Array.from({ length: HISTOGRAM_GROUPS }, (_, g) => metricName.histogram(METHOD, g)))}.map((name) => new Counter(name));
+    const metrics = `const groups = ${JSON.stringify(Array.from({ length: HISTOGRAM_GROUPS }, (_, g) => metricName.histogram(METHOD, g)))}.map((name) => new Counter(name));
 const MIN_MS = ${MIN_MS}, GROWTH = ${GROWTH}, BUCKETS = ${BUCKETS}, GROUP_BUCKETS = ${GROUP_BUCKETS};
 ${bucketOf.toString()}
-${groupOf.toString()}`;
-    const record = `const d = res.timings.duration; calls.add(1); latency.add(d); const b = bucketOf(d); groups[groupOf(b)].add(1, { b: String(b) });`;
+${groupOf.toString()}
+const tags = [];`;
+    const record = `const b = bucketOf(res.timings.duration); groups[groupOf(b)].add(1, (tags[b] ??= { b: String(b) }));`;
     await writeFile(
       script,
       `import http from 'k6/http';
-import { Counter, Trend } from 'k6/metrics';
+import { Counter } from 'k6/metrics';
 export const options = ${JSON.stringify(options)};
 const body = ${JSON.stringify(REQUEST)};
 const params = { headers: { 'Content-Type': 'application/json' } };
@@ -214,7 +213,7 @@ export async function whileSending<T extends { cpuSec: number; requests: number 
   let running = true;
   const poll = (async () => {
     while (running) {
-      const cpuSec = await cpuSeconds(k6Pid());
+      const cpuSec = await cpuSeconds(generatorPid());
       const { served } = await responder.served();
       if (cpuSec !== undefined) samples.push({ cpuSec, served });
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -233,8 +232,8 @@ export async function whileSending<T extends { cpuSec: number; requests: number 
   }
 }
 
-/** The running k6 child of this process (runLoad starts it out of the bench's sight), if there is one. */
-function k6Pid(): number | undefined {
+/** The running generator child of this process (k6, which runLoad starts out of the bench's sight, or vegeta), if there is one. */
+export function generatorPid(): number | undefined {
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     let stat = '';
     try {
@@ -242,7 +241,7 @@ function k6Pid(): number | undefined {
     } catch {
       continue; // gone meanwhile
     }
-    if (stat.includes('(k6)') && Number(procStatFields(stat)[STAT.ppid]) === process.pid) return Number(pid);
+    if ((stat.includes('(k6)') || stat.includes('(vegeta)')) && Number(procStatFields(stat)[STAT.ppid]) === process.pid) return Number(pid);
   }
   return undefined;
 }

@@ -46,6 +46,8 @@ export type RpcClass = (typeof CLASSES)[number];
 
 /** Classes whose latency counts: the endpoint answered what the corpus expects. */
 export const SUCCESS_CLASSES: readonly RpcClass[] = ['ok', 'ok_null', 'ok_error'];
+/** The classes k6 counts: `ok` is the histogram's count less the other successes (summary.ts), so that the commonest answer costs one metric sample. */
+export const COUNTED_CLASSES: readonly RpcClass[] = CLASSES.filter((c) => c !== 'ok');
 
 /** The scenario that drives a weighted mix of all methods (capacity profile). */
 export const MIX_SCENARIO = 'mix';
@@ -56,15 +58,17 @@ export type Subject = RpcMethod | typeof MIX_SCENARIO;
 export const HEAD_SCENARIO = 'head';
 
 /**
- * k6 metric names, per subject: a Trend, a Counter per class, the latency histogram (a Counter per group
- * of buckets, histogram.ts, whose tag `b` is the bucket), the counts of fully validated and of parsed answers. `failed`
- * names the failure-rate threshold, which judge.ts computes from the class counts (k6 records no such metric).
+ * k6 metric names, per subject: the latency histogram (a Counter per group of buckets, histogram.ts, whose tag `b`
+ * is the bucket; a successful answer's one sample), a Counter per class but `ok` (derived: summary.ts), a Gauge
+ * holding the latency's exact min and max, and the counts of fully validated and of parsed answers. `latency` and
+ * `failed` name the thresholds judge.ts computes from the merged result (k6 records no such metrics).
  */
 export const metricName = {
   latency: (s: Subject) => `latency_${s}`,
   failed: (s: Subject) => `failed_${s}`,
   calls: (s: Subject, c: RpcClass) => `calls_${c}_${s}`,
   histogram: (s: Subject, group: number) => `hist_${s}_${group}`,
+  bounds: (s: Subject) => `latency_bounds_${s}`,
   validated: (s: Subject) => `validated_${s}`,
   parsed: (s: Subject) => `parsed_${s}`,
   headChecks: 'head_checks',

@@ -13,10 +13,8 @@ export interface SubjectShard {
   validated: number;
   /** Answers parsed to classify them (the others were recognised by fingerprint, core/reply.ts). */
   parsed: number;
-  /** Latency of the answers in the success classes. */
+  /** Latency of the answers in the success classes: percentiles and sum from its buckets (within 1%), min and max exact. */
   latency: Histogram;
-  /** k6's own percentiles of the same samples, for a result of one instance: exact, but they do not merge. */
-  exact?: Partial<Record<Percentile, number>>;
 }
 
 export const PERCENTILES = { p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.99, 'p99.9': 0.999 } as const;
@@ -66,14 +64,12 @@ export function mergeShards(shards: readonly Shard[]): Merged {
   const subjects: Record<string, SubjectShard> = {};
   for (const name of new Set(shards.flatMap((s) => Object.keys(s.subjects)))) {
     const parts = shards.map((s) => s.subjects[name]).filter((p): p is SubjectShard => p !== undefined);
-    const only = shards.length === 1 ? parts[0]?.exact : undefined;
     subjects[name] = {
       classes: Object.fromEntries(CLASSES.map((c) => [c, sum(parts.map((p) => p.classes[c] ?? 0))])) as Record<RpcClass, number>,
       dropped: sum(parts.map((p) => p.dropped)),
       validated: sum(parts.map((p) => p.validated)),
       parsed: sum(parts.map((p) => p.parsed)),
       latency: mergeHistograms(parts.map((p) => p.latency)),
-      ...(only ? { exact: only } : {}),
     };
   }
   return {
@@ -100,14 +96,13 @@ export interface Latency {
   max: number;
 }
 
-/** The q-quantile (0..1) of a subject's latency: k6's exact one where the result is one instance's, else the merged histogram's (within 1%). */
-export function percentileOf(s: Pick<SubjectShard, 'latency' | 'exact'>, q: number): number {
-  const name = (Object.keys(PERCENTILES) as Percentile[]).find((p) => PERCENTILES[p] === q);
-  return (name && s.exact?.[name]) ?? quantile(s.latency, q);
+/** The q-quantile (0..1) of a subject's latency, read from its histogram (within 1%, one instance or several). */
+export function percentileOf(s: Pick<SubjectShard, 'latency'>, q: number): number {
+  return quantile(s.latency, q);
 }
 
-/** Percentiles (see percentileOf), avg and max exact; null when nothing succeeded. */
-export function latencyOf(s: Pick<SubjectShard, 'latency' | 'exact'>): Latency | null {
+/** Percentiles and avg from the histogram (within 1%), max exact; null when nothing succeeded. */
+export function latencyOf(s: Pick<SubjectShard, 'latency'>): Latency | null {
   const h = s.latency;
   if (h.count === 0) return null;
   const r = (x: number) => Math.round(x * 1000) / 1000;

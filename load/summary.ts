@@ -1,10 +1,11 @@
 // Turns k6's end-of-test data into this instance's shard (shard.ts): class counts, dropped iterations,
 // validated answers, the head sampler's findings and the latency histogram, whose buckets k6 counts as
-// sub-metrics of tagged Counters. Pure: runs inside k6, in the scenario's handleSummary.
-import { BUCKETS, groupOf } from './histogram.ts';
-import { CLASSES, metricName, type RpcClass, type Subject } from './methods.ts';
+// sub-metrics of tagged Counters. Pure: runs inside k6, in the scenario's handleSummary; the live progress
+// and the timeline read k6's metrics the same way (subjectCounts).
+import { BUCKETS, bucketValue, groupOf } from './histogram.ts';
+import { CLASSES, metricName, type RpcClass, SUCCESS_CLASSES, type Subject } from './methods.ts';
 import { BOOKKEEPING, type Plan } from './profiles.ts';
-import type { Percentile, Shard } from './shard.ts';
+import type { Shard } from './shard.ts';
 
 export interface K6Metric {
   type: string;
@@ -18,7 +19,35 @@ export interface K6Summary {
 }
 
 /** The sub-metric k6 counts the samples of one histogram bucket in. */
-const bucketMetric = (s: Subject, bucket: number) => `${metricName.histogram(s, groupOf(bucket))}{b:${bucket}}`;
+export const bucketMetric = (s: Subject, bucket: number) => `${metricName.histogram(s, groupOf(bucket))}{b:${bucket}}`;
+
+/** A metric's statistic as k6 shows it, 0 when absent. */
+export type MetricReader = (metric: string, stat: string) => number;
+
+export interface SubjectCounts {
+  classes: Record<RpcClass, number>;
+  /** Bucket index -> successful answers in it (histogram.ts), empty buckets left out. */
+  buckets: Record<string, number>;
+  /** Successful answers: the buckets' total. */
+  successes: number;
+}
+
+/** One subject's class counts and latency buckets from k6's metrics (the end-of-test summary, the REST API, a dashboard
+ * period). k6 counts no `ok`: every successful answer has its one histogram sample, so `ok` is their count less the other successes. */
+export function subjectCounts(read: MetricReader, s: Subject): SubjectCounts {
+  const buckets: Record<string, number> = {};
+  let successes = 0;
+  for (let b = 0; b < BUCKETS; b++) {
+    const n = read(bucketMetric(s, b), 'count');
+    if (n > 0) {
+      buckets[b] = n;
+      successes += n;
+    }
+  }
+  const classes = Object.fromEntries(CLASSES.map((c) => [c, c === 'ok' ? 0 : read(metricName.calls(s, c), 'count')])) as Record<RpcClass, number>;
+  classes.ok = successes - SUCCESS_CLASSES.reduce((a, c) => a + classes[c], 0);
+  return { classes, buckets, successes };
+}
 
 /** Bookkeeping thresholds that make k6 count every histogram bucket (k6 reports only sub-metrics with one). */
 export function histogramThresholds(subjects: readonly Subject[]): Record<string, string[]> {
@@ -31,20 +60,15 @@ export function shardOf(summary: K6Summary, plan: Plan, planDigest: string, segm
   const value = (metric: string, stat: string) => summary.metrics[metric]?.values[stat] ?? 0;
   const subjects: Shard['subjects'] = {};
   for (const { name } of plan.scenarios) {
-    const buckets: Record<string, number> = {};
-    for (let b = 0; b < BUCKETS; b++) {
-      const n = value(bucketMetric(name, b), 'count');
-      if (n > 0) buckets[b] = n;
-    }
-    const latency = metricName.latency(name);
-    const count = value(latency, 'count');
+    const { classes, buckets, successes } = subjectCounts(value, name);
+    const bounds = metricName.bounds(name);
     subjects[name] = {
-      classes: Object.fromEntries(CLASSES.map((c) => [c, value(metricName.calls(name, c), 'count')])) as Record<RpcClass, number>,
+      classes,
       dropped: value(`dropped_iterations{scenario:${name}}`, 'count'),
       validated: value(metricName.validated(name), 'count'),
       parsed: value(metricName.parsed(name), 'count'),
-      latency: { count, sum: value(latency, 'avg') * count, min: value(latency, 'min'), max: value(latency, 'max'), buckets },
-      ...(count > 0 ? { exact: exactPercentiles(summary.metrics[latency]?.values ?? {}) } : {}),
+      // The sum is the buckets' (within 1%, as the percentiles); min and max are exact.
+      latency: { count: successes, sum: Object.entries(buckets).reduce((a, [b, n]) => a + n * bucketValue(Number(b)), 0), min: value(bounds, 'min'), max: value(bounds, 'max'), buckets },
     };
   }
   return {
@@ -60,13 +84,6 @@ export function shardOf(summary: K6Summary, plan: Plan, planDigest: string, segm
       deepest: value(metricName.headRegressionDepth, 'max'),
     },
   };
-}
-
-/** The k6 Trend statistic behind each percentile of the report. */
-const K6_STAT: Record<Percentile, string> = { p50: 'med', p90: 'p(90)', p95: 'p(95)', p99: 'p(99)', 'p99.9': 'p(99.9)' };
-
-function exactPercentiles(values: Record<string, number>): Partial<Record<Percentile, number>> {
-  return Object.fromEntries(Object.entries(K6_STAT).flatMap(([name, stat]) => (values[stat] === undefined ? [] : [[name, values[stat]]])));
 }
 
 export function round(n: number | undefined, digits = 3): number {

@@ -16,7 +16,7 @@ import { buildPlan } from '../load/profiles.ts';
 import { createRng } from '../load/rng.ts';
 import { coverageGap, entryIndex, parseSegment, segmentArgs, stripeEntries } from '../load/segments.ts';
 import { findingsIn, latencyOf, type Merged, mergeShards, percentileOf, type Shard, shardsIn, type SubjectShard } from '../load/shard.ts';
-import { histogramThresholds, shardOf } from '../load/summary.ts';
+import { bucketMetric, histogramThresholds, shardOf } from '../load/summary.ts';
 
 function histogramOf(samples: readonly number[]): Histogram {
   const h = emptyHistogram();
@@ -90,16 +90,16 @@ describe('load: histograms merge exactly', () => {
 });
 
 describe('load: shards, segments and thresholds on the merged result', () => {
-  it('reads a shard from k6 summary data: histogram buckets are sub-metrics of a tagged counter', () => {
+  it('reads a shard from k6 summary data: histogram buckets are sub-metrics of a tagged counter; ok is their count less the other successes', () => {
     const plan = buildPlan({ profile: 'smoke', methods: ['eth_getBlockByHash'], seed: 1 });
     expect(Object.keys(histogramThresholds(['eth_getBlockByHash']))).to.have.length(BUCKETS);
     const s = shardOf(
       {
         metrics: {
-          latency_eth_getBlockByHash: { type: 'trend', values: { count: 3, avg: 2, min: 1, max: 3, med: 2, 'p(99)': 2.98 } },
-          'hist_eth_getBlockByHash_12{b:350}': { type: 'counter', values: { count: 2 } },
-          'hist_eth_getBlockByHash_13{b:400}': { type: 'counter', values: { count: 1 } },
-          calls_ok_eth_getBlockByHash: { type: 'counter', values: { count: 3 } },
+          latency_bounds_eth_getBlockByHash: { type: 'gauge', values: { value: 2, min: 1, max: 3 } },
+          [bucketMetric('eth_getBlockByHash', 350)]: { type: 'counter', values: { count: 2 } },
+          [bucketMetric('eth_getBlockByHash', 400)]: { type: 'counter', values: { count: 2 } },
+          calls_ok_null_eth_getBlockByHash: { type: 'counter', values: { count: 1 } },
           calls_wrong_eth_getBlockByHash: { type: 'counter', values: { count: 1 } },
           validated_eth_getBlockByHash: { type: 'counter', values: { count: 4 } },
           parsed_eth_getBlockByHash: { type: 'counter', values: { count: 4 } },
@@ -115,12 +115,11 @@ describe('load: shards, segments and thresholds on the merged result', () => {
       '1/2:1',
     );
     expect(s.subjects['eth_getBlockByHash']).to.deep.equal({
-      classes: classes(3, { wrong: 1 }),
+      classes: classes(3, { ok_null: 1, wrong: 1 }),
       dropped: 2,
       validated: 4,
       parsed: 4,
-      latency: { count: 3, sum: 6, min: 1, max: 3, buckets: { 350: 2, 400: 1 } },
-      exact: { p50: 2, p99: 2.98 },
+      latency: { count: 4, sum: 2 * bucketValue(350) + 2 * bucketValue(400), min: 1, max: 3, buckets: { 350: 2, 400: 2 } },
     });
     expect(s).to.deep.include({ plan: 'digest', segment: '1/2:1', durationMs: 1234, head: { checks: 9, regressions: 1, deepest: 2 } });
   });
@@ -165,18 +164,13 @@ describe('load: shards, segments and thresholds on the merged result', () => {
     expect(Array.from({ length: 50 }, (_, i) => entryIndex(stripeEntries(entries.length, (i) => entries[i]!, 1), i))).to.deep.equal(Array.from({ length: 50 }, (_, i) => i % 46));
   });
 
-  it("reports one instance's exact k6 percentiles, and the merged histogram's once there are several", () => {
+  it("reads percentiles from the histogram, one instance or several alike, within 1% of k6's own", () => {
     const samples = latencies(5000, 3);
-    const exact = { p50: k6Percentile(samples, 0.5), p90: k6Percentile(samples, 0.9), p95: k6Percentile(samples, 0.95), p99: k6Percentile(samples, 0.99), 'p99.9': k6Percentile(samples, 0.999) };
-    const one = mergeShards([shard('0:1', { eth_getBlockByHash: subject(histogramOf(samples), { exact }) })]).subjects['eth_getBlockByHash']!;
-    const r = (x: number) => Math.round(x * 1000) / 1000;
-    expect(latencyOf(one)).to.deep.include({ p99: r(exact.p99), 'p99.9': r(exact['p99.9']) });
-    expect(percentileOf(one, 0.99)).to.equal(exact.p99);
-    expect(percentileOf(one, 0.75), 'a percentile k6 did not report').to.equal(quantile(one.latency, 0.75));
-    const half = (from: number, to: number) => subject(histogramOf(samples.slice(from, to)), { exact });
+    const one = mergeShards([shard('0:1', { eth_getBlockByHash: subject(histogramOf(samples)) })]).subjects['eth_getBlockByHash']!;
+    for (const q of [0.5, 0.9, 0.95, 0.99, 0.999]) expect(Math.abs(percentileOf(one, q) - k6Percentile(samples, q)) / k6Percentile(samples, q), `p${q * 100}`).to.be.at.most(RELATIVE_ERROR);
+    const half = (from: number, to: number) => subject(histogramOf(samples.slice(from, to)));
     const two = mergeShards([shard('0:1/2', { eth_getBlockByHash: half(0, 2500) }), shard('1/2:1', { eth_getBlockByHash: half(2500, 5000) })]).subjects['eth_getBlockByHash']!;
-    expect(two.exact).to.equal(undefined);
-    expect(latencyOf(two)?.p99).to.equal(r(quantile(mergeHistograms([histogramOf(samples)]), 0.99)));
+    expect(latencyOf(two)).to.deep.equal(latencyOf(one));
   });
 
   it('judges the plan thresholds on the merged histograms and counts, not per instance', () => {

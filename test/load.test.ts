@@ -12,11 +12,13 @@ import { bundleScenario, precompiledAjv } from '../load/bundle.ts';
 import { classify, type Expectation } from '../load/classify.ts';
 import { compareReports } from '../load/compare.ts';
 import { composeEntries, compositionOf, type CorpusEntry, type EntryKind, isDegenerate, onMissSide } from '../load/corpus.ts';
-import { METHODS } from '../load/methods.ts';
+import { bucketValue, groupOf } from '../load/histogram.ts';
+import { METHODS, metricName } from '../load/methods.ts';
 import { BOOKKEEPING, buildPlan, capacitySubjects, expectedIterations, parseDuration, targetRpsAt } from '../load/profiles.ts';
 import { cappedCodes, type LoadReport } from '../load/report.ts';
 import { prepareTest } from '../load/run.ts';
 import { createRng } from '../load/rng.ts';
+import { bucketMetric } from '../load/summary.ts';
 import { parseTimeline, type TimelinePoint } from '../load/timeline.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -185,22 +187,25 @@ describe('load: profiles, corpus, comparison, timeline', () => {
   });
 
   it("parses the dashboard's event record, whatever order metrics are announced in", () => {
-    const trend = [1, 9, 2, 0.5, 4, 5, 6]; // avg max med min p90 p95 p99
+    const m = 'eth_getBlockByHash';
+    expect(groupOf(350), 'the buckets below share a group').to.equal(groupOf(360));
     const lines = [
       { event: 'param', data: { aggregates: { counter: ['count', 'rate'], trend: ['avg', 'max', 'med', 'min', 'p(90)', 'p(95)', 'p(99)'], gauge: ['value'], rate: ['rate'] } } },
       { event: 'metric', data: { time: { type: 'gauge' } } },
       { event: 'start', data: [[1000]] },
-      { event: 'metric', data: { calls_ok_eth_getBlockByHash: { type: 'counter' }, latency_eth_getBlockByHash: { type: 'trend' } } },
-      { event: 'snapshot', data: [[10, 10], trend, [2000]] },
-      // A metric announced later that sorts first shifts every array.
-      { event: 'metric', data: { calls_invalid_eth_getBlockByHash: { type: 'counter' }, 'calls_rpc_error_eth_getBlockByHash{code:-32000}': { type: 'counter' } } },
-      { event: 'snapshot', data: [[5, 5], [10, 10], [5, 5], trend, [3000]] },
-      { event: 'cumulative', data: [[5, 2.5], [20, 10], [5, 2.5], trend, [3000]] },
+      // The histogram's counter and its buckets (the dashboard's `b` tag): successes, the latency percentiles.
+      { event: 'metric', data: { [metricName.histogram(m, groupOf(350))]: { type: 'counter' }, [bucketMetric(m, 350)]: { type: 'counter' } } },
+      { event: 'snapshot', data: [[10, 10], [10, 10], [2000]] },
+      // Metrics announced later that sort first shift every array.
+      { event: 'metric', data: { calls_invalid_eth_getBlockByHash: { type: 'counter' }, 'calls_rpc_error_eth_getBlockByHash{code:-32000}': { type: 'counter' }, [bucketMetric(m, 360)]: { type: 'counter' } } },
+      { event: 'snapshot', data: [[5, 5], [5, 5], [10, 10], [8, 8], [2, 2], [3000]] },
+      { event: 'cumulative', data: [[5, 2.5], [5, 2.5], [20, 10], [2, 1], [18, 9], [3000]] },
     ].map((e) => JSON.stringify(e));
     const t = parseTimeline(lines, ['eth_getBlockByHash']);
+    const at = (b: number) => Math.round(bucketValue(b) * 1000) / 1000;
     expect(t.points).to.deep.equal([
-      { t: 1, methods: { eth_getBlockByHash: { rps: 10, failureRate: 0, p50: 2, p95: 5, p99: 6 } } },
-      { t: 2, methods: { eth_getBlockByHash: { rps: 15, failureRate: 0.3333, p50: 2, p95: 5, p99: 6 } } },
+      { t: 1, methods: { eth_getBlockByHash: { rps: 10, failureRate: 0, p50: at(350), p95: at(350), p99: at(350) } } },
+      { t: 2, methods: { eth_getBlockByHash: { rps: 15, failureRate: 0.3333, p50: at(350), p95: at(360), p99: at(360) } } },
     ]);
     expect(t.codes).to.deep.equal({ eth_getBlockByHash: { rpc_error: { '-32000': 5 } } });
   });

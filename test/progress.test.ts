@@ -3,10 +3,12 @@
 import { expect } from 'chai';
 import { createServer, type Server } from 'node:http';
 import { listeningPort } from '../load/k6.ts';
+import { groupOf } from '../load/histogram.ts';
 import { metricName } from '../load/methods.ts';
 import { LiveProgress } from '../load/progress.ts';
+import { bucketMetric } from '../load/summary.ts';
 
-/** A stand-in for k6's /v1/metrics/<id>: counters and a trend, 404 for a metric not yet recorded. */
+/** A stand-in for k6's /v1/metrics/<id>: counters and their sub-metrics, 404 for a metric not yet recorded. */
 function fakeK6(metrics: Record<string, Record<string, number>>): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
     const id = decodeURIComponent((req.url ?? '').replace('/v1/metrics/', ''));
@@ -25,11 +27,15 @@ function sink(isTTY: boolean): { isTTY: boolean; text: string; write: (t: string
 describe('live progress', function () {
   const m = 'eth_getBlockByHash' as const;
   const metrics: Record<string, Record<string, number>> = {
-    [metricName.calls(m, 'ok')]: { count: 90, rate: 9 },
+    // 96 successes (90 ok, derived; 6 ok_null): 90 at ~4 ms, 6 at ~12.35 ms (histogram buckets 303 and 360).
     [metricName.calls(m, 'ok_null')]: { count: 6, rate: 0.6 },
     [metricName.calls(m, 'rate_limited')]: { count: 4, rate: 0.4 },
-    [metricName.latency(m)]: { avg: 5, med: 4, 'p(90)': 9, 'p(95)': 12.25, max: 30 },
+    [metricName.histogram(m, groupOf(303))]: { count: 90, rate: 9 },
+    [bucketMetric(m, 303)]: { count: 90, rate: 9 },
+    [bucketMetric(m, 360)]: { count: 6, rate: 0.6 },
   };
+  // Its group's counter counts both buckets when they share one.
+  metrics[metricName.histogram(m, groupOf(360))] = { count: (metrics[metricName.histogram(m, groupOf(360))]?.['count'] ?? 0) + 6 };
 
   it('draws per method the rate, p95 and errors on a terminal, and erases its block when done', async () => {
     const { server, url } = await fakeK6(metrics);
@@ -41,7 +47,7 @@ describe('live progress', function () {
       live.print('k6: a log line');
       live.stop();
       expect(out.text).to.match(/load gate: \d+ s of 60 s, ETA \d+ s/);
-      expect(out.text).to.match(/eth_getBlockByHash\s+[\d.]+\/10\s+12\.3\s+4\s+100/);
+      expect(out.text).to.match(/eth_getBlockByHash\s+[\d.]+\/10\s+12\.4\s+4\s+100/);
       expect(out.text).to.include('k6: a log line\n');
       expect(out.text.endsWith('\x1b[0J')).to.equal(true);
     } finally {
@@ -59,7 +65,7 @@ describe('live progress', function () {
       live.stop();
       const lines = out.text.trim().split('\n');
       expect(lines.length).to.be.within(1, 5);
-      expect(lines[0]).to.match(/^load soak: \d+ s of 1800 s, ETA \d+ s: [\d.]+ rps \(target 10\), p95 up to 12\.3 ms \(eth_getBlockByHash\), 4 errors \(eth_getBlockByHash 4\)$/);
+      expect(lines[0]).to.match(/^load soak: \d+ s of 1800 s, ETA \d+ s: [\d.]+ rps \(target 10\), p95 up to 12\.4 ms \(eth_getBlockByHash\), 4 errors \(eth_getBlockByHash 4\)$/);
       expect(out.text).to.not.include('\x1b[');
     } finally {
       server.close();

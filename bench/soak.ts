@@ -1,0 +1,65 @@
+// Figure 1c, memory over a soak: k6's resident memory (RSS) while the harness sends at a steady rate, at the
+// start of sending (after a warm-up) and at its end, against bare k6 under the same plan. A generator whose
+// memory grows with the number of requests cannot soak. k6 itself keeps every sample of each Trend it
+// reports (its http_req_* timings): bare k6 shows that growth; the harness adds no Trend of its own.
+// The length is a parameter: `npm run bench:soak -- 300` (seconds; 1800 by default), and the rate a second one.
+import { readFile } from 'node:fs/promises';
+import { harnessScenario, generatorPid, round, runBare, runHarness, saveFigure, startResponder, type Responder } from './lib.ts';
+
+const seconds = Number(process.argv[2] ?? process.env['RPC_CERTIFY_SOAK_SEC'] ?? 1800);
+const rate = Number(process.argv[3] ?? 1000);
+if (!(seconds >= 60) || !(rate > 0)) throw new Error('usage: tsx bench/soak.ts [seconds >= 60] [rate]');
+/** RSS right after the VUs start is not the working set yet: the start figure is taken this far into sending. */
+const warmUpSec = Math.min(60, seconds / 10);
+
+interface Rss {
+  startMiB: number;
+  endMiB: number;
+  growth: number;
+  requests: number;
+}
+
+/** k6's RSS once a second while `run` sends: at warmUpSec into sending, and at the last second it sent. */
+async function rssWhile(responder: Responder, run: () => Promise<unknown>): Promise<Rss> {
+  const samples: Array<{ at: number; kib: number; served: number }> = [];
+  let running = true;
+  const poll = (async () => {
+    while (running) {
+      const pid = generatorPid();
+      const status = pid === undefined ? '' : await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+      const kib = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+      const { served } = await responder.served();
+      if (Number.isFinite(kib)) samples.push({ at: Date.now(), kib, served });
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  })();
+  try {
+    await run();
+  } finally {
+    running = false;
+    await poll;
+  }
+  const sending = samples.filter((s, i) => i > 0 && s.served > (samples[i - 1]?.served ?? Infinity));
+  const first = sending[0];
+  const start = sending.find((s) => first && s.at - first.at >= warmUpSec * 1000);
+  const end = sending.at(-1);
+  if (!first || !start || !end) throw new Error('the RSS sampler saw no sending');
+  return { startMiB: round(start.kib / 1024, 1), endMiB: round(end.kib / 1024, 1), growth: round(end.kib / start.kib - 1, 3), requests: end.served - first.served };
+}
+
+const responder = await startResponder('fast');
+try {
+  const harness = await rssWhile(responder, () => runHarness(responder.url, rate, seconds));
+  const bare = await rssWhile(responder, () => runBare(responder.url, harnessScenario(rate, seconds), seconds));
+  const row = (r: Rss) => `${r.startMiB} → ${r.endMiB} MiB (${r.growth >= 0 ? '+' : ''}${round(r.growth * 100, 1)}%, ${r.requests} requests)`;
+  await saveFigure('soak', {
+    seconds,
+    rate,
+    warmUpSec,
+    harness,
+    bare,
+    rows: [[`k6 RSS over a ${round(seconds / 60, 1)}-minute soak at ${rate} rps (from ${warmUpSec} s into sending to its end)`, `harness ${row(harness)}; bare k6 ${row(bare)}`, '< 10% growth', harness.growth < 0.1 ? 'yes' : 'no']],
+  });
+} finally {
+  responder.stop();
+}

@@ -15,12 +15,16 @@ const warmUpSec = Math.min(60, seconds / 10);
 interface Rss {
   startMiB: number;
   endMiB: number;
+  /** RSS at each quarter of the time from the start figure to the end: growth that levels off is the heap reaching its working size, growth that keeps on is kept per request. */
+  quartersMiB: number[];
   growth: number;
   requests: number;
+  /** Iterations k6 could not start: it was adding VUs (each holds memory), so the rate was not sustained here. */
+  dropped?: number;
 }
 
 /** k6's RSS once a second while `run` sends: at warmUpSec into sending, and at the last second it sent. */
-async function rssWhile(responder: Responder, run: () => Promise<unknown>): Promise<Rss> {
+async function rssWhile(responder: Responder, run: () => Promise<object>): Promise<Rss> {
   const samples: Array<{ at: number; kib: number; served: number }> = [];
   let running = true;
   const poll = (async () => {
@@ -33,8 +37,10 @@ async function rssWhile(responder: Responder, run: () => Promise<unknown>): Prom
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
   })();
+  let dropped: number | undefined;
   try {
-    await run();
+    const result = await run();
+    if ('dropped' in result && typeof result.dropped === 'number') dropped = result.dropped;
   } finally {
     running = false;
     await poll;
@@ -44,14 +50,16 @@ async function rssWhile(responder: Responder, run: () => Promise<unknown>): Prom
   const start = sending.find((s) => first && s.at - first.at >= warmUpSec * 1000);
   const end = sending.at(-1);
   if (!first || !start || !end) throw new Error('the RSS sampler saw no sending');
-  return { startMiB: round(start.kib / 1024, 1), endMiB: round(end.kib / 1024, 1), growth: round(end.kib / start.kib - 1, 3), requests: end.served - first.served };
+  const at = (t: number) => sending.find((s) => s.at >= t) ?? end;
+  const quartersMiB = [1, 2, 3].map((q) => round(at(start.at + ((end.at - start.at) * q) / 4).kib / 1024, 1));
+  return { startMiB: round(start.kib / 1024, 1), endMiB: round(end.kib / 1024, 1), quartersMiB, growth: round(end.kib / start.kib - 1, 3), requests: end.served - first.served, ...(dropped === undefined ? {} : { dropped }) };
 }
 
 const responder = await startResponder('fast');
 try {
   const harness = await rssWhile(responder, () => runHarness(responder.url, rate, seconds));
   const bare = await rssWhile(responder, () => runBare(responder.url, harnessScenario(rate, seconds), seconds));
-  const row = (r: Rss) => `${r.startMiB} → ${r.endMiB} MiB (${r.growth >= 0 ? '+' : ''}${round(r.growth * 100, 1)}%, ${r.requests} requests)`;
+  const row = (r: Rss) => `${[r.startMiB, ...r.quartersMiB, r.endMiB].join(' → ')} MiB (${r.growth >= 0 ? '+' : ''}${round(r.growth * 100, 1)}%, ${r.requests} requests${r.dropped === undefined ? '' : `, ${r.dropped} dropped`})`;
   await saveFigure('soak', {
     seconds,
     rate,

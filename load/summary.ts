@@ -1,7 +1,7 @@
 // Turns k6's end-of-test data into this instance's shard (shard.ts): class counts, dropped iterations,
 // validated answers, the head sampler's findings and the latency histogram, whose buckets k6 counts as
-// sub-metrics of tagged Counters. Pure: runs inside k6, in the scenario's handleSummary; the live progress
-// and the timeline read k6's metrics the same way (subjectCounts).
+// sub-metrics of tagged Counters. Pure: runs inside k6, in the scenario's handleSummary; the dashboard
+// timeline reads each period the same way (subjectCounts).
 import { BUCKETS, bucketValue, groupOf } from './histogram.ts';
 import { CLASSES, metricName, type RpcClass, SUCCESS_CLASSES, type Subject } from './methods.ts';
 import { BOOKKEEPING, type Plan } from './profiles.ts';

@@ -9,7 +9,7 @@ import type { Targets } from '../core/targets.ts';
 import type { RunResult } from '../conformance/framework/runner.ts';
 import type { Expectations } from '../conformance/framework/expectations.ts';
 import type { CheckResult } from '../conformance/framework/check.ts';
-import type { ConformanceReport } from '../conformance/report/model.ts';
+import { type ConformanceReport, explains } from '../conformance/report/model.ts';
 import { writeFileAtomic } from '../conformance/report/atomic.ts';
 import { endpointOptions, expectedNetwork, methodList, positive, resolveEndpoint, UsageError } from './networks.ts';
 import { METHODS } from '../load/methods.ts';
@@ -260,7 +260,7 @@ function progress(): { onResult: (r: CheckResult) => void; flush: () => void } {
       line = [];
     }
     const expected = r.expectation?.kind === 'fail';
-    line.push(expected && r.verdict === 'fail' ? 'x' : expected && r.verdict === 'pass' ? '!' : r.verdict === 'fail' && r.layer === 'advisory' ? 'a' : marks[r.verdict]);
+    line.push(explains(r.expectation, r.reason) && r.verdict === 'fail' ? 'x' : expected && r.verdict === 'pass' ? '!' : r.verdict === 'fail' && r.layer === 'advisory' ? 'a' : marks[r.verdict]);
   };
   return { onResult, flush };
 }

@@ -142,7 +142,11 @@ suite.check(
 suite.check(
   { intent: 'transactions-root', clause: 'invariant: transactionsRoot', layer: 'invariant', title: 'transactionsRoot recomputed as the Merkle-Patricia root of rlp(index) -> signed envelope over the full transactions, each of which hashes to its hash', covers: ['hit'] },
   async (t) => {
-    for (const { name, block } of await judgedBlocks(t)) {
+    // Every block is judged before the verdict, so the failure says which blocks and what they hold: an
+    // --expect entry can then be scoped to the one deviation it names (its `match`), not the whole check.
+    const judged = await judgedBlocks(t);
+    const wrong: Array<{ text: string; ref: Judged['ref']; served: unknown; recomputed: string }> = [];
+    for (const { name, ref, block } of judged) {
       const txs = block['transactions'];
       if (!Array.isArray(txs)) return t.fail(`${name}: transactions is not an array`, { pointer: '/result/transactions' });
       const envelopes = await recompute(t, '/result', `the transactionsRoot of ${name}`, () =>
@@ -153,8 +157,16 @@ suite.check(
           return envelope;
         }),
       );
-      t.expectEqual(block['transactionsRoot'], await orderedTrieRoot(envelopes), `${name}: transactionsRoot is not the trie root of its ${txs.length} transaction(s)`, '/result/transactionsRoot');
+      const recomputed = await orderedTrieRoot(envelopes);
+      if (block['transactionsRoot'] === recomputed) continue;
+      const types = [...new Set((txs as Json[]).map((tx) => String(tx['type'] ?? '0x0')))].sort();
+      wrong.push({ text: `${name} holds ${txs.length} transaction(s) of type ${types.join(', ') || 'none'}`, ref, served: block['transactionsRoot'], recomputed });
     }
+    const first = wrong[0];
+    if (!first) return;
+    // Read again (from the run's memo: no request) so the failing block's exchange is the evidence shown first.
+    await t.result(suite.method, [first.ref.hash, true]);
+    t.fail(`transactionsRoot is not the trie root of the transactions in ${wrong.length} of ${judged.length} blocks judged: ${wrong.map((w) => w.text).join('; ')}`, { pointer: '/result/transactionsRoot', expected: first.recomputed, actual: first.served });
   },
 );
 

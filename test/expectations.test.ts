@@ -65,6 +65,14 @@ describe('--expect', function () {
       expect(unexpected).to.include({ pass: 1, fatalFailures: 0, unexpectedPasses: 1, verdict: 'fail' });
     });
 
+    it('a scoped entry (match) explains only the failure it names: another failure of the same check fails the run', () => {
+      const scoped = (reason: string): CheckResult => ({ ...check('a/y', 'fail', 'invariant'), reason, expectation: { kind: 'fail', reason: 'blob blocks', match: 'in 1 of \\d+ blocks judged: [^;]*type 0x3' } });
+      expect(summarize([scoped('in 1 of 12 blocks judged: block 9 holds 1 transaction(s) of type 0x3')], false, true)).to.include({ expectedFailures: 1, fatalFailures: 0, verdict: 'pass' });
+      expect(summarize([scoped('in 2 of 12 blocks judged: block 9 holds 1 transaction(s) of type 0x3; block 4 holds 2 transaction(s) of type 0x2')], false, true)).to.include({ expectedFailures: 0, fatalFailures: 1, verdict: 'fail' });
+      expect(summarize([scoped('block 4: transaction 0 does not hash to its hash')], false, true)).to.include({ expectedFailures: 0, fatalFailures: 1, verdict: 'fail' });
+      expect(() => parseExpectations(JSON.stringify({ fail: [{ id: PENDING, reason: 'r', match: '(' }] }), 'f.json')).to.throw(ExpectationsError, /not a regular expression/);
+    });
+
     it('an expected skip, or an expected failure that could not run, changes nothing', () => {
       const s = summarize([check('a/x', 'skip', 'spec', 'skip'), check('a/y', 'inconclusive', 'spec', 'fail'), check('a/z', 'fail', 'spec')], false, true);
       expect(s).to.include({ skip: 1, inconclusive: 1, fatalFailures: 1, expectedFailures: 0, unexpectedPasses: 0, verdict: 'fail' });

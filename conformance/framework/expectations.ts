@@ -10,6 +10,8 @@ import { allSuites } from '../methods.ts';
 export interface Expectation {
   id: string;
   reason: string;
+  /** A regular expression: only a failure whose reason matches is the expected one. */
+  match?: string;
   link?: string;
   /** YYYY-MM-DD */
   review?: string;
@@ -28,6 +30,8 @@ export interface ExpectationNote {
   /** 'fail': the check is expected to fail; 'skip': expected to find no target on this endpoint. */
   kind: 'fail' | 'skip';
   reason: string;
+  /** A regular expression: only a failure whose reason matches is the expected one. */
+  match?: string;
   link?: string;
   review?: string;
   /** The review date has passed. */
@@ -68,6 +72,8 @@ export function parseExpectations(text: string, file: string): Expectations {
   const seen = new Set<string>();
   const doubled = entries.filter((e) => seen.size === seen.add(e.id).size).map((e) => e.id);
   if (doubled.length > 0) throw new ExpectationsError(`--expect: ${file} names a check more than once: ${doubled.join(', ')}`);
+  const broken = entries.filter((e) => e.match !== undefined && !compiles(e.match)).map((e) => `${e.id} (${e.match})`);
+  if (broken.length > 0) throw new ExpectationsError(`--expect: ${file} has a match that is not a regular expression: ${broken.join(', ')}`);
   return { file, ...(value.client ? { client: value.client } : {}), fail: value.fail, skip: value.skip ?? [] };
 }
 
@@ -79,7 +85,17 @@ export function expectationFor(id: string, expectations: Expectations, today: st
   return {
     kind: fail ? 'fail' : 'skip',
     reason: entry.reason,
+    ...(entry.match ? { match: entry.match } : {}),
     ...(entry.link ? { link: entry.link } : {}),
     ...(entry.review ? { review: entry.review, ...(entry.review < today ? { overdue: true } : {}) } : {}),
   };
+}
+
+function compiles(pattern: string): boolean {
+  try {
+    new RegExp(pattern);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -2,6 +2,7 @@
 // HTML writers all render, so the three can never disagree about a verdict.
 import { INTERRUPTED_EXIT } from '../../cli/interrupt.ts';
 import type { CheckResult } from '../framework/check.ts';
+import type { ExpectationNote } from '../framework/expectations.ts';
 import type { BlockRef, Targets } from '../../core/targets.ts';
 
 export interface ConformanceReport {
@@ -76,12 +77,17 @@ export type Outcome = 'pass' | 'fail' | 'unexpected-pass' | 'advisory' | 'expect
 /** Worst first: the order the HTML report lists sections in and ranks coverage cells by. */
 export const OUTCOMES: readonly Outcome[] = ['fail', 'unexpected-pass', 'advisory', 'inconclusive', 'expected', 'skip', 'pass'];
 
-export function outcomeOf(check: Pick<CheckResult, 'layer' | 'verdict' | 'expectation'>, strict: boolean): Outcome {
-  const expectedToFail = check.expectation?.kind === 'fail';
-  if (check.verdict === 'pass') return expectedToFail ? 'unexpected-pass' : 'pass';
+export function outcomeOf(check: Pick<CheckResult, 'layer' | 'verdict' | 'expectation' | 'reason'>, strict: boolean): Outcome {
+  if (check.verdict === 'pass') return check.expectation?.kind === 'fail' ? 'unexpected-pass' : 'pass';
   if (check.verdict !== 'fail') return check.verdict;
-  if (expectedToFail) return 'expected';
+  // A scoped entry (its `match`) explains only the deviation it names: another failure of the check stands.
+  if (explains(check.expectation, check.reason)) return 'expected';
   return check.layer === 'advisory' && !strict ? 'advisory' : 'fail';
+}
+
+/** A failure is the expected one when the file lists it as failing and, if the entry is scoped, its reason matches. */
+export function explains(note: ExpectationNote | undefined, reason: string | undefined): boolean {
+  return note?.kind === 'fail' && (note.match === undefined || new RegExp(note.match).test(reason ?? ''));
 }
 
 export function summarize(checks: CheckResult[], strict: boolean, complete: boolean): ConformanceReport['summary'] {

@@ -9,7 +9,7 @@ import { signedEnvelope } from '../core/invariants/tx.ts';
 import { withdrawalEncoding } from '../core/invariants/withdrawal.ts';
 import type { Targets } from '../core/targets.ts';
 import { toQuantity } from '../core/hex.ts';
-import { type CheckContext, MethodSuite } from './framework/check.ts';
+import { type CheckContext, CheckOutcome, MethodSuite } from './framework/check.ts';
 import { envelopeChecks, extraFieldsCheck, nullOnMiss, nullOnZeroHash, type Shaped, UNKNOWN_HASH } from './framework/common.ts';
 import { expectHeaderHash, judgedRefs, recompute } from './framework/invariant-checks.ts';
 import { receiptsOfBlock } from './framework/receipt-checks.ts';
@@ -96,6 +96,21 @@ suite.check(
 
 extraFieldsCheck(suite, 'the blocks judged and their transactions', async (t) =>
   (await judgedBlocks(t)).flatMap(({ block }): Shaped => [['block', block], ...(Array.isArray(block['transactions']) ? block['transactions'] : []).map((tx): Shaped[number] => ['transaction', tx])]),
+);
+
+suite.check(
+  { intent: 'judged-shape', clause: '§4.2, §2.2', layer: 'spec', title: 'every block the run reads has the block shape (schemas/block.json): each block judged (up to 16, full transactions), and every block the discovery walk (eth_getBlockByNumber) found malformed, which is never passed over as "not on this chain"', covers: ['hit'] },
+  async (t) => {
+    // A block discovery read malformed is asked for again, as the walk asked for it, for the evidence; it
+    // fails even if it now comes back whole: the endpoint served it malformed.
+    for (const bad of t.targets.malformedBlocks ?? []) {
+      const again = await t.result<unknown>('eth_getBlockByNumber', [bad.number, bad.full]).catch((e: unknown) => (e instanceof CheckOutcome ? undefined : Promise.reject(e)));
+      const what = `block ${bad.number} as the discovery walk read it (eth_getBlockByNumber${bad.classes.length ? `; it held ${bad.classes.join(', ')}` : ''})`;
+      if (again !== undefined) t.expectShape('block', again, '/result', what);
+      t.fail(`${what}: block shape: ${bad.faults.join('; ')}`, { pointer: `/result${bad.faults[0]?.split(' ')[0] ?? ''}` });
+    }
+    for (const { name, block } of await judgedBlocks(t)) t.expectShape('block', block, '/result', name);
+  },
 );
 
 // Invariant layer (facts.md, "Protocol invariants"): what the block's header commits to, recomputed.

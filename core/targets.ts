@@ -14,9 +14,13 @@ export interface JudgedBlock extends BlockRef {
   why: string[];
 }
 
-/** Per target class: found (and where), not on the chain within the blocks walked, or not reached before the request budget ran out. */
+/**
+ * Per target class: found (and where), found only in a block that fails its shape (a failed check, never
+ * "absent"), not on the chain within the blocks walked, not reached before the request budget ran out, or
+ * not looked for because the run was stopped (deadline, Ctrl-C) during the walk.
+ */
 export interface CoverageEntry {
-  status: 'found' | 'absent' | 'out-of-budget';
+  status: 'found' | 'malformed' | 'absent' | 'out-of-budget' | 'not-looked-for';
   source?: 'discovery' | 'fixture' | 'seed' | 'lockfile';
   /** Blocks walked when the class was judged absent or out of budget. */
   within?: number;
@@ -32,7 +36,7 @@ export interface Targets {
     to: string;
     blocks: number;
     /** Why the walk ended: every class found, the range (--discovery-depth or genesis) walked, or the request budget spent. */
-    stoppedBy?: 'all-found' | 'range' | 'budget';
+    stoppedBy?: 'all-found' | 'range' | 'budget' | 'interrupted';
     requests?: number;
   };
   /** A block with several transactions (the most found), and one with none. */
@@ -57,6 +61,8 @@ export interface Targets {
   preByzantiumTx?: string;
   /** One block per fork era met ('frontier' = pre-London, 'london', 'shanghai', 'cancun', 'prague'). */
   eraBlocks?: Record<string, BlockRef>;
+  /** Blocks the walk fetched that fail the block shape (schemas/block.json), with the classes they held: eth_getBlockByHash/walked-shape fails on them. */
+  malformedBlocks?: MalformedBlock[];
   /** The blocks every block-level invariant judges (capped, spread over the eras found). */
   judgedBlocks?: JudgedBlock[];
   /** Per target class, what the walk and the fixtures made of it. */
@@ -65,6 +71,18 @@ export interface Targets {
   reverts: RevertTarget[];
   /** Where each entry came from, for the report. */
   sources: Record<string, 'discovery' | 'fixture' | 'seed' | 'lockfile'>;
+}
+
+export interface MalformedBlock {
+  /** The number asked for (eth_getBlockByNumber), whatever the answer says. */
+  number: string;
+  hash?: string;
+  /** Whether full transactions were asked for. */
+  full: boolean;
+  /** The schema faults, "pointer message". */
+  faults: string[];
+  /** The target classes the walk took from this block. */
+  classes: string[];
 }
 
 export interface RevertTarget {

@@ -126,6 +126,21 @@ describe('conformance checks fire on their faults', function () {
     }
   });
 
+  it('a block the discovery walk reads malformed fails judged-shape, and its classes read "found, malformed", never "not on this chain" (red-team A1)', async function () {
+    // The only type 0x4 block loses its number, by number and by hash alike.
+    const blob = targets.judgedBlocks!.find((b) => b.why.includes('type 0x4'))!;
+    proxy.fault = { name: 'number dropped from the 0x4 block', kills: [], rewrite: (_req, res) => (res.result && (res.result as Record<string, unknown>)['hash'] === blob.hash ? { ...res, result: { ...(res.result as object), number: undefined } } : res) };
+    const r = await runConformance({ url: proxy.url, methods: ['eth_getBlockByHash'], fixtures: [{ targets: seed, source: 'seed' }] });
+    const c = byId(r, 'eth_getBlockByHash/judged-shape');
+    expect(c?.verdict).to.equal('fail');
+    expect(c?.reason).to.match(new RegExp(`block ${blob.number} as the discovery walk read it .*txByType\\.0x4.*missing required field "number"`));
+    expect(c?.evidence.length).to.be.greaterThan(0);
+    expect(r.targets?.coverage?.['txByType.0x4']?.status).to.equal('malformed');
+    const absent = (run: RunResult) => Object.entries(run.targets?.coverage ?? {}).filter(([, e]) => e.status === 'absent').map(([k]) => k);
+    expect(absent(r), 'absent only what the clean chain lacks').to.deep.equal(absent(cleanRun));
+    expect(r.targets?.scanned.blocks, 'the block is still walked').to.equal(cleanRun.targets?.scanned.blocks);
+  });
+
   it('every check of the suite is killed by at least one fault', function () {
     const killed = new Set(catalogue.flatMap((f) => f.kills));
     const all = allSuites.flatMap((s) => s.checks.map((c) => s.id(c.spec.intent)));

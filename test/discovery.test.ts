@@ -80,6 +80,10 @@ async function fakeEndpoint(opts: { blockReceipts: boolean }): Promise<{ url: st
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, server };
 }
 
+// The fake chain's blocks carry only the fields discovery reads, so each fails the block shape: its classes
+// read "found, malformed" (the shape test below uses the real devnet's well-formed blocks as the contrast).
+const present = (status: string) => status === 'found' || status === 'malformed';
+
 describe('discovery as coverage', function () {
   const head = CHAIN.length - 1;
   const walk = async (opts: { depth?: number; budget?: number; blockReceipts?: boolean } = {}): Promise<{ t: Targets; requests: number }> => {
@@ -97,7 +101,7 @@ describe('discovery as coverage', function () {
 
   it('finds every class the walked range holds, eras included, and says which are absent', async function () {
     const { t } = await walk();
-    const found = Object.entries(t.coverage!).filter(([, c]) => c.status === 'found').map(([k]) => k).sort();
+    const found = Object.entries(t.coverage!).filter(([, c]) => present(c.status)).map(([k]) => k).sort();
     expect(found).to.include.members([
       'uncleBlock', 'preByzantiumTx', 'withdrawalsBlock', 'emptyBlock', 'multiTxBlock', 'contractCreation', 'txWithLogs', 'failedTx', 'successTx', 'callToCode', 'firstInBlockTx', 'revertedTx',
       'txByType.0x0', 'txByType.0x1', 'txByType.0x2', 'txByType.0x3', 'txByType.0x4', 'txByType.0x7e',
@@ -127,7 +131,7 @@ describe('discovery as coverage', function () {
     const { t } = await walk({ depth: 3 });
     expect(t.coverage!['uncleBlock']).to.deep.equal({ status: 'absent', within: 3 });
     expect(t.coverage!['preByzantiumTx']).to.deep.equal({ status: 'absent', within: 3 });
-    expect(t.coverage!['txByType.0x4']!.status).to.equal('found');
+    expect(present(t.coverage!['txByType.0x4']!.status)).to.equal(true);
   });
 
   it('a spent request budget says "out of budget", not absent', async function () {
@@ -137,11 +141,46 @@ describe('discovery as coverage', function () {
     expect(t.coverage!['uncleBlock']!.status).to.equal('out-of-budget');
   });
 
+  it('every block walked is held to the block shape: one failing it is recorded with its faults and classes, never dropped or called absent', async function () {
+    const { t } = await walk({ depth: 3 });
+    expect(t.scanned.blocks).to.equal(3);
+    expect(t.malformedBlocks?.map((b) => b.number)).to.deep.equal(['0x7', '0x6', '0x5']);
+    expect(t.malformedBlocks?.[0]?.faults.join(' ')).to.match(/missing required field "parentHash"/);
+    expect(t.malformedBlocks?.find((b) => b.number === '0x6')?.classes).to.include('txByType.0x4');
+    expect(t.coverage!['txByType.0x4']).to.deep.include({ status: 'malformed' });
+    expect(t.coverage!['txByType.0x4']!.note).to.match(/block 0x6, which fails the block shape/);
+  });
+
+  it('a walk stopped by the deadline or Ctrl-C says "not looked for", never "not on this chain"', async function () {
+    const { url, server } = await fakeEndpoint({ blockReceipts: true });
+    const stop = new AbortController();
+    const client = new RpcClient({ url, signal: stop.signal });
+    const call = client.call.bind(client);
+    // Stopped once the walk has read two blocks.
+    let blocks = 0;
+    client.call = (async (method: string, params: unknown[]) => {
+      if (method === 'eth_getBlockByNumber' && ++blocks > 2) stop.abort('the run deadline of 1s');
+      return call(method, params);
+    }) as typeof client.call;
+    try {
+      const t = await discoverTargets(client, { depth: 64, chainId: '0x1', head: { number: toQuantity(head), hash: h(head, 'bb') } });
+      const coverage = coverageOf(t);
+      expect(t.scanned.stoppedBy).to.equal('interrupted');
+      expect(t.scanned.blocks).to.equal(2);
+      expect(Object.values(coverage).filter((c) => c.status === 'absent')).to.deep.equal([]);
+      expect(coverage['uncleBlock']).to.deep.equal({ status: 'not-looked-for', within: 2 });
+      expect(coverage['contractCreation']!.status).to.equal('not-looked-for');
+    } finally {
+      client.close();
+      server.close();
+    }
+  });
+
   it('without eth_getBlockReceipts, receipts one by one still reveal the receipt classes', async function () {
     const { t } = await walk({ blockReceipts: false });
     expect(t.preByzantiumTx).to.equal(h(16, 'cc'));
     expect(t.revertedTx).to.equal(h(3 * 16, 'cc'));
-    expect(t.coverage!['txWithLogs']!.status).to.equal('found');
+    expect(present(t.coverage!['txWithLogs']!.status)).to.equal(true);
   });
 
   it('garbage from a hostile endpoint is passed over: discovery never throws, and says what it could not find', async function () {

@@ -197,13 +197,13 @@ export class CheckContext {
     return new CheckOutcome('inconclusive', `endpoint could not be tested: ${err.message}`);
   }
 
-  /** Fails when the value does not match the named schema, pointing at the first fault. */
-  expectShape(name: ShapeName, value: unknown, at = '/result'): void {
+  /** Fails when the value does not match the named schema, pointing at the first fault; `where` names the value in the message. */
+  expectShape(name: ShapeName, value: unknown, at = '/result', where?: string): void {
     const faults = validateShape(name, value);
     if (faults.length === 0) return;
     const first = faults[0]!;
     const more = faults.length > 1 ? ` (+${faults.length - 1} more: ${faults.slice(1, 4).map((f) => `${f.pointer} ${f.message}`).join('; ')})` : '';
-    this.fail(`${name} shape: ${first.pointer} ${first.message}${more}`, { pointer: joinPointer(at, first.pointer), actual: pick(value, first.pointer) });
+    this.fail(`${where ? `${where}: ` : ''}${name} shape: ${first.pointer} ${first.message}${more}`, { pointer: joinPointer(at, first.pointer), actual: pick(value, first.pointer) });
   }
 
   expectEqual(actual: unknown, expected: unknown, message: string, pointer?: string): void {

@@ -5,7 +5,8 @@
 // transactions and receipts until each class is found or the range is walked. It then picks the blocks
 // the block-level invariants judge. Nothing is hard-coded to one chain.
 import { readFile } from 'node:fs/promises';
-import type { BlockRef, CoverageEntry, JudgedBlock, Targets } from '../../core/targets.ts';
+import type { BlockRef, CoverageEntry, JudgedBlock, MalformedBlock, Targets } from '../../core/targets.ts';
+import { validateShape } from '../../core/schemas.ts';
 import { isObject, q, toQuantity } from '../../core/hex.ts';
 import type { Json } from '../../core/invariants/encoding.ts';
 import { headerFork } from '../../core/invariants/header.ts';
@@ -77,7 +78,12 @@ export async function discoverTargets(client: RpcClient, opts: DiscoveryOptions)
     reverts: [],
     sources: {},
   };
-  const found = (key: string) => (t.sources[key] = 'discovery');
+  /** The block being read when it fails its shape: the classes it yields are recorded as malformed. */
+  let malformed: MalformedBlock | undefined;
+  const found = (key: string) => {
+    t.sources[key] = 'discovery';
+    malformed?.classes.push(key);
+  };
   const walked: Walked[] = [];
   /** The block of each transaction a target names. */
   const blockOfTx = new Map<string, string>();
@@ -93,13 +99,20 @@ export async function discoverTargets(client: RpcClient, opts: DiscoveryOptions)
       stoppedBy = 'budget';
       break;
     }
-    // Discovery reads what an untrusted endpoint says: a block it cannot make sense of is passed over
-    // (the checks will judge that endpoint), never a crash of the run.
-    // Full transaction objects only while a class still needs them: once all are found, the rest of the
-    // walk costs a hash list a block.
+    // Discovery reads what an untrusted endpoint says: a block it cannot make sense of never crashes the
+    // run. Full transaction objects only while a class still needs them: once all are found, the rest of
+    // the walk costs a hash list a block.
     const full = needsTransactions(t);
-    const block = await client.call<RawBlock | null>('eth_getBlockByNumber', [toQuantity(n), full]).catch(() => null);
-    if (!isObject(block) || typeof block.hash !== 'string' || typeof block.number !== 'string' || !Array.isArray(block.transactions)) continue;
+    const raw = await client.call<unknown>('eth_getBlockByNumber', [toQuantity(n), full]).catch(() => null);
+    if (client.stopped) break;
+    if (!isObject(raw)) continue;
+    // Every block read is held to the block shape: one that fails it is recorded (walked-shape fails on it)
+    // and still read as far as it can be, so a class it holds is "malformed", never "not on this chain".
+    const faults = validateShape('block', raw);
+    malformed = faults.length > 0 ? { number: toQuantity(n), ...(typeof raw['hash'] === 'string' ? { hash: raw['hash'] } : {}), full, faults: faults.slice(0, 4).map((f) => `${f.pointer} ${f.message}`), classes: [] } : undefined;
+    if (malformed) (t.malformedBlocks ??= []).push(malformed);
+    if (typeof raw['hash'] !== 'string') continue;
+    const block = { ...raw, hash: raw['hash'], number: typeof raw['number'] === 'string' ? raw['number'] : toQuantity(n), transactions: Array.isArray(raw['transactions']) ? raw['transactions'] : [] } as RawBlock;
     t.scanned = { from: block.number, to: head.number, blocks: t.scanned.blocks + 1 };
     const ref: BlockRef = { number: block.number, hash: block.hash };
     const count = block.transactions.length;
@@ -140,6 +153,9 @@ export async function discoverTargets(client: RpcClient, opts: DiscoveryOptions)
       break;
     }
   }
+  malformed = undefined;
+  // Stopped mid-walk (the deadline, Ctrl-C): what was not found was not looked for.
+  if (client.stopped && stoppedBy !== 'all-found') stoppedBy = 'interrupted';
   if (!t.firstInBlockTx && plainFirst) {
     t.firstInBlockTx = plainFirst;
     found('firstInBlockTx');
@@ -308,22 +324,33 @@ function pickJudged(t: Targets, walked: Walked[], blockOfTx: Map<string, string>
 }
 
 /**
- * The coverage matrix: per class, found (and from where), or missing, with why: the walk covered its
- * range ("not on this chain within N blocks") or ran out of budget before it did.
+ * The coverage matrix: per class, found (and from where), found only in a malformed block, or missing,
+ * with why: the walk covered its range ("not on this chain within N blocks"), ran out of budget before it
+ * did, or was stopped (deadline, Ctrl-C) before it did.
  */
 export function coverageOf(t: Targets): Record<string, CoverageEntry> {
   const out: Record<string, CoverageEntry> = {};
   const within = t.scanned.blocks;
-  const missing = (): CoverageEntry => (t.scanned.stoppedBy === 'budget' ? { status: 'out-of-budget', within } : { status: 'absent', within });
+  const missing = (): CoverageEntry =>
+    t.scanned.stoppedBy === 'budget' ? { status: 'out-of-budget', within } : t.scanned.stoppedBy === 'interrupted' ? { status: 'not-looked-for', within } : { status: 'absent', within };
+  const bad = new Map((t.malformedBlocks ?? []).flatMap((b) => b.classes.map((key) => [key, b] as const)));
+  const foundEntry = (key: string): CoverageEntry => {
+    const source = t.sources[key] ? { source: t.sources[key] } : {};
+    const block = bad.get(key);
+    if (!block) return { status: 'found', ...source };
+    return { status: 'malformed', ...source, note: `taken from block ${block.number}, which fails the block shape (eth_getBlockByHash/walked-shape)` };
+  };
   const value = (key: string): unknown => (key.startsWith('txByType.') ? t.txByType[key.slice('txByType.'.length)] : (t as unknown as Record<string, unknown>)[key]);
   for (const [key] of COVERAGE_CLASSES) {
     const v = value(key);
-    out[key] = v ? { status: 'found', ...(t.sources[key] ? { source: t.sources[key] } : {}) } : missing();
+    out[key] = v ? foundEntry(key) : missing();
   }
   for (const type of Object.keys(t.txByType).filter((k) => !KNOWN_TYPES.includes(k)).sort()) {
-    out[`txByType.${type}`] = { status: 'found', ...(t.sources[`txByType.${type}`] ? { source: t.sources[`txByType.${type}`] } : {}), note: 'a type this harness does not know (an L2 type?): its envelope is not recomputed' };
+    const entry = foundEntry(`txByType.${type}`);
+    const unknown = 'a type this harness does not know (an L2 type?): its envelope is not recomputed';
+    out[`txByType.${type}`] = { ...entry, note: entry.note ? `${entry.note}; ${unknown}` : unknown };
   }
-  for (const era of Object.keys(t.eraBlocks ?? {})) out[`era.${era}`] = { status: 'found', ...(t.sources[`era.${era}`] ? { source: t.sources[`era.${era}`] } : {}) };
+  for (const era of Object.keys(t.eraBlocks ?? {})) out[`era.${era}`] = foundEntry(`era.${era}`);
   return out;
 }
 

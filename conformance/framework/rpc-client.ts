@@ -123,6 +123,11 @@ export class RpcClient {
     return resultOf<T>(await this.exchange(method, params));
   }
 
+  /** The run was stopped (Ctrl-C, the deadline): nothing more will be answered. */
+  get stopped(): boolean {
+    return this.signal?.aborted === true;
+  }
+
   close(): void {
     this.agent.destroy();
   }

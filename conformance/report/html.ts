@@ -246,8 +246,8 @@ const VALUE_OF: Record<string, (t: Targets) => Targets[keyof Targets] | undefine
   preByzantiumTx: (t) => t.preByzantiumTx,
 };
 
-const COVERAGE_LABEL: Record<CoverageEntry['status'], string> = { found: 'found', absent: 'not on this chain', 'out-of-budget': 'out of budget' };
-const COVERAGE_CLASS: Record<CoverageEntry['status'], string> = { found: 'o-pass', absent: 'o-skip', 'out-of-budget': 'o-inconclusive' };
+const COVERAGE_LABEL: Record<CoverageEntry['status'], string> = { found: 'found', malformed: 'found, malformed', absent: 'not on this chain', 'out-of-budget': 'out of budget', 'not-looked-for': 'not looked for (deadline/interrupted)' };
+const COVERAGE_CLASS: Record<CoverageEntry['status'], string> = { found: 'o-pass', malformed: 'o-fail', absent: 'o-skip', 'out-of-budget': 'o-inconclusive', 'not-looked-for': 'o-inconclusive' };
 
 function targetsSection(t: Targets | undefined): string {
   if (!t) return `<section id="targets"><h2>Targets</h2><p class="empty">No targets recorded for this run.</p></section>`;
@@ -278,7 +278,7 @@ function targetsSection(t: Targets | undefined): string {
 ${judged.length ? `<table class="list"><thead><tr><th>block</th><th>era</th><th>txs</th><th>picked for</th></tr></thead><tbody>${judged.join('\n')}</tbody></table>` : '<p class="empty">No block list recorded: the busiest and the empty block were judged.</p>'}</section>`;
 }
 
-const STOPPED: Record<NonNullable<Targets['scanned']['stoppedBy']>, string> = { 'all-found': 'every class found', range: 'range walked', budget: 'request budget spent' };
+const STOPPED: Record<NonNullable<Targets['scanned']['stoppedBy']>, string> = { 'all-found': 'every class found', range: 'range walked', budget: 'request budget spent', interrupted: 'stopped by the deadline or an interrupt' };
 
 function targetValue(v: Targets[keyof Targets] | undefined): string | undefined {
   if (v === undefined || v === null) return undefined;

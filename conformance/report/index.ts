@@ -70,12 +70,16 @@ function coverageLine(report: ConformanceReport): string | undefined {
   const missing = (status: string) => entries.filter(([, c]) => c.status === status).map(([k]) => k);
   const absent = missing('absent');
   const budget = missing('out-of-budget');
+  const malformed = missing('malformed');
+  const notLooked = missing('not-looked-for');
   const judged = t.judgedBlocks ?? [];
   const eras = [...new Set(judged.map((b) => b.era))];
   return [
     `  targets: ${found} of ${entries.length} classes found in ${t.scanned.blocks} blocks walked`,
     absent.length ? `; not on this chain within them: ${absent.join(', ')}` : '',
     budget.length ? `; OUT OF BUDGET (--discovery-budget): ${budget.join(', ')}` : '',
+    malformed.length ? `; FOUND, MALFORMED (in a block failing its shape): ${malformed.join(', ')}` : '',
+    notLooked.length ? `; NOT LOOKED FOR (deadline/interrupted): ${notLooked.join(', ')}` : '',
     judged.length ? `; ${judged.length} block(s) judged in full (${eras.join(', ')})` : '',
   ].join('');
 }

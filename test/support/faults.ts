@@ -75,6 +75,12 @@ function tagRejected(method: string, tag: string, at: number): Fault {
   return fault(`${method}: tag "${tag}" rejected`, [`${method}/tag-${tag}`], (req, res) => (req.method === method && req.params[at] === tag ? invalidParams(res) : res));
 }
 
+/** A judged block other than the busiest and the empty one (which other checks fetch and shape-check). */
+function judgedOnly(targets: Targets): string | undefined {
+  const other = [targets.multiTxBlock?.hash, targets.emptyBlock?.hash];
+  return (targets.judgedBlocks ?? []).find((b) => !other.includes(b.hash) && b.why.some((w) => w.startsWith('type 0x3')))?.hash;
+}
+
 export function faultCatalogue(targets: Targets): Fault[] {
   const synthetic = { synthetic: true } as const;
   return [
@@ -115,6 +121,8 @@ export function faultCatalogue(targets: Targets): Fault[] {
     fault('block: 255-byte logsBloom', [`${M.block}/hashes-shape`], results(M.block, (b: Json) => ({ ...b, logsBloom: (b['logsBloom'] as string).slice(0, -2) }))),
     fault('block: nonce missing', [`${M.block}/hashes-shape`], results(M.block, (b: Json) => ({ ...b, nonce: undefined }))),
     nullToError(M.block, ['null-on-miss']),
+    // Red-team A2: a required field no invariant reads, dropped from a judged block that no other shape check fetches.
+    fault('block: uncles dropped from the blob block (judged, not the busiest)', [`${M.block}/judged-shape`], results(M.block, (b: Json) => ({ ...b, uncles: undefined }), (req) => req.params[0] === judgedOnly(targets))),
     fault('block: totalDifficulty dropped', [`${M.block}/total-difficulty`], results(M.block, (b: Json) => ({ ...b, totalDifficulty: undefined }))),
     fault('block: an L2 field added', [`${M.block}/extra-fields`], results(M.block, (b: Json) => ({ ...b, l1BlockNumber: '0x1' }))),
 

@@ -116,6 +116,23 @@ describe('conformance checks fire on their faults', function () {
     expect(byId(r, 'eth_getTransactionReceipt/agrees-with-block-receipts')).to.deep.include({ verdict: 'inconclusive' });
   });
 
+  it('an unusable answer from a method (100k-deep JSON, a field of the wrong shape) fails only its own checks: the checks leaning on it are inconclusive, naming it (red-team B7)', async function () {
+    const deep = (id: unknown) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    const corrupt = (r: unknown): unknown => (Array.isArray(r) ? r.map(corrupt) : r && typeof r === 'object' ? Object.fromEntries(Object.entries(r).map(([k, v]) => [k, k === 'blockHash' || k === 'parentHash' ? '0xzz' : v])) : r);
+    for (const method of allSuites.map((s) => s.method).filter((m) => m !== 'service' && m !== 'eth_estimateGas')) {
+      for (const [how, f] of [
+        ['100k-deep JSON', { raw: (req: { method: string; id?: unknown }) => (req.method === method ? { status: 200, contentType: 'application/json', body: deep(req.id) } : undefined) }],
+        ['a blockHash/parentHash not a hash', { rewrite: (req: { method: string }, res: { result?: unknown }) => (req.method === method && 'result' in res ? { ...res, result: corrupt(res.result) } : res) }],
+      ] as const) {
+        proxy.fault = { name: `${method}: ${how}`, kills: [], ...f } as never;
+        const r = await run(undefined, false);
+        const others = r.checks.filter((c) => c.method !== method);
+        expect(others.filter((c) => c.verdict === 'fail' && c.layer !== 'advisory' && !embeddedDeviations.includes(c.id)).map((c) => `${c.id}: ${c.reason}`), `${method}: ${how}`).to.deep.equal([]);
+        for (const c of others.filter((x) => x.verdict === 'inconclusive')) expect(c.reason, c.id).to.include(`leans on ${method}`);
+      }
+    }
+  });
+
   it('a head that moves during every bracketed read makes pending-equals-latest and the latest-is-head checks inconclusive, not failed', async function () {
     let n = 0;
     proxy.fault = { name: 'moving head', kills: [], rewrite: (req, res) => (req.method === 'eth_getBlockByNumber' && req.params[0] === 'latest' && res.result ? { ...res, result: { ...(res.result as object), hash: toQuantity(BigInt(`0x${'ab'.repeat(32)}`) + BigInt(n++)) } } : res) };

@@ -88,6 +88,17 @@ export interface RunState {
 
 const EXCERPT = 4000;
 
+/** The shape a leaned-on method's answer must have to be used (schemas/, the one source of truth). */
+const LEANED_SHAPES: Partial<Record<string, ShapeName>> = {
+  eth_getBlockByHash: 'block',
+  eth_getBlockReceipts: 'block-receipts',
+  eth_getTransactionByHash: 'transaction',
+  eth_getTransactionByBlockNumberAndIndex: 'transaction',
+  eth_getTransactionReceipt: 'receipt',
+  eth_getUncleByBlockHashAndIndex: 'uncle',
+  eth_getUncleByBlockNumberAndIndex: 'uncle',
+};
+
 /** What a check body gets: the targets, calls that record evidence, and verdict helpers. */
 export class CheckContext {
   readonly evidence: Evidence[] = [];
@@ -146,17 +157,26 @@ export class CheckContext {
         if (method !== this.method) this.inconclusive(`leans on ${method}, which did not serve the call (JSON-RPC error ${err.code}: ${err.rpcMessage}): ${this.method} cannot be judged by this check here`);
         this.fail(`expected a result, got JSON-RPC error ${err.code}: ${err.rpcMessage}`, { pointer: '/error' });
       }
+      // Nor does an answer from it that is not usable at all (too deep, not JSON, an HTTP error): its own checks judge that.
+      if (method !== this.method) this.inconclusive(`leans on ${method}, whose answer is unusable (${(err as TransportError).message}): ${this.method} cannot be judged by this check here`);
       throw this.untestable(err as TransportError);
     }
   }
 
   /**
-   * The result of another method this check leans on but does not judge: an error from it, or null where
-   * the object is known to exist, makes the check inconclusive, naming that method.
+   * The result of another method this check leans on but does not judge: an answer from it that is unusable
+   * for any reason (an error, an unusable body, null where the object is known to exist, a value failing
+   * that method's shape) makes the check inconclusive, naming that method.
    */
   async leaned<T>(method: string, params: unknown[], what: string): Promise<T> {
-    const value = await this.result<T | null>(method, params);
+    return this.usable(method, await this.result<T | null>(method, params), what);
+  }
+
+  private usable<T>(method: string, value: T | null, what: string): T {
     if (value === null) this.inconclusive(`leans on ${method}, which returned null for ${what}: ${this.method} cannot be judged by this check here`);
+    const shape = LEANED_SHAPES[method];
+    const fault = shape && validateShape(shape, value)[0];
+    if (fault) this.inconclusive(`leans on ${method}, whose answer for ${what} fails its ${shape} shape (${fault.pointer} ${fault.message}): ${this.method} cannot be judged by this check here`);
     return value;
   }
 
@@ -168,10 +188,9 @@ export class CheckContext {
       value = resultOf<T | null>(ex);
     } catch (err) {
       if (err instanceof RpcError) return undefined;
-      throw this.untestable(err as TransportError);
+      this.inconclusive(`leans on ${method}, whose answer is unusable (${(err as TransportError).message}): ${this.method} cannot be judged by this check here`);
     }
-    if (value === null) this.inconclusive(`leans on ${method}, which returned null for ${what}: ${this.method} cannot be judged by this check here`);
-    return value;
+    return this.usable(method, value, what);
   }
 
   /** The error object of a call that must fail with a JSON-RPC error. */

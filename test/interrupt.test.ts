@@ -233,6 +233,22 @@ describe('interruption', function () {
     }
   });
 
+  it('devnet prints, with its URL, the conformance command to run (the --expect file of the chain\'s own deviations), and that command passes (red-team B6)', async () => {
+    const r = run(['devnet']);
+    try {
+      const line = await r.waitFor(/certify it: npx rpc-certify conformance [^\n]+/);
+      const args = line.replace(/^certify it: npx rpc-certify /, '').split(' ');
+      expect(args).to.include.members(['--expect', 'fixtures/expectations/embedded.json']);
+      const out = await mkdtemp(join(tmpdir(), 'rc-devnet-cmd-'));
+      const c = run([...args, '--out', out, '--quiet']);
+      const { code, out: stdout } = await c.output;
+      expect(code, stdout).to.equal(0);
+    } finally {
+      r.child.kill('SIGTERM');
+      await r.output;
+    }
+  });
+
   it('SIGTERM stops the embedded default it started: no anvil is left running', async () => {
     const r = run(['devnet']);
     await r.waitFor(/anvil behind it at/);

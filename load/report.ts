@@ -222,7 +222,11 @@ function generator(plan: Plan, methods: Record<string, MethodReport>, m: ReportI
     ? undefined
     : cpuCores !== undefined && cpuCores >= availableCores * SATURATED_CPU_SHARE
       ? `k6 used ${cpuCores} of ${availableCores} cores: the generator itself was saturated; lower --rate, or spread the load (--segments on a bigger machine, k8s)`
-      : `${droppedIterations} requests were not sent: every VU was waiting for an answer (the target slowed down) at the planned rate`;
+      : droppedIterations > 0
+        ? `${droppedIterations} requests were not sent: every VU was waiting for an answer (the target slowed down) at the planned rate`
+        : // An open-model executor sends each planned request or counts it dropped: a shortfall with none dropped
+          // is time counted while k6 was not sending (starting up, or stopped early), never the target's doing.
+          `${Math.round(planned - sent)} fewer requests than planned were started and none was dropped: k6 started late or stopped early (not the target's doing)`;
   return { keptUp, droppedIterations, availableCores, instances: m.instances, ...(cpuCores === undefined ? {} : { cpuCores }), ...(note ? { note } : {}) };
 }
 

@@ -33,6 +33,8 @@ export interface CorpusEntry {
   kind: EntryKind;
   /** For a hit on immutable data (by hash, or by a number at or below the final block): the digest of the answer seen at sampling (answer.ts). */
   answer?: string;
+  /** For a hit: what any answer must hold, however the chain moved since sampling (bounds.ts). */
+  bounds?: string;
   /** The fingerprint of the answer seen at sampling, when it met the entry's kind (core/reply.ts): under load, the same bytes are not parsed again. */
   reply?: string;
 }

@@ -13,6 +13,7 @@ import { redact } from '../core/redact.ts';
 import { errorStringPayload, HARNESS_REVERT_REASON, revertingInitCode } from '../core/revert.ts';
 import type { Targets } from '../core/targets.ts';
 import { answerDigest, IMMUTABLE_LOOKUPS } from './answer.ts';
+import { boundsFault, boundsOf, GAS_CAP_BLOCKS } from './bounds.ts';
 import { type Classification, classify } from './classify.ts';
 import { type Corpus, type CorpusEntry, composeEntries, type EntryKind, expectationOf, type Finding, type MethodSampling, onMissSide } from './corpus.ts';
 import { METHODS, type RpcMethod } from './methods.ts';
@@ -48,6 +49,7 @@ interface RawBlock {
   number: string;
   hash: string;
   uncles: string[];
+  gasLimit?: string;
   transactions: RawTx[];
 }
 
@@ -60,8 +62,9 @@ const MAX_DISTINCT_HITS = 48;
 const MAX_DISTINCT_MISSES = 6;
 /** Far enough past the head that a live chain does not reach it during a run. */
 const PAST_HEAD = 1_000_000n;
-/** Blocks this deep are final whatever the endpoint's "finalized" tag says (a reorg this deep does not happen). */
-const FINALITY_MARGIN = 64n;
+/** Blocks this deep are final whatever the endpoint's "finalized" tag says: no reorg this deep happens on the chains
+ * served; nearer the head an answer by number may change, and only its bounds (bounds.ts) are checked. */
+const REORG_DEPTH = 3n;
 /** Two addresses no key controls: a plain transfer between them estimates on any EVM chain. */
 const TRANSFER = { from: '0x000000000000000000000000000000000000dEaD', to: '0x0000000000000000000000000000000000000001', value: '0x0' };
 /** A target this many blocks behind its reference (or one of its nodes behind another) is only late, not wrong. */
@@ -84,6 +87,8 @@ export async function sampleCorpus(opts: SampleOptions): Promise<Corpus> {
     const rng = createRng(opts.seed);
     const blocks = await fetchBlocks(reference, chainSpread(head, MAX_BLOCKS, rng));
     const candidates = buildCandidates(blocks, head, rng, opts.targets);
+    const headLimit = q(blocks.find((b) => q(b.number) === head)?.gasLimit);
+    const gasCap = headLimit === undefined ? undefined : headLimit * GAS_CAP_BLOCKS;
 
     const corpus: Corpus = {
       version: 3,
@@ -99,7 +104,7 @@ export async function sampleCorpus(opts: SampleOptions): Promise<Corpus> {
     for (const method of opts.methods) {
       const pool = candidates[method];
       const tried = [...rng.shuffle(pool.hits).slice(0, MAX_DISTINCT_HITS), ...rng.shuffle(pool.misses).slice(0, MAX_DISTINCT_MISSES)];
-      const { kept, sampling } = await preflight(target, method, tried, { head, finalBlock });
+      const { kept, sampling } = await preflight(target, method, tried, { head, finalBlock, gasCap });
       corpus.entries[method] = composeEntries(
         kept.filter((e) => !onMissSide(e.kind)),
         kept.filter((e) => onMissSide(e.kind)),
@@ -130,7 +135,7 @@ async function usable<T = string>(client: RpcClient, method: string, params: unk
 async function finalBlockOf(client: RpcClient, head: bigint): Promise<bigint | undefined> {
   const finalized = await client.call<{ number?: unknown } | null>('eth_getBlockByNumber', ['finalized', false]).catch(() => null);
   const tagged = typeof finalized?.number === 'string' ? q(finalized.number) : undefined;
-  const deep = head >= FINALITY_MARGIN ? head - FINALITY_MARGIN : undefined;
+  const deep = head >= REORG_DEPTH ? head - REORG_DEPTH : undefined;
   const candidates = [tagged !== undefined && tagged <= head ? tagged : undefined, deep].filter((n): n is bigint => n !== undefined);
   return candidates.length ? candidates.reduce((a, b) => (a > b ? a : b)) : undefined;
 }
@@ -161,6 +166,8 @@ interface Candidate extends CorpusEntry {
 interface ChainPoint {
   head: bigint;
   finalBlock: bigint | undefined;
+  /** The most an estimate may be: the cap the spec puts on gas (bounds.ts), from the head's gas limit. */
+  gasCap: bigint | undefined;
 }
 type Pools = Record<RpcMethod, { hits: Candidate[]; misses: Candidate[] }>;
 
@@ -238,7 +245,7 @@ async function preflight(client: RpcClient, method: RpcMethod, candidates: Candi
   for (const { c, ex } of tried) {
     const { block, byNumber, ...entry } = c;
     const verdict = classify(outcomeOf(ex), expectationOf(entry.kind));
-    const judged = judge(method, entry, verdict, ex, {
+    const judged = judge(method, entry, verdict, ex, chain.gasCap, {
       final: byNumber === true && block !== undefined && chain.finalBlock !== undefined && block <= chain.finalBlock,
       recent: block !== undefined && chain.head - block < LAG_BLOCKS,
     });
@@ -270,11 +277,21 @@ async function preflight(client: RpcClient, method: RpcMethod, candidates: Candi
  * not the endpoint's fault; or a finding. `final`: a lookup by the number of a final block; `recent`: of a block
  * so close to the head that a target a little behind its reference (or a node of it) may not have it yet.
  */
-function judge(method: RpcMethod, entry: CorpusEntry, verdict: Classification, ex: Exchange, block: { final: boolean; recent: boolean }): Judged {
+function judge(method: RpcMethod, entry: CorpusEntry, verdict: Classification, ex: Exchange, gasCap: bigint | undefined, block: { final: boolean; recent: boolean }): Judged {
   const { cls, code } = verdict;
   if (cls === 'ok' || cls === 'ok_null' || cls === 'ok_error') {
     const immutable = cls === 'ok' && (IMMUTABLE_LOOKUPS.includes(method) || block.final);
-    return { keep: { ...entry, ...(immutable ? { answer: answerDigest(verdict.envelope?.result, sha256Hex) } : {}), ...(ex.replyFingerprint ? { reply: ex.replyFingerprint } : {}) } };
+    const bounds = cls === 'ok' ? boundsOf(method, entry.params, gasCap) : undefined;
+    const broken = bounds && boundsFault(bounds, verdict.envelope?.result);
+    if (broken) return { finding: { kind: entry.kind, cls: 'wrong', example: redact(`${clip(JSON.stringify(entry.params), 120)} answered ${clip(broken, 160)}`) } };
+    return {
+      keep: {
+        ...entry,
+        ...(immutable ? { answer: answerDigest(verdict.envelope?.result, sha256Hex) } : {}),
+        ...(bounds ? { bounds } : {}),
+        ...(ex.replyFingerprint ? { reply: ex.replyFingerprint } : {}),
+      },
+    };
   }
   if (cls === 'timeout' || cls === 'http_error' || cls === 'rate_limited') return { reject: `no answer at sampling (${cls}${code === undefined ? '' : ` ${code}`})` };
   if (cls === 'null_unexpected' && block.recent) return { reject: `a block within ${LAG_BLOCKS} of the head answered null (not on the target yet)` };

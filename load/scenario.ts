@@ -11,6 +11,7 @@ import http from 'k6/http';
 import { Counter, Gauge } from 'k6/metrics';
 import { replyText } from '../core/reply.ts';
 import { answerDigest } from './answer.ts';
+import { boundsFault } from './bounds.ts';
 import { type Classification, classify, metVerdict } from './classify.ts';
 import type { Corpus } from './corpus.ts';
 import { bucketOf, groupOf, HISTOGRAM_GROUPS } from './histogram.ts';
@@ -189,13 +190,15 @@ function validated(method: RpcMethod, entry: PackedEntry, envelope: NonNullable<
   return compared(method, entry, envelope, verdict, r, seen);
 }
 
-/** Every answer to an immutable lookup (by hash, or by the number of a final block) is the one recorded at sampling, or `wrong`.
- * An answer `seen` (the bytes sampling saw, but for the id) has the recorded digest: only another one is digested
- * (canonical JSON text, ~0.25 ms in k6 for 1 KB), and it is parsed already. */
+/** Every answer to an immutable lookup (by hash, or by the number of a final block) is the one recorded at sampling, or `wrong`;
+ * any other keeps its bounds (the block and index asked for, an estimate's least and most gas: bounds.ts), or is `wrong`.
+ * An answer `seen` (the bytes sampling saw, but for the id) has the recorded digest: only another one is checked
+ * (digest: canonical JSON text, ~0.25 ms in k6 for 1 KB), and it is parsed already. */
 function compared(method: RpcMethod, entry: PackedEntry, envelope: NonNullable<Classification['envelope']>, verdict: Classification, r: Request, seen: boolean): Classification {
-  if (verdict.cls === 'ok' && entry.answer && !seen && answerDigest(envelope.result, sha256Hex) !== entry.answer) {
-    return logOnce(r, 'wrong', `${method} ${entry.params}: not the answer recorded at sampling`);
-  }
+  if (verdict.cls !== 'ok' || seen) return verdict;
+  const broken = entry.bounds && boundsFault(entry.bounds, envelope.result);
+  if (broken) return logOnce(r, 'wrong', `${method} ${entry.params}: ${broken}`);
+  if (entry.answer && answerDigest(envelope.result, sha256Hex) !== entry.answer) return logOnce(r, 'wrong', `${method} ${entry.params}: not the answer recorded at sampling`);
   return verdict;
 }
 

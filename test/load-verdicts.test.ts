@@ -7,6 +7,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Devnet, startDevnet } from '../devnet/index.ts';
+import type { Corpus } from '../load/corpus.ts';
 import type { LoadReport } from '../load/report.ts';
 import { METHODS, type RpcMethod } from '../load/methods.ts';
 import { runLoad } from '../load/run.ts';
@@ -224,7 +225,7 @@ describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)
       });
       const m = report.methods['eth_getBlockReceipts']!;
       expect(m.classes.wrong, JSON.stringify(m.classes)).to.be.above(0);
-      expect(m.wrongSample).to.match(/not the answer recorded at sampling/);
+      expect(m.wrongSample, 'its own blockNumber gives it away before any digest').to.match(/an answer of block 0x[0-9a-f]+ to a lookup of block/);
       expect(run.summary).to.match(/wrong answers eth_getBlockReceipts/);
     });
 
@@ -256,26 +257,85 @@ describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)
       expect(report.thresholds.filter((t) => !t.ok && t.metric.endsWith('eth_getTransactionByHash')).map((t) => t.expression)).to.include.members(['p(95)<1000', 'rate<0.01']);
     });
   });
-  describe('a chain deeper than the finality margin (run last: it mines blocks)', function () {
-    it('lookups by the number of a block 64 or more under the head are compared, whatever the endpoint calls finalized', async () => {
-      const mined = await fetch(devnet.nodeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_mine', params: ['0x50'] }) });
-      expect(mined.status).to.equal(200);
-      // The endpoint calls only its genesis final.
-      proxy.fault = {
-        name: 'finalized is genesis',
-        kills: [],
-        rewrite: async (req, res, ctx) => (req.method === 'eth_getBlockByNumber' && req.params[0] === 'finalized' ? { ...(await ctx.upstream('eth_getBlockByNumber', ['0x0', false])), id: res.id } : res),
-      };
-      const corpus = await sampleCorpus({ url: proxy.url, seed: 1, missShare: 0.1, methods: ['eth_getBlockReceipts', 'eth_getTransactionByBlockNumberAndIndex'] });
-      const final = BigInt(corpus.head) - 64n;
-      expect(corpus.finalBlock).to.equal(`0x${final.toString(16)}`);
-      for (const m of ['eth_getBlockReceipts', 'eth_getTransactionByBlockNumberAndIndex'] as const) {
-        const hits = corpus.entries[m].filter((e) => e.kind === 'hit' && /^0x/.test(String(e.params[0])));
-        const deep = hits.filter((e) => BigInt(String(e.params[0])) <= final);
-        expect(deep.length, m).to.be.above(0);
-        expect(deep.every((e) => e.answer), `${m}: final blocks compared`).to.equal(true);
-        expect(hits.filter((e) => BigInt(String(e.params[0])) > final).some((e) => e.answer), `${m}: recent blocks not compared`).to.equal(false);
-      }
+  describe('lookups by number and estimates, judged without the endpoint calling anything final', function () {
+    let corpus: string;
+    const methods: RpcMethod[] = ['eth_getBlockByHash', 'eth_getTransactionByBlockNumberAndIndex', 'eth_getBlockReceipts', 'eth_estimateGas'];
+    before(async function () {
+      await needsK6.call(this);
+      const out = await outDir();
+      const clean = await runLoad({ url: proxy.url, profile: 'smoke', duration: '2s', methods, out, log: () => undefined });
+      expect(clean.exitCode, clean.summary).to.equal(0);
+      corpus = join(out, 'load.corpus.json');
     });
+
+    async function runWith(rewrite: NonNullable<Fault['rewrite']>): Promise<{ run: Awaited<ReturnType<typeof runLoad>>; report: LoadReport }> {
+      proxy.fault = { name: 'mid-run', kills: [], rewrite };
+      const out = await outDir();
+      const run = await runLoad({ url: proxy.url, profile: 'smoke', duration: '2s', corpus, validateShare: 0, out, log: () => undefined });
+      expect(run.exitCode, run.summary).to.equal(1);
+      const report = await reportIn(out);
+      expect(report.methods['eth_getBlockByHash']?.failureRate, 'the method left alone').to.equal(0);
+      return { run, report };
+    }
+
+    it('every by-number hit carries the block (and index) it asks for; blocks 3 or more under the head are compared with their sampled answer', async () => {
+      const c = JSON.parse(await readFile(corpus, 'utf8')) as Corpus;
+      expect(c.finalBlock, 'the embedded chain calls only blocks 64 deep final').to.equal(`0x${(BigInt(c.head) - 3n).toString(16)}`);
+      for (const m of ['eth_getBlockReceipts', 'eth_getTransactionByBlockNumberAndIndex'] as const) {
+        const hits = c.entries[m].filter((e) => e.kind === 'hit' && /^0x/.test(String(e.params[0])));
+        expect(hits.every((e) => e.bounds === `n:${e.params.join(':')}`), m).to.equal(true);
+        const deep = hits.filter((e) => BigInt(String(e.params[0])) <= BigInt(c.finalBlock ?? '0x0'));
+        expect(deep.length, m).to.be.above(0);
+        expect(deep.every((e) => e.answer), `${m}: deep blocks compared`).to.equal(true);
+        expect(hits.filter((e) => BigInt(String(e.params[0])) > BigInt(c.finalBlock ?? '0x0')).some((e) => e.answer), `${m}: blocks near the head not compared`).to.equal(false);
+      }
+      expect(c.entries.eth_estimateGas.filter((e) => e.kind === 'hit').every((e) => /^g:\d+:\d+$/.test(e.bounds ?? '')), 'estimates bounded').to.equal(true);
+    });
+
+    it("a transaction of another block answered by number, near the head too: wrong (its own blockNumber says so)", async () => {
+      const { report } = await runWith(async (req, res, ctx) => {
+        const n = req.params[0];
+        if (req.method !== 'eth_getTransactionByBlockNumberAndIndex' || typeof n !== 'string' || !/^0x[1-9a-f]/.test(n)) return res;
+        // The previous block's first transaction, dressed as an answer for this block: only its blockNumber differs.
+        const other = await ctx.upstream('eth_getTransactionByBlockNumberAndIndex', [`0x${(BigInt(n) - 1n).toString(16)}`, '0x0']);
+        return other.result ? { ...other, id: res.id } : res;
+      });
+      const m = report.methods['eth_getTransactionByBlockNumberAndIndex']!;
+      expect(m.classes.wrong, JSON.stringify(m.classes)).to.be.above(0);
+    });
+
+    it('a by-number answer with one field changed (its block and index right): wrong for blocks 3 deep, by the sampled answer', async () => {
+      const { report } = await runWith((req, res) => {
+        const tx = res.result as { value?: string } | null;
+        return req.method === 'eth_getTransactionByBlockNumberAndIndex' && tx?.value ? { ...res, result: { ...tx, value: tx.value === '0x0' ? '0x1' : '0x0' } } : res;
+      });
+      const m = report.methods['eth_getTransactionByBlockNumberAndIndex']!;
+      expect(m.classes.wrong, JSON.stringify(m.classes)).to.be.above(0);
+      expect(m.wrongSample).to.match(/not the answer recorded at sampling/);
+    });
+
+    it('receipts of the head block: each receipt names another block: wrong', async () => {
+      const { report } = await runWith(async (req, res, ctx) => {
+        const n = req.params[0];
+        if (req.method !== 'eth_getBlockReceipts' || typeof n !== 'string' || !/^0x/.test(n)) return res;
+        return { ...(await ctx.upstream('eth_getBlockReceipts', ['latest'])), id: res.id };
+      });
+      const m = report.methods['eth_getBlockReceipts']!;
+      expect(m.classes.wrong, JSON.stringify(m.classes)).to.be.above(0);
+      expect(m.wrongSample).to.match(/an answer of block 0x[0-9a-f]+ to a lookup of block/);
+    });
+
+    for (const [what, result, sample] of [
+      ['below the intrinsic gas', '0x1', /below the call's intrinsic gas 2\d{4}/],
+      ['above the gas cap', '0xffffffffffff', /above the gas cap \d+/],
+    ] as const) {
+      it(`an estimate ${what}: wrong`, async () => {
+        const { report } = await runWith((req, res) => (req.method === 'eth_estimateGas' && typeof res.result === 'string' ? { ...res, result } : res));
+        const m = report.methods['eth_estimateGas']!;
+        expect(m.classes.wrong, JSON.stringify(m.classes)).to.be.above(0);
+        expect(m.classes.ok, 'only the reverts succeed').to.equal(0);
+        expect(m.wrongSample).to.match(sample);
+      });
+    }
   });
 });

@@ -9,6 +9,7 @@ import { build } from 'esbuild';
 import { validateShape } from '../core/schemas.ts';
 import { driftOf } from '../load/analysis.ts';
 import { bundleScenario, precompiledAjv } from '../load/bundle.ts';
+import { boundsFault, boundsOf } from '../load/bounds.ts';
 import { classify, type Expectation } from '../load/classify.ts';
 import { compareReports } from '../load/compare.ts';
 import { composeEntries, compositionOf, type CorpusEntry, type EntryKind, isDegenerate, onMissSide } from '../load/corpus.ts';
@@ -271,5 +272,31 @@ describe('load: the k6 side', function () {
       ['receipt', {}],
     ];
     for (const [shape, value] of samples) expect(bundled.validateShape(shape, value), shape).to.deep.equal(validateShape(shape, value));
+  });
+});
+
+describe('load: the bounds any answer keeps however the chain moved (bounds.ts)', () => {
+  const tx = (blockNumber: string, transactionIndex: string) => ({ blockNumber, transactionIndex, hash: `0x${'ab'.repeat(32)}` });
+  it('a lookup by number answers that block and index', () => {
+    const b = boundsOf('eth_getTransactionByBlockNumberAndIndex', ['0xa', '0x1'], undefined)!;
+    expect(b).to.equal('n:0xa:0x1');
+    expect(boundsFault(b, tx('0xa', '0x1'))).to.equal(undefined);
+    expect(boundsFault(b, tx('0x9', '0x1'))).to.match(/block 0x9 to a lookup of block 0xa/);
+    expect(boundsFault(b, tx('0xa', '0x0'))).to.match(/index 0x0 answered for index 0x1/);
+    expect(boundsFault(b, {})).to.match(/block undefined/);
+    const r = boundsOf('eth_getBlockReceipts', ['0xa'], undefined)!;
+    expect(boundsFault(r, [tx('0xa', '0x0'), tx('0xa', '0x1')])).to.equal(undefined);
+    expect(boundsFault(r, [tx('0xa', '0x0'), tx('0xb', '0x0')])).to.match(/block 0xb/);
+    expect(boundsOf('eth_getBlockReceipts', ['latest'], undefined), 'a tag moves').to.equal(undefined);
+    expect(boundsOf('eth_getTransactionByHash', ['0xa'], undefined)).to.equal(undefined);
+  });
+  it('an estimate is at least its intrinsic gas (calldata, creation) and at most the gas cap', () => {
+    const b = boundsOf('eth_estimateGas', [{ data: '0x00ff' }, 'latest'], 300_000_000n)!;
+    expect(b).to.equal(`g:${21_000 + 32_000 + 4 + 16 + 2}:300000000`);
+    expect(boundsFault(b, '0xd000')).to.equal(undefined);
+    expect(boundsFault(b, '0x5208')).to.match(/below the call's intrinsic gas 53022/);
+    expect(boundsFault(b, '0x11e1a301')).to.match(/above the gas cap 300000000/);
+    expect(boundsFault(b, 'lots')).to.match(/below/);
+    expect(boundsOf('eth_estimateGas', [{ to: '0x01' }, 'latest'], undefined), 'no cap known').to.equal(undefined);
   });
 });

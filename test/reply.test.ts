@@ -19,14 +19,16 @@ describe('load: corpus entries as the VUs read them (packed-entry.ts)', () => {
       { params: [{ to: '0x01', data: '0x|x' }, 'latest'], note: 'init code reverts', kind: 'revert' },
       { params: ['0x1', '0x0'], note: 'miss: no uncle', kind: 'miss' },
       { params: ['0x1', '0x0'], note: 'block without uncles', kind: 'empty' },
+      { params: ['0x5', '0x1'], note: 'recent block', kind: 'hit', bounds: 'n:0x5:0x1', reply: 'e'.repeat(64) },
     ];
-    const unpacked = (e: CorpusEntry) => ({ ...(e.answer ? { answer: e.answer } : {}), ...(e.reply ? { reply: e.reply } : {}), params: JSON.stringify(e.params) });
+    const unpacked = (e: CorpusEntry) => ({ ...(e.answer ? { answer: e.answer } : {}), ...(e.bounds ? { bounds: e.bounds } : {}), ...(e.reply ? { reply: e.reply } : {}), params: JSON.stringify(e.params) });
     // The expectation follows from the kind alone.
     expect(entries.map((e) => unpackEntry(packEntry(e)))).to.deep.equal([
       { expect: 'value', miss: false, ...unpacked(entries[0]!) },
       { expect: 'error', errorCode: 3, miss: true, ...unpacked(entries[1]!) },
       { expect: 'null', miss: true, ...unpacked(entries[2]!) },
       { expect: 'null', miss: false, ...unpacked(entries[3]!) },
+      { expect: 'value', miss: false, ...unpacked(entries[4]!) },
     ]);
   });
 });

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { inert, inertLines } from '../core/inert.ts';
 import { redact, redactUrl } from '../core/redact.ts';
-import { compareReports, DEFAULT_TOLERANCE, describeCheck, shapeDifferences, shapeOf } from '../load/compare.ts';
+import { compareReports, DEFAULT_TOLERANCE, describeCheck, EMBEDDED_ENDPOINT, incompleteness, shapeDifferences, shapeOf } from '../load/compare.ts';
 import { METHODS } from '../load/methods.ts';
 import { DEFAULT_MAX_STEPS, DEFAULT_MISS_SHARE, parseDuration, PROFILES, type Profile } from '../load/profiles.ts';
 import type { LoadOptions, TestOptions } from '../load/run.ts';
@@ -178,7 +178,7 @@ export async function loadCommand(argv: string[]): Promise<number> {
     const devnet = await startDevnet();
     try {
       console.log(`embedded default: seeded anvil behind the reference gateway at ${redactUrl(devnet.url)}`);
-      return report(await runLoad({ ...opts, url: devnet.url, targets: { reverts: devnet.seed.reverts } }));
+      return report(await runLoad({ ...opts, url: devnet.url, endpointName: EMBEDDED_ENDPOINT, targets: { reverts: devnet.seed.reverts } }));
     } finally {
       await devnet.stop();
     }
@@ -194,6 +194,8 @@ export async function compareCommand(argv: string[]): Promise<number> {
     const { readReport } = await import('../load/report.ts');
     const read = (path: string) => readReport(path).catch((e: unknown) => Promise.reject(new UsageError(`${path}: ${(e as Error).message}`)));
     const [base, current] = [await read(basePath), await read(currentPath)];
+    const incomplete = [incompleteness(base, basePath), incompleteness(current, currentPath)].filter((why) => why !== undefined);
+    if (incomplete.length) throw new UsageError(`not comparable: ${incomplete.join('; ')}; compare reports of completed runs`);
     const differences = shapeDifferences(shapeOf(base), shapeOf(current));
     if (differences.length && !values['allow-mismatch']) {
       throw new UsageError(`not comparable: the two reports are not the same test (${differences.join('; ')}); run the same profile, rates, duration and methods against the same endpoint, or --allow-mismatch to see the figures side by side anyway`);

@@ -64,19 +64,26 @@ export function shapeDifferences(baseline: RunShape, current: RunShape): string[
   const missing = baseline.methods.filter((m) => !current.methods.includes(m));
   const added = current.methods.filter((m) => !baseline.methods.includes(m));
   if (missing.length || added.length) out.push(`methods differ (${[...missing.map((m) => `${m} only in the baseline`), ...added.map((m) => `${m} only now`)].join(', ')})`);
-  differ('endpoint', sameEndpoint(baseline.endpoint), sameEndpoint(current.endpoint));
+  if (sameEndpoint(baseline.endpoint) !== sameEndpoint(current.endpoint)) out.push(`endpoint ${baseline.endpoint} in the baseline, ${current.endpoint} now`);
   differ('chain id', baseline.chainId, current.chainId);
   return out;
 }
 
-/** A loopback endpoint is named without its port: the embedded default listens on a free port each run. */
+/** The name of the embedded default in load reports: its gateway listens on another free port each run, yet it is one endpoint. */
+export const EMBEDDED_ENDPOINT = 'the embedded default (seeded anvil behind the reference gateway)';
+
+/** An endpoint is its scheme, host, port and path, as reports keep them: the key is redacted out of both sides. */
 function sameEndpoint(endpoint: string): string {
   try {
-    const u = new URL(endpoint);
-    return ['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname) ? endpoint.replace(u.host, u.hostname) : endpoint;
+    return new URL(endpoint).href;
   } catch {
     return endpoint;
   }
+}
+
+/** Why a report cannot take part in a regression verdict, if it cannot: a run stopped early measured only part of its test. */
+export function incompleteness(r: Pick<LoadReport, 'verdict' | 'incompleteReason'>, which: string): string | undefined {
+  return r.verdict === 'incomplete' ? `${which} is an incomplete run (${r.incompleteReason ?? 'stopped early'}): its figures cover only part of the test, so no regression verdict rests on it` : undefined;
 }
 
 export function describeCheck(c: RegressionCheck): string {

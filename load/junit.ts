@@ -1,4 +1,4 @@
-// load.junit.xml: one test case per threshold, for head freshness, per method sampled (served, and
+// load.junit.xml: one test case for the run having completed, one per threshold, for head freshness, per method sampled (served, and
 // answering as its entries' kinds require), per baseline comparison and per drift check, so CI shows
 // which limit a run crossed.
 import junitModule, { type Builder } from 'junit-report-builder';
@@ -11,6 +11,9 @@ const junit = junitModule as unknown as Builder;
 export function renderJunit(r: LoadReport): string {
   const builder = junit.newBuilder().name('rpc-certify load');
   const thresholds = builder.testSuite().name(`rpc-certify load (${r.profile}): thresholds on the merged result`);
+  // A run stopped early measured part of its test: never green, whatever its thresholds say.
+  const whole = thresholds.testCase().className(`load.${r.profile}.run`).name('the run completed as planned');
+  if (r.verdict === 'incomplete') whole.failure(`incomplete: ${r.incompleteReason ?? 'stopped early'}`);
   for (const t of r.thresholds) {
     const c = thresholds.testCase().className(`load.${r.profile}.${t.metric}`).name(`${t.metric} ${t.expression}`);
     if (!t.ok) c.failure(`${t.metric} ${t.expression} crossed: measured ${t.value ?? 'n/a'}`);

@@ -15,7 +15,7 @@ import loadSchema from '../schemas/load-report.json' with { type: 'json' };
 import type { Targets } from '../core/targets.ts';
 import { ensureK6 } from '../scripts/setup-k6.ts';
 import { findCapacity, type StepOptions } from './capacity.ts';
-import { compareReports, DEFAULT_TOLERANCE, type RunShape, shapeDifferences, shapeOf } from './compare.ts';
+import { compareReports, DEFAULT_TOLERANCE, incompleteness, type RunShape, shapeDifferences, shapeOf } from './compare.ts';
 import { type Corpus, fromLearnedCorpus, type LearnedCorpus } from './corpus.ts';
 import { renderHtml } from './html.ts';
 import { type Measurement, measure, ToolError } from './instances.ts';
@@ -56,6 +56,8 @@ export interface LoadOptions extends TestOptions {
   steps?: Partial<Omit<StepOptions, 'startRps'>>;
   /** --network: the endpoint must serve this chain. */
   network?: { name: string; chainId: string };
+  /** The endpoint's name in the report instead of its redacted URL: the embedded default, on another free port each run. */
+  endpointName?: string;
   /** Keep the bundle, k6's shards and event records (their directory is printed). */
   keepWork?: boolean;
   log?: (line: string) => void;
@@ -116,7 +118,7 @@ async function run(opts: LoadOptions, log: (line: string) => void): Promise<Load
     if (baseline) {
       const capacity = opts.profile === 'capacity';
       const { durationSec } = test.planFor(methods, capacity ? { subject: methods[0] as RpcMethod, rps: test.rate } : undefined);
-      refuseUnlike(baseline, { profile: opts.profile, rate: test.rate, durationSec, methods: capacity ? [...capacitySubjects(methods)] : methods, endpoint: redactUrl(opts.url), chainId: corpus.chainId });
+      refuseUnlike(baseline, { profile: opts.profile, rate: test.rate, durationSec, methods: capacity ? [...capacitySubjects(methods)] : methods, endpoint: opts.endpointName ?? redactUrl(opts.url), chainId: corpus.chainId });
     }
     // k6 reads the entries as sampled (their params must stay exact); what sampling said about the endpoint is redacted.
     if (!opts.corpus) await writeFileAtomic(corpusFile, JSON.stringify({ ...corpus, sampling: redactDeep(corpus.sampling, LOAD_WORDS) }));
@@ -142,7 +144,7 @@ async function run(opts: LoadOptions, log: (line: string) => void): Promise<Load
     };
 
     log(`load: k6 ${k6.version}, ${opts.profile} profile, ${methods.length} methods${test.instances > 1 ? `, ${test.instances} instances` : ''}`);
-    const common = { endpoint: redactUrl(opts.url), corpus: corpusInfo(corpus, selected), corpusFile: relative(resolve(opts.out), corpusFile), k6 };
+    const common = { endpoint: opts.endpointName ?? redactUrl(opts.url), corpus: corpusInfo(corpus, selected), corpusFile: relative(resolve(opts.out), corpusFile), k6 };
     let report: LoadReport;
     let dashboard: string | undefined;
     if (opts.profile === 'capacity') {
@@ -207,7 +209,9 @@ function notServed(corpus: Corpus, methods: RpcMethod[]): string {
 export async function readBaseline(path: string | undefined, out: string): Promise<LoadReport | undefined> {
   if (!path) return undefined;
   await refuseOverwrite(path, out);
-  return await readReport(path).catch((e: unknown) => usage(`--baseline ${path}: ${(e as Error).message}`));
+  const baseline = await readReport(path).catch((e: unknown) => usage(`--baseline ${path}: ${(e as Error).message}`));
+  const incomplete = incompleteness(baseline, `--baseline ${path}`);
+  return incomplete ? usage(`${incomplete}: give the report of a completed run`) : baseline;
 }
 
 /** The README's first gate (`--baseline reports/load.json` with the default --out) would replace its own baseline. */

@@ -69,6 +69,8 @@ async function expectIncompleteLoad(out: string, reason: RegExp): Promise<void> 
   expect(report.incompleteReason).to.match(reason);
   expect(report.methods['eth_getBlockByHash']?.requests ?? 0).to.be.above(0);
   expect(await readFile(join(out, 'load.html'), 'utf8')).to.match(/incomplete/i);
+  // CI reads the JUnit file: a run stopped early is never green there either.
+  expect(await readFile(join(out, 'load.junit.xml'), 'utf8')).to.match(/<testcase classname="load\.smoke\.run" name="the run completed as planned"[^>]*>\s*<failure message="incomplete: interrupted by/);
 }
 
 const LOAD = ['load', '--profile', 'smoke', '--duration', '40s', '--methods', 'eth_getBlockByHash'];

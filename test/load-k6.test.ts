@@ -99,11 +99,11 @@ describe('load: real k6 runs against the embedded default (sentinel API key)', f
     expect(first.stdout).to.match(/load smoke: PASS/);
   });
 
-  it('writes the HTML report, the JUnit file (one case per threshold, one for head freshness, one per method sampled) and k6’s own dashboard', async () => {
+  it('writes the HTML report, the JUnit file (one case for the run completing, one per threshold, one for head freshness, one per method sampled) and k6’s own dashboard', async () => {
     const out = join(dir, 'out');
     expect(await readdir(out)).to.include.members(['load.json', 'load.html', 'load.junit.xml', 'load.k6-dashboard.html', 'load.corpus.json']);
     const junit = await readFile(join(out, 'load.junit.xml'), 'utf8');
-    expect((junit.match(/<testcase /g) ?? []).length, 'thresholds, head, one per method sampled').to.equal(report.thresholds.length + 1 + 8);
+    expect((junit.match(/<testcase /g) ?? []).length, 'run complete, thresholds, head, one per method sampled').to.equal(1 + report.thresholds.length + 1 + 8);
     expect(await readFile(join(out, 'load.html'), 'utf8')).to.include('<svg');
   });
 
@@ -150,6 +150,21 @@ describe('load: real k6 runs against the embedded default (sentinel API key)', f
     expect(regressed.stdout).to.match(/REGRESSED\s+eth_getBlockByHash p95/);
     expect((await cli(['compare', base], dir)).code).to.equal(2);
     await expectNoSentinel(dir, gated);
+  });
+
+  it('never judges a regression on an incomplete run: `compare` refuses one as baseline or as current, `load --baseline` before k6 starts (exit 2)', async () => {
+    const complete = join(dir, 'out', 'load.json');
+    const incomplete = join(dir, 'incomplete.json');
+    await writeFile(incomplete, JSON.stringify({ ...report, verdict: 'incomplete', incompleteReason: 'interrupted by SIGINT: the figures cover the run until then' }));
+    for (const [base, current] of [[complete, incomplete], [incomplete, complete]] as const) {
+      const refused = await cli(['compare', base, current], dir);
+      expect(refused.code, refused.stdout + refused.stderr).to.equal(2);
+      expect(refused.stderr).to.match(/not comparable: .*incomplete\.json is an incomplete run \(interrupted by SIGINT[^)]*\): its figures cover only part of the test/);
+      expect(refused.stdout).to.not.match(/no regression/);
+    }
+    const gated = await cli(['load', '--url', devnet.url, '--corpus', join(dir, 'out', 'load.corpus.json'), '--duration', '2s', '--baseline', incomplete, '--out', join(dir, 'on-incomplete')], dir);
+    expect(gated.code, gated.stdout + gated.stderr).to.equal(2);
+    expect(gated.stderr).to.match(/--baseline .*incomplete\.json is an incomplete run .*give the report of a completed run/);
   });
 
   it('does not compare runs of different tests: the smoke run against a gate-shaped baseline is refused, not "regressed"', async () => {

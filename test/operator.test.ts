@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type RunShape, shapeDifferences } from '../load/compare.ts';
+import { EMBEDDED_ENDPOINT, type RunShape, shapeDifferences } from '../load/compare.ts';
 import { type Devnet, startDevnet } from '../devnet/index.ts';
 
 function cli(args: string[], cwd?: string): Promise<{ code: number; out: string; err: string; ms: number }> {
@@ -83,9 +83,13 @@ describe('operator safety', function () {
   it('tells runs of different tests apart: profile, rate, duration, methods, endpoint, chain', () => {
     const gate: RunShape = { profile: 'gate', rate: 20, durationSec: 60, methods: ['eth_getBlockByHash', 'eth_getBlockReceipts'], endpoint: 'https://host/v3/<redacted>', chainId: '0x1' };
     expect(shapeDifferences(gate, { ...gate })).to.deep.equal([]);
-    // The embedded default listens on a free port each run: a loopback endpoint is the same without its port.
+    // Two services on one host are two endpoints: the port and the scheme count, the key (redacted in both) does not.
     const local = { ...gate, endpoint: 'http://127.0.0.1:4001/v3/<redacted>' };
-    expect(shapeDifferences(local, { ...local, endpoint: 'http://127.0.0.1:5002/v3/<redacted>' })).to.deep.equal([]);
+    expect(shapeDifferences(local, { ...local, endpoint: 'http://127.0.0.1:5002/v3/<redacted>' })).to.deep.equal(['endpoint http://127.0.0.1:4001/v3/<redacted> in the baseline, http://127.0.0.1:5002/v3/<redacted> now']);
+    expect(shapeDifferences(gate, { ...gate, endpoint: 'http://host/v3/<redacted>' })[0]).to.match(/^endpoint https:\/\/host\/.* in the baseline, http:\/\/host\//);
+    expect(shapeDifferences(gate, { ...gate, endpoint: 'https://host:443/v3/<redacted>' }), 'the default port is no other endpoint').to.deep.equal([]);
+    // The embedded default listens on a free port each run: its runs are named, not addressed, so they compare.
+    expect(shapeDifferences({ ...gate, endpoint: EMBEDDED_ENDPOINT }, { ...gate, endpoint: EMBEDDED_ENDPOINT })).to.deep.equal([]);
     const smoke = { ...gate, profile: 'smoke', rate: 5, durationSec: 10 };
     expect(shapeDifferences(gate, smoke)).to.deep.equal(['profile gate in the baseline, smoke now', 'rate 20 rps per method in the baseline, 5 rps per method now', 'duration 60 s in the baseline, 10 s now']);
     expect(shapeDifferences(gate, { ...gate, methods: ['eth_getBlockByHash'] })[0]).to.match(/methods differ \(eth_getBlockReceipts only in the baseline\)/);

@@ -14,9 +14,17 @@ export const INTERRUPTED_EXIT = 130;
 const REPEAT_MS = 1000;
 const PARENT_POLL_MS = 250;
 
+/** Takes the signals over from bin/rpc-certify.js's handler, which exits at once (nothing was started yet). */
+export function releaseEarlySignals(): void {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    for (const listener of process.listeners(signal)) if (listener.name === 'earlyInterrupt') process.off(signal, listener);
+  }
+}
+
 export function interruptSignal(): AbortSignal {
   if (!installed) {
     installed = true;
+    releaseEarlySignals();
     let firstAt = 0;
     const onSignal = (signal: NodeJS.Signals | string) => {
       if (controller.signal.aborted) {

@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 // into chunks), so --help and usage errors answer without loading viem, Mocha or the schemas.
 import { inert, inertLines } from '../core/inert.ts';
 import { redact, redactUrl } from '../core/redact.ts';
-import { interruptSignal } from './interrupt.ts';
+import { interruptSignal, releaseEarlySignals } from './interrupt.ts';
 import { UsageError } from './networks.ts';
 import { harnessVersion } from './version.ts';
 
@@ -116,6 +116,7 @@ async function devnetCommand(argv: string[]): Promise<number> {
   // suite however the gateway normalises; the --expect file lists it, with reasons, as `start` applies it.
   console.log(`certify it: npx rpc-certify conformance --url ${values['api-key'] ? redactUrl(devnet.url) : devnet.url} --expect ${expectationsPath(devnet.node === 'geth' ? 'geth' : 'embedded')}`);
   await new Promise<void>((resolve) => {
+    releaseEarlySignals();
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });

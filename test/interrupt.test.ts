@@ -75,10 +75,10 @@ async function expectIncompleteLoad(out: string, reason: RegExp): Promise<void> 
 
 const LOAD = ['load', '--profile', 'smoke', '--duration', '40s', '--methods', 'eth_getBlockByHash'];
 
+/** Running: a zombie (killed, its parent gone, not yet reaped by init) is not. */
 const alive = (pid: number) => {
   try {
-    process.kill(pid, 0);
-    return true;
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0] !== 'Z';
   } catch {
     return false;
   }
@@ -261,5 +261,26 @@ describe('interruption', function () {
     expect(code).to.equal(0);
     await new Promise((res) => setTimeout(res, 200));
     expect(anvils.filter(alive)).to.deep.equal([]);
+  });
+
+  it('a signal while the embedded default is still starting (before the command\'s own handlers): exit 130, no anvil orphaned', async () => {
+    const r = run(['devnet']);
+    let anvils: number[] = [];
+    // anvil is started, the seed still running: the command has not taken the signals over yet.
+    const children = () => {
+      try {
+        return execFileSync('ps', ['-o', 'pid=', '--ppid', String(r.child.pid)]).toString().trim().split(/\s+/).map(Number).filter(Boolean);
+      } catch {
+        return []; // ps exits 1 when there is none yet
+      }
+    };
+    await until('anvil to start', () => (anvils = children()).length > 0, 20_000);
+    r.child.kill('SIGTERM');
+    const { code, out } = await r.output;
+    expect(out, 'it was still starting').to.not.match(/listening/);
+    expect(code).to.equal(130);
+    // The exit hook's SIGKILL is sent as the harness exits; give it a moment to land.
+    await until('anvil to be gone', () => anvils.filter(alive).length === 0, 3000).catch(() => undefined);
+    expect(anvils.filter(alive), 'anvil runs in its own session: only the exit hook stops it').to.deep.equal([]);
   });
 });

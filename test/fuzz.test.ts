@@ -4,10 +4,11 @@ import { expect } from 'chai';
 import { validateShape, shapeSchemas, type ShapeName } from '../core/schemas.ts';
 import { classify } from '../load/classify.ts';
 import { createRng, type Rng } from '../load/rng.ts';
-import { startDevnet, type Devnet } from '../devnet/index.ts';
+import type { Devnet } from '../devnet/index.ts';
 import { runConformance } from '../conformance/framework/runner.ts';
 import { allSuites } from '../conformance/methods.ts';
-import { FaultProxy, type RpcResponse } from './support/fault-proxy.ts';
+import { faultyDevnet } from './support/faulty-devnet.ts';
+import type { FaultProxy, RpcResponse } from './support/fault-proxy.ts';
 
 const SEED = Number(process.env['RPC_CERTIFY_FUZZ_SEED'] ?? 20261122);
 
@@ -70,15 +71,7 @@ describe('fuzzing (seed ' + SEED + ')', function () {
   describe('against an endpoint that mutates its answers', function () {
     let devnet: Devnet;
     let proxy: FaultProxy;
-    before(async () => {
-      devnet = await startDevnet();
-      proxy = new FaultProxy(devnet.url);
-      await proxy.start();
-    });
-    after(async () => {
-      await proxy?.stop();
-      await devnet?.stop();
-    });
+    faultyDevnet((d, p) => ((devnet = d), (proxy = p)));
 
     for (let round = 0; round < 3; round++) {
       it(`round ${round}: every check ends in a verdict and the run completes`, async () => {

@@ -12,8 +12,9 @@ import { inert, xmlSafe } from '../core/inert.ts';
 import { EndpointUnusable, runConformance } from '../conformance/framework/runner.ts';
 import { allSuites } from '../conformance/methods.ts';
 import { summarize } from '../conformance/report/model.ts';
-import { startDevnet, type Devnet } from '../devnet/index.ts';
-import { FaultProxy } from './support/fault-proxy.ts';
+import type { Devnet } from '../devnet/index.ts';
+import { faultyDevnet } from './support/faulty-devnet.ts';
+import type { FaultProxy } from './support/fault-proxy.ts';
 
 const FORGED = '\u001b[2J\u001b[H\u001b[32mALL CHECKS PASSED\u001b[0m\r\u202e';
 const HUGE = `${FORGED}${'A'.repeat(200 * 1024)}`;
@@ -44,16 +45,7 @@ describe('untrusted text is inert', function () {
   describe('against a real chain', function () {
     let devnet: Devnet;
     let proxy: FaultProxy;
-    before(async () => {
-      devnet = await startDevnet();
-      proxy = new FaultProxy(devnet.url);
-      await proxy.start();
-    });
-    afterEach(() => (proxy.fault = undefined));
-    after(async () => {
-      await proxy?.stop();
-      await devnet?.stop();
-    });
+    faultyDevnet((d, p) => ((devnet = d), (proxy = p)));
 
     it('a 200 KB error message with ANSI escapes: capped and shown, never obeyed, in the terminal and in every report', async () => {
       proxy.fault = {

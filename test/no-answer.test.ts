@@ -11,8 +11,9 @@ import { join } from 'node:path';
 import { runConformance } from '../conformance/framework/runner.ts';
 import { allSuites } from '../conformance/methods.ts';
 import { summarize } from '../conformance/report/model.ts';
-import { startDevnet, type Devnet } from '../devnet/index.ts';
-import { FaultProxy, type Stall } from './support/fault-proxy.ts';
+import type { Devnet } from '../devnet/index.ts';
+import { faultyDevnet } from './support/faulty-devnet.ts';
+import type { FaultProxy, Stall } from './support/fault-proxy.ts';
 
 function cli(args: string[]): Promise<{ code: number | null; out: string; err: string; ms: number }> {
   const started = Date.now();
@@ -33,16 +34,7 @@ interface Written {
 describe('no PASS without an answer', function () {
   let devnet: Devnet;
   let proxy: FaultProxy;
-  before(async () => {
-    devnet = await startDevnet();
-    proxy = new FaultProxy(devnet.url);
-    await proxy.start();
-  });
-  afterEach(() => (proxy.fault = undefined));
-  after(async () => {
-    await proxy?.stop();
-    await devnet?.stop();
-  });
+  faultyDevnet((d, p) => ((devnet = d), (proxy = p)));
 
   const stalls: Stall[] = ['stall', 'bad-content-length', 'unterminated-chunked', 'reset'];
   for (const how of stalls) {

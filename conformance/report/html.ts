@@ -230,22 +230,6 @@ function passedSection(checks: Judged[]): string {
 <table class="list"><thead><tr><th>check</th><th>clause</th><th>layer</th><th>title</th><th>time</th></tr></thead><tbody>${rows.join('\n')}</tbody></table></details></section>`;
 }
 
-// The target classes with the value each names, in the order of the coverage matrix.
-const VALUE_OF: Record<string, (t: Targets) => Targets[keyof Targets] | undefined> = {
-  multiTxBlock: (t) => t.multiTxBlock,
-  emptyBlock: (t) => t.emptyBlock,
-  contractCreation: (t) => t.contractCreation,
-  txWithLogs: (t) => t.txWithLogs,
-  successTx: (t) => t.successTx,
-  failedTx: (t) => t.failedTx,
-  callToCode: (t) => t.callToCode,
-  firstInBlockTx: (t) => t.firstInBlockTx,
-  revertedTx: (t) => t.revertedTx,
-  withdrawalsBlock: (t) => t.withdrawalsBlock,
-  uncleBlock: (t) => t.uncleBlock,
-  preByzantiumTx: (t) => t.preByzantiumTx,
-};
-
 const COVERAGE_LABEL: Record<CoverageEntry['status'], string> = { found: 'found', malformed: 'found, malformed', absent: 'not on this chain', 'out-of-budget': 'out of budget', 'not-looked-for': 'not looked for (deadline/interrupted)' };
 const COVERAGE_CLASS: Record<CoverageEntry['status'], string> = { found: 'o-pass', malformed: 'o-fail', absent: 'o-skip', 'out-of-budget': 'o-inconclusive', 'not-looked-for': 'o-inconclusive' };
 
@@ -257,7 +241,7 @@ function targetsSection(t: Targets | undefined): string {
   const rows = keys.map((key) => {
     const entry = coverage[key];
     const label = labels.get(key) ?? (key.startsWith('txByType.') ? `transaction of type ${key.slice(9)}` : key.startsWith('era.') ? `${key.slice(4)} era block` : key);
-    const value = key.startsWith('txByType.') ? t.txByType[key.slice(9)] : key.startsWith('era.') ? t.eraBlocks?.[key.slice(4)] : VALUE_OF[key]?.(t);
+    const value = key.startsWith('txByType.') ? t.txByType[key.slice(9)] : key.startsWith('era.') ? t.eraBlocks?.[key.slice(4)] : labels.has(key) ? (t as unknown as Record<string, Targets[keyof Targets] | undefined>)[key] : undefined; // a class key is the Targets field holding its value
     const status = entry
       ? `<span class="pill ${COVERAGE_CLASS[entry.status]}">${esc(COVERAGE_LABEL[entry.status])}</span>${entry.status !== 'found' && entry.within !== undefined ? ` <span class="muted">within ${esc(String(entry.within))} blocks</span>` : ''}`
       : '';

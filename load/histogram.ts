@@ -57,6 +57,11 @@ export function mergeHistograms(histograms: readonly Histogram[]): Histogram {
   return out;
 }
 
+/** The q-quantile of bucket counts alone, with no exact bounds known (a period's or a live read's histogram). */
+export function bucketQuantile(buckets: Record<string, number>, count: number, q: number): number {
+  return quantile({ count, sum: 0, min: 0, max: Infinity, buckets }, q);
+}
+
 /**
  * The q-quantile (0..1) the way k6 computes a Trend's p(x): linear interpolation between the sorted
  * samples at ranks floor and ceil of q·(n-1); each sample read as its bucket's value, kept within [min, max].

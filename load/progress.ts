@@ -2,7 +2,7 @@
 // Figures come from each k6 instance's REST API (`--address 127.0.0.1:0`, found through /proc): one small
 // GET per metric (the whole /v1/metrics is ~1 MB with the histogram's sub-metrics, over a second to build).
 // On a terminal the block is redrawn every few seconds; elsewhere one line every 30 s, so CI logs stay short.
-import { GROUP_BUCKETS, HISTOGRAM_GROUPS, quantile } from './histogram.ts';
+import { bucketQuantile, GROUP_BUCKETS, HISTOGRAM_GROUPS } from './histogram.ts';
 import { COUNTED_CLASSES, metricName, SUCCESS_CLASSES, type Subject } from './methods.ts';
 import { bucketMetric } from './summary.ts';
 
@@ -165,5 +165,5 @@ async function p95(groups: number[], bucketCount: (bucket: number) => Promise<nu
   const inside = Array.from({ length: GROUP_BUCKETS }, (_, k) => g * GROUP_BUCKETS + k);
   const counts = await Promise.all(inside.map(bucketCount));
   inside.forEach((b, k) => (counts[k] ?? 0) > 0 && (buckets[b] = counts[k] ?? 0));
-  return quantile({ count: total, sum: 0, min: 0, max: Infinity, buckets }, 0.95);
+  return bucketQuantile(buckets, total, 0.95);
 }

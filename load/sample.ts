@@ -283,7 +283,7 @@ function judge(method: RpcMethod, entry: CorpusEntry, verdict: Classification, e
     const immutable = cls === 'ok' && (IMMUTABLE_LOOKUPS.includes(method) || block.final);
     const bounds = cls === 'ok' ? boundsOf(method, entry.params, gasCap) : undefined;
     const broken = bounds && boundsFault(bounds, verdict.envelope?.result);
-    if (broken) return { finding: { kind: entry.kind, cls: 'wrong', example: redact(`${clip(JSON.stringify(entry.params), 120)} answered ${clip(broken, 160)}`) } };
+    if (broken) return { finding: { kind: entry.kind, cls: 'wrong', example: example(entry, broken) } };
     return {
       keep: {
         ...entry,
@@ -301,10 +301,12 @@ function judge(method: RpcMethod, entry: CorpusEntry, verdict: Classification, e
     if (entry.note.startsWith(REPLAY)) return { reject: `replay fails at its parent state (error ${code ?? '?'})` };
     if (code === 4444 || NOT_KEPT.test(message)) return { reject: `history not kept (error ${code ?? '?'})` };
   }
-  return { finding: { kind: entry.kind, cls, ...(code === undefined ? {} : { code }), example: redact(`${clip(JSON.stringify(entry.params), 120)} answered ${clip(describeAnswer(ex), 160)}`) } };
+  return { finding: { kind: entry.kind, cls, ...(code === undefined ? {} : { code }), example: example(entry, describeAnswer(ex)) } };
 }
 
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+/** A finding's example: the request's params and what it was answered, clipped and redacted. */
+const example = (entry: CorpusEntry, answered: string) => redact(`${clip(JSON.stringify(entry.params), 120)} answered ${clip(answered, 160)}`);
 
 function answerName(f: Pick<Finding, 'cls' | 'code'>): string {
   return `${f.cls}${f.code === undefined ? '' : ` ${f.code}`}`;

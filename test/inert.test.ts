@@ -2,7 +2,6 @@
 // shown, not obeyed (no screen clear, no forged verdict line), and is escaped in the HTML and the XML; an
 // answer nested 100,000 levels deep gets a verdict, in the preflight as in any check, never a stack overflow.
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,19 +14,12 @@ import { summarize } from '../conformance/report/model.ts';
 import type { Devnet } from '../devnet/index.ts';
 import { faultyDevnet } from './support/faulty-devnet.ts';
 import type { FaultProxy } from './support/fault-proxy.ts';
+import { cli } from './support/cli.ts';
 
 const FORGED = '\u001b[2J\u001b[H\u001b[32mALL CHECKS PASSED\u001b[0m\r\u202e';
 const HUGE = `${FORGED}${'A'.repeat(200 * 1024)}`;
 const deep = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
 
-function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, ['bin/rpc-certify.js', ...args]);
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
-}
 
 /** No byte a terminal would act on: ESC, CR, other C0/C1 controls, bidi overrides. */
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;

@@ -2,7 +2,6 @@
 // a chunked body never ended, a reset) makes the run INCONCLUSIVE (exit 3) naming the method, and the run
 // deadline turns whatever is unfinished into inconclusive checks while the reports are still written.
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,16 +13,8 @@ import { summarize } from '../conformance/report/model.ts';
 import type { Devnet } from '../devnet/index.ts';
 import { faultyDevnet } from './support/faulty-devnet.ts';
 import type { FaultProxy, Stall } from './support/fault-proxy.ts';
+import { cli } from './support/cli.ts';
 
-function cli(args: string[]): Promise<{ code: number | null; out: string; err: string; ms: number }> {
-  const started = Date.now();
-  const child = spawn(process.execPath, ['bin/rpc-certify.js', ...args]);
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err, ms: Date.now() - started })));
-}
 
 interface Written {
   run: { deadlineReached?: boolean; complete: boolean };

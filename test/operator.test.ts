@@ -2,24 +2,13 @@
 // --network against another chain, option values and files that are wrong. Each is a one-line usage error
 // (exit 2) naming the option or file, answered before any endpoint or k6 is touched where it can be.
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EMBEDDED_ENDPOINT, type RunShape, shapeDifferences } from '../load/compare.ts';
 import { type Devnet, startDevnet } from '../devnet/index.ts';
+import { cli } from './support/cli.ts';
 
-function cli(args: string[], cwd?: string): Promise<{ code: number; out: string; err: string; ms: number }> {
-  const started = performance.now();
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(import.meta.dirname, '..', 'bin', 'rpc-certify.js'), ...args], { cwd: cwd ?? process.cwd(), env: { ...process.env, RPC_CERTIFY_API_KEY: '' } });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('close', (code) => resolve({ code: code ?? -1, out, err, ms: performance.now() - started }));
-  });
-}
 
 function oneLineUsage(r: { code: number; err: string }, what: RegExp): void {
   expect(r.code, r.err).to.equal(2);

@@ -3,7 +3,6 @@
 // the whole suite run through the CLI for keys chosen to be awkward. No form of the key may reach stdout,
 // stderr or any file written, and every report must still be whole.
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,6 +11,7 @@ import { join } from 'node:path';
 import { reportFaults } from '../conformance/report/json.ts';
 import { redact, redactCapped, redactDeep, registerUrlSecrets } from '../core/redact.ts';
 import { startDevnet, type Devnet } from '../devnet/index.ts';
+import { cli } from './support/cli.ts';
 
 /** Echoes are wrapped in these, so a test can find each one whatever the key, even a key of one character. */
 const OPEN = '@@';
@@ -84,14 +84,6 @@ async function echoingEndpoint(upstream: string, key: () => string): Promise<Ser
   return server;
 }
 
-function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, ['bin/rpc-certify.js', ...args], { env: { ...process.env, RPC_CERTIFY_API_KEY: '' } });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
-}
 
 /** The spellings of a key an endpoint can echo, built here independently of core/redact.ts. */
 function spellings(key: string, sentPath: string): string[] {

@@ -6,14 +6,15 @@ import { expect } from 'chai';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Devnet, startDevnet } from '../devnet/index.ts';
+import type { Devnet } from '../devnet/index.ts';
 import type { Corpus } from '../load/corpus.ts';
 import type { LoadReport } from '../load/report.ts';
 import { METHODS, type RpcMethod } from '../load/methods.ts';
 import { runLoad } from '../load/run.ts';
 import { sampleCorpus } from '../load/sample.ts';
 import { findK6 } from '../scripts/setup-k6.ts';
-import { type Fault, FaultProxy, type RpcRequest, type RpcResponse } from './support/fault-proxy.ts';
+import type { Fault, FaultProxy, RpcRequest, RpcResponse } from './support/fault-proxy.ts';
+import { faultyDevnet } from './support/faulty-devnet.ts';
 
 const error = (res: RpcResponse, code: number, message: string): RpcResponse => ({ jsonrpc: '2.0', id: res.id, error: { code, message } });
 
@@ -47,17 +48,8 @@ describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)
   };
   const reportIn = async (dir: string) => JSON.parse(await readFile(join(dir, 'load.json'), 'utf8')) as LoadReport;
 
-  before(async () => {
-    devnet = await startDevnet();
-    proxy = new FaultProxy(devnet.url);
-    await proxy.start();
-  });
-  afterEach(() => {
-    proxy.fault = undefined;
-  });
+  faultyDevnet((d, p) => ((devnet = d), (proxy = p)));
   after(async () => {
-    await proxy?.stop();
-    await devnet?.stop();
     await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
   });
 

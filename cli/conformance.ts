@@ -103,11 +103,12 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
   }
   const url = resolveEndpoint(values);
   if (!url) throw new UsageError('give --url, or --network with --api-key (see --help); with no endpoint at all, `rpc-certify start` certifies the embedded default');
+  const network = expectedNetwork(values);
   const opts: ConformanceOptions = {
     url,
     out: values.out,
     ...(values.network ? { network: values.network } : {}),
-    ...(expectedNetwork(values) ? { expectNetwork: expectedNetwork(values) } : {}),
+    ...(network ? { expectNetwork: network } : {}),
     ...(values.methods ? { methods: methodList(values.methods, [...METHODS, 'service']) } : {}),
     strict: values.strict,
     ...(values.targets ? { targetsFile: values.targets } : {}),

@@ -159,6 +159,7 @@ export async function loadCommand(argv: string[]): Promise<number> {
       ...(values['step-rate'] ? { stepRps: positive(values['step-rate'], '--step-rate') } : {}),
       ...(values['max-steps'] ? { maxSteps: positive(values['max-steps'], '--max-steps') } : {}),
     };
+    const network = expectedNetwork(values);
     const opts: Omit<LoadOptions, 'url'> = {
       ...testOptions(values),
       out: values.out,
@@ -167,7 +168,7 @@ export async function loadCommand(argv: string[]): Promise<number> {
       ...(Object.keys(steps).length ? { steps } : {}),
       ...(values.baseline ? { baseline: values.baseline } : {}),
       ...(values.tolerance ? { tolerance: share(values.tolerance, '--tolerance', 10) } : {}),
-      ...(expectedNetwork(values) ? { network: expectedNetwork(values) } : {}),
+      ...(network ? { network } : {}),
       signal: interruptSignal(),
     };
     // Loaded once the command line is known good: a usage error costs no more than node's start-up.

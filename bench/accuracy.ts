@@ -4,8 +4,8 @@
 // With exactly 1 call in 100 slow, p99 falls on the slowest call of the 20 ms body, and max shows the
 // 200 ms tail itself. A bare k6 script runs the same plan beside it: the share of the error that is
 // k6's and the machine's.
-import { type Mode } from './endpoint.ts';
-import { harnessScenario, percentile, type Row, round, runBare, runHarness, saveFigure, startResponder, withinTarget } from './lib.ts';
+import { type Mode } from './support/endpoint.ts';
+import { harnessScenario, percentile, type Row, round, runBare, runHarness, saveFigure, startResponder, withinTarget } from './support/lib.ts';
 
 const RATE = 200;
 const SEC = 10;

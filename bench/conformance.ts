@@ -5,7 +5,7 @@
 import { createPublicClient, createTestClient, createWalletClient, http } from 'viem';
 import { runConformance } from '../conformance/framework/runner.ts';
 import { startDevnet } from '../devnet/index.ts';
-import { type Row, round, saveFigure } from './lib.ts';
+import { type Row, round, saveFigure } from './support/lib.ts';
 
 const RUNS = 3;
 const DEFAULT_DEPTH = 64;

@@ -8,10 +8,10 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { transform } from 'esbuild';
-import { runK6 } from '../load/k6.ts';
+import { runK6 } from '../load/run/k6.ts';
 import { ensureK6 } from '../scripts/setup-k6.ts';
-import { REQUEST } from './endpoint.ts';
-import { round, saveFigure, startResponder } from './lib.ts';
+import { REQUEST } from './support/endpoint.ts';
+import { round, saveFigure, startResponder } from './support/lib.ts';
 
 const CALLS = 20_000;
 const MARKER = 'COSTS';
@@ -32,7 +32,7 @@ const OPERATIONS: Record<string, string> = {
   'its answer digest (canonical JSON, sha256)': "answerDigest(parsed.result, (text) => crypto.sha256(text, 'hex'))",
 };
 /** The pure functions the scenario runs, as k6 gets them (esbuild strips the types, as bundling does). */
-const PURE = await Promise.all(['../core/reply.ts', '../load/answer.ts', '../load/corpus.ts', '../load/packed-entry.ts'].map(async (file) => {
+const PURE = await Promise.all(['../core/reply.ts', '../load/shared/answer.ts', '../load/shared/corpus.ts', '../load/k6/packed-entry.ts'].map(async (file) => {
   const { code } = await transform(await readFile(new URL(file, import.meta.url), 'utf8'), { loader: 'ts', format: 'esm' });
   // One script: what one file imports from another is defined beside it.
   return code.replace(/^export /gm, '').replace(/^import .*$/gm, '');

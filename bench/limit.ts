@@ -6,8 +6,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { REQUEST } from './endpoint.ts';
-import { CEILING, fastest, round, runCeiling, runHarness, saveFigure, startResponder } from './lib.ts';
+import { REQUEST } from './support/endpoint.ts';
+import { CEILING, fastest, round, runCeiling, runHarness, saveFigure, startResponder } from './support/lib.ts';
 
 const run = promisify(execFile);
 const INSTALL = 'apt-get install -y wrk';

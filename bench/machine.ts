@@ -2,7 +2,7 @@
 // and the share of CPU time the hypervisor took away (steal). A freeze lands in any latency measured
 // meanwhile, by the harness or bare k6 alike: the tails of the other figures are read against it.
 import { readFileSync } from 'node:fs';
-import { round, saveFigure } from './lib.ts';
+import { round, saveFigure } from './support/lib.ts';
 
 const SEC = 20;
 const TICK_MS = 1;

@@ -4,8 +4,8 @@
 // plan shows how much of the harness's error is k6's own (and the machine's: answers released together
 // at a stall's end queue in the generator); a closed-loop script (fixed VUs, each waiting for its answer
 // before the next call) sends almost nothing during a stall, and under-reports it.
-import { BASE_MS, delayMs } from './endpoint.ts';
-import { harnessScenario, percentile, round, runBare, runHarness, saveFigure, startResponder, withinTarget } from './lib.ts';
+import { BASE_MS, delayMs } from './support/endpoint.ts';
+import { harnessScenario, percentile, round, runBare, runHarness, saveFigure, startResponder, withinTarget } from './support/lib.ts';
 
 const RATE = 200;
 const SEC = 30; // three stalls

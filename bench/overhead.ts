@@ -8,8 +8,8 @@
 // (flood's engine, which classifies nothing) at the same rates. Then all again at a rate all keep up
 // with, where CPU per request is the generator's cost without saturation effects (k6 starting VUs for
 // iterations it cannot serve). CPU per request counts the generator's CPU while it sends only.
-import { CEILING, cpuMsPerRequest as cpuMs, fastest, harnessScenario, leastCpu, round, runBare, runCeiling, runHarness, saveFigure, startResponder, whileSending } from './lib.ts';
-import { runVegeta, VEGETA_VERSION } from './vegeta.ts';
+import { CEILING, cpuMsPerRequest as cpuMs, fastest, harnessScenario, leastCpu, round, runBare, runCeiling, runHarness, saveFigure, startResponder, whileSending } from './support/lib.ts';
+import { runVegeta, VEGETA_VERSION } from './support/vegeta.ts';
 
 /** The steady rate: half what the harness reached flat out, at most this. */
 const STEADY_RPS = 2000;

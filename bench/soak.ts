@@ -4,7 +4,7 @@
 // reports (its http_req_* timings): bare k6 shows that growth; the harness adds no Trend of its own.
 // The length is a parameter: `npm run bench:soak -- 300` (seconds; 1800 by default), and the rate a second one.
 import { readFile } from 'node:fs/promises';
-import { harnessScenario, generatorPid, round, runBare, runHarness, saveFigure, startResponder, type Responder } from './lib.ts';
+import { harnessScenario, generatorPid, round, runBare, runHarness, saveFigure, startResponder, type Responder } from './support/lib.ts';
 
 const seconds = Number(process.argv[2] ?? process.env['RPC_CERTIFY_SOAK_SEC'] ?? 1800);
 const rate = Number(process.argv[3] ?? 1000);

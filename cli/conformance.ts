@@ -4,7 +4,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inert, inertLines } from '../core/inert.ts';
 import { redact, redactDeep, schemaVocabulary } from '../core/redact.ts';
-import reportSchema from '../schemas/conformance-report.json' with { type: 'json' };
+import reportSchema from '../schemas/files/conformance-report.json' with { type: 'json' };
 import type { Targets } from '../core/targets.ts';
 import type { RunResult } from '../conformance/framework/runner.ts';
 import type { Expectations } from '../conformance/framework/expectations.ts';
@@ -12,7 +12,7 @@ import type { CheckResult } from '../conformance/framework/check.ts';
 import { type ConformanceReport, explains } from '../conformance/report/model.ts';
 import { writeFileAtomic } from '../conformance/report/atomic.ts';
 import { endpointOptions, expectedNetwork, methodList, positive, resolveEndpoint, UsageError } from './networks.ts';
-import { METHODS } from '../load/methods.ts';
+import { METHODS } from '../load/shared/methods.ts';
 import { harnessVersion } from './version.ts';
 import { interruptSignal } from './interrupt.ts';
 
@@ -36,7 +36,7 @@ Options:
   --out DIR               where the reports go (default: reports)
   --methods a,b           only these methods (default: all eight)
   --strict                advisory failures fail the run too
-  --expect FILE           known deviations (schemas/expectations.json): the checks listed as failing do
+  --expect FILE           known deviations (schemas/files/expectations.json): the checks listed as failing do
                           not fail the run; one of them passing does (an unexpected pass). Shipped:
                           fixtures/expectations/anvil.json (raw anvil), geth.json (geth --dev),
                           embedded.json (the embedded default, which start uses)

@@ -3,7 +3,7 @@
 //
 // The ways a run gets stopped, and what each delivers here:
 // - Ctrl-C in a terminal, and `timeout N …`: the signal goes to the whole process group, npm's own
-//   forwarding may repeat it, and k6 would get it too (k6 runs in its own session, load/k6.ts, and is
+//   forwarding may repeat it, and k6 would get it too (k6 runs in its own session, load/run/k6.ts, and is
 //   stopped by us instead). A repeat within REPEAT_MS is the same interrupt, not a request to force.
 // - SIGTERM to npx (npm exec) only: npm exits at once and its shell with it, and nothing reaches this
 //   process. Launched by npm, a change of parent is therefore taken as that SIGTERM.

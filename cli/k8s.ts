@@ -55,7 +55,7 @@ export async function k8sCommand(argv: string[]): Promise<number> {
     if (mode === 'merge') {
       if (!run || logs.length === 0) throw new UsageError('k8s merge takes run.json and at least one pod log (see --help)');
       return report(
-        await (await import('../load/k8s.ts')).mergeK8s({
+        await (await import('../load/run/k8s.ts')).mergeK8s({
           run,
           logs,
           out: values.out ?? 'reports',
@@ -68,7 +68,7 @@ export async function k8sCommand(argv: string[]): Promise<number> {
     if (!values.parallelism) throw new UsageError('--parallelism N is required (the TestRun runner pods)');
     const url = resolveEndpoint(values);
     return report(
-      await (await import('../load/k8s.ts')).writeK8s({
+      await (await import('../load/run/k8s.ts')).writeK8s({
         ...testOptions(values),
         ...(url ? { url } : {}),
         parallelism: positive(values.parallelism, '--parallelism'),

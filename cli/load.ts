@@ -5,10 +5,10 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { inert, inertLines } from '../core/inert.ts';
 import { redact, redactUrl } from '../core/redact.ts';
-import { compareReports, DEFAULT_TOLERANCE, describeCheck, EMBEDDED_ENDPOINT, incompleteness, shapeDifferences, shapeOf } from '../load/compare.ts';
-import { METHODS } from '../load/methods.ts';
-import { DEFAULT_MAX_STEPS, DEFAULT_MISS_SHARE, parseDuration, PROFILES, type Profile } from '../load/profiles.ts';
-import type { LoadOptions, TestOptions } from '../load/run.ts';
+import { compareReports, DEFAULT_TOLERANCE, describeCheck, EMBEDDED_ENDPOINT, incompleteness, shapeDifferences, shapeOf } from '../load/report/compare.ts';
+import { METHODS } from '../load/shared/methods.ts';
+import { DEFAULT_MAX_STEPS, DEFAULT_MISS_SHARE, parseDuration, PROFILES, type Profile } from '../load/shared/profiles.ts';
+import type { LoadOptions, TestOptions } from '../load/run/run.ts';
 import { findK6, K6_VERSION, toolsDir } from '../scripts/setup-k6.ts';
 import { endpointOptions, expectedNetwork, methodList, positive, resolveEndpoint, UsageError } from './networks.ts';
 import { interruptSignal } from './interrupt.ts';
@@ -172,7 +172,7 @@ export async function loadCommand(argv: string[]): Promise<number> {
       signal: interruptSignal(),
     };
     // Loaded once the command line is known good: a usage error costs no more than node's start-up.
-    const [{ refuseOverwrite, runLoad }, { startDevnet }] = await Promise.all([import('../load/run.ts'), import('../devnet/index.ts')]);
+    const [{ refuseOverwrite, runLoad }, { startDevnet }] = await Promise.all([import('../load/run/run.ts'), import('../devnet/index.ts')]);
     if (values.baseline) await refuseOverwrite(values.baseline, values.out);
     const url = resolveEndpoint(values);
     if (url) return report(await runLoad({ ...opts, url }));
@@ -192,7 +192,7 @@ export async function compareCommand(argv: string[]): Promise<number> {
     if (values.help) return print(compareHelp);
     const [basePath, currentPath, ...extra] = positionals;
     if (!basePath || !currentPath || extra.length) throw new UsageError('compare takes two reports: BASELINE CURRENT (see --help)');
-    const { readReport } = await import('../load/report.ts');
+    const { readReport } = await import('../load/report/report.ts');
     const read = (path: string) => readReport(path).catch((e: unknown) => Promise.reject(new UsageError(`${path}: ${(e as Error).message}`)));
     const [base, current] = [await read(basePath), await read(currentPath)];
     const incomplete = [incompleteness(base, basePath), incompleteness(current, currentPath)].filter((why) => why !== undefined);

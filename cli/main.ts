@@ -79,7 +79,7 @@ async function startCommand(argv: string[]): Promise<number> {
     const expect = await embeddedExpectations();
     const conformance = await certify({ url: devnet.url, out: values.out, strict: values.strict, quiet: values.quiet, expect, fixtures: [{ targets: seedTargets, source: 'seed' }] });
     if (values['no-load'] || interrupted.aborted) return conformance;
-    const [{ runLoad }, { EMBEDDED_ENDPOINT }] = await Promise.all([import('../load/run.ts'), import('../load/compare.ts')]);
+    const [{ runLoad }, { EMBEDDED_ENDPOINT }] = await Promise.all([import('../load/run/run.ts'), import('../load/report/compare.ts')]);
     const load = await runLoad({ url: devnet.url, endpointName: EMBEDDED_ENDPOINT, profile: 'smoke', out: values.out, targets: { reverts: devnet.seed.reverts }, signal: interrupted });
     console.log(inertLines(redact(load.summary)));
     return conformance || load.exitCode;

@@ -99,7 +99,7 @@ extraFieldsCheck(suite, 'the blocks judged and their transactions', async (t) =>
 );
 
 suite.check(
-  { intent: 'judged-shape', clause: '§4.2, §2.2', layer: 'spec', title: 'every block the run reads has the block shape (schemas/block.json): each block judged (up to 16, full transactions), and every block the discovery walk (eth_getBlockByNumber) found malformed, which is never passed over as "not on this chain"', covers: ['hit'] },
+  { intent: 'judged-shape', clause: '§4.2, §2.2', layer: 'spec', title: 'every block the run reads has the block shape (schemas/rpc/block.json): each block judged (up to 16, full transactions), and every block the discovery walk (eth_getBlockByNumber) found malformed, which is never passed over as "not on this chain"', covers: ['hit'] },
   async (t) => {
     // A block discovery read malformed is asked for again, as the walk asked for it, for the evidence; it
     // fails even if it now comes back whole: the endpoint served it malformed.

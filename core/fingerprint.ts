@@ -1,5 +1,5 @@
 // The hashes of the corpus as Node computes them: the reply fingerprint of core/reply.ts and the sha256 that
-// load/answer.ts digests with (k6 hashes the same texts with k6/crypto).
+// load/shared/answer.ts digests with (k6 hashes the same texts with k6/crypto).
 import { createHash } from 'node:crypto';
 import { replyText } from './reply.ts';
 

@@ -1,17 +1,17 @@
 // Ajv validators for the shapes in schemas/: the one source of truth, used by the conformance checks
 // and bundled into the k6 scenarios.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import defs from '../schemas/defs.json' with { type: 'json' };
-import envelope from '../schemas/envelope.json' with { type: 'json' };
-import error from '../schemas/error.json' with { type: 'json' };
-import log from '../schemas/log.json' with { type: 'json' };
-import receipt from '../schemas/receipt.json' with { type: 'json' };
-import blockReceipts from '../schemas/block-receipts.json' with { type: 'json' };
-import transaction from '../schemas/transaction.json' with { type: 'json' };
-import header from '../schemas/header.json' with { type: 'json' };
-import block from '../schemas/block.json' with { type: 'json' };
-import uncle from '../schemas/uncle.json' with { type: 'json' };
-import quantity from '../schemas/quantity.json' with { type: 'json' };
+import defs from '../schemas/rpc/defs.json' with { type: 'json' };
+import envelope from '../schemas/rpc/envelope.json' with { type: 'json' };
+import error from '../schemas/rpc/error.json' with { type: 'json' };
+import log from '../schemas/rpc/log.json' with { type: 'json' };
+import receipt from '../schemas/rpc/receipt.json' with { type: 'json' };
+import blockReceipts from '../schemas/rpc/block-receipts.json' with { type: 'json' };
+import transaction from '../schemas/rpc/transaction.json' with { type: 'json' };
+import header from '../schemas/rpc/header.json' with { type: 'json' };
+import block from '../schemas/rpc/block.json' with { type: 'json' };
+import uncle from '../schemas/rpc/uncle.json' with { type: 'json' };
+import quantity from '../schemas/rpc/quantity.json' with { type: 'json' };
 
 export const shapeSchemas = { envelope, error, log, receipt, 'block-receipts': blockReceipts, transaction, header, block, uncle, quantity } as const;
 export type ShapeName = keyof typeof shapeSchemas;

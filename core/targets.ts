@@ -61,7 +61,7 @@ export interface Targets {
   preByzantiumTx?: string;
   /** One block per fork era met ('frontier' = pre-London, 'london', 'shanghai', 'cancun', 'prague'). */
   eraBlocks?: Record<string, BlockRef>;
-  /** Blocks the walk fetched that fail the block shape (schemas/block.json), with the classes they held: eth_getBlockByHash/walked-shape fails on them. */
+  /** Blocks the walk fetched that fail the block shape (schemas/rpc/block.json), with the classes they held: eth_getBlockByHash/walked-shape fails on them. */
   malformedBlocks?: MalformedBlock[];
   /** The blocks every block-level invariant judges (capped, spread over the eras found). */
   judgedBlocks?: JudgedBlock[];

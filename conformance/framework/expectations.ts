@@ -1,10 +1,10 @@
-// Known deviations as a user feature (`--expect FILE`, schemas/expectations.json): checks an endpoint is
+// Known deviations as a user feature (`--expect FILE`, schemas/files/expectations.json): checks an endpoint is
 // expected to fail, each with a reason, an optional link and a review date. The runner notes the
 // expectation on each check it concerns; conformance/report/model.ts turns the notes into outcomes: an
 // expected failure does not fail the run, an expected failure that passes is an unexpected pass and does.
 import { readFile } from 'node:fs/promises';
 import { Ajv } from 'ajv';
-import schema from '../../schemas/expectations.json' with { type: 'json' };
+import schema from '../../schemas/files/expectations.json' with { type: 'json' };
 import { allSuites } from '../methods.ts';
 
 export interface Expectation {
@@ -62,7 +62,7 @@ export function parseExpectations(text: string, file: string): Expectations {
   }
   if (!validate(value)) {
     const faults = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword}`);
-    throw new ExpectationsError(`--expect: ${file} does not match schemas/expectations.json: ${faults.slice(0, 5).join('; ')}`);
+    throw new ExpectationsError(`--expect: ${file} does not match schemas/files/expectations.json: ${faults.slice(0, 5).join('; ')}`);
   }
   const entries = [...value.fail, ...(value.skip ?? [])];
   // A misspelt id would never match: its check would fail "unexpectedly" with the reason lost, or a skip go undocumented.

@@ -1,7 +1,7 @@
 // conformance.json: the machine-readable report. It is validated before it is written, so a consumer
-// can rely on schemas/conformance-report.json; a mismatch is a harness bug, never an endpoint's fault.
+// can rely on schemas/files/conformance-report.json; a mismatch is a harness bug, never an endpoint's fault.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import schema from '../../schemas/conformance-report.json' with { type: 'json' };
+import schema from '../../schemas/files/conformance-report.json' with { type: 'json' };
 import { writeFileAtomic } from './atomic.ts';
 import type { ConformanceReport } from './model.ts';
 
@@ -19,7 +19,7 @@ export function reportFaults(report: unknown): string[] {
 export async function writeJsonReport(report: ConformanceReport, path: string): Promise<void> {
   const faults = reportFaults(report);
   if (faults.length > 0) {
-    throw new Error(`harness bug: the conformance report does not match schemas/conformance-report.json:\n  ${faults.join('\n  ')}`);
+    throw new Error(`harness bug: the conformance report does not match schemas/files/conformance-report.json:\n  ${faults.join('\n  ')}`);
   }
   await writeFileAtomic(path, `${JSON.stringify(report, null, 2)}\n`);
 }

@@ -1,4 +1,4 @@
-// The conformance report: one JSON value (schemas/conformance-report.json) that the JSON, JUnit and
+// The conformance report: one JSON value (schemas/files/conformance-report.json) that the JSON, JUnit and
 // HTML writers all render, so the three can never disagree about a verdict.
 import { INTERRUPTED_EXIT } from '../../cli/interrupt.ts';
 import type { CheckResult } from '../framework/check.ts';

@@ -1,0 +1,286 @@
+// What the benches share: the responder process, k6 runs (a minimal hand-written script, or the
+// harness through its public runLoad), the percentile as k6 computes it, CPU accounting, and
+// reports/bench.json, into which every bench merges its figure.
+import { type ChildProcess, fork } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { replyFingerprint, sha256Hex } from '../../core/fingerprint.ts';
+import { answerDigest } from '../../load/shared/answer.ts';
+import { CLOCK_TICKS_PER_SEC, cpuSeconds, procStatFields, runK6, STAT } from '../../load/run/k6.ts';
+import { BUCKETS, bucketOf, GROUP_BUCKETS, groupOf, GROWTH, HISTOGRAM_GROUPS, MIN_MS } from '../../load/shared/histogram.ts';
+import { METHODS, metricName } from '../../load/shared/methods.ts';
+import { histogramThresholds } from '../../load/shared/summary.ts';
+import { buildPlan } from '../../load/shared/profiles.ts';
+import { runLoad } from '../../load/run/run.ts';
+import { ensureK6 } from '../../scripts/setup-k6.ts';
+import { CORPUS_HASHES, METHOD, type Mode, REQUEST, txAnswer } from './endpoint.ts';
+
+export interface Served {
+  served: number;
+  /** Per call of METHOD, in arrival order (not in the fast mode): ms from its arrival to its answer. */
+  durations: number[];
+}
+
+export interface Responder {
+  url: string;
+  served(): Promise<Served>;
+  stop(): void;
+}
+
+const RESPONDER = fileURLToPath(new URL('./responder.ts', import.meta.url));
+
+export async function startResponder(mode: Mode): Promise<Responder> {
+  const child = fork(RESPONDER, [mode], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const { port } = await nextMessage<{ port: number }>(child);
+  return {
+    url: `http://127.0.0.1:${port}/v3/bench`,
+    served: () => {
+      const reply = nextMessage<Served>(child);
+      child.send('served');
+      return reply;
+    },
+    stop: () => void (child.connected && child.disconnect()),
+  };
+}
+
+function nextMessage<T>(child: ChildProcess): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const exited = (code: number | null) => reject(new Error(`responder exited (${code})`));
+    child.once('exit', exited);
+    child.once('message', (m) => {
+      child.off('exit', exited);
+      resolve(m as T);
+    });
+  });
+}
+
+/** The k6 scenario the harness's gate profile runs at `rate` (executor, VU limits), for a bare script to run under the same plan. */
+export function harnessScenario(rate: number, durationSec: number): Record<string, unknown> {
+  const plan = buildPlan({ profile: 'gate', methods: [METHOD], seed: 1, rate, duration: `${durationSec}s` });
+  const scenario = (plan.options['scenarios'] as Record<string, Record<string, unknown>> | undefined)?.[METHOD];
+  if (!scenario) throw new Error(`the gate plan has no ${METHOD} scenario`);
+  return scenario;
+}
+
+/** What the benches read from the harness's load.json for METHOD. */
+export interface HarnessFigures {
+  requests: number;
+  /** load.json's achievedRps. */
+  rps: number;
+  dropped: number;
+  latencyMs: { p50: number; p99: number; 'p99.9': number; max: number } | null;
+  /** CPU seconds k6 used (the bench's reaped children: k6, and `k6 version`). */
+  cpuSec: number;
+}
+
+/** The harness as users run it (runLoad, gate profile: classification and sampled validation on), replaying the bench corpus. */
+export async function runHarness(url: string, rate: number, durationSec: number): Promise<HarnessFigures> {
+  const dir = await mkdtemp(join(tmpdir(), 'rpc-certify-bench-'));
+  try {
+    const corpus = join(dir, 'corpus.json');
+    await writeFile(corpus, JSON.stringify(benchCorpus()));
+    const log: string[] = [];
+    const cpu = childCpuSec();
+    const outcome = await runLoad({ url, profile: 'gate', rate, duration: `${durationSec}s`, methods: [METHOD], corpus, out: dir, log: (l) => log.push(l) });
+    const cpuSec = childCpuSec() - cpu;
+    // Exit 1 is a failed threshold (expected when the generator is pushed past what it can send); 2 is no run.
+    if (outcome.exitCode === 2) throw new Error(`harness run failed: ${outcome.summary}\n${log.join('\n')}`);
+    const report = JSON.parse(await readFile(join(dir, 'load.json'), 'utf8')) as { methods: Record<string, Omit<HarnessFigures, 'rps' | 'cpuSec'> & { achievedRps: number }> };
+    const m = report.methods[METHOD];
+    if (!m) throw new Error(`load.json has no ${METHOD}`);
+    return { requests: m.requests, rps: m.achievedRps, dropped: m.dropped, latencyMs: m.latencyMs, cpuSec };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The corpus the harness replays (the responder has no chain to sample): calls of METHOD, each expected to answer a value,
+ * with what sampling would have recorded of the responder's answer (its digest and fingerprint). */
+function benchCorpus() {
+  const calls = CORPUS_HASHES.map((hash) => {
+    const answer = txAnswer(1, hash);
+    return { params: [hash], note: 'bench', kind: 'hit', answer: answerDigest(JSON.parse(answer).result, sha256Hex), reply: replyFingerprint(answer, 1) };
+  });
+  const entries = Object.fromEntries(METHODS.map((m) => [m, m === METHOD ? calls : []]));
+  return { version: 3, seed: 1, missShare: 0, chainId: '0x7a69', head: '0x9', blocksSampled: 1, entries, sampling: {} };
+}
+
+export interface BareFigures {
+  requests: number;
+  rps: number;
+  /** k6's http_req_duration: med, p(99), p(99.9), max. */
+  latencyMs: { p50: number; p99: number; p999: number; max: number };
+  cpuSec: number;
+}
+
+/**
+ * A minimal hand-written k6 script sending the same call, under the given k6 scenario (its `exec` is "call").
+ * With `samples`, it also records the one metric sample the harness records for an `ok` answer (its histogram
+ * bucket, with the histogram's bookkeeping thresholds) and nothing else: the floor of any harness that keeps
+ * per-request latency in k6 and merges it across instances.
+ */
+export async function runBare(url: string, scenario: Record<string, unknown>, durationSec: number, samples = false): Promise<BareFigures> {
+  const dir = await mkdtemp(join(tmpdir(), 'rpc-certify-bench-'));
+  try {
+    const options = {
+      scenarios: { bare: { ...scenario, exec: 'call' } },
+      summaryTrendStats: ['med', 'p(99)', 'p(99.9)', 'max'],
+      ...(samples ? { thresholds: histogramThresholds([METHOD]) } : {}),
+    };
+    const script = join(dir, 'bare.js');
+    // The harness's metric names and bucketing (histogram.ts), so k6 does the same work per sample.
+    const metrics = `const groups = ${JSON.stringify(Array.from({ length: HISTOGRAM_GROUPS }, (_, g) => metricName.histogram(METHOD, g)))}.map((name) => new Counter(name));
+const MIN_MS = ${MIN_MS}, GROWTH = ${GROWTH}, BUCKETS = ${BUCKETS}, GROUP_BUCKETS = ${GROUP_BUCKETS};
+${bucketOf.toString()}
+${groupOf.toString()}
+const tags = [];`;
+    const record = `const b = bucketOf(res.timings.duration); groups[groupOf(b)].add(1, (tags[b] ??= { b: String(b) }));`;
+    await writeFile(
+      script,
+      `import http from 'k6/http';
+import { Counter } from 'k6/metrics';
+export const options = ${JSON.stringify(options)};
+const body = ${JSON.stringify(REQUEST)};
+const params = { headers: { 'Content-Type': 'application/json' } };
+${samples ? metrics : ''}
+export function call() { const res = http.post(__ENV.URL, body, params); ${samples ? record : ''} }
+export function handleSummary(data) { return { [__ENV.SUMMARY]: JSON.stringify(data) }; }
+`,
+    );
+    const summaryPath = join(dir, 'summary.json');
+    const k6 = await ensureK6();
+    const cpu = childCpuSec();
+    const run = await runK6({ binary: k6.path, script, env: { URL: url, SUMMARY: summaryPath } });
+    const cpuSec = childCpuSec() - cpu;
+    const summary = JSON.parse(await readFile(summaryPath, 'utf8').catch(() => '{}')) as { metrics?: Record<string, { values: Record<string, number> }> };
+    const requests = summary.metrics?.['http_reqs']?.values['count'];
+    const d = summary.metrics?.['http_req_duration']?.values;
+    if (run.exitCode !== 0 || requests === undefined || !d) throw new Error(`bare k6 run failed (exit ${run.exitCode}): ${run.log.at(-1)?.line ?? 'no output'}`);
+    const stat = (name: string) => d[name] ?? NaN;
+    return { requests, rps: requests / durationSec, latencyMs: { p50: stat('med'), p99: stat('p(99)'), p999: stat('p(99.9)'), max: stat('max') }, cpuSec };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** 10 VUs keep k6 busy against a sub-millisecond responder; 8 s measure a rate to the percent. */
+export const CEILING = { vus: 10, sec: 8 };
+
+/** The highest rate k6 reaches here (the bare script flat out, closed loop), and that rounded to 100: what the others are asked for. */
+export async function runCeiling(url: string): Promise<BareFigures & { rate: number }> {
+  const bare = await runBare(url, { executor: 'constant-vus', vus: CEILING.vus, duration: `${CEILING.sec}s` }, CEILING.sec);
+  return { ...bare, rate: Math.round(bare.rps / 100) * 100 };
+}
+
+const ROUNDS = 2;
+
+type Runs<T extends unknown[]> = { [K in keyof T]: () => Promise<T[K]> };
+
+/** Runs the generators in turn, ROUNDS times, and keeps each one's best run by `better`. */
+async function bestOf<T extends unknown[]>(runs: Runs<T>, better: (a: T[number], b: T[number]) => boolean): Promise<T> {
+  const best: unknown[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [i, run] of runs.entries()) {
+      const result = await run();
+      if (!(i in best) || better(result, best[i])) best[i] = result;
+    }
+  }
+  return best as T;
+}
+
+/** Each generator's fastest run: on a shared machine, other work only ever slows a run down. */
+export const fastest = <T extends Array<{ rps: number }>>(runs: Runs<T>): Promise<T> => bestOf(runs, (a, b) => a.rps > b.rps);
+
+/** Each generator's run with the least CPU per request: the least disturbed. */
+export const leastCpu = <T extends Array<{ cpuSec: number; requests: number }>>(runs: Runs<T>): Promise<T> =>
+  bestOf(runs, (a, b) => cpuMsPerRequest(a) < cpuMsPerRequest(b));
+
+export function cpuMsPerRequest(f: { cpuSec: number; requests: number }): number {
+  return round((f.cpuSec / f.requests) * 1000, 3);
+}
+
+/**
+ * Runs a generator and replaces its CPU figure with k6's CPU while it was sending: k6's CPU time and the
+ * responder's served count sampled every 100 ms, over the samples between the first and the last served call.
+ * Starting VUs (a few ms each, before the test) and writing the summary are left out, so CPU per request is
+ * what each request costs, whatever the run's length.
+ */
+export async function whileSending<T extends { cpuSec: number; requests: number }>(responder: Responder, run: () => Promise<T>): Promise<T> {
+  const samples: Array<{ cpuSec: number; served: number }> = [];
+  let running = true;
+  const poll = (async () => {
+    while (running) {
+      const cpuSec = await cpuSeconds(generatorPid());
+      const { served } = await responder.served();
+      if (cpuSec !== undefined) samples.push({ cpuSec, served });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  try {
+    const result = await run();
+    const grew = samples.map((x, i) => i > 0 && x.served > (samples[i - 1]?.served ?? Infinity));
+    const [first, last] = [grew.indexOf(true), grew.lastIndexOf(true)];
+    const [from, to] = [samples[first - 1], samples[last]];
+    if (!from || !to || to.served - from.served < 100) throw new Error('the CPU sampler saw no sending');
+    return { ...result, cpuSec: to.cpuSec - from.cpuSec, requests: to.served - from.served };
+  } finally {
+    running = false;
+    await poll;
+  }
+}
+
+/** The running generator child of this process (k6, which runLoad starts out of the bench's sight, or vegeta), if there is one. */
+export function generatorPid(): number | undefined {
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    let stat = '';
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    if ((stat.includes('(k6)') || stat.includes('(vegeta)')) && Number(procStatFields(stat)[STAT.ppid]) === process.pid) return Number(pid);
+  }
+  return undefined;
+}
+
+/** CPU seconds of this process's reaped children: exact for a k6 run, which ends before it is read. */
+function childCpuSec(): number {
+  const fields = procStatFields(readFileSync('/proc/self/stat', 'utf8'));
+  return (Number(fields[STAT.cutime]) + Number(fields[STAT.cstime])) / CLOCK_TICKS_PER_SEC;
+}
+
+/** The p-quantile (0..1) as k6 computes a Trend's p(x): linear interpolation between the ranks around p·(n-1). */
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const i = p * (sorted.length - 1);
+  const lo = sorted[Math.floor(i)] ?? NaN;
+  return lo + ((sorted[Math.ceil(i)] ?? lo) - lo) * (i - Math.floor(i));
+}
+
+/** The accuracy target: within 2% or 0.5 ms of the truth, whichever is larger. */
+export function withinTarget(measured: number, truth: number): boolean {
+  return Math.abs(measured - truth) <= Math.max(0.02 * truth, 0.5);
+}
+
+export function round(n: number, digits = 2): number {
+  return Number(n.toFixed(digits));
+}
+
+/** A row of the figure table: what was measured, the result, the target, and whether it was met. */
+export type Row = [what: string, result: string, target: string, met: 'yes' | 'no' | 'n/a' | 'unclear'];
+
+export const BENCH_JSON = 'reports/bench.json';
+
+/** Merges one figure into reports/bench.json, with the machine it was taken on. */
+export async function saveFigure(name: string, figure: { rows: Row[] } & Record<string, unknown>): Promise<void> {
+  const k6 = await ensureK6();
+  const machine = { cores: availableParallelism(), cpu: cpus()[0]?.model ?? 'unknown', node: process.version, k6: k6.version };
+  const all = JSON.parse(await readFile(BENCH_JSON, 'utf8').catch(() => '{}')) as { figures?: Record<string, unknown> };
+  const figures = { ...all.figures, [name]: { takenAt: new Date().toISOString(), machine, ...figure } };
+  await mkdir('reports', { recursive: true });
+  await writeFile(BENCH_JSON, `${JSON.stringify({ figures }, null, 2)}\n`);
+  for (const [what, result, target, met] of figure.rows) console.log(`${what}: ${result} (target ${target}: ${met === 'yes' ? 'met' : met === 'no' ? 'MISSED' : 'n/a'})`);
+}

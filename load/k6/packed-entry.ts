@@ -1,0 +1,42 @@
+// A corpus entry as the VUs read it: one line of text. Every read of a SharedArray element decodes and
+// deep-freezes it anew, and k6 hands iterations to its VUs in turn, so at high rates nearly every request
+// is some VU's first read of its entry: an object costs ~25 µs (more when cold), a string ~5 µs. The
+// line carries only what a request needs; the params (JSON text, which may hold "|") come last.
+// Pure: packed and unpacked in k6, tested in Node.
+import type { Expectation } from '../shared/classify.ts';
+import { type CorpusEntry, expectationOf, onMissSide } from '../shared/corpus.ts';
+
+export interface PackedEntry extends Expectation {
+  miss: boolean;
+  /** The fingerprint of the answer seen at sampling (core/reply.ts). */
+  reply?: string;
+  /** The digest of that answer, for validation (answer.ts). */
+  answer?: string;
+  /** What any answer must hold (bounds.ts). */
+  bounds?: string;
+  /** The params as JSON text. */
+  params: string;
+}
+
+const EXPECT: Record<Expectation['expect'], string> = { value: 'v', null: 'n', error: 'e' };
+const EXPECTED: Record<string, Expectation['expect']> = { v: 'value', n: 'null', e: 'error' };
+
+export function packEntry(e: CorpusEntry): string {
+  const expected = expectationOf(e.kind);
+  return [EXPECT[expected.expect], expected.errorCode ?? '', onMissSide(e.kind) ? 1 : 0, e.reply ?? '', e.answer ?? '', e.bounds ?? '', JSON.stringify(e.params)].join('|');
+}
+
+export function unpackEntry(line: string): PackedEntry {
+  const a = line.indexOf('|');
+  const b = line.indexOf('|', a + 1);
+  const c = line.indexOf('|', b + 1);
+  const d = line.indexOf('|', c + 1);
+  const f = line.indexOf('|', d + 1);
+  const g = line.indexOf('|', f + 1);
+  const entry: PackedEntry = { expect: EXPECTED[line.slice(0, a)] ?? 'value', miss: line.slice(b + 1, c) === '1', params: line.slice(g + 1) };
+  if (b > a + 1) entry.errorCode = Number(line.slice(a + 1, b));
+  if (d > c + 1) entry.reply = line.slice(c + 1, d);
+  if (f > d + 1) entry.answer = line.slice(d + 1, f);
+  if (g > f + 1) entry.bounds = line.slice(f + 1, g);
+  return entry;
+}

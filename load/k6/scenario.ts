@@ -1,0 +1,232 @@
+// The k6 script (bundled by bundle.ts). Every iteration sends one corpus entry of its scenario's method
+// (or of the mix's next method), classifies the answer (without parsing it when it is the answer sampling
+// saw: core/reply.ts), fully validates a share of them and feeds the scenario's metrics; a head sampler
+// checks eth_blockNumber never goes back. handleSummary writes this instance's shard (shard.ts). The plan
+// is compiled in as __PLAN__; the URL arrives in the environment only, and no metric carries it (see the
+// plan's systemTags).
+import crypto from 'k6/crypto';
+import { SharedArray } from 'k6/data';
+import exec from 'k6/execution';
+import http from 'k6/http';
+import { Counter, Gauge } from 'k6/metrics';
+import { replyText } from '../../core/reply.ts';
+import { answerDigest } from '../shared/answer.ts';
+import { boundsFault } from '../shared/bounds.ts';
+import { type Classification, classify, metVerdict } from '../shared/classify.ts';
+import type { Corpus } from '../shared/corpus.ts';
+import { bucketOf, groupOf, HISTOGRAM_GROUPS } from '../shared/histogram.ts';
+import { COUNTED_CLASSES, MIX_SCENARIO, metricName, type RpcClass, type RpcMethod, SUCCESS_CLASSES, type Subject } from '../shared/methods.ts';
+import type { Plan } from '../shared/profiles.ts';
+import { packEntry, type PackedEntry, unpackEntry } from './packed-entry.ts';
+import { entryIndex, stripeEntries } from '../shared/segments.ts';
+import { SHARD_MARKER } from '../shared/shard.ts';
+import { shapeFault } from './shapes.ts';
+import { histogramThresholds, type K6Summary, shardOf } from '../shared/summary.ts';
+
+declare const __PLAN__: Plan;
+const plan = __PLAN__;
+// Only the VU k6 reads the options from builds the histogram's thousands of sub-metric thresholds (~20 ms a VU otherwise).
+export const options =
+  __VU === 0 ? { ...plan.options, thresholds: { ...(plan.options['thresholds'] as object), ...histogramThresholds(plan.scenarios.map((s) => s.name)) } } : plan.options;
+
+// The VUs k6 starts before the test load the validators now, outside the measured time; a VU it adds mid-run
+// (a slow target, a saturated generator) loads them at its first validation, so that it starts sooner.
+const PLANNED_VUS = Object.values(plan.options['scenarios'] as Record<string, { preAllocatedVUs: number }>).reduce((a, s) => a + s.preAllocatedVUs, 0);
+if (__VU >= 1 && __VU <= PLANNED_VUS) shapeFault('eth_estimateGas', { result: '0x0' });
+
+const url = __ENV['RPC_CERTIFY_URL'] ?? '';
+const corpusPath = __ENV['RPC_CERTIFY_CORPUS'] ?? '';
+/** Where the shard goes; without it (k6-operator pods), a marked line on stdout. */
+const shardPath = __ENV['RPC_CERTIFY_SUMMARY'] ?? '';
+/** k6's error_code for a request that ran out of time. */
+const K6_TIMEOUT = 1050;
+const JSON_HEADERS = { 'Content-Type': 'application/json' };
+
+interface Request {
+  /** The method's corpus entries, packed (packed-entry.ts). */
+  all: ArrayLike<string>;
+  /** The method as JSON text. */
+  name: string;
+  /** Entry indexes per residue of the iteration number (segments.ts), built once per VU. */
+  stripes?: number[][];
+  params: { headers: Record<string, string>; tags: Record<string, string>; timeout: string };
+  logged: Set<string>;
+}
+// A tagged metric sample costs k6 more than most of the JavaScript around it (a tag set built in the VU, then
+// the engine's sink, each sub-metric's tag test, the dashboard's sink, GC): an `ok` answer, the commonest,
+// records one sample, its latency bucket. Its count is derived (summary.ts), its percentiles come from
+// the histogram (within 1%, as merged runs already read them; a Trend would also keep every sample in
+// memory, twice with the dashboard), and min and max come from a Gauge a VU feeds only with a latency
+// outside the range it has seen.
+interface Metrics {
+  /** One Counter per group of buckets (histogram.ts). */
+  histogram: Counter[];
+  bounds: Gauge;
+  /** This VU's range of latencies added to `bounds`. */
+  low: number;
+  high: number;
+  validated: Counter;
+  parsed: Counter;
+  calls: Partial<Record<RpcClass, Counter>>;
+}
+
+// Init context: one shared, read-only copy of the corpus for all VUs, and the metrics k6 must know up front.
+const requests = Object.fromEntries(
+  plan.methods.map((m): [RpcMethod, Request] => [
+    m,
+    {
+      all: new SharedArray(m, () => (JSON.parse(open(corpusPath)) as Corpus).entries[m].map(packEntry)) as unknown as ArrayLike<string>,
+      name: JSON.stringify(m),
+      params: { headers: JSON_HEADERS, tags: { name: m }, timeout: plan.requestTimeout },
+      logged: new Set(),
+    },
+  ]),
+) as Record<RpcMethod, Request>;
+const metrics = Object.fromEntries(
+  plan.scenarios.map(({ name }): [Subject, Metrics] => [
+    name,
+    {
+      histogram: Array.from({ length: HISTOGRAM_GROUPS }, (_, g) => new Counter(metricName.histogram(name, g))),
+      bounds: new Gauge(metricName.bounds(name), true),
+      low: Infinity,
+      high: -Infinity,
+      validated: new Counter(metricName.validated(name)),
+      parsed: new Counter(metricName.parsed(name)),
+      calls: Object.fromEntries(COUNTED_CLASSES.map((c) => [c, new Counter(metricName.calls(name, c))])),
+    },
+  ]),
+) as Record<Subject, Metrics>;
+const head = { checks: new Counter(metricName.headChecks), regressions: new Counter(metricName.headRegressions), depth: new Gauge(metricName.headRegressionDepth) };
+const headParams = { headers: JSON_HEADERS, tags: { name: 'eth_blockNumber' }, timeout: plan.requestTimeout };
+let highestHead: number | undefined;
+/** exec.scenario builds a new object on each read (~20 µs in k6); its properties are getters of the VU's current state,
+ * so one object per VU serves every iteration. */
+let scenarioInfo: typeof exec.scenario | undefined;
+// Tag sets built once per VU, not per request. An endpoint can answer any number of error codes: past a
+// few, they count as "other" (each tag value is a sub-metric k6 keeps).
+const bucketTags: Array<{ b: string }> = [];
+const codeTags = new Map<number, { code: string }>();
+const MAX_CODE_TAGS = 16;
+const OTHER_CODE = { code: 'other' };
+
+export function call(): void {
+  const scenario = (scenarioInfo ??= exec.scenario);
+  const i = scenario.iterationInTest;
+  const subject = scenario.name as Subject;
+  // The mix follows the global iteration number, so the instances together send exactly the planned mix.
+  const method = subject === MIX_SCENARIO ? (plan.mix[i % plan.mix.length] as RpcMethod) : subject;
+  const r = requests[method];
+  const index = entryIndex((r.stripes ??= stripeEntries(r.all.length, (k) => unpackEntry(r.all[k] ?? ''), plan.instances)), i);
+  const line = r.all[index];
+  if (line === undefined) return;
+  const entry = unpackEntry(line);
+  // Byte for byte JSON.stringify({ jsonrpc: '2.0', id, method, params }); ids start at 1 (ganache answers id 0 with null).
+  const id = i + 1;
+  const res = http.post(url, `{"jsonrpc":"2.0","id":${id},"method":${r.name},"params":${entry.params}}`, r.params);
+  const body = typeof res.body === 'string' ? res.body : null;
+  const m = metrics[subject];
+  const status = res.status;
+  const validate = validates(i);
+  const seen = recognised(entry, id, status, body);
+  let verdict: Classification;
+  if (seen && !validate) verdict = metVerdict(entry);
+  else {
+    // k6 sets error_code on failures only: read it (a native property read) only when no response came.
+    verdict = classify({ status, body, timedOut: status === 0 && res.error_code === K6_TIMEOUT, id }, entry);
+    m.parsed.add(1);
+  }
+  if (verdict.envelope && validate) {
+    verdict = validated(method, entry, verdict.envelope, verdict, r, seen);
+    m.validated.add(1);
+  } else if (verdict.envelope) verdict = compared(method, entry, verdict.envelope, verdict, r, seen);
+  else if (verdict.cls === 'wrong') logOnce(r, 'wrong', `${method} ${entry.params}: the answer carries another id than the request's`);
+
+  const { cls, code } = verdict;
+  if (SUCCESS_CLASSES.includes(cls)) {
+    const duration = res.timings.duration;
+    const b = bucketOf(duration);
+    m.histogram[groupOf(b)]?.add(1, (bucketTags[b] ??= { b: String(b) }));
+    if (duration < m.low || duration > m.high) {
+      m.bounds.add(duration);
+      m.low = Math.min(m.low, duration);
+      m.high = Math.max(m.high, duration);
+    }
+    if (cls === 'ok') return;
+  }
+  if (code === undefined) m.calls[cls]?.add(1);
+  else m.calls[cls]?.add(1, codeTag(code));
+}
+
+function sha256Hex(text: string): string {
+  return crypto.sha256(text, 'hex') as string;
+}
+
+/** The answer sampling saw, with this request's id (its fingerprint, core/reply.ts): its verdict is known without parsing. */
+function recognised(entry: PackedEntry, id: number, status: number, body: string | null): boolean {
+  if (entry.reply === undefined || status !== 200 || body === null) return false;
+  const text = replyText(body, id);
+  return text !== undefined && sha256Hex(text) === entry.reply;
+}
+
+/** Spreads the validated share evenly over the iterations: exactly floor(n × share) of any n in a row. */
+function validates(i: number): boolean {
+  return Math.floor((i + 1) * plan.validateShare) > Math.floor(i * plan.validateShare);
+}
+
+function codeTag(code: number): { code: string } {
+  let tag = codeTags.get(code);
+  if (!tag) {
+    if (codeTags.size >= MAX_CODE_TAGS) return OTHER_CODE;
+    tag = { code: String(code) };
+    codeTags.set(code, tag);
+  }
+  return tag;
+}
+
+/** The schema of the answer (a fault makes it `invalid`), then the answer recorded at sampling. */
+function validated(method: RpcMethod, entry: PackedEntry, envelope: NonNullable<Classification['envelope']>, verdict: Classification, r: Request, seen: boolean): Classification {
+  const fault = shapeFault(method, envelope);
+  if (fault) return logOnce(r, 'invalid', `${method} ${fault}`);
+  return compared(method, entry, envelope, verdict, r, seen);
+}
+
+/** Every answer to an immutable lookup (by hash, or by the number of a final block) is the one recorded at sampling, or `wrong`;
+ * any other keeps its bounds (the block and index asked for, an estimate's least and most gas: bounds.ts), or is `wrong`.
+ * An answer `seen` (the bytes sampling saw, but for the id) has the recorded digest: only another one is checked
+ * (digest: canonical JSON text, ~0.25 ms in k6 for 1 KB), and it is parsed already. */
+function compared(method: RpcMethod, entry: PackedEntry, envelope: NonNullable<Classification['envelope']>, verdict: Classification, r: Request, seen: boolean): Classification {
+  if (verdict.cls !== 'ok' || seen) return verdict;
+  const broken = entry.bounds && boundsFault(entry.bounds, envelope.result);
+  if (broken) return logOnce(r, 'wrong', `${method} ${entry.params}: ${broken}`);
+  if (entry.answer && answerDigest(envelope.result, sha256Hex) !== entry.answer) return logOnce(r, 'wrong', `${method} ${entry.params}: not the answer recorded at sampling`);
+  return verdict;
+}
+
+/** Once per VU, method and class: Node reads the first of each from k6's console output. */
+function logOnce(r: Request, cls: 'invalid' | 'wrong', line: string): Classification {
+  if (!r.logged.has(cls)) console.warn(`rpc-certify ${cls} ${line}`);
+  r.logged.add(cls);
+  return { cls };
+}
+
+/** The head sampler: one VU per instance, so its answers come in order; any answer below the highest seen is a regression. */
+export function headCheck(): void {
+  const res = http.post(url, JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'eth_blockNumber', params: [] }), headParams);
+  const result = classify({ status: res.status, body: typeof res.body === 'string' ? res.body : null }, { expect: 'value' }).envelope?.result;
+  const n = typeof result === 'string' && /^0x[0-9a-f]+$/i.test(result) ? parseInt(result, 16) : undefined;
+  if (n === undefined) return;
+  head.checks.add(1);
+  if (highestHead !== undefined && n < highestHead) {
+    head.regressions.add(1);
+    head.depth.add(highestHead - n);
+    console.warn(`rpc-certify head-regression eth_blockNumber went from ${highestHead} back to ${n}`);
+  }
+  highestHead = Math.max(highestHead ?? n, n);
+}
+
+/** This instance's shard, to a file for the Node side, or as one marked stdout line in a pod's log. (exec.test.options
+ * costs ~0.25 s with the histogram's thresholds in it: read it here only, never per VU.) */
+export function handleSummary(data: K6Summary): Record<string, string> {
+  const shard = JSON.stringify(shardOf(data, plan, answerDigest(plan, sha256Hex), exec.test.options.executionSegment ?? null));
+  return shardPath ? { [shardPath]: shard } : { stdout: `${SHARD_MARKER}${shard}\n` };
+}

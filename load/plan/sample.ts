@@ -1,0 +1,333 @@
+// Samples the load corpus from the endpoint: blocks spread over recent and older history, their
+// transactions of every type, in-range indexes, eth_estimateGas replays of real transactions at their
+// parent block, a plain transfer and a deliberately reverting contract creation, and misses. Every
+// distinct entry is tried once against the target first. What it must answer follows from its kind
+// (corpus.ts), never from what the endpoint said: an answer that contradicts its kind is a finding and the
+// entry stays in the corpus as what it is (so the load measures it failing); history the endpoint prunes,
+// a replay that fails at its parent state and a request that got no answer are left out, counted by
+// reason. A method none of whose entries (none of whose hits, when it had any) answered right is not served.
+import { type Exchange, RpcClient, RpcError, TransportError } from '../../conformance/framework/rpc-client.ts';
+import { sha256Hex } from '../../core/fingerprint.ts';
+import { q, toQuantity } from '../../core/hex.ts';
+import { redact } from '../../core/redact.ts';
+import { errorStringPayload, HARNESS_REVERT_REASON, revertingInitCode } from '../../core/revert.ts';
+import type { Targets } from '../../core/targets.ts';
+import { answerDigest, IMMUTABLE_LOOKUPS } from '../shared/answer.ts';
+import { boundsFault, boundsOf, GAS_CAP_BLOCKS } from '../shared/bounds.ts';
+import { type Classification, classify } from '../shared/classify.ts';
+import { type Corpus, type CorpusEntry, composeEntries, type EntryKind, expectationOf, type Finding, type MethodSampling, onMissSide } from '../shared/corpus.ts';
+import { METHODS, type RpcMethod } from '../shared/methods.ts';
+import { createRng, type Rng } from '../shared/rng.ts';
+
+export interface SampleOptions {
+  url: string;
+  /** Where to walk the chain, when not the target itself (a node that may serve history the target prunes). */
+  referenceUrl?: string;
+  seed: number;
+  missShare: number;
+  methods: readonly RpcMethod[];
+  /** Fixture targets (uncles, seeded reverts) that a walk back from the head cannot reach. */
+  targets?: Partial<Pick<Targets, 'reverts' | 'uncleBlock'>>;
+  /** Ctrl-C: every call in flight ends at once. */
+  signal?: AbortSignal;
+}
+
+/** The endpoint cannot be load-tested (unreachable, refuses the key, not JSON-RPC). */
+export class EndpointError extends Error {}
+
+interface RawTx {
+  hash: string;
+  type?: string;
+  from: string;
+  to: string | null;
+  value: string;
+  input: string;
+  gas: string;
+  blockNumber: string;
+}
+interface RawBlock {
+  number: string;
+  hash: string;
+  uncles: string[];
+  gasLimit?: string;
+  transactions: RawTx[];
+}
+
+/** Blocks fetched (with their transactions): the most recent ones, then older ones. */
+const MAX_BLOCKS = 32;
+const RECENT_BLOCKS = 12;
+/** Entries per method: enough for the miss share to be exact to the percent, small enough to stay shared in k6. */
+const ENTRIES_PER_METHOD = 200;
+const MAX_DISTINCT_HITS = 48;
+const MAX_DISTINCT_MISSES = 6;
+/** Far enough past the head that a live chain does not reach it during a run. */
+const PAST_HEAD = 1_000_000n;
+/** Blocks this deep are final whatever the endpoint's "finalized" tag says: no reorg this deep happens on the chains
+ * served; nearer the head an answer by number may change, and only its bounds (bounds.ts) are checked. */
+const REORG_DEPTH = 3n;
+/** Two addresses no key controls: a plain transfer between them estimates on any EVM chain. */
+const TRANSFER = { from: '0x000000000000000000000000000000000000dEaD', to: '0x0000000000000000000000000000000000000001', value: '0x0' };
+/** A target this many blocks behind its reference (or one of its nodes behind another) is only late, not wrong. */
+const LAG_BLOCKS = 3n;
+/** An error that says the history or state asked for is not kept (EIP-4444 code 4444, pruned or non-archive nodes). */
+const NOT_KEPT = /prun|history|archive|missing trie node|state.*not available|not available.*state/i;
+
+export async function sampleCorpus(opts: SampleOptions): Promise<Corpus> {
+  // The target answers the pre-flight, whose answers' fingerprints the corpus keeps.
+  const stop = opts.signal ? { signal: opts.signal } : {};
+  const target = new RpcClient({ url: opts.url, timeoutMs: 30_000, fingerprints: true, ...stop });
+  const reference = opts.referenceUrl ? new RpcClient({ url: opts.referenceUrl, timeoutMs: 30_000, ...stop }) : target;
+  try {
+    const chainId = await usable(target, 'eth_chainId', []);
+    if (reference !== target && (await usable(reference, 'eth_chainId', [])) !== chainId) {
+      throw new EndpointError('the reference endpoint serves a different chain than the target');
+    }
+    const head = q(await usable<string>(reference, 'eth_blockNumber', [])) ?? 0n;
+    const finalBlock = await finalBlockOf(reference, head);
+    const rng = createRng(opts.seed);
+    const blocks = await fetchBlocks(reference, chainSpread(head, MAX_BLOCKS, rng));
+    const candidates = buildCandidates(blocks, head, rng, opts.targets);
+    const headLimit = q(blocks.find((b) => q(b.number) === head)?.gasLimit);
+    const gasCap = headLimit === undefined ? undefined : headLimit * GAS_CAP_BLOCKS;
+
+    const corpus: Corpus = {
+      version: 3,
+      seed: opts.seed,
+      missShare: opts.missShare,
+      chainId,
+      head: toQuantity(head),
+      ...(finalBlock === undefined ? {} : { finalBlock: toQuantity(finalBlock) }),
+      blocksSampled: blocks.length,
+      entries: Object.fromEntries(METHODS.map((m) => [m, []])) as unknown as Corpus['entries'],
+      sampling: {},
+    };
+    for (const method of opts.methods) {
+      const pool = candidates[method];
+      const tried = [...rng.shuffle(pool.hits).slice(0, MAX_DISTINCT_HITS), ...rng.shuffle(pool.misses).slice(0, MAX_DISTINCT_MISSES)];
+      const { kept, sampling } = await preflight(target, method, tried, { head, finalBlock, gasCap });
+      corpus.entries[method] = composeEntries(
+        kept.filter((e) => !onMissSide(e.kind)),
+        kept.filter((e) => onMissSide(e.kind)),
+        ENTRIES_PER_METHOD,
+        opts.missShare,
+        rng,
+      );
+      corpus.sampling[method] = sampling;
+    }
+    return corpus;
+  } finally {
+    target.close();
+    if (reference !== target) reference.close();
+  }
+}
+
+async function usable<T = string>(client: RpcClient, method: string, params: unknown[]): Promise<T> {
+  try {
+    return await client.call<T>(method, params);
+  } catch (e) {
+    if (e instanceof TransportError) throw new EndpointError(redact(`${method}: ${e.message}${e.exchange.httpStatus ? ` (HTTP ${e.exchange.httpStatus})` : ''}`));
+    if (e instanceof RpcError) throw new EndpointError(redact(`${method}: ${e.message}`));
+    throw e;
+  }
+}
+
+/** The highest block no reorg moves: the endpoint's "finalized" block, or the head less a margin where that is deeper; none on a short chain. */
+async function finalBlockOf(client: RpcClient, head: bigint): Promise<bigint | undefined> {
+  const finalized = await client.call<{ number?: unknown } | null>('eth_getBlockByNumber', ['finalized', false]).catch(() => null);
+  const tagged = typeof finalized?.number === 'string' ? q(finalized.number) : undefined;
+  const deep = head >= REORG_DEPTH ? head - REORG_DEPTH : undefined;
+  const candidates = [tagged !== undefined && tagged <= head ? tagged : undefined, deep].filter((n): n is bigint => n !== undefined);
+  return candidates.length ? candidates.reduce((a, b) => (a > b ? a : b)) : undefined;
+}
+
+/** The most recent blocks, then older ones at log-uniform distances from the head: recent history weighs more. */
+function chainSpread(head: bigint, maxBlocks: number, rng: Rng): bigint[] {
+  const numbers = new Set<bigint>();
+  for (let n = head; n >= 0n && head - n < BigInt(RECENT_BLOCKS) && numbers.size < maxBlocks; n--) numbers.add(n);
+  const span = Number(head);
+  for (let tries = 0; numbers.size < maxBlocks && span > RECENT_BLOCKS && tries < maxBlocks * 4; tries++) {
+    const distance = Math.floor(Math.exp(Math.log(RECENT_BLOCKS) + rng.next() * (Math.log(span + 1) - Math.log(RECENT_BLOCKS))));
+    numbers.add(head - BigInt(Math.min(distance, span)));
+  }
+  return [...numbers];
+}
+
+async function fetchBlocks(client: RpcClient, numbers: bigint[]): Promise<RawBlock[]> {
+  const blocks = await Promise.all(numbers.map((n) => client.call<RawBlock | null>('eth_getBlockByNumber', [toQuantity(n), true]).catch(() => null)));
+  return blocks.filter((b): b is RawBlock => b !== null && typeof b === 'object' && Array.isArray(b.transactions));
+}
+
+/** A candidate entry, with the block whose data it looks up, and whether it names that block by number. */
+interface Candidate extends CorpusEntry {
+  block?: bigint;
+  byNumber?: boolean;
+}
+/** Where the chain stood at sampling. */
+interface ChainPoint {
+  head: bigint;
+  finalBlock: bigint | undefined;
+  /** The most an estimate may be: the cap the spec puts on gas (bounds.ts), from the head's gas limit. */
+  gasCap: bigint | undefined;
+}
+type Pools = Record<RpcMethod, { hits: Candidate[]; misses: Candidate[] }>;
+
+function buildCandidates(blocks: RawBlock[], head: bigint, rng: Rng, targets: SampleOptions['targets']): Pools {
+  const pools = Object.fromEntries(METHODS.map((m) => [m, { hits: [], misses: [] }])) as unknown as Pools;
+  const add = (m: RpcMethod, kind: EntryKind, params: unknown[], note: string, at?: { block: string; byNumber?: boolean }) =>
+    pools[m][onMissSide(kind) ? 'misses' : 'hits'].push({ params, note: kind === 'miss' ? `miss: ${note}` : note, kind, ...(at ? { block: q(at.block) ?? 0n, byNumber: at.byNumber === true } : {}) });
+  const pastHead = toQuantity(head + PAST_HEAD);
+  const age = (b: RawBlock) => (head - (q(b.number) ?? 0n) < BigInt(RECENT_BLOCKS) ? 'recent block' : 'older block');
+
+  for (const b of blocks) {
+    const txs = b.transactions.filter((t) => typeof t === 'object');
+    const byHash = { block: b.number };
+    const byNumber = { block: b.number, byNumber: true };
+    add('eth_getBlockByHash', 'hit', [b.hash, rng.next() < 0.5], age(b), byHash);
+    add('eth_getBlockReceipts', 'hit', [b.number], age(b), byNumber);
+    for (const [m, ref] of [['eth_getUncleByBlockNumberAndIndex', b.number], ['eth_getUncleByBlockHashAndIndex', b.hash]] as const) {
+      const at = m === 'eth_getUncleByBlockNumberAndIndex' ? byNumber : byHash;
+      // Post-merge blocks have no uncles: the realistic uncle query then answers null.
+      if (b.uncles.length === 0) add(m, 'empty', [ref, '0x0'], 'block without uncles');
+      b.uncles.forEach((_, i) => add(m, 'hit', [ref, toQuantity(i)], 'uncle', at));
+      add(m, 'miss', [ref, toQuantity(b.uncles.length + 1)], 'uncle index out of range');
+    }
+    if (txs.length > 0) {
+      for (let i = 0; i < Math.min(3, txs.length); i++) add('eth_getTransactionByBlockNumberAndIndex', 'hit', [b.number, toQuantity(rng.int(txs.length))], age(b), byNumber);
+      add('eth_getTransactionByBlockNumberAndIndex', 'miss', [b.number, toQuantity(txs.length)], 'index out of range');
+    }
+    for (const tx of txs) {
+      const type = `tx type ${tx.type ?? '0x0'}`;
+      add('eth_getTransactionByHash', 'hit', [tx.hash], type, byHash);
+      add('eth_getTransactionReceipt', 'hit', [tx.hash], type, byHash);
+      const blockNumber = q(tx.blockNumber) ?? 0n;
+      if (blockNumber > 0n) add('eth_estimateGas', 'hit', [replayCall(tx), toQuantity(blockNumber - 1n)], tx.to === null ? REPLAY_OF_CREATION : `${REPLAY} ${type}`);
+    }
+  }
+  add('eth_getBlockReceipts', 'hit', ['latest'], 'latest');
+  add('eth_estimateGas', 'hit', [TRANSFER, 'latest'], 'plain transfer');
+  for (let i = 0; i < MAX_DISTINCT_MISSES; i++) {
+    const unknown = rng.hex(32);
+    add('eth_getBlockByHash', 'miss', [unknown, false], 'unknown block hash');
+    add('eth_getUncleByBlockHashAndIndex', 'miss', [unknown, '0x0'], 'unknown block hash');
+    add('eth_getTransactionByHash', 'miss', [unknown], 'unknown tx hash');
+    add('eth_getTransactionReceipt', 'miss', [unknown], 'unknown tx hash');
+  }
+  add('eth_getUncleByBlockNumberAndIndex', 'miss', [pastHead, '0x0'], 'block past head');
+  add('eth_getTransactionByBlockNumberAndIndex', 'miss', [pastHead, '0x0'], 'block past head');
+  add('eth_getBlockReceipts', 'miss', [pastHead], 'block past head');
+  // A revert needs no deployed contract: a creation whose init code reverts with a chosen Error(string).
+  add('eth_estimateGas', 'revert', [{ data: revertingInitCode(errorStringPayload(HARNESS_REVERT_REASON)) }, 'latest'], 'init code reverts');
+  for (const r of targets?.reverts ?? []) add('eth_estimateGas', 'revert', [{ ...(r.to ? { to: r.to } : {}), data: r.data }, 'latest'], `${r.kind} revert`);
+  const uncleBlock = targets?.uncleBlock;
+  for (let i = 0; uncleBlock && i < uncleBlock.uncleCount; i++) {
+    add('eth_getUncleByBlockNumberAndIndex', 'hit', [uncleBlock.number, toQuantity(i)], 'fixture uncle', { block: uncleBlock.number, byNumber: true });
+    add('eth_getUncleByBlockHashAndIndex', 'hit', [uncleBlock.hash, toQuantity(i)], 'fixture uncle');
+  }
+  return pools;
+}
+
+const REPLAY = 'replay of';
+const REPLAY_OF_CREATION = `${REPLAY} a creation`;
+
+/** The call object of a real transaction; `data` is the service spec's name for the input. */
+function replayCall(tx: RawTx): Record<string, string> {
+  return { from: tx.from, ...(tx.to ? { to: tx.to } : {}), value: tx.value, data: tx.input, gas: tx.gas };
+}
+
+/** What one sampled answer makes of its entry. */
+type Judged = { keep: CorpusEntry } | { reject: string } | { finding: Omit<Finding, 'count'> };
+
+/** Tries each entry once and judges its answer against the entry's kind. */
+async function preflight(client: RpcClient, method: RpcMethod, candidates: Candidate[], chain: ChainPoint): Promise<{ kept: CorpusEntry[]; sampling: MethodSampling }> {
+  const tried = await Promise.all(candidates.map(async (c) => ({ c, ex: await client.exchange(method, c.params) })));
+  const kept: CorpusEntry[] = [];
+  const sampling: MethodSampling = { status: 'served', tried: {}, correct: {}, rejected: {}, findings: [] };
+  for (const { c, ex } of tried) {
+    const { block, byNumber, ...entry } = c;
+    const verdict = classify(outcomeOf(ex), expectationOf(entry.kind));
+    const judged = judge(method, entry, verdict, ex, chain.gasCap, {
+      final: byNumber === true && block !== undefined && chain.finalBlock !== undefined && block <= chain.finalBlock,
+      recent: block !== undefined && chain.head - block < LAG_BLOCKS,
+    });
+    sampling.tried[entry.kind] = (sampling.tried[entry.kind] ?? 0) + 1;
+    if ('reject' in judged) sampling.rejected[judged.reject] = (sampling.rejected[judged.reject] ?? 0) + 1;
+    else if ('keep' in judged) {
+      sampling.correct[entry.kind] = (sampling.correct[entry.kind] ?? 0) + 1;
+      kept.push(judged.keep);
+    } else {
+      const f = judged.finding;
+      const same = sampling.findings.find((x) => x.kind === f.kind && x.cls === f.cls && x.code === f.code);
+      if (same) same.count++;
+      else sampling.findings.push({ ...f, count: 1 });
+      // It stays what it is: under load it is measured failing as it did here.
+      kept.push(entry);
+    }
+  }
+  const hitsTried = (sampling.tried.hit ?? 0) + (sampling.tried.empty ?? 0);
+  const served = hitsTried > 0 ? (sampling.correct.hit ?? 0) + (sampling.correct.empty ?? 0) > 0 : Object.values(sampling.correct).some((n) => n > 0);
+  if (!served) {
+    const answers = [...sampling.findings.map((f) => `${f.count} ${f.kind} ${answerName(f)}`), ...Object.entries(sampling.rejected).map(([why, n]) => `${n} left out: ${why}`)];
+    Object.assign(sampling, { status: 'not served', reason: `no ${hitsTried > 0 ? 'hit' : 'entry'} answered as due: ${answers.join('; ')}` });
+  }
+  return { kept, sampling };
+}
+
+/**
+ * Met its kind: kept (with its fingerprint, and the digest of a final answer); or left out for a reason that is
+ * not the endpoint's fault; or a finding. `final`: a lookup by the number of a final block; `recent`: of a block
+ * so close to the head that a target a little behind its reference (or a node of it) may not have it yet.
+ */
+function judge(method: RpcMethod, entry: CorpusEntry, verdict: Classification, ex: Exchange, gasCap: bigint | undefined, block: { final: boolean; recent: boolean }): Judged {
+  const { cls, code } = verdict;
+  if (cls === 'ok' || cls === 'ok_null' || cls === 'ok_error') {
+    const immutable = cls === 'ok' && (IMMUTABLE_LOOKUPS.includes(method) || block.final);
+    const bounds = cls === 'ok' ? boundsOf(method, entry.params, gasCap) : undefined;
+    const broken = bounds && boundsFault(bounds, verdict.envelope?.result);
+    if (broken) return { finding: { kind: entry.kind, cls: 'wrong', example: example(entry, broken) } };
+    return {
+      keep: {
+        ...entry,
+        ...(immutable ? { answer: answerDigest(verdict.envelope?.result, sha256Hex) } : {}),
+        ...(bounds ? { bounds } : {}),
+        ...(ex.replyFingerprint ? { reply: ex.replyFingerprint } : {}),
+      },
+    };
+  }
+  if (cls === 'timeout' || cls === 'http_error' || cls === 'rate_limited') return { reject: `no answer at sampling (${cls}${code === undefined ? '' : ` ${code}`})` };
+  if (cls === 'null_unexpected' && block.recent) return { reject: `a block within ${LAG_BLOCKS} of the head answered null (not on the target yet)` };
+  const message = errorMessage(ex);
+  if (cls === 'rpc_error' && entry.kind === 'hit') {
+    // A replay runs at its parent block's state: a transaction that failed, or depended on an earlier one in its block, fails there too.
+    if (entry.note.startsWith(REPLAY)) return { reject: `replay fails at its parent state (error ${code ?? '?'})` };
+    if (code === 4444 || NOT_KEPT.test(message)) return { reject: `history not kept (error ${code ?? '?'})` };
+  }
+  return { finding: { kind: entry.kind, cls, ...(code === undefined ? {} : { code }), example: example(entry, describeAnswer(ex)) } };
+}
+
+const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+/** A finding's example: the request's params and what it was answered, clipped and redacted. */
+const example = (entry: CorpusEntry, answered: string) => redact(`${clip(JSON.stringify(entry.params), 120)} answered ${clip(answered, 160)}`);
+
+function answerName(f: Pick<Finding, 'cls' | 'code'>): string {
+  return `${f.cls}${f.code === undefined ? '' : ` ${f.code}`}`;
+}
+
+function errorMessage(ex: Exchange): string {
+  const error = (ex.body as { error?: { message?: unknown } } | undefined)?.error;
+  return typeof error?.message === 'string' ? error.message : '';
+}
+
+function describeAnswer(ex: Exchange): string {
+  if (ex.fault) return ex.faultDetail ?? ex.fault;
+  const body = ex.body as { id?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown } } | undefined;
+  if (body?.error) return `error ${String(body.error.code)} "${String(body.error.message)}"`;
+  if (body && 'result' in body) return `${body.result === null ? 'null' : 'a value'} (id ${JSON.stringify(body.id)})`;
+  return (ex.bodyText ?? '').slice(0, 100);
+}
+
+function outcomeOf(ex: Exchange): { status: number; body: string | null; timedOut: boolean; id?: number } {
+  const status = ex.fault === 'unreachable' || ex.fault === 'timeout' ? 0 : (ex.httpStatus ?? 0);
+  const body = ex.body !== undefined ? JSON.stringify(ex.body) : (ex.bodyText ?? null);
+  const id = Array.isArray(ex.request) ? undefined : ex.request.id;
+  return { status, body, timedOut: ex.fault === 'timeout', ...(id === undefined ? {} : { id }) };
+}

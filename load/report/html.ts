@@ -1,0 +1,164 @@
+// load.html: one self-contained page a person reads after a run (charts are inline SVG).
+import { describeCheck } from './compare.ts';
+import { CLASSES, type RpcClass } from '../shared/methods.ts';
+import { ENTRY_KINDS, isDegenerate } from '../shared/corpus.ts';
+import { generatorSentence, headline } from './headline.ts';
+import type { LoadReport } from './report.ts';
+import { capacitySection } from './html-capacity.ts';
+import { escapeXml as esc, groupedBars, lineChart, PALETTE, stackedBars } from './svg.ts';
+
+const CLASS_COLORS: Record<RpcClass, string> = {
+  ok: '#2ca02c',
+  ok_null: '#98df8a',
+  ok_error: '#bcbd22',
+  null_unexpected: '#ff7f0e',
+  rpc_error: '#d62728',
+  rate_limited: '#9467bd',
+  http_error: '#8c564b',
+  timeout: '#000000',
+  invalid: '#e377c2',
+  wrong: '#ff00aa',
+};
+
+/** `dashboardFile`: k6's own dashboard next to it (one instance only: an instance's dashboard shows only its share). */
+export function renderHtml(r: LoadReport, dashboardFile: string | undefined): string {
+  const names = Object.keys(r.methods);
+  const color = (name: string) => PALETTE[names.indexOf(name) % PALETTE.length] ?? '#000';
+  const series = (key: 'p95' | 'rps' | 'targetRps', dashed = false) =>
+    names.map((n) => ({
+      name: `${n}${dashed ? ' (target)' : ''}`,
+      color: color(n),
+      dashed,
+      points: r.timeline.points.flatMap((p): Array<[number, number]> => {
+        const v = p.methods[n as keyof typeof p.methods]?.[key];
+        return v === undefined ? [] : [[p.t, v]];
+      }),
+    }));
+  const legend = `<p class="legend">${names.map((n) => `<span><i style="background:${color(n)}"></i>${esc(n)}</span>`).join('')}</p>`;
+
+  return charts(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>rpc-certify load: ${esc(r.profile)} ${esc(r.verdict)}</title>
+<style>
+body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1040px;padding:0 12px;color:#222}
+.why{border-left:4px solid #999;background:#f7f7f7;padding:8px 12px;margin:12px 0}.why.fail{border-color:#d62728;color:#222}.why.pass{border-color:#2ca02c;color:#222}.why.measured{border-color:#1f77b4;color:#222}.why.incomplete{border-color:#ff7f0e}
+.why ul{margin:4px 0 0;padding-left:20px}.scroll{overflow-x:auto}.chart{overflow-x:auto}.chart svg{min-width:640px;max-width:100%;height:auto}
+td.text,th.text{text-align:left;min-width:260px}
+@media (max-width:600px){body{margin:12px auto;font-size:13px}h1{font-size:19px}td,th{padding:2px 3px}.scroll table{min-width:620px}}
+h1{font-size:22px}h2{font-size:17px;margin-top:32px;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;width:100%;font-size:12px}td,th{border-bottom:1px solid #eee;padding:3px 4px;text-align:right}
+td:first-child,th:first-child{text-align:left}.pass{color:#2ca02c}.fail{color:#d62728}.measured{color:#1f77b4}.muted{color:#777}
+svg text{font:11px system-ui,sans-serif;fill:#333}svg .small{font-size:10px}svg .axis{stroke:#999}svg .grid{stroke:#eee}
+.legend span{margin-right:14px;white-space:nowrap}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px}
+</style></head><body>
+<h1>Load test: <span class="${r.verdict}">${esc(r.verdict.toUpperCase())}</span> <span class="muted">(${esc(r.profile)} profile)</span></h1>
+${whyBox(r)}
+<p>Endpoint ${esc(r.endpoint)} · chain ${esc(r.corpus.chainId)} · k6 ${esc(r.k6.version)} · ${r.durationSec} s · corpus seed ${r.corpus.seed}, ${Math.round(r.corpus.missShare * 100)}% misses · ${esc(r.createdAt)}</p>
+<p>${generatorLine(r)}
+${r.generator.cpuCores === undefined ? '' : ` k6 used ${r.generator.cpuCores} of ${r.generator.availableCores} cores.`}${dashboardFile ? ` k6's own dashboard: <a href="${esc(dashboardFile)}">${esc(dashboardFile)}</a>.` : ''}</p>
+<p class="muted">${r.generator.instances > 1 ? `Merged from ${r.generator.instances} k6 instances (execution segments): counts add up exactly; ` : ''}percentiles and averages are read from mergeable histograms (within ±${r.plan.latencyRelativeError * 100}%), maxima are exact${r.generator.instances > 1 ? "; a period's percentile in the timeline is the highest instance's" : ''}. ${Math.round(r.plan.validateShare * 100)}% of the answers were fully validated.</p>
+${headLine(r)}
+${capacitySection(r)}
+<h2>Per method</h2>
+<div class="scroll"><table><tr><th>method</th><th>requests</th><th>target rps</th><th>achieved rps</th><th>dropped</th><th>p50 ms</th><th>p90</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th><th>failures</th><th>validated</th><th>wrong</th></tr>
+${names
+  .map((n) => {
+    const m = r.methods[n]!;
+    const l = m.latencyMs;
+    const cell = (v: number | undefined) => `<td>${v ?? '–'}</td>`;
+    const latency = l ? `${cell(l.p50)}${cell(l.p90)}${cell(l.p95)}${cell(l.p99)}${cell(l['p99.9'])}${cell(l.max)}` : `<td colspan="6" class="fail">${m.requests ? 'no successful answer' : 'completed no request'}</td>`;
+    return `<tr><td>${esc(n)}</td><td>${m.requests}</td><td>${m.targetRps}</td><td>${m.achievedRps}</td><td>${m.dropped}</td>${latency}<td class="${m.failureRate > r.plan.slo.maxFailureRate ? 'fail' : ''}">${(m.failureRate * 100).toFixed(2)}%</td><td>${m.validated}</td><td class="${m.classes.wrong ? 'fail' : ''}">${m.classes.wrong}</td></tr>`;
+  })
+  .join('\n')}
+</table></div>
+
+<h2>Latency percentiles (successful answers)</h2>
+${groupedBars({
+  unit: 'ms',
+  groups: names.map((n) => {
+    const l = r.methods[n]?.latencyMs;
+    return { label: n, bars: l ? [{ name: 'p50', value: l.p50, color: '#9ecae1' }, { name: 'p95', value: l.p95, color: '#3182bd' }, { name: 'p99', value: l.p99, color: '#08519c' }] : [] };
+  }),
+})}
+<p class="legend"><span><i style="background:#9ecae1"></i>p50</span><span><i style="background:#3182bd"></i>p95</span><span><i style="background:#08519c"></i>p99</span></p>
+
+<h2>p95 latency over time</h2>
+${lineChart({ series: series('p95'), xLabel: `seconds (one point per ${r.timeline.periodSec} s)`, yLabel: 'p95 ms' })}
+${legend}
+
+<h2>Throughput: achieved (solid) vs target (dashed)</h2>
+${lineChart({ series: [...series('targetRps', true), ...series('rps')], xLabel: 'seconds', yLabel: 'requests/s' })}
+${legend}
+
+<h2>Outcome classes</h2>
+${stackedBars(names.map((n) => ({ label: n, parts: CLASSES.map((c) => ({ name: c, value: r.methods[n]!.classes[c], color: CLASS_COLORS[c] })) })))}
+<p class="legend">${CLASSES.map((c) => `<span><i style="background:${CLASS_COLORS[c]}"></i>${c}</span>`).join('')}</p>
+${classDetails(r)}
+${driftSection(r)}${baselineSection(r)}
+<h2>Thresholds</h2>
+<div class="scroll"><table><tr><th>metric</th><th>threshold</th><th>measured</th><th>result</th></tr>
+${r.thresholds.map((t) => `<tr><td>${esc(t.metric)}</td><td>${esc(t.expression)}</td><td>${t.value ?? '–'}</td><td class="${t.ok ? 'pass' : 'fail'}">${t.ok ? 'pass' : 'fail'}</td></tr>`).join('\n') || '<tr><td colspan="4" class="muted">none (this profile only measures)</td></tr>'}
+</table></div>
+${corpusSection(r)}
+</body></html>
+`);
+}
+
+/** Charts keep a readable size on a narrow screen and scroll sideways, rather than shrink to illegible text. */
+function charts(html: string): string {
+  return html.replace(/<svg[\s\S]*?<\/svg>/g, (svg) => `<div class="chart">${svg}</div>`);
+}
+
+/** The verdict and why, first on the page: which threshold, regression or method (headline.ts). */
+function whyBox(r: LoadReport): string {
+  const h = headline(r);
+  return `<div class="why ${r.verdict}"><b>${esc(r.verdict === 'measured' ? 'Capacity' : r.verdict.toUpperCase())}: ${esc(h.summary)}</b><ul>${h.reasons.map((x) => `<li>${esc(x)}</li>`).join('')}</ul></div>`;
+}
+
+function generatorLine(r: LoadReport): string {
+  const g = generatorSentence(r);
+  const text = `${g.text.startsWith('k6') ? g.text : `${g.text.charAt(0).toUpperCase()}${g.text.slice(1)}`}.`;
+  return g.ok ? esc(text) : `<b class="fail">${esc(text)}</b>`;
+}
+
+function classDetails(r: LoadReport): string {
+  const rows = Object.entries(r.methods).flatMap(([n, m]) => [
+    ...Object.entries(m.errorCodes).flatMap(([cls, codes]) => Object.entries(codes).map(([code, count]) => `<li>${esc(n)}: ${esc(cls)} code ${esc(code)} × ${count}</li>`)),
+    ...(m.invalidSample ? [`<li>${esc(n)}: invalid, e.g. ${esc(m.invalidSample)}</li>`] : []),
+    ...(m.wrongSample ? [`<li>${esc(n)}: wrong answer, e.g. ${esc(m.wrongSample)}</li>`] : []),
+  ]);
+  return rows.length ? `<ul>${rows.join('')}</ul>` : '';
+}
+
+/** What each method's figures rest on: the corpus per kind, and what sampling left out or found. */
+function corpusSection(r: LoadReport): string {
+  const rows = Object.entries(r.corpus.methods).map(([n, c]) => {
+    const status = c.status ?? 'not recorded';
+    const findings = (c.findings ?? []).map((f) => `${f.count} ${f.kind} answered ${f.cls}${f.code === undefined ? '' : ` ${f.code}`}, e.g. ${f.example}`);
+    return `<tr><td>${esc(n)}</td><td class="${status === 'served' ? 'pass' : 'fail'}">${esc(status)}</td>${ENTRY_KINDS.map((k) => `<td>${c.kinds[k]}</td>`).join('')}<td class="${c.entries && isDegenerate(c) ? 'fail' : ''}">${c.distinct}</td><td>${c.compared}</td><td>${esc(Object.entries(c.rejected ?? {}).map(([why, k]) => `${k} ${why}`).join(', ') || '–')}</td><td class="${findings.length ? 'fail' : ''}">${esc([c.reason ?? '', ...findings].filter(Boolean).join('; ') || '–')}</td></tr>`;
+  });
+  return `<h2>Corpus per method</h2>
+<p class="muted">What each method's figures rest on: entries per kind (hit: a value is due; empty and miss: null; revert: error 3), distinct requests (fewer than 3, marked, measure a cache rather than a method), answers compared with the one recorded at sampling${r.corpus.finalBlock ? ` (by hash, and by number up to the final block ${esc(r.corpus.finalBlock)})` : ' (by hash)'}, candidates sampling left out, and answers that contradicted their entry's kind.</p>
+<div class="scroll"><table><tr><th>method</th><th>status</th>${ENTRY_KINDS.map((k) => `<th>${k}</th>`).join('')}<th>distinct</th><th>compared</th><th>left out</th><th>findings</th></tr>
+${rows.join('\n')}
+</table></div>`;
+}
+
+function headLine(r: LoadReport): string {
+  const h = r.head;
+  if (h.regressions === 0) return `<p>Head freshness: eth_blockNumber checked ${h.checks} times, never went back.</p>`;
+  return `<p class="fail">Head freshness: eth_blockNumber went back ${h.regressions} times (up to ${h.deepestBlocks} blocks) in ${h.checks} checks${h.sample ? `, e.g. ${esc(h.sample)}` : ''}.</p>`;
+}
+
+function driftSection(r: LoadReport): string {
+  if (!r.drift) return '';
+  const rows = Object.entries(r.drift).map(
+    ([n, d]) => `<tr><td>${esc(n)}</td><td>${d.startP95Ms}</td><td>${d.endP95Ms}</td><td>${d.ratio}</td><td class="${d.drifted ? 'fail' : 'pass'}">${d.drifted ? 'drifted' : 'stable'}</td></tr>`,
+  );
+  return `<h2>Drift (p95, first vs last tenth of the run)</h2><div class="scroll"><table><tr><th>method</th><th>start ms</th><th>end ms</th><th>ratio</th><th></th></tr>${rows.join('')}</table></div>`;
+}
+
+function baselineSection(r: LoadReport): string {
+  if (!r.baseline) return '';
+  const rows = r.baseline.checks.map((c) => `<tr><td>${esc(describeCheck(c))}</td><td class="${c.ok ? 'pass' : 'fail'}">${c.ok ? 'pass' : 'regressed'}</td></tr>`);
+  return `<h2>Against the baseline ${esc(r.baseline.file)} (tolerance ${r.baseline.tolerance * 100}%)</h2><div class="scroll"><table>${rows.join('')}</table></div>`;
+}

@@ -1,0 +1,246 @@
+// load.json: what a run measured, per method, with its run metadata, built from the merged results of
+// every k6 instance. Checked against schemas/files/load-report.json before it is written, and read back by
+// `compare` and `--baseline`.
+import { readFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { Ajv } from 'ajv';
+import schema from '../../schemas/files/load-report.json' with { type: 'json' };
+import { type CapacityResult, type DriftResult, driftOf, SATURATED_CPU_SHARE } from './analysis.ts';
+import type { RegressionCheck } from './compare.ts';
+import { type Composition, compositionOf, type Corpus, type MethodSampling } from '../shared/corpus.ts';
+import { RELATIVE_ERROR } from '../shared/histogram.ts';
+import type { Measurement } from '../run/instances.ts';
+import { judgeThresholds, type ThresholdResult } from './judge.ts';
+import type { RpcClass, RpcMethod } from '../shared/methods.ts';
+import { expectedIterations, type Plan, type Profile, type Slo } from '../shared/profiles.ts';
+import { failureRate, type Latency, latencyOf, requestsOf } from '../shared/shard.ts';
+import { round } from '../shared/summary.ts';
+import type { TimelinePoint } from './timeline.ts';
+
+export interface MethodReport {
+  requests: number;
+  /** Mean rate the plan asked for over the scenario, and what was sent. */
+  targetRps: number;
+  achievedRps: number;
+  /** Iterations k6 could not start (no free VU). */
+  dropped: number;
+  latencyMs: Latency | null;
+  classes: Record<RpcClass, number>;
+  /** JSON-RPC error codes seen, per class ("rpc_error" -> {"-32000": 4}). */
+  errorCodes: Record<string, Record<string, number>>;
+  failureRate: number;
+  /** Answers validated against the schemas (`invalid` counts what failed); `wrong` counts answers with another id, or
+   * another answer than the one recorded at sampling, validated or not. */
+  validated: number;
+  /** Answers the generator parsed to classify them: the validated ones, and any that was not the answer sampling saw
+   * (byte for byte, but for the id: core/reply.ts). The others were recognised by their fingerprint. */
+  parsed: number;
+  /** The first schema fault seen, when validation found one. */
+  invalidSample?: string;
+  /** The first answer that differed from the one recorded at sampling. */
+  wrongSample?: string;
+}
+
+/** The report's corpus section, but for the file it was written to. */
+export type CorpusInfo = Omit<LoadReport['corpus'], 'file'>;
+
+/** A method's corpus: what it holds, and (for a corpus sampled by this version) how sampling went. */
+export type MethodCorpus = Composition & Partial<MethodSampling>;
+
+export interface LoadReport {
+  version: 2;
+  kind: 'rpc-certify-load';
+  createdAt: string;
+  profile: Profile;
+  endpoint: string;
+  verdict: 'pass' | 'fail' | 'measured' | 'incomplete';
+  /** Why a run stopped early (Ctrl-C, SIGTERM). */
+  incompleteReason?: string;
+  k6: { version: string; source: string; exitCode: number };
+  plan: { rate: number; durationSec: number; totalSec: number; periodSec: number; validateShare: number; instances: number; latencyRelativeError: number; slo: Slo };
+  corpus: { file: string; seed: number; missShare: number; chainId: string; head: string; finalBlock?: string; blocksSampled: number; methods: Record<string, MethodCorpus> };
+  durationSec: number;
+  /** Per method, plus "mix" for the capacity profile's weighted mix. */
+  methods: Record<string, MethodReport>;
+  thresholds: ThresholdResult[];
+  /** eth_blockNumber sampled once a second per instance: it must never go back. */
+  head: { checks: number; regressions: number; deepestBlocks: number; sample?: string };
+  generator: { keptUp: boolean; droppedIterations: number; availableCores: number; instances: number; cpuCores?: number; note?: string };
+  timeline: { periodSec: number; points: TimelinePoint[] };
+  capacity?: Record<string, CapacityResult>;
+  drift?: Record<string, DriftResult>;
+  baseline?: { file: string; tolerance: number; ok: boolean; checks: RegressionCheck[] };
+}
+
+export interface ReportInput {
+  /** Redacted. */
+  endpoint: string;
+  plan: Plan;
+  corpus: CorpusInfo;
+  corpusFile: string;
+  k6: { version: string; source: string };
+  measurement: Omit<Measurement, 'dashboard'>;
+  capacity?: Record<string, CapacityResult>;
+}
+
+/** A generator that keeps up starts at least this share of the planned requests. */
+const KEEP_UP_SHARE = 0.99;
+
+export function buildReport(input: ReportInput): LoadReport {
+  const { plan, measurement } = input;
+  const { merged, timeline, findings } = measurement;
+  const methods: Record<string, MethodReport> = {};
+  const ran = secondsRun(plan, merged.durationMs);
+  for (const s of plan.scenarios) {
+    const subject = merged.subjects[s.name];
+    if (!subject) continue;
+    const requests = requestsOf(subject.classes);
+    const invalidSample = findings.invalid[s.name];
+    const wrongSample = findings.wrong[s.name];
+    methods[s.name] = {
+      requests,
+      targetRps: s.rps,
+      achievedRps: round(requests / (ran(s) || s.durationSec), 2),
+      dropped: subject.dropped,
+      latencyMs: latencyOf(subject),
+      classes: subject.classes,
+      errorCodes: cappedCodes(timeline.codes[s.name] ?? {}),
+      failureRate: round(failureRate(subject.classes), 4),
+      validated: subject.validated,
+      parsed: subject.parsed,
+      ...(invalidSample ? { invalidSample } : {}),
+      ...(wrongSample ? { wrongSample } : {}),
+    };
+  }
+  const { corpus } = input;
+  const report: LoadReport = {
+    version: 2,
+    kind: 'rpc-certify-load',
+    createdAt: new Date().toISOString(),
+    profile: plan.profile,
+    endpoint: input.endpoint,
+    verdict: 'pass',
+    k6: { version: input.k6.version, source: input.k6.source, exitCode: measurement.exitCode },
+    plan: {
+      rate: plan.rate,
+      durationSec: plan.durationSec,
+      totalSec: plan.totalSec,
+      periodSec: plan.periodSec,
+      validateShare: plan.validateShare,
+      instances: plan.instances,
+      latencyRelativeError: round(RELATIVE_ERROR, 6),
+      slo: plan.slo,
+    },
+    corpus: { file: input.corpusFile, ...corpus },
+    durationSec: round((merged.durationMs || measurement.wallSec * 1000) / 1000, 1),
+    methods,
+    thresholds: judgeThresholds(plan.thresholds, merged),
+    head: { checks: merged.head.checks, regressions: merged.head.regressions, deepestBlocks: merged.head.deepest, ...(findings.headRegression ? { sample: findings.headRegression } : {}) },
+    generator: generator(plan, methods, measurement, ran),
+    timeline: { periodSec: plan.periodSec, points: timeline.points },
+    ...(input.capacity ? { capacity: input.capacity } : {}),
+  };
+  if (plan.profile === 'soak') {
+    report.drift = {};
+    for (const s of plan.scenarios) {
+      const drift = driftOf(s.name, timeline.points);
+      if (drift) report.drift[s.name] = drift;
+    }
+  }
+  return withVerdict(report);
+}
+
+/** What the report says of a corpus, for the methods selected (those it has nothing to ask included). */
+export function corpusInfo(corpus: Corpus, selected: readonly RpcMethod[]): CorpusInfo {
+  const { seed, missShare, chainId, head, finalBlock, blocksSampled } = corpus;
+  const methods = Object.fromEntries(selected.map((m) => [m, { ...compositionOf(corpus.entries[m] ?? []), ...corpus.sampling[m] }]));
+  return { seed, missShare, chainId, head, ...(finalBlock === undefined ? {} : { finalBlock }), blocksSampled, methods };
+}
+
+/** pass/fail from what sampling found, thresholds, head regressions, drift and the baseline; capacity only measures. */
+export function withVerdict(report: LoadReport): LoadReport {
+  if (report.verdict === 'incomplete') return report;
+  if (report.profile === 'capacity') return { ...report, verdict: 'measured' };
+  const failed =
+    sampledFaults(report).length > 0 ||
+    report.thresholds.some((t) => !t.ok) ||
+    report.head.regressions > 0 ||
+    Object.values(report.drift ?? {}).some((d) => d.drifted) ||
+    report.baseline?.ok === false;
+  return { ...report, verdict: failed ? 'fail' : 'pass' };
+}
+
+export interface SampledFault {
+  method: string;
+  notServed: boolean;
+  text: string;
+}
+
+/** What sampling found that fails a run by itself: a method not served (whose reason sums up what its entries
+ * answered), answers that contradicted their entry's kind. */
+export function sampledFaults(report: Pick<LoadReport, 'corpus'>): SampledFault[] {
+  return Object.entries(report.corpus.methods ?? {}).flatMap(([method, c]): SampledFault[] =>
+    c.status === 'not served'
+      ? [{ method, notServed: true, text: `${method} not served: ${c.reason ?? ''}` }]
+      : (c.findings ?? []).map((f) => ({
+          method,
+          notServed: false,
+          text: `${method}: ${f.count} ${f.kind} ${f.count === 1 ? 'entry' : 'entries'} answered ${f.cls}${f.code === undefined ? '' : ` ${f.code}`} at sampling, e.g. ${f.example}`,
+        })),
+  );
+}
+
+/** Error codes per class in load.json: the most frequent few, the rest added up under "other" (an endpoint can answer any number of codes). */
+const MAX_CODES = 8;
+export function cappedCodes(byClass: Record<string, Record<string, number>>): Record<string, Record<string, number>> {
+  return Object.fromEntries(
+    Object.entries(byClass).map(([cls, codes]) => {
+      if (Object.keys(codes).length <= MAX_CODES) return [cls, codes];
+      // k6 counts a VU's codes past its first few as "other" already (scenario.ts).
+      const { other = 0, ...own } = codes;
+      const sorted = Object.entries(own).sort(([, a], [, b]) => b - a);
+      return [cls, { ...Object.fromEntries(sorted.slice(0, MAX_CODES - 1)), other: other + sorted.slice(MAX_CODES - 1).reduce((a, [, n]) => a + n, 0) }];
+    }),
+  );
+}
+
+/** How long each scenario actually ran: its planned duration, or less when the run was stopped early (Ctrl-C),
+ * so that rates and what was planned are counted over the time run, not the time planned. */
+function secondsRun(plan: Plan, durationMs: number): (s: Plan['scenarios'][number]) => number {
+  const elapsed = durationMs / 1000;
+  return (s) => (elapsed > 0 ? Math.min(s.durationSec, Math.max(0, elapsed - s.startSec)) : s.durationSec);
+}
+
+function generator(plan: Plan, methods: Record<string, MethodReport>, m: ReportInput['measurement'], ran: (s: Plan['scenarios'][number]) => number): LoadReport['generator'] {
+  const availableCores = availableParallelism();
+  const cpuCores = m.cpuSec === undefined || m.wallSec <= 0 ? undefined : round(m.cpuSec / m.wallSec, 2);
+  const planned = plan.scenarios.reduce((a, s) => a + expectedIterations(s) * (ran(s) / s.durationSec), 0);
+  const sent = Object.values(methods).reduce((a, x) => a + x.requests, 0);
+  const droppedIterations = Object.values(methods).reduce((a, x) => a + x.dropped, 0);
+  const keptUp = sent >= planned * KEEP_UP_SHARE;
+  const note = keptUp
+    ? undefined
+    : cpuCores !== undefined && cpuCores >= availableCores * SATURATED_CPU_SHARE
+      ? `k6 used ${cpuCores} of ${availableCores} cores: the generator itself was saturated; lower --rate, or spread the load (--segments on a bigger machine, k8s)`
+      : droppedIterations > 0
+        ? `${droppedIterations} requests were not sent: every VU was waiting for an answer (the target slowed down) at the planned rate`
+        : // An open-model executor sends each planned request or counts it dropped: a shortfall with none dropped
+          // is time counted while k6 was not sending (starting up, or stopped early), never the target's doing.
+          `${Math.round(planned - sent)} fewer requests than planned were started and none was dropped: k6 started late or stopped early (not the target's doing)`;
+  return { keptUp, droppedIterations, availableCores, instances: m.instances, ...(cpuCores === undefined ? {} : { cpuCores }), ...(note ? { note } : {}) };
+}
+
+const validator = new Ajv({ allErrors: true, strict: false }).compile(schema);
+
+/** Throws with the schema faults when a report does not match schemas/files/load-report.json. */
+export function assertReport(report: unknown): asserts report is LoadReport {
+  if (validator(report)) return;
+  const faults = (validator.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword}`);
+  throw new Error(`load report does not match schemas/files/load-report.json: ${faults.join('; ')}`);
+}
+
+export async function readReport(path: string): Promise<LoadReport> {
+  const parsed: unknown = JSON.parse(await readFile(path, 'utf8'));
+  assertReport(parsed);
+  return parsed;
+}

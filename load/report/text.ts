@@ -1,0 +1,42 @@
+// The few lines a load run prints when it ends.
+import { ENTRY_KINDS, isDegenerate } from '../shared/corpus.ts';
+import { generatorSentence, headline } from './headline.ts';
+import type { LoadReport, MethodCorpus } from './report.ts';
+
+export function summaryText(r: LoadReport, reportPaths: string[]): string {
+  const pad = (s: string | number, n: number) => String(s).padStart(n);
+  const lines = [
+    `load ${r.profile}: ${r.verdict.toUpperCase()} in ${r.durationSec} s against ${r.endpoint} (k6 ${r.k6.version}, corpus seed ${r.corpus.seed})`,
+    // Why, first: the reader should not have to scroll past the table to learn which threshold or method failed.
+    ...(({ summary, reasons }) => [`  ${summary}${reasons.length ? ':' : ''}`, ...reasons.map((x) => `  - ${x}`)])(headline(r)),
+    `${'method'.padEnd(42)}${pad('requests', 9)}${pad('rps/target', 14)}${pad('p50 ms', 9)}${pad('p95', 9)}${pad('p99', 9)}${pad('failures', 10)}`,
+    ...Object.entries(r.methods).map(([name, m]) => {
+      const l = m.latencyMs;
+      const latency = l ? `${pad(l.p50, 9)}${pad(l.p95, 9)}${pad(l.p99, 9)}` : pad(m.requests ? 'no successful answer' : 'completed no request', 27);
+      return `${name.padEnd(42)}${pad(m.requests, 9)}${pad(`${m.achievedRps}/${m.targetRps}`, 14)}${latency}${pad(`${(m.failureRate * 100).toFixed(2)}%`, 10)}`;
+    }),
+    'corpus per method (as sampled; "compared": answers checked against the one sampled):',
+    ...Object.entries(r.corpus.methods).map(([name, c]) => `  ${name.padEnd(40)}${describeCorpus(c)}`),
+    `generator: ${r.generator.instances > 1 ? `${r.generator.instances} k6 instances, merged; ` : ''}${generatorSentence(r).text.replace(/^the generator /, '')}${r.generator.cpuCores === undefined ? '' : ` (k6 used ${r.generator.cpuCores} of ${r.generator.availableCores} cores)`}`,
+    ...Object.entries(r.methods)
+      .filter(([, m]) => m.classes.wrong > 0)
+      .map(([n, m]) => `wrong answers ${n}: ${m.classes.wrong} of ${m.requests}${m.wrongSample ? `, e.g. ${m.wrongSample}` : ''}`),
+    ...(r.head.regressions ? [`head went back ${r.head.regressions} times (up to ${r.head.deepestBlocks} blocks)${r.head.sample ? `, e.g. ${r.head.sample}` : ''}`] : []),
+    ...Object.entries(r.drift ?? {})
+      .filter(([, d]) => d.drifted)
+      .map(([n, d]) => `drift ${n}: p95 ${d.startP95Ms} ms -> ${d.endP95Ms} ms`),
+    `reports: ${reportPaths.join(', ')}`,
+  ];
+  return lines.join('\n');
+}
+
+/** A method's corpus in one line: entries per kind, distinct requests, compared answers, what sampling left out. */
+function describeCorpus(c: MethodCorpus): string {
+  const kinds = ENTRY_KINDS.filter((k) => c.kinds[k] > 0).map((k) => `${c.kinds[k]} ${k}`);
+  const rejected = Object.entries(c.rejected ?? {}).map(([why, n]) => `${n} ${why}`);
+  return [
+    c.entries ? `${isDegenerate(c) ? 'DEGENERATE: ' : ''}${c.entries} entries (${kinds.join(', ')}), ${c.distinct} distinct, ${c.compared} compared` : 'no entry',
+    ...(rejected.length ? [`left out: ${rejected.join(', ')}`] : []),
+    ...(c.status === undefined ? ['replayed from a corpus that did not record its sampling'] : []),
+  ].join('; ');
+}

@@ -1,0 +1,103 @@
+// Runs one plan on N k6 processes on this machine, each with its own execution segment (the mechanism
+// k6-operator uses for `parallelism`), and merges what they measured: their shards (exact totals and
+// latency histograms), their dashboard timelines and what their consoles reported.
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { bundleScenario } from '../plan/bundle.ts';
+import { runK6 } from './k6.ts';
+import type { Plan } from '../shared/profiles.ts';
+import { segmentArgs } from '../shared/segments.ts';
+import { type Findings, findingsIn, type Merged, mergeShards, shardsIn } from '../shared/shard.ts';
+import { mergeTimelines, parseTimeline, type Timeline, withTargets } from '../report/timeline.ts';
+
+/** k6 missing, unbuildable, or failing before it measured anything. */
+export class ToolError extends Error {}
+
+export interface Measurement {
+  merged: Merged;
+  timeline: Timeline;
+  findings: Findings;
+  instances: number;
+  /** The highest k6 exit code (0 when every instance finished normally). */
+  exitCode: number;
+  wallSec: number;
+  /** CPU seconds of every k6 process together; absent where they cannot be read. */
+  cpuSec?: number;
+  /** k6's own HTML dashboard, for a single instance (an instance's dashboard shows only its share). */
+  dashboard?: string;
+}
+
+export interface MeasureInput {
+  plan: Plan;
+  k6: string;
+  url: string;
+  corpusFile: string;
+  /** A fresh directory for this measurement's script and instance files. */
+  work: string;
+  log: (line: string) => void;
+  /** Stops k6 early (it still writes what it measured). */
+  signal?: AbortSignal;
+  /** Each instance's REST API, as it starts listening (live progress). */
+  onApi?: (url: string) => void;
+}
+
+export async function measure(input: MeasureInput): Promise<Measurement> {
+  const { plan, work } = input;
+  const script = join(work, 'scenario.js');
+  await bundleScenario(plan, script);
+  const { sequence, segments } = segmentArgs(plan.instances);
+  const runs = await Promise.all(
+    segments.map(async (segment, i) => {
+      const dir = join(work, `instance-${i}`);
+      await mkdir(dir, { recursive: true });
+      const files = instanceFiles(dir);
+      const args = plan.instances > 1 ? ['--execution-segment', segment, '--execution-segment-sequence', sequence] : [];
+      const prefix = plan.instances > 1 ? `k6[${segment}]` : 'k6';
+      const result = await runK6({ binary: input.k6, script, args, env: k6Environment(input, files), onLine: (line) => input.log(`${prefix}: ${line}`), ...(input.signal ? { signal: input.signal } : {}), ...(input.onApi ? { onApi: input.onApi } : {}) });
+      const shard = shardsIn(await readFile(files.shard, 'utf8').catch(() => ''))[0];
+      if (!shard) throw new ToolError(`k6 failed (exit ${result.exitCode}): ${result.log.at(-1)?.line ?? 'no output'}`);
+      const timeline = parseTimeline(await recordLines(files.record), plan.scenarios.map((s) => s.name));
+      return { result, shard, timeline, console: await readFile(files.console, 'utf8').catch(() => ''), files };
+    }),
+  );
+  const cpu = runs.map((r) => r.result.cpuSec);
+  const single = runs.length === 1 ? runs[0] : undefined;
+  const timeline = mergeTimelines(runs.map((r) => r.timeline));
+  return {
+    merged: mergeShards(runs.map((r) => r.shard)),
+    timeline: { ...timeline, points: withTargets(timeline.points, plan.scenarios) },
+    findings: findingsIn(runs.map((r) => r.console).join('\n')),
+    instances: runs.length,
+    exitCode: Math.max(...runs.map((r) => r.result.exitCode)),
+    wallSec: Math.max(...runs.map((r) => r.result.wallSec)),
+    ...(cpu.every((c) => c !== undefined) ? { cpuSec: cpu.reduce((a, c) => a + (c ?? 0), 0) } : {}),
+    ...(single ? { dashboard: single.files.dashboard } : {}),
+  };
+}
+
+function instanceFiles(dir: string) {
+  return { shard: join(dir, 'shard.json'), record: join(dir, 'record.ndjson.gz'), dashboard: join(dir, 'dashboard.html'), console: join(dir, 'console.log') };
+}
+
+/** The URL reaches k6 only through its environment (not its arguments, not the bundle). */
+function k6Environment(input: MeasureInput, files: ReturnType<typeof instanceFiles>): Record<string, string> {
+  return {
+    RPC_CERTIFY_URL: input.url,
+    RPC_CERTIFY_CORPUS: input.corpusFile,
+    RPC_CERTIFY_SUMMARY: files.shard,
+    K6_CONSOLE_OUTPUT: files.console,
+    K6_WEB_DASHBOARD: 'true',
+    K6_WEB_DASHBOARD_HOST: '127.0.0.1',
+    K6_WEB_DASHBOARD_PORT: '-1', // no listening server: only the export and the record
+    K6_WEB_DASHBOARD_PERIOD: `${input.plan.periodSec}s`,
+    K6_WEB_DASHBOARD_TAGS: 'code,b', // splits the class counters by JSON-RPC error code, the histogram by bucket (timeline.ts)
+    K6_WEB_DASHBOARD_EXPORT: files.dashboard,
+    K6_WEB_DASHBOARD_RECORD: files.record,
+  };
+}
+
+async function recordLines(path: string): Promise<string[]> {
+  const gz = await readFile(path).catch(() => undefined);
+  return gz ? gunzipSync(gz).toString('utf8').split('\n') : [];
+}

@@ -1,0 +1,169 @@
+// Live progress of a k6 run: per method the achieved rate, p95 and errors, with elapsed time and ETA.
+// Figures come from each k6 instance's REST API (`--address 127.0.0.1:0`, found through /proc): one small
+// GET per metric (the whole /v1/metrics is ~1 MB with the histogram's sub-metrics, over a second to build).
+// On a terminal the block is redrawn every few seconds; elsewhere one line every 30 s, so CI logs stay short.
+import { bucketQuantile, GROUP_BUCKETS, HISTOGRAM_GROUPS } from '../shared/histogram.ts';
+import { COUNTED_CLASSES, metricName, SUCCESS_CLASSES, type Subject } from '../shared/methods.ts';
+import { bucketMetric } from '../shared/summary.ts';
+
+export interface ProgressOptions {
+  /** What is running: "load gate", "capacity eth_getBlockByHash step 3 (150 rps)". */
+  title: string;
+  subjects: ReadonlyArray<{ name: Subject; rps: number }>;
+  /** How long the plan runs (seconds). */
+  totalSec: number;
+  /** Where it is drawn (stderr); a TTY gets the redrawn block. */
+  out: NodeJS.WriteStream | { isTTY?: boolean; write: (text: string) => boolean };
+  /** Seconds between redraws on a terminal, and between lines elsewhere. */
+  ttyEverySec?: number;
+  lineEverySec?: number;
+}
+
+interface Figures {
+  requests: number;
+  errors: number;
+  p95?: number;
+}
+
+interface SubjectView extends Figures {
+  /** Requests per second over the last poll interval. */
+  rps?: number;
+}
+
+export class LiveProgress {
+  private readonly apis: string[] = [];
+  /** From k6's start (its API listening), not from bundling the script. */
+  private started = Date.now();
+  private readonly timer: NodeJS.Timeout;
+  private readonly tty: boolean;
+  private previous?: { at: number; requests: Map<Subject, number> };
+  private drawn = 0;
+  private lastLine = Date.now();
+  private polling = false;
+  private view = new Map<Subject, SubjectView>();
+
+  constructor(private readonly opts: ProgressOptions) {
+    this.tty = Boolean(opts.out.isTTY);
+    const every = this.tty ? (opts.ttyEverySec ?? 3) : Math.min(10, opts.lineEverySec ?? 30);
+    this.timer = setInterval(() => void this.tick(), every * 1000);
+    this.timer.unref();
+  }
+
+  /** A k6 instance's REST API (http://127.0.0.1:<port>) to read figures from. */
+  addInstance(api: string): void {
+    if (this.apis.length === 0) this.started = Date.now();
+    this.apis.push(api);
+  }
+
+  /** Prints a log line above the live block (so the block never overwrites it). */
+  print(line: string): void {
+    this.clear();
+    this.opts.out.write(`${line}\n`);
+    if (this.tty && this.view.size) this.draw();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.clear();
+  }
+
+  private async tick(): Promise<void> {
+    if (this.polling || this.apis.length === 0) return;
+    this.polling = true;
+    try {
+      const now = Date.now();
+      const figures = await Promise.all(this.opts.subjects.map(async (s) => [s.name, combine(await Promise.all(this.apis.map((api) => readFigures(api, s.name))))] as const));
+      const requests = new Map(figures.map(([name, f]) => [name, f.requests]));
+      const seconds = this.previous ? (now - this.previous.at) / 1000 : (now - this.started) / 1000;
+      this.view = new Map(figures.map(([name, f]) => [name, { ...f, ...(seconds > 0 ? { rps: (f.requests - (this.previous?.requests.get(name) ?? 0)) / seconds } : {}) }]));
+      this.previous = { at: now, requests };
+      if (this.tty) {
+        this.clear();
+        this.draw();
+      } else if (now - this.lastLine >= (this.opts.lineEverySec ?? 30) * 1000 - 500) {
+        this.lastLine = now;
+        this.opts.out.write(`${this.oneLine()}\n`);
+      }
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  private clock(): string {
+    const elapsed = Math.round((Date.now() - this.started) / 1000);
+    const left = Math.max(0, Math.round(this.opts.totalSec - elapsed));
+    return `${elapsed} s of ${Math.round(this.opts.totalSec)} s, ETA ${left} s`;
+  }
+
+  /** The terminal block: a title line, then one line per method. */
+  private lines(): string[] {
+    const pad = (s: string | number, n: number) => String(s).padStart(n);
+    const rows = this.opts.subjects.map(({ name, rps: target }) => {
+      const v = this.view.get(name);
+      const rate = v?.rps === undefined ? '-' : v.rps.toFixed(1);
+      return `  ${name.padEnd(40)}${pad(`${rate}/${target}`, 13)}${pad(v?.p95 === undefined ? '-' : v.p95.toFixed(1), 11)}${pad(v?.errors ?? 0, 9)}${pad(v?.requests ?? 0, 10)}`;
+    });
+    return [`${this.opts.title}: ${this.clock()}`, `  ${'method'.padEnd(40)}${pad('rps/target', 13)}${pad('p95 ms', 11)}${pad('errors', 9)}${pad('requests', 10)}`, ...rows];
+  }
+
+  /** One line for a log: the total rate, the worst p95 and where the errors are. */
+  private oneLine(): string {
+    const views = [...this.view.entries()];
+    const rate = views.reduce((a, [, v]) => a + (v.rps ?? 0), 0);
+    const target = this.opts.subjects.reduce((a, s) => a + s.rps, 0);
+    const worst = views.filter(([, v]) => v.p95 !== undefined).sort(([, a], [, b]) => (b.p95 ?? 0) - (a.p95 ?? 0))[0];
+    const erring = views.filter(([, v]) => v.errors > 0);
+    const errors = erring.reduce((a, [, v]) => a + v.errors, 0);
+    return `${this.opts.title}: ${this.clock()}: ${rate.toFixed(1)} rps (target ${target}), p95 up to ${worst ? `${worst[1].p95?.toFixed(1)} ms (${worst[0]})` : '-'}, ${errors} errors${erring.length ? ` (${erring.map(([n, v]) => `${n} ${v.errors}`).join(', ')})` : ''}`;
+  }
+
+  private draw(): void {
+    const lines = this.lines();
+    this.opts.out.write(`${lines.join('\n')}\n`);
+    this.drawn = lines.length;
+  }
+
+  /** Moves back over the block drawn last and erases it. */
+  private clear(): void {
+    if (!this.tty || this.drawn === 0) return;
+    this.opts.out.write(`\x1b[${this.drawn}F\x1b[0J`);
+    this.drawn = 0;
+  }
+}
+
+/** Instances of one test add up: requests and errors sum, p95 is the highest instance's (percentiles do not merge). */
+function combine(parts: Figures[]): Figures {
+  const p95s = parts.map((p) => p.p95).filter((p): p is number => p !== undefined);
+  return { requests: parts.reduce((a, p) => a + p.requests, 0), errors: parts.reduce((a, p) => a + p.errors, 0), ...(p95s.length ? { p95: Math.max(...p95s) } : {}) };
+}
+
+/** One subject's figures from one instance: its class counters, and p95 from its histogram (summary.ts): each group's
+ * counter, then the buckets of the group p95 falls in (~30 GETs instead of ~800). */
+async function readFigures(api: string, subject: Subject): Promise<Figures> {
+  const count = async (metric: string): Promise<number> => {
+    const res = await fetch(`${api}/v1/metrics/${encodeURIComponent(metric)}`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
+    if (!res?.ok) return 0; // not recorded yet
+    const body = (await res.json().catch(() => undefined)) as { data?: { attributes?: { sample?: Record<string, number> } } } | undefined;
+    return body?.data?.attributes?.sample?.['count'] ?? 0;
+  };
+  const counted = await Promise.all(COUNTED_CLASSES.map(async (c) => [c, await count(metricName.calls(subject, c))] as const));
+  const groups = await Promise.all(Array.from({ length: HISTOGRAM_GROUPS }, (_, g) => count(metricName.histogram(subject, g))));
+  const successes = groups.reduce((a, n) => a + n, 0);
+  const errors = counted.filter(([c]) => !SUCCESS_CLASSES.includes(c)).reduce((a, [, n]) => a + n, 0);
+  return { requests: successes + errors, errors, ...(successes > 0 ? { p95: await p95(groups, (b) => count(bucketMetric(subject, b))) } : {}) };
+}
+
+/** p95 of the histogram whose group totals are `groups`: only the group it falls in is read bucket by bucket. */
+async function p95(groups: number[], bucketCount: (bucket: number) => Promise<number>): Promise<number> {
+  const total = groups.reduce((a, n) => a + n, 0);
+  const rank = 0.95 * (total - 1);
+  let before = 0;
+  const g = groups.findIndex((n) => (before += n) > rank);
+  const buckets: Record<string, number> = {};
+  // Other groups stand at their first bucket: the rank falls inside group g.
+  groups.forEach((n, i) => n > 0 && i !== g && (buckets[i * GROUP_BUCKETS] = n));
+  const inside = Array.from({ length: GROUP_BUCKETS }, (_, k) => g * GROUP_BUCKETS + k);
+  const counts = await Promise.all(inside.map(bucketCount));
+  inside.forEach((b, k) => (counts[k] ?? 0) > 0 && (buckets[b] = counts[k] ?? 0));
+  return bucketQuantile(buckets, total, 0.95);
+}

@@ -1,0 +1,303 @@
+// One load run, end to end: sample (or replay) the corpus, run the plan on one or more k6 instances
+// (or step through capacity), judge the merged result (thresholds, head, baseline) and write load.json,
+// load.html, load.junit.xml and k6's own dashboard next to them. Used by `rpc-certify load` and, after
+// the conformance run, by `start`.
+import { mkdir, mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import { INTERRUPTED_EXIT } from '../../cli/interrupt.ts';
+import { UsageError } from '../../cli/networks.ts';
+import { writeFileAtomic } from '../../conformance/report/atomic.ts';
+import { isObject } from '../../core/hex.ts';
+import { inert } from '../../core/inert.ts';
+import { redact, redactDeep, redactUrl, registerUrlSecrets, schemaVocabulary } from '../../core/redact.ts';
+import loadSchema from '../../schemas/files/load-report.json' with { type: 'json' };
+import type { Targets } from '../../core/targets.ts';
+import { ensureK6 } from '../../scripts/setup-k6.ts';
+import { findCapacity, type StepOptions } from '../report/capacity.ts';
+import { compareReports, DEFAULT_TOLERANCE, incompleteness, type RunShape, shapeDifferences, shapeOf } from '../report/compare.ts';
+import { type Corpus, fromLearnedCorpus, type LearnedCorpus } from '../shared/corpus.ts';
+import { renderHtml } from '../report/html.ts';
+import { type Measurement, measure, ToolError } from './instances.ts';
+import { renderJunit } from '../report/junit.ts';
+import { LiveProgress } from './progress.ts';
+import { isRpcMethod, METHODS, type RpcMethod, type Subject } from '../shared/methods.ts';
+import { buildPlan, capacitySubjects, DEFAULT_MAX_STEPS, DEFAULT_MISS_SHARE, type Plan, type PlanInput, type Profile, type Slo } from '../shared/profiles.ts';
+import { assertReport, buildReport, corpusInfo, type LoadReport, readReport, withVerdict } from '../report/report.ts';
+import { EndpointError, sampleCorpus } from '../plan/sample.ts';
+import { summaryText } from '../report/text.ts';
+
+/** What shapes the test itself, for a run here or for k6-operator pods (k8s.ts). */
+export interface TestOptions {
+  profile: Profile;
+  rate?: number;
+  duration?: string;
+  methods?: string[];
+  seed?: number;
+  /** Replay this corpus file instead of sampling a new one. */
+  corpus?: string;
+  missShare?: number;
+  /** Sample the corpus from this endpoint instead of the target (the target still answers the pre-flight). */
+  referenceUrl?: string;
+  /** Discovery's or fixtures' targets: uncles and known reverts a walk from the head cannot find. */
+  targets?: Partial<Pick<Targets, 'reverts' | 'uncleBlock'>>;
+  validateShare?: number;
+  slo?: Partial<Slo>;
+}
+
+export interface LoadOptions extends TestOptions {
+  url: string;
+  out: string;
+  baseline?: string;
+  tolerance?: number;
+  /** k6 processes on this machine, each running an execution segment of the test. */
+  segments?: number;
+  /** Capacity: how the offered rate steps (the first step is --rate). */
+  steps?: Partial<Omit<StepOptions, 'startRps'>>;
+  /** --network: the endpoint must serve this chain. */
+  network?: { name: string; chainId: string };
+  /** The endpoint's name in the report instead of its redacted URL: the embedded default, on another free port each run. */
+  endpointName?: string;
+  /** Keep the bundle, k6's shards and event records (their directory is printed). */
+  keepWork?: boolean;
+  log?: (line: string) => void;
+  /** Ctrl-C / SIGTERM: k6 stops, and the report of what it measured is marked incomplete. */
+  signal?: AbortSignal;
+}
+
+export interface LoadOutcome {
+  exitCode: number;
+  reportPaths: string[];
+  summary: string;
+}
+
+/** The load report's own words (verdicts, classes, field names): kept whatever the key. */
+const LOAD_WORDS = new Set([...schemaVocabulary(loadSchema), ...METHODS]);
+const REPORT_FILES = { json: 'load.json', html: 'load.html', junit: 'load.junit.xml', dashboard: 'load.k6-dashboard.html', corpus: 'load.corpus.json' };
+
+/** Runs a load test; expected failures (bad options, unusable endpoint, no k6) come back as exit code 2. */
+export async function runLoad(opts: LoadOptions): Promise<LoadOutcome> {
+  // Lines quote k6 and the endpoint: redacted, capped, control characters shown rather than obeyed.
+  const log = opts.log ?? ((line: string) => process.stderr.write(`${inert(redact(line), 500)}\n`));
+  registerUrlSecrets(opts.url);
+  if (opts.referenceUrl) registerUrlSecrets(opts.referenceUrl);
+  return expectedFailures('load', () => run(opts, log), opts.signal);
+}
+
+/**
+ * Usage mistakes, unusable endpoints and tool failures become exit code 2 with a one-line reason; any of
+ * them caused by Ctrl-C before k6 measured anything (sampling stopped at once) is exit 130 instead.
+ */
+export async function expectedFailures(command: string, body: () => Promise<LoadOutcome>, signal?: AbortSignal): Promise<LoadOutcome> {
+  try {
+    return await body();
+  } catch (e) {
+    if (!(e instanceof UsageError || e instanceof EndpointError || e instanceof ToolError)) throw e;
+    if (signal?.aborted) return { exitCode: INTERRUPTED_EXIT, reportPaths: [], summary: `${command}: interrupted by ${String(signal.reason)} before k6 measured anything: no report` };
+    const reason = redact(`${command}: ${e instanceof EndpointError ? 'endpoint not usable: ' : ''}${e.message}`);
+    return { exitCode: 2, reportPaths: [], summary: reason };
+  }
+}
+
+async function run(opts: LoadOptions, log: (line: string) => void): Promise<LoadOutcome> {
+  const test = await prepareTest(opts, opts.segments ?? 1);
+  const k6 = await ensureK6(log).catch((e: unknown) => {
+    throw new ToolError(e instanceof Error ? e.message : String(e));
+  });
+  const baseline = await readBaseline(opts.baseline, opts.out);
+
+  await mkdir(opts.out, { recursive: true });
+  const work = await mkdtemp(join(tmpdir(), 'rpc-certify-load-'));
+  try {
+    // k6 resolves open() against the script's directory: the corpus path must be absolute.
+    const corpusFile = resolve(opts.corpus ?? join(opts.out, REPORT_FILES.corpus));
+    const { corpus, methods, selected } = await test.corpus(log, opts.signal);
+    if (opts.network && BigInt(opts.network.chainId) !== BigInt(corpus.chainId)) {
+      throw new EndpointError(`--network ${opts.network.name} is chain ${opts.network.chainId}, but the ${opts.corpus ? 'corpus was sampled from' : 'endpoint serves'} chain ${corpus.chainId}: not the network asked for`);
+    }
+    if (baseline) {
+      const capacity = opts.profile === 'capacity';
+      const { durationSec } = test.planFor(methods, capacity ? { subject: methods[0] as RpcMethod, rps: test.rate } : undefined);
+      refuseUnlike(baseline, { profile: opts.profile, rate: test.rate, durationSec, methods: capacity ? [...capacitySubjects(methods)] : methods, endpoint: opts.endpointName ?? redactUrl(opts.url), chainId: corpus.chainId });
+    }
+    // k6 reads the entries as sampled (their params must stay exact); what sampling said about the endpoint is redacted.
+    if (!opts.corpus) await writeFileAtomic(corpusFile, JSON.stringify({ ...corpus, sampling: redactDeep(corpus.sampling, LOAD_WORDS) }));
+    let runs = 0;
+    // While k6 runs, log lines go above the live progress block (progress.ts), never through it.
+    let live: LiveProgress | undefined;
+    let lastTitle = '';
+    const show = (line: string) => (live ? live.print(redact(line)) : log(line));
+    const subjects = capacitySubjects(methods);
+    const measurePlan = async (plan: Plan): Promise<Measurement> => {
+      if (opts.signal?.aborted) throw new ToolError(`interrupted by ${String(opts.signal.reason)} before this step`);
+      // The same subject and rate twice in a row: capacity repeating the step that broke the SLO.
+      const title = progressTitle(opts, plan, subjects);
+      const shown = title === lastTitle ? `${title} (repeated)` : title;
+      lastTitle = title;
+      live = plan.totalSec >= PROGRESS_FROM_SEC ? new LiveProgress({ title: shown, subjects: plan.scenarios, totalSec: plan.totalSec, out: opts.log ? { write: (t) => (log(t.trimEnd()), true) } : process.stderr }) : undefined;
+      try {
+        return await measure({ plan, k6: k6.path, url: opts.url, corpusFile, work: join(work, `run-${runs++}`), log: show, ...(opts.signal ? { signal: opts.signal } : {}), ...(live ? { onApi: live.addInstance.bind(live) } : {}) });
+      } finally {
+        live?.stop();
+        live = undefined;
+      }
+    };
+
+    log(`load: k6 ${k6.version}, ${opts.profile} profile, ${methods.length} methods${test.instances > 1 ? `, ${test.instances} instances` : ''}`);
+    const common = { endpoint: opts.endpointName ?? redactUrl(opts.url), corpus: corpusInfo(corpus, selected), corpusFile: relative(resolve(opts.out), corpusFile), k6 };
+    let report: LoadReport;
+    let dashboard: string | undefined;
+    if (opts.profile === 'capacity') {
+      const steps = { startRps: test.rate, stepRps: opts.steps?.stepRps ?? test.rate, maxSteps: opts.steps?.maxSteps ?? DEFAULT_MAX_STEPS };
+      const outcome = await findCapacity({ subjects: capacitySubjects(methods), steps, planFor: (subject, rps) => test.planFor(methods, { subject, rps }), measure: measurePlan, log, ...(opts.signal ? { signal: opts.signal } : {}) });
+      report = buildReport({ ...common, plan: outcome.plan, measurement: outcome.measurement, capacity: outcome.capacity });
+    } else {
+      const plan = test.planFor(methods);
+      const measurement = await measurePlan(plan);
+      if (measurement.timeline.points.length === 0) log(`load: no timeline: k6 ${k6.version}'s dashboard record was missing or not understood`);
+      dashboard = measurement.dashboard;
+      report = buildReport({ ...common, plan, measurement });
+    }
+    if (opts.keepWork) log(`load: work files kept in ${work}`);
+    if (opts.signal?.aborted) report = { ...report, verdict: 'incomplete', incompleteReason: `interrupted by ${String(opts.signal.reason)}: the figures cover the run until then` };
+    return await conclude(report, opts, baseline, { dashboard, corpus: !opts.corpus });
+  } finally {
+    if (!opts.keepWork) await rm(work, { recursive: true, force: true });
+  }
+}
+
+export interface PreparedTest {
+  instances: number;
+  /** The rate per method (for capacity, the first step's). */
+  rate: number;
+  /** The plan for the methods the corpus can ask (for capacity, one step). */
+  planFor: (methods: RpcMethod[], step?: { subject: Subject; rps: number }) => Plan;
+  /** Samples (or replays) the corpus; `methods`: the selected ones it has entries for, which the test runs. */
+  corpus: (log: (line: string) => void, signal?: AbortSignal) => Promise<{ corpus: Corpus; methods: RpcMethod[]; selected: RpcMethod[] }>;
+}
+
+/** Checks the options before anything starts, and returns how to get the corpus and the plan. */
+export async function prepareTest(opts: TestOptions & { url?: string }, instances: number): Promise<PreparedTest> {
+  const methods = selectMethods(opts.methods);
+  const replayed = opts.corpus ? await readCorpus(opts) : undefined;
+  const seed = replayed?.seed ?? opts.seed ?? 1;
+  const input: Omit<PlanInput, 'methods'> = { profile: opts.profile, seed, rate: opts.rate, duration: opts.duration, validateShare: opts.validateShare, slo: opts.slo, instances };
+  const planFor = (only: RpcMethod[], step?: PlanInput['step']) => planOrUsageError(() => buildPlan({ ...input, methods: only, ...(step ? { step } : {}) }));
+  const checked = planFor(methods, opts.profile === 'capacity' ? { subject: methods[0] as RpcMethod, rps: opts.rate ?? 1 } : undefined);
+  return {
+    instances,
+    rate: checked.rate,
+    planFor,
+    corpus: async (log, signal) => {
+      if (!replayed && !opts.url) usage('an endpoint (--url or --network) to sample the corpus from, or --corpus FILE');
+      const corpus = replayed ?? (await sampleCorpus({ url: opts.url ?? '', referenceUrl: opts.referenceUrl, seed, missShare: opts.missShare ?? DEFAULT_MISS_SHARE, methods, targets: opts.targets, ...(signal ? { signal } : {}) }));
+      const askable = methods.filter((m) => corpus.entries[m]?.length);
+      for (const m of methods.filter((x) => !askable.includes(x))) log(`load: ${m} is not measured: the corpus has nothing to ask it (the report fails it)`);
+      if (askable.length === 0) throw new EndpointError(`the corpus has no entry for any selected method${notServed(corpus, methods)}`);
+      for (const m of askable) if (corpus.sampling[m]?.status === 'not served') log(`load: ${m} is NOT SERVED: ${corpus.sampling[m]?.reason ?? ''}`);
+      return { corpus, methods: askable, selected: methods };
+    },
+  };
+}
+
+function notServed(corpus: Corpus, methods: RpcMethod[]): string {
+  const reasons = methods.flatMap((m) => (corpus.sampling[m]?.reason ? [`${m}: ${corpus.sampling[m]?.reason}`] : []));
+  return reasons.length ? ` (${reasons.join('; ')})` : '';
+}
+
+/** The baseline, read before the run; never the load.json this run is about to write over. */
+export async function readBaseline(path: string | undefined, out: string): Promise<LoadReport | undefined> {
+  if (!path) return undefined;
+  await refuseOverwrite(path, out);
+  const baseline = await readReport(path).catch((e: unknown) => usage(`--baseline ${path}: ${(e as Error).message}`));
+  const incomplete = incompleteness(baseline, `--baseline ${path}`);
+  return incomplete ? usage(`${incomplete}: give the report of a completed run`) : baseline;
+}
+
+/** The README's first gate (`--baseline reports/load.json` with the default --out) would replace its own baseline. */
+export async function refuseOverwrite(baseline: string, out: string): Promise<void> {
+  const written = join(out, REPORT_FILES.json);
+  const real = (p: string) => realpath(p).catch(() => resolve(p));
+  if ((await real(baseline)) !== (await real(written))) return;
+  usage(`--baseline ${baseline} is the load.json this run writes (--out ${out}), so the run would overwrite its own baseline: keep the baseline elsewhere (cp ${written} baselines/gate.json, then --baseline baselines/gate.json) or give --out another directory`);
+}
+
+/** A baseline of another test (profile, rate, duration, methods, endpoint, chain) is no baseline: refused before the run. */
+export function refuseUnlike(baseline: LoadReport, current: RunShape): void {
+  const differences = shapeDifferences(shapeOf(baseline), current);
+  if (differences.length) usage(`--baseline is not the same test, so its figures are not comparable: ${differences.join('; ')}`);
+}
+
+/** Judges the report against the baseline, writes it, and says how the run went. */
+export async function conclude(report: LoadReport, opts: { out: string; baseline?: string; tolerance?: number }, baseline: LoadReport | undefined, extra: { dashboard?: string; corpus: boolean }): Promise<LoadOutcome> {
+  if (baseline) refuseUnlike(baseline, shapeOf(report));
+  const judged = baseline && opts.baseline ? withBaseline(report, baseline, opts.baseline, opts.tolerance ?? DEFAULT_TOLERANCE) : report;
+  const reportPaths = await writeReports(judged, opts.out, extra);
+  const exitCode = judged.verdict === 'incomplete' ? INTERRUPTED_EXIT : judged.verdict === 'fail' ? 1 : 0;
+  return { exitCode, reportPaths, summary: summaryText(judged, reportPaths) };
+}
+
+async function writeReports(loaded: LoadReport, dir: string, extra: { dashboard?: string; corpus: boolean }): Promise<string[]> {
+  // Values, not the serialised text, are redacted: a key such as `true` cannot cut through the JSON.
+  const report = redactDeep(loaded, LOAD_WORDS);
+  assertReport(report);
+  const out = (name: string) => join(dir, name);
+  await mkdir(dir, { recursive: true });
+  const dashboard = extra.dashboard ? await readFile(extra.dashboard).catch(() => undefined) : undefined;
+  await writeFileAtomic(out(REPORT_FILES.json), `${JSON.stringify(report, null, 2)}\n`);
+  await writeFileAtomic(out(REPORT_FILES.html), renderHtml(report, dashboard ? REPORT_FILES.dashboard : undefined));
+  await writeFileAtomic(out(REPORT_FILES.junit), renderJunit(report));
+  if (dashboard) await writeFileAtomic(out(REPORT_FILES.dashboard), dashboard);
+  return [REPORT_FILES.json, REPORT_FILES.html, REPORT_FILES.junit, ...(dashboard ? [REPORT_FILES.dashboard] : []), ...(extra.corpus ? [REPORT_FILES.corpus] : [])].map(out);
+}
+
+function withBaseline(report: LoadReport, baseline: LoadReport, file: string, tolerance: number): LoadReport {
+  const checks = compareReports(baseline, report, tolerance);
+  return withVerdict({ ...report, baseline: { file, tolerance, ok: checks.every((c) => c.ok), checks } });
+}
+
+function selectMethods(names: string[] | undefined): RpcMethod[] {
+  if (!names || names.length === 0) return [...METHODS];
+  const unknown = names.filter((n) => !isRpcMethod(n));
+  if (unknown.length) usage(`unknown method ${unknown.join(', ')}; known: ${METHODS.join(', ')}`);
+  return names.filter(isRpcMethod);
+}
+
+function planOrUsageError(make: () => Plan): Plan {
+  try {
+    return make();
+  } catch (e) {
+    return usage((e as Error).message);
+  }
+}
+
+export function usage(message: string): never {
+  throw new UsageError(message);
+}
+
+async function readCorpus(opts: TestOptions): Promise<Corpus> {
+  const path = opts.corpus ?? '';
+  const clash = (['seed', 'missShare', 'referenceUrl', 'targets'] as const).filter((k) => opts[k] !== undefined);
+  if (clash.length) usage(`--corpus replays a corpus as it was sampled; it does not take ${clash.join(', ')}`);
+  const text = await readFile(path, 'utf8').catch((e: NodeJS.ErrnoException) => usage(`--corpus ${path}: cannot read it (${e.code ?? e.message})`));
+  let corpus: Omit<Corpus, 'version'> & { version: unknown };
+  try {
+    corpus = JSON.parse(text) as typeof corpus;
+  } catch (e) {
+    return usage(`--corpus ${path}: not JSON, so not a corpus written by rpc-certify load (${(e as Error).message.replace(/\s+/g, " ")})`);
+  }
+  const entriesOk = isObject(corpus?.entries) && Object.values(corpus.entries).every(Array.isArray) && typeof corpus.chainId === 'string';
+  if (![1, 2, 3].includes(corpus?.version as number) || !entriesOk) usage(`--corpus ${path}: not a corpus written by rpc-certify load`);
+  if (corpus.version === 3) return corpus as Corpus;
+  return fromLearnedCorpus(corpus as unknown as LearnedCorpus);
+}
+
+/** Runs shorter than this end before a progress line could say anything. */
+const PROGRESS_FROM_SEC = 5;
+
+function progressTitle(opts: LoadOptions, plan: Plan, subjects: readonly Subject[]): string {
+  const [only] = plan.scenarios;
+  if (opts.profile !== 'capacity' || !only) return `load ${opts.profile}`;
+  const step = Math.round((only.rps - plan.rate) / (opts.steps?.stepRps ?? plan.rate)) + 1;
+  return `capacity ${only.name} (${subjects.indexOf(only.name) + 1} of ${subjects.length}), step ${step}: ${only.rps} rps`;
+}

@@ -1,0 +1,78 @@
+// The eight methods under load, the classes every answer is sorted into, and the k6 metric names
+// built from them. Pure: imported by the k6 scenario and by the Node side that reads k6's output.
+import type { ShapeName } from '../../core/schemas.ts';
+
+export const METHODS = [
+  'eth_estimateGas',
+  'eth_getBlockByHash',
+  'eth_getUncleByBlockNumberAndIndex',
+  'eth_getUncleByBlockHashAndIndex',
+  'eth_getTransactionByBlockNumberAndIndex',
+  'eth_getTransactionByHash',
+  'eth_getTransactionReceipt',
+  'eth_getBlockReceipts',
+] as const;
+export type RpcMethod = (typeof METHODS)[number];
+
+export function isRpcMethod(name: string): name is RpcMethod {
+  return (METHODS as readonly string[]).includes(name);
+}
+
+/** The shape a non-null result must have (eth_estimateGas answers a bare quantity). */
+export const RESULT_SHAPE: Record<RpcMethod, ShapeName | 'quantity'> = {
+  eth_estimateGas: 'quantity',
+  eth_getBlockByHash: 'block',
+  eth_getUncleByBlockNumberAndIndex: 'uncle',
+  eth_getUncleByBlockHashAndIndex: 'uncle',
+  eth_getTransactionByBlockNumberAndIndex: 'transaction',
+  eth_getTransactionByHash: 'transaction',
+  eth_getTransactionReceipt: 'receipt',
+  eth_getBlockReceipts: 'block-receipts',
+};
+
+export const CLASSES = [
+  'ok', // a value, as expected
+  'ok_null', // null, as expected (a miss)
+  'ok_error', // the JSON-RPC error the corpus expects (a revert)
+  'null_unexpected',
+  'rpc_error',
+  'rate_limited',
+  'http_error',
+  'timeout',
+  'invalid', // unparseable, or a value that breaks its schema (validation is sampled)
+  'wrong', // schema-valid, but not the answer recorded at sampling for an immutable lookup (validation is sampled)
+] as const;
+export type RpcClass = (typeof CLASSES)[number];
+
+/** Classes whose latency counts: the endpoint answered what the corpus expects. */
+export const SUCCESS_CLASSES: readonly RpcClass[] = ['ok', 'ok_null', 'ok_error'];
+/** The classes k6 counts: `ok` is the histogram's count less the other successes (summary.ts), so that the commonest answer costs one metric sample. */
+export const COUNTED_CLASSES: readonly RpcClass[] = CLASSES.filter((c) => c !== 'ok');
+
+/** The scenario that drives a weighted mix of all methods (capacity profile). */
+export const MIX_SCENARIO = 'mix';
+/** What a k6 scenario and its metrics are about: one method, or the mix. */
+export type Subject = RpcMethod | typeof MIX_SCENARIO;
+
+/** The k6 scenario that samples eth_blockNumber once a second per instance (head freshness). */
+export const HEAD_SCENARIO = 'head';
+
+/**
+ * k6 metric names, per subject: the latency histogram (a Counter per group of buckets, histogram.ts, whose tag `b`
+ * is the bucket; a successful answer's one sample), a Counter per class but `ok` (derived: summary.ts), a Gauge
+ * holding the latency's exact min and max, and the counts of fully validated and of parsed answers. `latency` and
+ * `failed` name the thresholds judge.ts computes from the merged result (k6 records no such metrics).
+ */
+export const metricName = {
+  latency: (s: Subject) => `latency_${s}`,
+  failed: (s: Subject) => `failed_${s}`,
+  calls: (s: Subject, c: RpcClass) => `calls_${c}_${s}`,
+  histogram: (s: Subject, group: number) => `hist_${s}_${group}`,
+  bounds: (s: Subject) => `latency_bounds_${s}`,
+  validated: (s: Subject) => `validated_${s}`,
+  parsed: (s: Subject) => `parsed_${s}`,
+  headChecks: 'head_checks',
+  headRegressions: 'head_regressions',
+  /** A Gauge: the deepest regression seen, in blocks (its max). */
+  headRegressionDepth: 'head_regression_depth',
+};

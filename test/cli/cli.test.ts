@@ -1,0 +1,82 @@
+// The command line's contract: exit codes 0/1/2, one-line reasons without stack traces, and an API key
+// that appears in no byte the harness prints or writes.
+import { expect } from 'chai';
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startDevnet, type Devnet } from '../../devnet/index.ts';
+import { startAnvil, type Anvil } from '../../devnet/anvil.ts';
+import { cli } from '../support/cli.ts';
+
+const SENTINEL = 'SENTINEL-KEY-123-rpc-certify';
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+describe('command line', function () {
+  let devnet: Devnet;
+  let anvil: Anvil;
+  before(async () => {
+    devnet = await startDevnet({ apiKey: SENTINEL });
+    anvil = await startAnvil();
+  });
+  after(async () => {
+    await devnet?.stop();
+    await anvil?.stop();
+  });
+
+  it('--help documents every command and exits 0', async () => {
+    const r = await cli(['--help']);
+    expect(r.code).to.equal(0);
+    for (const c of ['start', 'conformance', 'load', 'compare', 'devnet', 'doctor']) expect(r.out).to.include(c);
+    const sub = await cli(['conformance', '--help']);
+    expect(sub.code).to.equal(0);
+    for (const opt of ['--url', '--network', '--api-key', '--out', '--strict', '--targets', '--methods']) expect(sub.out).to.include(opt);
+  });
+
+  it('a usage error exits 2 with one line', async () => {
+    for (const args of [['no-such-command'], ['conformance'], ['conformance', '--network', 'mainnet'], ['conformance', '--url', 'http://127.0.0.1:1/v3/x', '--timeout', 'soon']]) {
+      const r = await cli(args);
+      expect(r.code, args.join(' ')).to.equal(2);
+      expect(r.err.trim().split('\n'), r.err).to.have.length(1);
+      expect(r.err).to.not.match(/\n\s+at /);
+    }
+  });
+
+  it('an unreachable endpoint exits 2 with a one-line reason', async () => {
+    const r = await cli(['conformance', '--url', `http://127.0.0.1:${await freePort()}/v3/${SENTINEL}`, '--out', await mkdtemp(join(tmpdir(), 'rc-'))]);
+    expect(r.code).to.equal(2);
+    expect(r.err).to.match(/endpoint not usable: endpoint unreachable/);
+    expect(r.err.trim().split('\n')).to.have.length(1);
+    expect(r.out + r.err).to.not.include(SENTINEL);
+  });
+
+  it('a refused API key exits 2 and says so', async () => {
+    const r = await cli(['conformance', '--url', devnet.url.replace(SENTINEL, 'wrong-key-0000'), '--out', await mkdtemp(join(tmpdir(), 'rc-'))]);
+    expect(r.code).to.equal(2);
+    expect(r.err).to.match(/API key refused/);
+  });
+
+  it('an endpoint with fatal failures (raw anvil) exits 1', async () => {
+    const r = await cli(['conformance', '--url', anvil.url, '--quiet', '--out', await mkdtemp(join(tmpdir(), 'rc-'))]);
+    expect(r.code, r.err).to.equal(1);
+    expect(r.out).to.match(/conformance: FAIL/);
+  });
+
+  it('certifies the reference gateway with its known deviations (exit 0), and the key appears in no output or report', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'rc-'));
+    const r = await cli(['conformance', '--url', devnet.url, '--expect', 'fixtures/expectations/embedded.json', '--out', out]);
+    expect(r.code, r.out + r.err).to.equal(0);
+    expect(r.out + r.err).to.not.include(SENTINEL);
+    const files = await readdir(out);
+    expect(files).to.include.members(['conformance.json', 'conformance.junit.xml', 'conformance.html', 'targets.lock.json']);
+    for (const f of files) expect(await readFile(join(out, f), 'utf8'), f).to.not.include(SENTINEL);
+    expect(await readFile(join(out, 'conformance.json'), 'utf8')).to.include('/v3/<redacted>');
+  });
+});

@@ -1,0 +1,193 @@
+// The key-echo matrix: an endpoint that echoes the API key everywhere it can (its request path in error
+// messages, headers, error data, results, `\u` escapes in either hex case) in front of a real chain, and
+// the whole suite run through the CLI for keys chosen to be awkward. No form of the key may reach stdout,
+// stderr or any file written, and every report must still be whole.
+import { expect } from 'chai';
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { reportFaults } from '../../conformance/report/json.ts';
+import { redact, redactCapped, redactDeep, registerUrlSecrets } from '../../core/redact.ts';
+import { startDevnet, type Devnet } from '../../devnet/index.ts';
+import { cli } from '../support/cli.ts';
+
+/** Echoes are wrapped in these, so a test can find each one whatever the key, even a key of one character. */
+const OPEN = '@@';
+const CLOSE = '@@';
+
+const KEYS: Array<{ name: string; key: string; via: 'url' | 'api-key' }> = [
+  { name: 'URL-special characters', key: '{s"e c<r>t}', via: 'url' },
+  { name: 'URL-special characters, given as --api-key', key: 'k{e}y|^`x', via: 'api-key' },
+  { name: 'non-ASCII', key: 'ключ-ü-密钥', via: 'url' },
+  { name: 'a JSON word', key: 'true', via: 'url' },
+  { name: 'one character', key: '7', via: 'url' },
+  { name: 'three characters', key: 'Qz9', via: 'api-key' },
+  { name: '128 characters', key: Array.from({ length: 128 }, (_, i) => 'AbCdEfGhJkMnPqRsTuVwXyZ23456789'[(i * 7) % 31]).join(''), via: 'url' },
+];
+
+/** Every character as a `\u` escape, the hex case alternating from one character to the next. */
+function unicodeEscaped(text: string): string {
+  return [...text]
+    .map((ch, i) =>
+      [...Array(ch.length).keys()]
+        .map((u) => {
+          const hex = ch.charCodeAt(u).toString(16).padStart(4, '0');
+          return `\\u${i % 2 ? hex.toUpperCase() : hex}`;
+        })
+        .join(''),
+    )
+    .join('');
+}
+
+/** An endpoint in front of `upstream` that serves any key and echoes it in every place it can. */
+async function echoingEndpoint(upstream: string, key: () => string): Promise<Server> {
+  let n = 0;
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      void (async () => {
+        const path = req.url ?? '';
+        const r = await fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        let text = await r.text();
+        const echo = `${OPEN}${key()}${CLOSE}`;
+        const where = `${path} ${path.replace(/^\/v3\//, '')}`;
+        try {
+          const parsed = JSON.parse(text) as unknown;
+          const request = JSON.parse(body) as { method?: unknown } | unknown[];
+          const method = Array.isArray(request) ? undefined : request.method;
+          const one = (m: Record<string, unknown>): Record<string, unknown> => {
+            if (m['error'] && typeof m['error'] === 'object') {
+              const e = m['error'] as { message?: string };
+              return { ...m, error: { ...e, message: `${e.message ?? ''} (${OPEN}${where}${CLOSE} ${echo})`, data: { echo, path: `${OPEN}${path}${CLOSE}` } } };
+            }
+            if (method === 'web3_clientVersion') return { ...m, result: `${echo} at ${OPEN}${where}${CLOSE}` };
+            if (m['result'] === null) return { jsonrpc: '2.0', id: m['id'], error: { code: -32000, message: `nothing at ${OPEN}${where}${CLOSE} for ${echo}`, data: echo } };
+            if (m['result'] && typeof m['result'] === 'object' && !Array.isArray(m['result'])) return { ...m, result: { ...(m['result'] as object), echo } };
+            return m;
+          };
+          const answered = Array.isArray(parsed) ? parsed.map((m) => (m && typeof m === 'object' ? one(m as Record<string, unknown>) : m)) : parsed && typeof parsed === 'object' ? one(parsed as Record<string, unknown>) : parsed;
+          text = JSON.stringify(answered);
+          // Every other answer spells the key in `\u` escapes.
+          if (n++ % 2) text = text.split(JSON.stringify(echo).slice(1, -1)).join(`${OPEN}${unicodeEscaped(key())}${CLOSE}`);
+        } catch {
+          // not JSON-RPC: passed on as it came
+        }
+        res.writeHead(r.status, { 'content-type': `application/json; echo="${path}"`, 'x-echo': path });
+        res.end(text);
+      })();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return server;
+}
+
+
+/** The spellings of a key an endpoint can echo, built here independently of core/redact.ts. */
+function spellings(key: string, sentPath: string): string[] {
+  const encoded = encodeURIComponent(key);
+  const jsonInner = JSON.stringify(key).slice(1, -1);
+  const lowerU = unicodeEscaped(key).replace(/\\u([0-9A-F]{4})/g, (_, h: string) => `\\u${h.toLowerCase()}`);
+  const upperU = lowerU.replace(/\\u([0-9a-f]{4})/g, (_, h: string) => `\\u${h.toUpperCase()}`);
+  const sentKey = sentPath.replace(/^\/v3\//, '');
+  return [...new Set([key, encoded, encoded.toLowerCase(), sentKey, sentKey.toLowerCase(), jsonInner, lowerU, upperU, unicodeEscaped(key)])];
+}
+
+describe('redact(): every spelling of a key', () => {
+  // One process runs every test file: only a key no other test could contain is registered here.
+  const key = 'unit-{é}"key/ü-9f3a';
+  before(() => registerUrlSecrets(`http://127.0.0.1:1/v3/${encodeURIComponent(key)}`));
+
+  it('raw, percent-encoded in either case, JSON-escaped, \\u-escaped in either case, mixed character by character', () => {
+    const sent = encodeURIComponent(key);
+    for (const form of [key, sent, sent.toLowerCase(), JSON.stringify(key).slice(1, -1), unicodeEscaped(key), unicodeEscaped(key).toLowerCase().replace(/\\u/g, '\\u'), `unit-%7B\\u00E9}\\"key\\/%C3%BC-9f3a`]) {
+      expect(redact(`before ${form} after`), form).to.equal('before <redacted> after');
+    }
+  });
+
+  it('cuts after redacting: a key straddling the cut leaves nothing of itself', () => {
+    const text = `${'x'.repeat(95)}${key}${'y'.repeat(50)}`;
+    expect(redactCapped(text, 100)).to.equal(`${'x'.repeat(95)}<reda`);
+  });
+
+  it('values, not JSON text: the report stays JSON, and its own words stay', () => {
+    const value = { verdict: 'pass', note: `echo ${key}`, [key]: [key, true, 7] };
+    const clean = redactDeep(value, new Set(['pass']));
+    expect(clean).to.deep.equal({ verdict: 'pass', note: 'echo <redacted>', '<redacted>': ['<redacted>', true, 7] });
+  });
+});
+
+describe('key-echo matrix: no form of the API key reaches any output', function () {
+  let devnet: Devnet;
+  let server: Server;
+  let current = '';
+  let port = 0;
+  before(async () => {
+    devnet = await startDevnet();
+    server = await echoingEndpoint(devnet.url, () => current);
+    port = (server.address() as AddressInfo).port;
+  });
+  after(async () => {
+    server?.closeAllConnections();
+    server?.close();
+    await devnet?.stop();
+  });
+
+  it('a load run (real k6) with a URL-special, non-ASCII key: no spelling of it in any output', async () => {
+    const key = 'k{é}y"<ключ>-0123456789';
+    current = key;
+    const out = await mkdtemp(join(tmpdir(), 'rc-keys-load-'));
+    const base = `http://127.0.0.1:${port}`;
+    const run = await cli(['load', '--url', `${base}/v3/${key}`, '--profile', 'smoke', '--duration', '3s', '--methods', 'eth_getBlockByHash,eth_getTransactionReceipt', '--out', out]);
+    expect(run.code, run.err).to.be.oneOf([0, 1]);
+    const names = await readdir(out);
+    for (const f of ['load.json', 'load.html', 'load.junit.xml', 'load.corpus.json']) expect(names).to.include(f);
+    const outputs: Record<string, string> = { stdout: run.out, stderr: run.err, ...Object.fromEntries(await Promise.all(names.map(async (f) => [f, await readFile(join(out, f), 'utf8')] as const))) };
+    JSON.parse(outputs['load.json']!);
+    // The echoes did reach the load reports (sampling's findings), redacted.
+    expect(outputs['load.json']).to.match(/@@[^@]*<redacted>[^@]*@@/);
+    const sentPath = new URL(`${base}/v3/${key}`).pathname;
+    for (const form of spellings(key, sentPath)) {
+      for (const [file, text] of Object.entries(outputs)) expect(text.includes(form), `${file} holds ${JSON.stringify(form)}`).to.equal(false);
+    }
+  });
+
+  for (const { name, key, via } of KEYS) {
+    it(`${name}: ${JSON.stringify(key.length > 20 ? `${key.slice(0, 12)}…` : key)} (${via === 'url' ? '--url' : '--api-key'})`, async () => {
+      current = key;
+      const out = await mkdtemp(join(tmpdir(), 'rc-keys-'));
+      const base = `http://127.0.0.1:${port}`;
+      const endpoint = via === 'url' ? ['--url', `${base}/v3/${key}`] : ['--network', 'local-devnet', '--base-url', base, '--api-key', key];
+      const run = await cli(['conformance', ...endpoint, '--out', out, '--timeout', '5000']);
+      expect(run.code, run.err).to.be.oneOf([0, 1]);
+
+      const files = Object.fromEntries(await Promise.all((await readdir(out)).map(async (f) => [f, await readFile(join(out, f), 'utf8')] as const)));
+      expect(Object.keys(files).sort()).to.deep.equal(['conformance.html', 'conformance.json', 'conformance.junit.xml', 'targets.lock.json']);
+      const report = JSON.parse(files['conformance.json']!) as { checks: unknown[]; summary: { verdict: string } };
+      expect(reportFaults(report), 'the report is whole').to.deep.equal([]);
+      expect(report.checks.length).to.be.above(100);
+      JSON.parse(files['targets.lock.json']!);
+
+      const outputs: Record<string, string> = { stdout: run.out, stderr: run.err, ...files };
+      const sentPath = new URL(`${base}/v3/${via === 'url' ? key : encodeURIComponent(key)}`).pathname;
+      // Every echo that made it into an output holds the redaction mark and nothing else.
+      for (const [file, text] of Object.entries(outputs)) {
+        for (const m of text.matchAll(/@@([^@\n]*?)@@/g)) {
+          const echoed = m[1]!.replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+          expect(echoed.replace(/\/v3\/|<redacted>|\s/g, ''), `${file}: an echo at ${m.index}: ${echoed}`).to.equal('');
+          expect(echoed).to.include('<redacted>');
+        }
+      }
+      // The echoes did reach the reports (so this test can fail): results, messages, error data.
+      for (const file of ['conformance.json', 'conformance.html', 'conformance.junit.xml']) expect(outputs[file]!.match(/@@/g)?.length ?? 0, file).to.be.above(10);
+      // A key long enough not to occur by chance (`true` occurs in the harness's own requests) must not occur at all, in any spelling.
+      if (key.length >= 8) {
+        for (const form of spellings(key, sentPath)) {
+          for (const [file, text] of Object.entries(outputs)) expect(text.includes(form), `${file} holds ${JSON.stringify(form)}`).to.equal(false);
+        }
+      }
+    });
+  }
+});

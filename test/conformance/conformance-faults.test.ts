@@ -1,0 +1,193 @@
+// Proof that every check fires: the suite passes the reference gateway (with and without synthetic
+// history), fails on each injected fault with the expected check ids, and every check of the catalogue
+// is killed by at least one fault.
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { toQuantity } from '../../core/hex.ts';
+import { startDevnet, type Devnet } from '../../devnet/index.ts';
+import { runConformance, type RunResult } from '../../conformance/framework/runner.ts';
+import { allSuites } from '../../conformance/methods.ts';
+import { expectationFor, parseExpectations } from '../../conformance/framework/expectations.ts';
+import { explains } from '../../conformance/report/model.ts';
+import type { Targets } from '../../core/targets.ts';
+import { RpcClient } from '../../conformance/framework/rpc-client.ts';
+import { type Fault, FaultProxy, type Synthetic } from '../support/fault-proxy.ts';
+import { faultCatalogue, syntheticHistory } from '../support/faults.ts';
+import { robustnessFaults } from '../support/faults-robustness.ts';
+
+const embedded = parseExpectations(readFileSync(new URL('../../fixtures/expectations/embedded.json', import.meta.url), 'utf8'), 'fixtures/expectations/embedded.json');
+const embeddedDeviations = embedded.fail.map((e) => e.id);
+const fatal = (r: RunResult) => r.checks.filter((c) => c.verdict === 'fail' && c.layer !== 'advisory');
+/**
+ * Failures the chain's own committed deviations do not explain: a check listed in embedded.json still
+ * counts as killed when it fails otherwise than its scoped entry (`match`) says, so a kill is never a
+ * failure the clean gateway already had.
+ */
+const unexplained = (c: RunResult['checks'][number]) => c.verdict === 'fail' && !explains(expectationFor(c.id, embedded, '0000-01-01'), c.reason);
+const failedIds = (r: RunResult) => r.checks.filter(unexplained).map((c) => c.id);
+/** Fatal failures beyond the chain's own deviations, as embedded.json scopes them. */
+const unexplainedFatal = (checks: RunResult['checks']) => checks.filter((c) => unexplained(c) && c.layer !== 'advisory').map((c) => `${c.id}: ${c.reason}`);
+const byId = (r: RunResult, id: string) => r.checks.find((c) => c.id === id);
+
+describe('conformance checks fire on their faults', function () {
+  let devnet: Devnet;
+  let proxy: FaultProxy;
+  let lockfile: string;
+  let seed: Partial<Targets>;
+  let synthetic: { synthetic: Synthetic; targets: Partial<Targets> };
+  let cleanRun: RunResult;
+  // Filled in before(); the catalogue's closures read it when a fault runs.
+  const targets = {} as Targets;
+  const catalogue = [...faultCatalogue(targets), ...robustnessFaults];
+
+  before(async function () {
+    devnet = await startDevnet();
+    proxy = new FaultProxy(devnet.url);
+    await proxy.start();
+    seed = { reverts: devnet.seed.reverts };
+    const clean = (cleanRun = await runConformance({ url: proxy.url, fixtures: [{ targets: seed, source: 'seed' }] }));
+    Object.assign(targets, clean.targets);
+    lockfile = join(await mkdtemp(join(tmpdir(), 'rpc-certify-')), 'targets.lock.json');
+    await writeFile(lockfile, JSON.stringify({ ...clean.targets, reverts: [] }));
+
+    const client = new RpcClient({ url: devnet.url });
+    const uncle = await client.call<Record<string, unknown>>('eth_getBlockByNumber', [toQuantity(BigInt(targets.emptyBlock!.number) - 1n), false]);
+    client.close();
+    synthetic = syntheticHistory(targets, uncle);
+  });
+
+  after(async function () {
+    await proxy?.stop();
+    await devnet?.stop();
+  });
+
+  afterEach(function () {
+    proxy.fault = undefined;
+    proxy.synthetic = undefined;
+  });
+
+  const run = (methods: string[] | undefined, withSynthetic: boolean) =>
+    runConformance({
+      url: proxy.url,
+      targetsFile: lockfile,
+      ...(methods ? { methods } : {}),
+      fixtures: [{ targets: seed, source: 'seed' }, ...(withSynthetic ? [{ targets: synthetic.targets, source: 'fixture' as const }] : [])],
+    });
+
+  it('the clean reference gateway passes every fatal check, save what the chain itself committed to (fixtures/expectations/embedded.json)', async function () {
+    const r = await run(undefined, false);
+    expect(fatal(r).map((c) => c.id).sort()).to.deep.equal(embeddedDeviations.sort());
+    expect(failedIds(r), 'each is the deviation its scoped entry names, and only that').to.deep.equal([]);
+  });
+
+  it('a whole run on the embedded default (discovery included) stays under 400 requests, finds every class the seeded chain holds and judges every block it walked', function () {
+    expect(cleanRun.requestCount).to.be.below(400);
+    const missing = Object.entries(cleanRun.targets?.coverage ?? {}).filter(([, c]) => c.status !== 'found').map(([k]) => k).sort();
+    // anvil's blocks carry an empty withdrawals list; a dev chain has no uncles and no pre-Byzantium receipts.
+    expect(missing).to.deep.equal(['preByzantiumTx', 'uncleBlock', 'withdrawalsBlock']);
+    expect(cleanRun.targets?.judgedBlocks?.length).to.equal(cleanRun.targets?.scanned.blocks);
+  });
+
+  it('with synthetic history, the checks that need pre-merge history run and pass', async function () {
+    proxy.synthetic = synthetic.synthetic;
+    const r = await run(undefined, true);
+    expect(fatal(r).map((c) => c.id).sort()).to.deep.equal(embeddedDeviations.sort());
+    expect(failedIds(r), 'each is the deviation its scoped entry names, and only that').to.deep.equal([]);
+    for (const id of ['eth_getUncleByBlockNumberAndIndex/uncle-shape', 'eth_getUncleByBlockHashAndIndex/uncle-shape', 'eth_getTransactionReceipt/pre-byzantium-root', 'eth_getTransactionByHash/type-0x3-shape']) {
+      expect(byId(r, id)?.verdict, id).to.equal('pass');
+    }
+    const skipped = r.checks.filter((c) => c.verdict === 'skip').map((c) => c.id);
+    expect(skipped, 'nothing is left unexercised').to.deep.equal([]);
+  });
+
+  it('a method the endpoint does not serve fails only its own checks: the checks leaning on it are inconclusive, naming it, or take an equivalent path', async function () {
+    for (const method of allSuites.map((s) => s.method).filter((m) => m !== 'service')) {
+      // hardhat's answer to eth_getBlockReceipts; ganache's is -32700 "method does not exist".
+      proxy.fault = { name: `${method} not served`, kills: [], rewrite: (req, res) => (req.method === method ? { jsonrpc: '2.0', id: res.id, error: { code: -32004, message: `Method ${method} is not supported` } } : res) };
+      const r = await run(undefined, false);
+      const others = r.checks.filter((c) => c.method !== method);
+      expect(unexplainedFatal(others), `${method} not served`).to.deep.equal([]);
+      for (const c of others.filter((x) => x.verdict === 'inconclusive')) expect(c.reason, c.id).to.include(`leans on ${method}`);
+      expect(r.checks.some((c) => c.method === method && c.verdict === 'fail'), `${method}'s own checks fail`).to.equal(true);
+    }
+    proxy.fault = { name: 'no eth_getBlockReceipts', kills: [], rewrite: (req, res) => (req.method === 'eth_getBlockReceipts' ? { jsonrpc: '2.0', id: res.id, error: { code: -32601, message: 'the method does not exist' } } : res) };
+    const r = await run(undefined, false);
+    expect(byId(r, 'eth_getBlockByHash/logs-bloom')?.verdict, 'receipts one by one instead').to.equal('pass');
+    expect(byId(r, 'eth_getTransactionReceipt/agrees-with-block-receipts')).to.deep.include({ verdict: 'inconclusive' });
+  });
+
+  it('an unusable answer from a method (100k-deep JSON, a field of the wrong shape) fails only its own checks: the checks leaning on it are inconclusive, naming it (red-team B7)', async function () {
+    const deep = (id: unknown) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    const corrupt = (r: unknown): unknown => (Array.isArray(r) ? r.map(corrupt) : r && typeof r === 'object' ? Object.fromEntries(Object.entries(r).map(([k, v]) => [k, k === 'blockHash' || k === 'parentHash' ? '0xzz' : v])) : r);
+    for (const method of allSuites.map((s) => s.method).filter((m) => m !== 'service' && m !== 'eth_estimateGas')) {
+      const variants: Array<[string, Omit<Fault, 'name' | 'kills'>]> = [
+        ['100k-deep JSON', { raw: (req) => (req.method === method ? { status: 200, contentType: 'application/json', body: deep(req.id) } : undefined) }],
+        ['a blockHash/parentHash not a hash', { rewrite: (req, res) => (req.method === method && 'result' in res ? { ...res, result: corrupt(res.result) } : res) }],
+      ];
+      for (const [how, f] of variants) {
+        // On a dev chain the uncle methods answer null: nothing to corrupt, so that run would prove nothing.
+        if (how !== '100k-deep JSON' && method.startsWith('eth_getUncle')) continue;
+        proxy.fault = { name: `${method}: ${how}`, kills: [], ...f };
+        const r = await run(undefined, false);
+        const others = r.checks.filter((c) => c.method !== method);
+        expect(unexplainedFatal(others), `${method}: ${how}`).to.deep.equal([]);
+        for (const c of others.filter((x) => x.verdict === 'inconclusive')) expect(c.reason, c.id).to.include(`leans on ${method}`);
+        expect(r.checks.some((c) => c.method === method && c.verdict === 'fail'), `${method}: ${how}: its own checks fail`).to.equal(true);
+      }
+    }
+  });
+
+  it('a head that moves during every bracketed read makes pending-equals-latest and the latest-is-head checks inconclusive, not failed', async function () {
+    let n = 0;
+    proxy.fault = { name: 'moving head', kills: [], rewrite: (req, res) => (req.method === 'eth_getBlockByNumber' && req.params[0] === 'latest' && res.result ? { ...res, result: { ...(res.result as object), hash: toQuantity(BigInt(`0x${'ab'.repeat(32)}`) + BigInt(n++)) } } : res) };
+    const r = await run(['eth_getBlockReceipts', 'eth_getTransactionByBlockNumberAndIndex', 'eth_getUncleByBlockNumberAndIndex'], false);
+    for (const id of ['eth_getBlockReceipts/pending-equals-latest', 'eth_getBlockReceipts/latest-is-head', 'eth_getTransactionByBlockNumberAndIndex/latest-is-head', 'eth_getUncleByBlockNumberAndIndex/latest-is-head']) {
+      expect(byId(r, id)?.verdict, id).to.equal('inconclusive');
+      expect(byId(r, id)?.reason).to.match(/head moved during each of 3 attempts/);
+    }
+  });
+
+  it('a block the discovery walk reads malformed fails judged-shape, and its classes read "found, malformed", never "not on this chain" (red-team A1)', async function () {
+    // The only type 0x4 block loses its number, by number and by hash alike.
+    const blob = targets.judgedBlocks!.find((b) => b.why.includes('type 0x4'))!;
+    proxy.fault = { name: 'number dropped from the 0x4 block', kills: [], rewrite: (_req, res) => (res.result && (res.result as Record<string, unknown>)['hash'] === blob.hash ? { ...res, result: { ...(res.result as object), number: undefined } } : res) };
+    const r = await runConformance({ url: proxy.url, methods: ['eth_getBlockByHash'], fixtures: [{ targets: seed, source: 'seed' }] });
+    const c = byId(r, 'eth_getBlockByHash/judged-shape');
+    expect(c?.verdict).to.equal('fail');
+    expect(c?.reason).to.match(new RegExp(`block ${blob.number} as the discovery walk read it .*txByType\\.0x4.*missing required field "number"`));
+    expect(c?.evidence.length).to.be.greaterThan(0);
+    expect(r.targets?.coverage?.['txByType.0x4']?.status).to.equal('malformed');
+    const absent = (run: RunResult) => Object.entries(run.targets?.coverage ?? {}).filter(([, e]) => e.status === 'absent').map(([k]) => k);
+    expect(absent(r), 'absent only what the clean chain lacks').to.deep.equal(absent(cleanRun));
+    expect(r.targets?.scanned.blocks, 'the block is still walked').to.equal(cleanRun.targets?.scanned.blocks);
+  });
+
+  it('every check of the suite is killed by at least one fault', function () {
+    const killed = new Set(catalogue.flatMap((f) => f.kills));
+    const all = allSuites.flatMap((s) => s.checks.map((c) => s.id(c.spec.intent)));
+    expect(all.filter((id) => !killed.has(id))).to.deep.equal([]);
+    expect([...killed].filter((id) => !all.includes(id)), 'faults name only real checks').to.deep.equal([]);
+  });
+
+  for (const f of catalogue) {
+    it(`${f.name} -> ${f.kills.join(', ')}`, async function () {
+      proxy.fault = f;
+      if (f.synthetic) proxy.synthetic = synthetic.synthetic;
+      const methods = f.methods ?? [...new Set(f.kills.map((id) => id.split('/')[0]!))];
+      const r = await run(methods, Boolean(f.synthetic));
+      expect(failedIds(r), `failures: ${r.checks.filter((c) => c.verdict !== 'pass').map((c) => `${c.id}=${c.verdict}`).join(' ')}`).to.include.members(f.kills);
+      if (f.exact) {
+        expect(r.complete, 'the whole suite ran').to.equal(true);
+        expect(failedIds(r).sort(), 'nothing else failed (beyond the chain\'s own deviations)').to.deep.equal([...f.kills].sort());
+        for (const id of f.kills) {
+          const c = byId(r, id);
+          expect(c?.evidence.length, `${id} carries its exchange as evidence`).to.be.greaterThan(0);
+          expect(c?.pointer, `${id} points at the fault`).to.be.a('string');
+        }
+      }
+    });
+  }
+});

@@ -1,0 +1,286 @@
+// The three report writers against one synthetic run holding every verdict × layer combination.
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import type { CheckResult, Layer, Verdict } from '../../conformance/framework/check.ts';
+import { formatSummary, writeReports, type ReportPaths } from '../../conformance/report/index.ts';
+import { reportFaults, writeJsonReport } from '../../conformance/report/json.ts';
+import { renderHtml } from '../../conformance/report/html.ts';
+import { junitXml } from '../../conformance/report/junit.ts';
+import { curlText, failingFirst } from '../../conformance/report/text.ts';
+import { METHODS } from '../../load/shared/methods.ts';
+import { type ConformanceReport, summarize } from '../../conformance/report/model.ts';
+
+const LAYERS: Layer[] = ['spec', 'invariant', 'advisory'];
+const VERDICTS: Verdict[] = ['pass', 'fail', 'skip', 'inconclusive'];
+const HOSTILE = '{"jsonrpc":"2.0","id":1,"result":"<script>alert(\\"pwned\\")</script> ]]> twice ]]>"}';
+
+function check(method: string, layer: Layer, verdict: Verdict): CheckResult {
+  const intent = `${layer}-${verdict}`;
+  return {
+    id: `${method}/${intent}`,
+    method,
+    clause: '§4.2',
+    layer,
+    title: `${layer} check that ends ${verdict}`,
+    covers: verdict === 'skip' ? ['tag:pending'] : ['hit', 'tag:latest', 'type:0x2'],
+    verdict,
+    ...(verdict === 'pass' ? {} : { reason: `${intent}: ${verdict === 'skip' ? 'no uncle block found' : 'hash mismatch'}` }),
+    ...(verdict === 'fail' ? { pointer: '/result/hash', expected: '"0xaa"', actual: '"0xbb"' } : {}),
+    durationMs: 12.5,
+    evidence:
+      verdict === 'skip'
+        ? []
+        : [
+            {
+              request: { jsonrpc: '2.0', id: 1, method, params: ['0xaa', false] },
+              httpStatus: 200,
+              contentType: 'application/json',
+              response: HOSTILE,
+              durationMs: 12,
+            },
+          ],
+  };
+}
+
+function sampleReport(opts: { strict?: boolean; complete?: boolean } = {}): ConformanceReport {
+  const strict = opts.strict ?? false;
+  const complete = opts.complete ?? true;
+  const checks = LAYERS.flatMap((layer, i) => VERDICTS.map((verdict) => check(METHODS[i + 1]!, layer, verdict)));
+  return {
+    schemaVersion: 1,
+    harness: { name: 'rpc-certify', version: '0.1.0' },
+    run: {
+      startedAt: '2025-01-01T00:00:00.000Z',
+      finishedAt: '2025-01-01T00:00:42.000Z',
+      durationMs: 42_000,
+      endpoint: 'https://mainnet.example/v3/<redacted>',
+      chainId: '0x1',
+      clientVersion: 'Geth/v1.14.0',
+      headBefore: { number: '0x10', hash: `0x${'a'.repeat(64)}` },
+      headAfter: { number: '0x11', hash: `0x${'b'.repeat(64)}` },
+      strict,
+      requestCount: 99,
+      methods: [...METHODS],
+      complete,
+      ...(complete ? {} : { incompleteReason: 'rate limited for too long' }),
+    },
+    targets: {
+      chainId: '0x1',
+      head: { number: '0x10', hash: `0x${'a'.repeat(64)}` },
+      scanned: { from: '0x1', to: '0x10', blocks: 16 },
+      multiTxBlock: { number: '0x5', hash: `0x${'c'.repeat(64)}`, txCount: 3 },
+      txByType: { '0x2': `0x${'d'.repeat(64)}` },
+      reverts: [],
+      sources: { multiTxBlock: 'discovery', 'txByType.0x2': 'fixture' },
+    },
+    summary: summarize(checks, strict, complete),
+    checks,
+  };
+}
+
+const count = (text: string, needle: string | RegExp) => text.split(needle).length - 1;
+
+describe('conformance report', () => {
+  describe('summarize()', () => {
+    it('counts an advisory failure as fatal only under --strict', () => {
+      const { checks } = sampleReport();
+      const lax = summarize(checks, false, true);
+      expect(lax).to.deep.include({ total: 12, pass: 3, fail: 3, skip: 3, inconclusive: 3, fatalFailures: 2, advisoryFailures: 1, expectedFailures: 0, unexpectedPasses: 0, verdict: 'fail' });
+      const strict = summarize(checks, true, true);
+      expect(strict).to.include({ fail: 3, fatalFailures: 3, advisoryFailures: 0, verdict: 'fail' });
+    });
+
+    it('passes a run whose only failure is advisory, and never fails on inconclusive checks', () => {
+      const checks = sampleReport().checks.filter((c) => c.layer === 'advisory' || (c.verdict !== 'fail' && c.verdict !== 'inconclusive'));
+      expect(summarize(checks, false, true)).to.include({ verdict: 'pass', inconclusive: 1, advisoryFailures: 1 });
+      expect(summarize(checks, true, true).verdict).to.equal('fail');
+    });
+
+    it('is inconclusive, never pass, when more than 5% of the fatal checks are inconclusive, and names why', () => {
+      const passes = Array.from({ length: 40 }, (_, i) => ({ ...check(METHODS[0]!, 'spec', 'pass'), id: `${METHODS[0]}/p${i}` }));
+      const unsure = (n: number) => Array.from({ length: n }, (_, i) => ({ ...check(METHODS[1]!, 'spec', 'inconclusive'), id: `${METHODS[1]}/i${i}`, evidence: [] }));
+      expect(summarize([...passes, ...unsure(2)], false, true).verdict, '2 of 42').to.equal('pass');
+      const s = summarize([...passes, ...unsure(3)], false, true);
+      expect(s.verdict, '3 of 43').to.equal('inconclusive');
+      expect(s.verdictReason).to.match(/3 of 43 fatal checks inconclusive/);
+      // A failure stands whatever else could not be tested.
+      expect(summarize([...passes, ...unsure(3), check(METHODS[2]!, 'spec', 'fail')], false, true).verdict).to.equal('fail');
+    });
+
+    it('is inconclusive when a method never answered any of its own checks, naming it', () => {
+      const method = METHODS[3]!;
+      const timedOut = (i: number, fault: string) => ({
+        ...check(method, 'spec', 'inconclusive'),
+        id: `${method}/t${i}`,
+        evidence: [{ request: { jsonrpc: '2.0', id: i, method, params: [] }, durationMs: 500, fault }],
+      });
+      const passes = Array.from({ length: 60 }, (_, i) => ({ ...check(METHODS[0]!, 'spec', 'pass'), id: `${METHODS[0]}/p${i}` }));
+      const s = summarize([...passes, timedOut(1, 'timeout: no complete response within 500 ms'), timedOut(2, 'unreachable: ECONNRESET')], false, true);
+      expect(s).to.include({ verdict: 'inconclusive' });
+      expect(s.unansweredMethods).to.deep.equal([method]);
+      expect(s.verdictReason).to.equal(`never answered: ${method}`);
+      // One answer, even a bad one, is an answer.
+      const answered = { ...check(method, 'spec', 'fail'), layer: 'advisory' as const, id: `${method}/a` };
+      expect(summarize([...passes, timedOut(1, 'timeout: x'), answered], false, true).unansweredMethods).to.equal(undefined);
+    });
+
+    it('is incomplete when the run did not finish, whatever the failures', () => {
+      const { checks } = sampleReport();
+      expect(summarize(checks, false, false).verdict).to.equal('incomplete');
+      expect(summarize(checks.filter((c) => c.verdict === 'pass'), false, false).verdict).to.equal('incomplete');
+    });
+  });
+
+  describe('writeReports()', () => {
+    let dir: string;
+    let paths: ReportPaths;
+    const report = sampleReport();
+
+    before(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'rpc-certify-report-'));
+      paths = await writeReports(report, join(dir, 'out'));
+    });
+    after(() => rm(dir, { recursive: true, force: true }));
+
+    it('writes the three files and no temporary ones', async () => {
+      expect(await readdir(join(dir, 'out'))).to.have.members(['conformance.json', 'conformance.junit.xml', 'conformance.html']);
+    });
+
+    it('writes JSON that validates and round-trips', async () => {
+      const parsed: unknown = JSON.parse(await readFile(paths.json, 'utf8'));
+      expect(reportFaults(parsed)).to.deep.equal([]);
+      expect(parsed).to.deep.equal(report);
+    });
+
+    it('refuses to write a report that breaks the schema, naming the fault', async () => {
+      const bad = { ...report, checks: [{ ...report.checks[0]!, verdict: 'maybe' as Verdict }] };
+      const target = join(dir, 'bad.json');
+      let thrown: unknown;
+      await writeJsonReport(bad, target).catch((err: unknown) => (thrown = err));
+      expect(thrown).to.be.instanceOf(Error);
+      expect((thrown as Error).message).to.include('/checks/0/verdict');
+      expect(await readdir(dir)).not.to.include('bad.json');
+    });
+
+    it('writes JUnit with one suite per method and only fatal failures as <failure>', async () => {
+      const xml = await readFile(paths.junit, 'utf8');
+      expect(count(xml, '<testsuite ')).to.equal(METHODS.length);
+      expect(count(xml, '<testcase ')).to.equal(12);
+      expect(count(xml, '<failure')).to.equal(2);
+      expect(count(xml, '<skipped message="')).to.equal(6);
+      // Each skip carries its reason where CI shows it, not only in system-out.
+      for (const c of report.checks.filter((x) => x.verdict === 'skip' || x.verdict === 'inconclusive')) {
+        expect(xml).to.include(`<skipped message="${c.verdict === 'skip' ? 'skipped' : 'inconclusive'}: ${(c.reason ?? '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')}`);
+      }
+      expect(xml).to.match(/<testsuites [^>]*tests="12" failures="2" errors="0" skipped="6"/);
+      expect(xml).to.include('classname="rpc-certify.eth_getBlockByHash"');
+      expect(xml).to.include('name="eth_getBlockByHash/spec-fail [§4.2] spec check that ends fail"');
+      expect(xml).to.include('time="0.013"');
+      expect(count(xml, 'inconclusive: ')).to.be.greaterThanOrEqual(3);
+      expect(xml).to.include('advisory: advisory-fail: hash mismatch');
+    });
+
+    it('keeps the JUnit XML well-formed when a response holds "]]>"', async () => {
+      const xml = await readFile(paths.junit, 'utf8');
+      const outsideCdata = xml.replace(/<!\[CDATA\[[\s\S]*?\]\]>/g, '');
+      expect(outsideCdata).not.to.include(']]>');
+      expect(outsideCdata).not.to.include('pwned');
+    });
+
+    it('writes HTML with every check, both matrices, and hostile text escaped', async () => {
+      const html = await readFile(paths.html, 'utf8');
+      for (const c of report.checks) expect(html).to.include(c.id);
+      for (const m of METHODS) expect(html).to.include(`<th scope="row">${m}</th>`);
+      expect(html).to.include('id="matrix"');
+      expect(html).to.include('id="coverage"');
+      expect(html).to.include('class="sq o-advisory"');
+      expect(html).to.include('class="sq o-inconclusive"');
+      expect(html).not.to.include('<script>alert');
+      expect(html).to.include('&lt;script&gt;alert(');
+      expect(html).not.to.match(/(src|href)="(https?:)?\/\//);
+      expect(html).to.include('mainnet.example/v3/&lt;redacted&gt;');
+    });
+
+    it('colours a coverage cell by the worst check that ran, not by a skip beside a pass', () => {
+      const method = METHODS[0]!;
+      const html = renderHtml({
+        ...report,
+        checks: [
+          { ...check(method, 'spec', 'pass'), covers: ['hit'] },
+          { ...check(method, 'spec', 'skip'), covers: ['hit', 'miss'] },
+        ],
+      });
+      const row = new RegExp(`<th scope="row">${method}</th><td title="[^"]*"><i class="sq o-pass"></i></td><td title="[^"]*"><i class="sq o-skip"></i></td>`);
+      expect(html).to.match(row);
+    });
+
+    it('lists the failures first in the HTML, then inconclusive, skipped and passed', async () => {
+      const html = await readFile(paths.html, 'utf8');
+      const at = (id: string) => html.indexOf(`id="${id}"`);
+      expect(at('failures')).to.be.greaterThan(at('coverage'));
+      expect(at('advisory')).to.be.greaterThan(at('failures'));
+      expect(at('inconclusive')).to.be.greaterThan(at('advisory'));
+      expect(at('skipped')).to.be.greaterThan(at('inconclusive'));
+      expect(at('passed')).to.be.greaterThan(at('skipped'));
+    });
+  });
+
+  describe('JUnit under --strict', () => {
+    it('makes the advisory failure a <failure> too', () => {
+      const xml = junitXml(sampleReport({ strict: true }));
+      expect(count(xml, '<failure')).to.equal(3);
+      expect(xml).not.to.include('advisory: ');
+    });
+
+    it('does not accumulate across reports built in one process', () => {
+      junitXml(sampleReport());
+      expect(count(junitXml(sampleReport()), '<testcase ')).to.equal(12);
+    });
+  });
+
+  describe('formatSummary()', () => {
+    const paths = { json: 'r/conformance.json', junit: 'r/conformance.junit.xml', html: 'r/conformance.html' };
+
+    it('names the verdict, the counts, the fatal failures and the reports', () => {
+      const text = formatSummary(sampleReport(), paths);
+      expect(text).to.match(/^conformance: FAIL/);
+      expect(text).to.include('1 advisory, 3 inconclusive, 3 skipped');
+      expect(text).to.include('eth_getBlockByHash/spec-fail');
+      expect(text).to.include('eth_getUncleByBlockNumberAndIndex/invariant-fail');
+      expect(text).not.to.include('advisory-fail [');
+      expect(text).to.include('r/conformance.html');
+    });
+
+    it('says why a run is incomplete', () => {
+      expect(formatSummary(sampleReport({ complete: false }), paths)).to.match(/INCOMPLETE[\s\S]*rate limited for too long/);
+    });
+    it('says what the run looked at: classes found, absent, out of budget, the blocks judged and their eras', () => {
+      const report = sampleReport();
+      report.targets = {
+        ...report.targets!,
+        coverage: { multiTxBlock: { status: 'found', source: 'discovery' }, uncleBlock: { status: 'absent', within: 16 }, preByzantiumTx: { status: 'out-of-budget', within: 16 }, 'era.london': { status: 'found' } },
+        judgedBlocks: [{ number: '0x5', hash: `0x${'c'.repeat(64)}`, era: 'london', txCount: 3, why: ['most transactions'] }],
+      };
+      const line = formatSummary(report, paths).split('\n').find((l) => l.includes('targets:'));
+      expect(line).to.equal('  targets: 1 of 3 classes found in 16 blocks walked; not on this chain within them: uncleBlock; OUT OF BUDGET (--discovery-budget): preByzantiumTx; 1 block(s) judged in full (london)');
+    });
+  });
+});
+
+describe('conformance evidence', () => {
+  const control = { request: { jsonrpc: '2.0', id: 1, method: 'eth_getBlockByHash', params: ['0xab', false] }, httpStatus: 200, response: '{"jsonrpc":"2.0","id":1,"result":{}}', durationMs: 3 };
+  const failing = { request: { jsonrpc: '2.0', id: 2, method: 'eth_getBlockByHash', params: ["0XAB'", false] }, httpStatus: 200, response: '{"jsonrpc":"2.0","id":2,"result":null}', durationMs: 4 };
+
+  it('shows a failed check’s failing exchange (its last) first, and keeps a passing check’s order', () => {
+    expect(failingFirst([control, failing], true)).to.deep.equal([failing, control]);
+    expect(failingFirst([control, failing], false)).to.deep.equal([control, failing]);
+    expect(failingFirst([failing], true)).to.deep.equal([failing]);
+  });
+
+  it('copies an exchange as a curl command that reads the key from the environment, never writing it', () => {
+    const curl = curlText(failing, 'https://host.example/v3/<redacted>');
+    expect(curl).to.equal(`curl -sS "https://host.example/v3/$RPC_CERTIFY_API_KEY" -H 'Content-Type: application/json' --data '{"jsonrpc":"2.0","id":2,"method":"eth_getBlockByHash","params":["0XAB'\\''",false]}'`);
+  });
+});

@@ -1,0 +1,352 @@
+// The pure side of distributed runs: histograms whose merge is exact, shards and their merge, thresholds
+// judged on the merged result, capacity steps, answer digests and the k6-operator manifests. No k6 here.
+import { Ajv } from 'ajv';
+import { expect } from 'chai';
+import { parseAllDocuments } from 'yaml';
+import { capacityOf, judgeStep, type StepInput } from '../../load/report/analysis.ts';
+import { headline } from '../../load/report/headline.ts';
+import type { LoadReport } from '../../load/report/report.ts';
+import { sha256Hex } from '../../core/fingerprint.ts';
+import { answerDigest } from '../../load/shared/answer.ts';
+import { BUCKETS, bucketOf, bucketValue, emptyHistogram, type Histogram, mergeHistograms, quantile, RELATIVE_ERROR } from '../../load/shared/histogram.ts';
+import { judgeThresholds } from '../../load/report/judge.ts';
+import { k8sManifests } from '../../load/run/k8s.ts';
+import { CLASSES, type RpcClass } from '../../load/shared/methods.ts';
+import { buildPlan } from '../../load/shared/profiles.ts';
+import { createRng } from '../../load/shared/rng.ts';
+import { coverageGap, entryIndex, parseSegment, segmentArgs, stripeEntries } from '../../load/shared/segments.ts';
+import { findingsIn, latencyOf, type Merged, mergeShards, percentileOf, type Shard, shardsIn, type SubjectShard } from '../../load/shared/shard.ts';
+import { bucketMetric, histogramThresholds, shardOf } from '../../load/shared/summary.ts';
+
+function histogramOf(samples: readonly number[]): Histogram {
+  const h = emptyHistogram();
+  for (const ms of samples) {
+    h.buckets[bucketOf(ms)] = (h.buckets[bucketOf(ms)] ?? 0) + 1;
+    h.min = h.count === 0 ? ms : Math.min(h.min, ms);
+    h.max = Math.max(h.max, ms);
+    h.count++;
+    h.sum += ms;
+  }
+  return h;
+}
+
+/** k6's Trend percentile: linear interpolation between the sorted samples at floor and ceil of q·(n-1). */
+function k6Percentile(samples: readonly number[], q: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const i = q * (sorted.length - 1);
+  const lo = sorted[Math.floor(i)] ?? 0;
+  return lo + ((sorted[Math.ceil(i)] ?? 0) - lo) * (i - Math.floor(i));
+}
+
+/** Latencies as a loopback endpoint gives them: log-normal around a few ms, with a slow tail. */
+function latencies(n: number, seed: number): number[] {
+  const rng = createRng(seed);
+  return Array.from({ length: n }, () => {
+    const gauss = Math.sqrt(-2 * Math.log(1 - rng.next())) * Math.cos(2 * Math.PI * rng.next());
+    return Math.exp(1.2 + 0.8 * gauss) * (rng.next() < 0.02 ? 40 : 1);
+  });
+}
+
+const classes = (ok: number, other: Partial<Record<RpcClass, number>> = {}) => ({ ...Object.fromEntries(CLASSES.map((c) => [c, 0])), ok, ...other }) as Record<RpcClass, number>;
+const subject = (latency: Histogram, extra: Partial<SubjectShard> = {}): SubjectShard => ({ classes: classes(latency.count), dropped: 0, validated: 0, parsed: 0, latency, ...extra });
+const shard = (segment: string, subjects: Record<string, SubjectShard>, plan = 'p1'): Shard => ({
+  kind: 'rpc-certify-load-shard',
+  version: 1,
+  plan,
+  segment,
+  durationMs: 1000,
+  subjects,
+  head: { checks: 3, regressions: 0, deepest: 0 },
+});
+
+describe('load: histograms merge exactly', () => {
+  it(`reads any latency from 10 µs to 60 s back within ${+(RELATIVE_ERROR * 100).toFixed(2)}%`, () => {
+    for (let ms = 0.01; ms < 60_000; ms *= 1.0007) expect(Math.abs(bucketValue(bucketOf(ms)) - ms) / ms).to.be.at.most(RELATIVE_ERROR + 1e-12);
+    expect(bucketOf(0)).to.equal(0);
+    expect(bucketOf(1e9)).to.equal(BUCKETS - 1);
+  });
+
+  it('gives the single-run percentiles whichever way the same samples are split across segments', () => {
+    const samples = latencies(20_000, 7);
+    const whole = histogramOf(samples);
+    const rng = createRng(11);
+    for (const parts of [2, 3, 5]) {
+      const split: number[][] = Array.from({ length: parts }, () => []);
+      for (const s of samples) split[rng.int(parts)]?.push(s);
+      const merged = mergeHistograms(split.map(histogramOf));
+      expect(merged.buckets, `${parts} segments`).to.deep.equal(whole.buckets);
+      expect([merged.count, merged.min, merged.max]).to.deep.equal([whole.count, whole.min, whole.max]);
+      expect(merged.sum).to.be.closeTo(whole.sum, 1e-6);
+      for (const q of [0.5, 0.9, 0.95, 0.99]) expect(quantile(merged, q), `p${q * 100}`).to.equal(quantile(whole, q));
+    }
+    // And what one k6 process would report from the raw samples, within the resolution.
+    for (const q of [0.5, 0.9, 0.95, 0.99, 0.999]) {
+      const exact = k6Percentile(samples, q);
+      expect(Math.abs(quantile(whole, q) - exact) / exact, `p${q * 100}`).to.be.at.most(RELATIVE_ERROR);
+    }
+    expect(quantile(whole, 1)).to.equal(whole.max);
+    expect(quantile(histogramOf([5]), 0.99)).to.equal(5);
+  });
+});
+
+describe('load: shards, segments and thresholds on the merged result', () => {
+  it('reads a shard from k6 summary data: histogram buckets are sub-metrics of a tagged counter; ok is their count less the other successes', () => {
+    const plan = buildPlan({ profile: 'smoke', methods: ['eth_getBlockByHash'], seed: 1 });
+    expect(Object.keys(histogramThresholds(['eth_getBlockByHash']))).to.have.length(BUCKETS);
+    const s = shardOf(
+      {
+        metrics: {
+          latency_bounds_eth_getBlockByHash: { type: 'gauge', values: { value: 2, min: 1, max: 3 } },
+          [bucketMetric('eth_getBlockByHash', 350)]: { type: 'counter', values: { count: 2 } },
+          [bucketMetric('eth_getBlockByHash', 400)]: { type: 'counter', values: { count: 2 } },
+          calls_ok_null_eth_getBlockByHash: { type: 'counter', values: { count: 1 } },
+          calls_wrong_eth_getBlockByHash: { type: 'counter', values: { count: 1 } },
+          validated_eth_getBlockByHash: { type: 'counter', values: { count: 4 } },
+          parsed_eth_getBlockByHash: { type: 'counter', values: { count: 4 } },
+          'dropped_iterations{scenario:eth_getBlockByHash}': { type: 'counter', values: { count: 2 } },
+          head_checks: { type: 'counter', values: { count: 9 } },
+          head_regressions: { type: 'counter', values: { count: 1 } },
+          head_regression_depth: { type: 'gauge', values: { value: 1, min: 1, max: 2 } },
+        },
+        state: { testRunDurationMs: 1234 },
+      },
+      plan,
+      'digest',
+      '1/2:1',
+    );
+    expect(s.subjects['eth_getBlockByHash']).to.deep.equal({
+      classes: classes(3, { ok_null: 1, wrong: 1 }),
+      dropped: 2,
+      validated: 4,
+      parsed: 4,
+      latency: { count: 4, sum: 2 * bucketValue(350) + 2 * bucketValue(400), min: 1, max: 3, buckets: { 350: 2, 400: 2 } },
+    });
+    expect(s).to.deep.include({ plan: 'digest', segment: '1/2:1', durationMs: 1234, head: { checks: 9, regressions: 1, deepest: 2 } });
+  });
+
+  it('adds shards up, and refuses shards of another test or that do not cover it exactly once', () => {
+    const a = shard('0:1/2', { eth_getBlockByHash: subject(histogramOf([1, 2]), { dropped: 1, validated: 2, parsed: 2 }) });
+    const b = shard('1/2:1', { eth_getBlockByHash: subject(histogramOf([3]), { dropped: 2, validated: 1, parsed: 3 }) });
+    const m = mergeShards([a, b]);
+    expect(m.subjects['eth_getBlockByHash']).to.deep.include({ classes: classes(3), dropped: 3, validated: 3, parsed: 5 });
+    expect(m.head).to.deep.equal({ checks: 6, regressions: 0, deepest: 0 });
+    expect(() => mergeShards([a])).to.throw(/0.5-1 of the test has no result/);
+    expect(() => mergeShards([a, a, b])).to.throw(/two results/);
+    expect(() => mergeShards([a, shard('1/2:1', {}, 'p2')])).to.throw(/different tests/);
+    expect(coverageGap(['0:25%', '25%:0.5', '2/4:1'].map(parseSegment))).to.equal(undefined);
+    expect(segmentArgs(3)).to.deep.equal({ sequence: '0,1/3,2/3,1', segments: ['0:1/3', '1/3:2/3', '2/3:1'] });
+  });
+
+  it('finds shards in pod logs among k6 log lines, and the first finding of each kind', () => {
+    const s = shard('0:1', {});
+    const log = [
+      'time="2026-01-01T00:00:00Z" level=warning msg="rpc-certify wrong eth_getBlockByHash [\\"0xab\\"]: not the answer recorded at sampling" source=console',
+      'time="2026-01-01T00:00:00Z" level=warning msg="rpc-certify invalid eth_getTransactionByHash /result/hash must match pattern" source=console',
+      'time="2026-01-01T00:00:01Z" level=warning msg="rpc-certify head-regression eth_blockNumber went from 10 back to 8" source=console',
+      `rpc-certify-shard ${JSON.stringify(s)}`,
+    ].join('\n');
+    expect(shardsIn(log)).to.deep.equal([s]);
+    expect(shardsIn(JSON.stringify(s))).to.deep.equal([s]);
+    expect(findingsIn(log)).to.deep.equal({
+      wrong: { eth_getBlockByHash: '["0xab"]: not the answer recorded at sampling' },
+      invalid: { eth_getTransactionByHash: '/result/hash must match pattern' },
+      headRegression: 'eth_blockNumber went from 10 back to 8',
+    });
+  });
+
+  it('gives each instance disjoint corpus entries, keeping the miss share, as k6 stripes iterations', () => {
+    const entries = [...Array.from({ length: 40 }, (_, i) => ({ params: `["hit${i % 20}"]`, miss: false })), ...Array.from({ length: 6 }, (_, i) => ({ params: `["miss${i % 3}"]`, miss: true }))];
+    const stripes = stripeEntries(entries.length, (i) => entries[i]!, 3);
+    const asked = stripes.map((_, instance) => new Set(Array.from({ length: 300 }, (_, k) => JSON.stringify(entries[entryIndex(stripes, instance + 3 * k)]))));
+    for (let i = 0; i < 3; i++) for (let j = i + 1; j < 3; j++) expect([...asked[i]!].filter((k) => asked[j]!.has(k)), `instances ${i} and ${j}`).to.deep.equal([]);
+    for (const s of stripes) expect(s.filter((i) => entries[i]?.miss)).to.have.length(2);
+    // One instance: the order one process always asked in.
+    expect(Array.from({ length: 50 }, (_, i) => entryIndex(stripeEntries(entries.length, (i) => entries[i]!, 1), i))).to.deep.equal(Array.from({ length: 50 }, (_, i) => i % 46));
+  });
+
+  it("reads percentiles from the histogram, one instance or several alike, within 1% of k6's own", () => {
+    const samples = latencies(5000, 3);
+    const one = mergeShards([shard('0:1', { eth_getBlockByHash: subject(histogramOf(samples)) })]).subjects['eth_getBlockByHash']!;
+    for (const q of [0.5, 0.9, 0.95, 0.99, 0.999]) expect(Math.abs(percentileOf(one, q) - k6Percentile(samples, q)) / k6Percentile(samples, q), `p${q * 100}`).to.be.at.most(RELATIVE_ERROR);
+    const half = (from: number, to: number) => subject(histogramOf(samples.slice(from, to)));
+    const two = mergeShards([shard('0:1/2', { eth_getBlockByHash: half(0, 2500) }), shard('1/2:1', { eth_getBlockByHash: half(2500, 5000) })]).subjects['eth_getBlockByHash']!;
+    expect(latencyOf(two)).to.deep.equal(latencyOf(one));
+  });
+
+  it('judges the plan thresholds on the merged histograms and counts, not per instance', () => {
+    const plan = buildPlan({ profile: 'gate', methods: ['eth_getBlockByHash'], seed: 1, rate: 10, duration: '10s' });
+    const fast = latencies(1000, 1);
+    const slow = fast.map((x) => x * 300);
+    const merged: Merged = mergeShards([
+      shard('0:1/2', { eth_getBlockByHash: subject(histogramOf(fast), { dropped: 1 }) }),
+      shard('1/2:1', { eth_getBlockByHash: subject(histogramOf(slow), { classes: classes(1000, { wrong: 30 }) }) }),
+    ]);
+    const results = judgeThresholds(plan.thresholds, merged);
+    const whole = mergeHistograms([histogramOf(fast), histogramOf(slow)]);
+    expect(results.find((r) => r.expression === 'p(95)<500')).to.deep.include({ ok: false, value: Math.round(quantile(whole, 0.95) * 1000) / 1000 });
+    expect(results.find((r) => r.metric === 'failed_eth_getBlockByHash')).to.deep.include({ ok: false, value: 0.015 });
+    expect(results.find((r) => r.metric === 'dropped_iterations')).to.deep.include({ ok: true, value: 1 });
+    expect(() => judgeThresholds({ latency_eth_getBlockByHash: ['p(95)<>1'] }, merged)).to.throw(/not a statistic/);
+  });
+});
+
+describe('load: capacity steps', () => {
+  const slo = { p95Ms: 500, p99Ms: 100, maxFailureRate: 0.01, maxDroppedShare: 0.01 };
+  const step = (over: Partial<StepInput> & { ms?: number; ok?: number; failed?: number; dropped?: number }): StepInput => {
+    const h = histogramOf(Array.from({ length: over.ok ?? 1000 }, () => over.ms ?? 5));
+    return { offeredRps: 100, durationSec: 10, maxVUs: 200, availableCores: 2, slo, measured: subject(h, { classes: classes(h.count, { http_error: over.failed ?? 0 }), dropped: over.dropped ?? 0 }), ...over };
+  };
+
+  it('passes a step within the SLO, and blames the endpoint for failures, slow answers or busy VUs', () => {
+    expect(judgeStep(step({}))).to.deep.include({ verdict: 'within', offeredRps: 100, achievedRps: 100, successRate: 1 });
+    expect(judgeStep(step({ failed: 50 }))).to.deep.include({ verdict: 'slo', reason: 'success 95.24% < 99%' });
+    expect(judgeStep(step({ ms: 150 }))).to.deep.include({ verdict: 'slo' }).and.have.property('reason').that.matches(/^p99 15\d(\.\d+)? ms > 100 ms$/);
+    // Every VU waiting for slow answers: the endpoint's fault even though k6 could not start requests.
+    expect(judgeStep(step({ ms: 90, dropped: 100, maxVUs: 10 }))).to.deep.include({ verdict: 'slo' });
+  });
+
+  it('marks a step generator-bound when k6 is saturated, or drops requests while the target idles', () => {
+    expect(judgeStep(step({ cpuCores: 1.9, ms: 150 }))).to.deep.include({ verdict: 'generator' }).and.have.property('reason').that.matches(/^k6 used 1.9 of 2 cores while p99 15\d(\.\d+)? ms > 100 ms$/);
+    expect(judgeStep(step({ cpuCores: 1.9, dropped: 100, maxVUs: 10, ms: 90 }))).to.deep.include({ verdict: 'generator', reason: 'k6 used 1.9 of 2 cores while 10% not started' });
+    // A busy k6 that still delivered the step within the SLO: the endpoint held it.
+    expect(judgeStep(step({ cpuCores: 1.9 }))).to.deep.include({ verdict: 'within' });
+    expect(judgeStep(step({ dropped: 100 }))).to.deep.include({ verdict: 'generator' });
+    // Failed answers stay the endpoint's even when k6 also fell behind.
+    expect(judgeStep(step({ dropped: 100, failed: 50 }))).to.deep.include({ verdict: 'slo' });
+  });
+
+  it('never excuses an SLO breach as generator-bound when k6 had CPU to spare (p99 759 ms against 250 at 0.33 cores)', () => {
+    const breach = judgeStep(step({ ms: 759, dropped: 100, cpuCores: 0.33, slo: { ...slo, p99Ms: 250 } }));
+    expect(breach).to.deep.include({ verdict: 'slo' }).and.have.property('reason').that.matches(/^p99 75\d(\.\d+)? ms > 250 ms$/);
+    // Unsent requests within the latency SLO while the VUs idled: k6 was late; the reason gives its CPU too.
+    expect(judgeStep(step({ dropped: 100, cpuCores: 0.33 }))).to.deep.include({ verdict: 'generator' }).and.have.property('reason').that.matches(/not started while .* \(k6 used 0.33 of 2 cores\)$/);
+  });
+
+  it('reports the highest rate within the SLO and what ended the steps', () => {
+    const steps = [judgeStep(step({ offeredRps: 50 })), judgeStep(step({ offeredRps: 100 })), judgeStep(step({ offeredRps: 150, failed: 200 }))];
+    expect(capacityOf(steps)).to.deep.include({ sustainableRps: 100, limitedBy: 'endpoint', confidence: 'unsteady' });
+    expect(capacityOf(steps.slice(0, 2))).to.deep.include({ sustainableRps: 100, limitedBy: 'steps', confidence: 'lower bound' });
+  });
+
+  it('calls a knee confirmed when the deciding step broke the SLO twice, unsteady when it held on repeat', () => {
+    const ok = (offeredRps: number) => judgeStep(step({ offeredRps }));
+    const broke = (offeredRps: number) => judgeStep(step({ offeredRps, failed: 200 }));
+    expect(capacityOf([ok(50), ok(100), broke(150), { ...broke(150), repeat: true }])).to.deep.include({ sustainableRps: 100, limitedBy: 'endpoint', confidence: 'confirmed' });
+    expect(capacityOf([ok(50), broke(100), { ...ok(100), repeat: true }, broke(150)])).to.deep.include({ sustainableRps: 100, limitedBy: 'endpoint', confidence: 'unsteady' });
+    expect(capacityOf([ok(50), judgeStep(step({ offeredRps: 100, cpuCores: 1.9, ms: 150 }))])).to.deep.include({ sustainableRps: 50, limitedBy: 'generator', confidence: 'lower bound' });
+  });
+});
+
+describe('load: answers and k6-operator manifests', () => {
+  it('digests an answer regardless of key order, and changes with any value', () => {
+    const block = { hash: '0x01', gasUsed: '0x5208', transactions: [{ b: 1, a: 2 }] };
+    expect(answerDigest({ transactions: [{ a: 2, b: 1 }], gasUsed: '0x5208', hash: '0x01' }, sha256Hex)).to.equal(answerDigest(block, sha256Hex));
+    expect(answerDigest({ ...block, gasUsed: '0x5209' }, sha256Hex)).to.not.equal(answerDigest(block, sha256Hex));
+    expect(answerDigest({ ...block, extra: undefined }, sha256Hex)).to.equal(answerDigest(block, sha256Hex));
+  });
+
+  // The fields of k6-operator's TestRun CRD (config/crd/bases/k6.io_testruns.yaml, k6.io/v1alpha1) that the
+  // manifests use, closed: Kubernetes silently prunes a field its schema does not know.
+  const testRunSchema = {
+    type: 'object',
+    required: ['apiVersion', 'kind', 'metadata', 'spec'],
+    properties: {
+      apiVersion: { const: 'k6.io/v1alpha1' },
+      kind: { const: 'TestRun' },
+      metadata: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, namespace: { type: 'string' }, labels: { type: 'object' } } },
+      spec: {
+        type: 'object',
+        required: ['parallelism', 'script'],
+        additionalProperties: false,
+        properties: {
+          parallelism: { type: 'integer', minimum: 1, maximum: 2147483647 },
+          arguments: { type: 'string' },
+          script: {
+            type: 'object',
+            additionalProperties: false,
+            properties: { configMap: { type: 'object', required: ['name'], additionalProperties: false, properties: { name: { type: 'string' }, file: { type: 'string' } } } },
+          },
+          runner: {
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              image: { type: 'string' },
+              env: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['name'],
+                  additionalProperties: false,
+                  properties: {
+                    name: { type: 'string' },
+                    value: { type: 'string' },
+                    valueFrom: {
+                      type: 'object',
+                      additionalProperties: false,
+                      properties: { secretKeyRef: { type: 'object', required: ['key'], additionalProperties: false, properties: { name: { type: 'string' }, key: { type: 'string' } } } },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  };
+
+  it('writes a ConfigMap with the script and corpus, and a TestRun the operator CRD accepts', () => {
+    const text = k8sManifests({ name: 'rpc-test', namespace: 'load', image: 'grafana/k6:2.2.0', parallelism: 4, script: 'export default function () {}\n// "quotes": and --- dashes\n', corpus: '{"version":1}' });
+    const docs = parseAllDocuments(text);
+    expect(docs.map((d) => d.errors)).to.deep.equal([[], []]);
+    const [configMap, testRun] = docs.map((d) => d.toJSON() as Record<string, any>);
+    expect(configMap).to.deep.include({ apiVersion: 'v1', kind: 'ConfigMap' });
+    expect(configMap?.['metadata']).to.deep.include({ name: 'rpc-test-script', namespace: 'load' });
+    expect(configMap?.['data']).to.deep.equal({ 'scenario.js': 'export default function () {}\n// "quotes": and --- dashes\n', 'corpus.json': '{"version":1}' });
+    const validate = new Ajv({ allErrors: true, strict: false }).compile(testRunSchema);
+    expect(validate(testRun), JSON.stringify(validate.errors)).to.equal(true);
+    expect(testRun?.['spec']).to.deep.include({ parallelism: 4, script: { configMap: { name: 'rpc-test-script', file: 'scenario.js' } } });
+    expect(testRun?.['spec']?.['arguments']).to.be.a('string');
+    expect(testRun?.['spec']?.['runner']?.['env']).to.deep.include({ name: 'RPC_CERTIFY_URL', valueFrom: { secretKeyRef: { name: 'rpc-test-endpoint', key: 'url' } } });
+  });
+});
+
+describe('load: the headline (why the verdict)', () => {
+  const base = {
+    verdict: 'fail',
+    profile: 'gate',
+    thresholds: [
+      { metric: 'latency_eth_getBlockByHash', expression: 'p(95)<500', ok: false, value: 612.5 },
+      { metric: 'latency_eth_getBlockByHash', expression: 'p(99)<1000', ok: true, value: 700 },
+      { metric: 'failed_eth_getTransactionReceipt', expression: 'rate<0.01', ok: false, value: 0.0312 },
+    ],
+    head: { checks: 60, regressions: 0, deepestBlocks: 0 },
+    methods: { eth_getBlockByHash: { classes: { wrong: 0 } }, eth_getTransactionReceipt: { classes: { wrong: 2 } } },
+    corpus: { methods: {} },
+    generator: { keptUp: true },
+    plan: { slo: { p99Ms: 250, maxFailureRate: 0.01 } },
+  } as unknown as LoadReport;
+
+  it('names each failed threshold per method with the measured value, and wrong answers', () => {
+    const h = headline(base);
+    expect(h.reasons).to.deep.equal(['eth_getBlockByHash: p(95) 612.5 ms (threshold <500)', 'eth_getTransactionReceipt: failure rate 3.12% (threshold < 1%)', 'eth_getTransactionReceipt: 2 wrong answers']);
+  });
+
+  it('says what held on a pass, and gives the capacity knee per method with its confidence', () => {
+    const pass = headline({ ...base, verdict: 'pass', thresholds: [{ metric: 'latency_eth_getBlockByHash', expression: 'p(95)<500', ok: true, value: 1 }], methods: {} } as unknown as LoadReport);
+    expect(pass.summary).to.equal('every check held');
+    expect(pass.reasons[0]).to.match(/^1 threshold held/);
+    const step = (offeredRps: number, verdict: string) => ({ offeredRps, verdict, reason: verdict === 'slo' ? 'p99 300 ms > 250 ms' : undefined });
+    const capacity = headline({
+      ...base,
+      verdict: 'measured',
+      capacity: {
+        eth_getBlockByHash: { sustainableRps: 100, limitedBy: 'endpoint', confidence: 'confirmed', steps: [step(50, 'within'), step(100, 'within'), step(150, 'slo'), { ...step(150, 'slo'), repeat: true }] },
+        mix: { sustainableRps: 50, limitedBy: 'generator', confidence: 'lower bound', steps: [step(50, 'within'), { offeredRps: 100, verdict: 'generator', reason: 'k6 used 1.9 of 2 cores' }] },
+      },
+    } as unknown as LoadReport);
+    expect(capacity.summary).to.match(/per method; 1 of 2 ended generator-bound/);
+    expect(capacity.reasons[0]).to.match(/^eth_getBlockByHash: knee 100 rps, confirmed .*the endpoint broke the SLO at 150 rps \(p99 300 ms > 250 ms\)$/);
+    expect(capacity.reasons[1]).to.match(/^mix: knee 50 rps, a lower bound .*k6 could not offer more at 100 rps \(k6 used 1.9 of 2 cores\)$/);
+  });
+});

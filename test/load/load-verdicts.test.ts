@@ -1,0 +1,333 @@
+// Load verdicts that cannot lie (issue 13): real k6 smoke runs through a fault-injecting endpoint in front of
+// the embedded default. An endpoint that lacks a method, answers one with "not supported", answers an error
+// where null is due or reverts with another code than 3 fails at sampling, by name; one that answers the
+// wrong block by number, echoes another id or completes nothing fails under load, with no validation at all.
+import { expect } from 'chai';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Devnet } from '../../devnet/index.ts';
+import type { Corpus } from '../../load/shared/corpus.ts';
+import type { LoadReport } from '../../load/report/report.ts';
+import { METHODS, type RpcMethod } from '../../load/shared/methods.ts';
+import { runLoad } from '../../load/run/run.ts';
+import { sampleCorpus } from '../../load/plan/sample.ts';
+import { findK6 } from '../../scripts/setup-k6.ts';
+import type { Fault, FaultProxy, RpcRequest, RpcResponse } from '../support/fault-proxy.ts';
+import { faultyDevnet } from '../support/faulty-devnet.ts';
+
+const error = (res: RpcResponse, code: number, message: string): RpcResponse => ({ jsonrpc: '2.0', id: res.id, error: { code, message } });
+
+/** How hardhat 2/3 and ganache deviate (facts.md), all at once. */
+const hardhatLike: Fault = {
+  name: 'hardhat-like',
+  kills: [],
+  rewrite: (req, res) => {
+    if (req.method === 'eth_getBlockReceipts') return error(res, -32601, 'Method eth_getBlockReceipts not found');
+    if (req.method === 'eth_getUncleByBlockHashAndIndex') return error(res, -32004, 'Method eth_getUncleByBlockHashAndIndex is not supported');
+    if (req.method === 'eth_getTransactionReceipt' && res.result === null) return error(res, -32000, 'transaction not found');
+    if (req.method === 'eth_estimateGas' && res.error?.code === 3) return { ...res, error: { ...res.error, code: -32603 } };
+    return res;
+  },
+};
+
+/** The endpoint's own word that every block is final (anvil never reorgs; its "finalized" lags the head by 64). */
+async function finalIsHead(req: RpcRequest, res: RpcResponse, upstream: FaultProxy['ctx']['upstream']): Promise<RpcResponse> {
+  return req.method === 'eth_getBlockByNumber' && req.params[0] === 'finalized' ? { ...(await upstream('eth_getBlockByNumber', ['latest', ...req.params.slice(1)])), id: res.id } : res;
+}
+
+describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)', function () {
+  this.timeout(180_000);
+  let devnet: Devnet;
+  let proxy: FaultProxy;
+  const dirs: string[] = [];
+  const outDir = async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rc-load-verdicts-'));
+    dirs.push(dir);
+    return dir;
+  };
+  const reportIn = async (dir: string) => JSON.parse(await readFile(join(dir, 'load.json'), 'utf8')) as LoadReport;
+
+  faultyDevnet((d, p) => ((devnet = d), (proxy = p)));
+  after(async () => {
+    await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+  });
+
+  const needsK6 = async function (this: Mocha.Context) {
+    if (!(await findK6())) this.skip(); // no k6 yet: `npm run setup` builds it (needs Go)
+  };
+
+  describe('sampling alone: what each answer makes of its entry', function () {
+    const sample = async (fault: Fault['rewrite'], methods: RpcMethod[]) => {
+      proxy.fault = fault ? { name: 'sampling', kills: [], rewrite: fault } : undefined;
+      return sampleCorpus({ url: proxy.url, seed: 1, missShare: 0.1, methods });
+    };
+
+    it('an endpoint answering right: every method served, nothing found, nothing left out but a replay that reverts at its parent state', async () => {
+      const corpus = await sample(undefined, [...METHODS]);
+      for (const m of METHODS) {
+        expect(corpus.sampling[m]?.status, m).to.equal('served');
+        expect(corpus.sampling[m]?.findings, m).to.deep.equal([]);
+      }
+      expect(Object.keys(corpus.sampling.eth_estimateGas?.rejected ?? {}).every((why) => why.startsWith('replay fails at its parent state'))).to.equal(true);
+      expect(corpus.entries.eth_estimateGas.some((e) => e.note === 'plain transfer')).to.equal(true);
+    });
+
+    it('a hit answered null on an old block is a finding; on one of the last 3 blocks the target is only late', async () => {
+      const corpus = await sample((req, res) => (req.method === 'eth_getBlockReceipts' && /^0x/.test(String(req.params[0])) ? { ...res, result: null } : res), ['eth_getBlockReceipts']);
+      const s = corpus.sampling.eth_getBlockReceipts!;
+      expect(s.findings.map((f) => [f.kind, f.cls])).to.deep.include(['hit', 'null_unexpected']);
+      expect(Object.keys(s.rejected)).to.deep.equal(['a block within 3 of the head answered null (not on the target yet)']);
+      expect(s.status, "'latest' still answers").to.equal('served');
+    });
+
+    it('history the endpoint says it does not keep is left out, counted by reason; with nothing else answering, the method is not served', async () => {
+      const corpus = await sample((req, res) => (req.method === 'eth_getTransactionReceipt' && res.result ? error(res, 4444, 'pruned history unavailable') : res), ['eth_getTransactionReceipt']);
+      const s = corpus.sampling.eth_getTransactionReceipt!;
+      expect(s.rejected).to.have.property('history not kept (error 4444)').above(0);
+      expect(s.findings).to.deep.equal([]);
+      expect(s.status).to.equal('not served');
+      expect(s.reason).to.match(/no hit answered as due: \d+ left out: history not kept \(error 4444\)/);
+      expect(corpus.entries.eth_getTransactionReceipt.every((e) => e.kind === 'miss'), 'only the misses are asked').to.equal(true);
+    });
+
+    it('answers echoing another id are `wrong` at sampling too', async () => {
+      const corpus = await sample((req, res) => (req.method === 'eth_getBlockByHash' ? { ...res, id: req.id + 1 } : res), ['eth_getBlockByHash']);
+      expect(corpus.sampling.eth_getBlockByHash?.status).to.equal('not served');
+      expect(corpus.sampling.eth_getBlockByHash?.findings.map((f) => f.cls)).to.deep.equal(['wrong', 'wrong']);
+      expect(corpus.entries.eth_getBlockByHash.some((e) => e.reply), 'no fingerprint of an answer that did not meet its kind').to.equal(false);
+    });
+  });
+
+  describe('what sampling finds', function () {
+    let run: Awaited<ReturnType<typeof runLoad>>;
+    let report: LoadReport;
+    before(async function () {
+      await needsK6.call(this);
+      proxy.fault = hardhatLike;
+      const out = await outDir();
+      run = await runLoad({ url: proxy.url, profile: 'smoke', duration: '2s', out, log: () => undefined });
+      report = await reportIn(out);
+    });
+
+    it('a method the endpoint lacks, and one it answers "not supported": not served, named, measured failing, exit 1', () => {
+      expect(run.exitCode, run.summary).to.equal(1);
+      expect(report.verdict).to.equal('fail');
+      for (const [method, code] of [['eth_getBlockReceipts', -32601], ['eth_getUncleByBlockHashAndIndex', -32004]] as const) {
+        expect(run.summary).to.match(new RegExp(`Not served: ${method} not served: no hit answered as due: \\d+ (hit|empty) rpc_error ${code}`));
+        expect(run.summary.split(`${method} not served`), 'named once, its reason standing for its findings').to.have.length(2);
+        expect(run.summary).to.not.match(new RegExp(`sampling found ${method}`));
+        const corpus = report.corpus.methods[method]!;
+        expect(corpus.status, method).to.equal('not served');
+        expect(corpus.findings?.map((f) => f.code), method).to.include(code);
+        // Measured as what it is: every answer a failure, no latency line.
+        const m = report.methods[method]!;
+        expect(m.requests, method).to.be.above(0);
+        expect(m.classes.rpc_error, method).to.equal(m.requests);
+        expect(m.errorCodes['rpc_error'], method).to.deep.equal({ [String(code)]: m.requests });
+        expect(m.latencyMs, method).to.equal(null);
+        expect(run.summary).to.match(new RegExp(`${method} +\\d+ +[\\d.]+/5 +no successful answer +100.00%`));
+      }
+      expect(report.corpus.methods['eth_getBlockReceipts']?.kinds.hit, 'never filled by repeating one request').to.equal(180);
+      expect(report.corpus.methods['eth_getBlockReceipts']?.distinct).to.be.above(5);
+    });
+
+    it('an error where null is due, and a revert with another code than 3: findings by method, entries kept and failing under load', () => {
+      const receipt = report.corpus.methods['eth_getTransactionReceipt']!;
+      expect(receipt.status).to.equal('served');
+      expect(receipt.findings).to.deep.include.members([{ kind: 'miss', cls: 'rpc_error', code: -32000, count: 6, example: receipt.findings?.[0]?.example ?? '' }]);
+      expect(run.summary).to.match(/sampling found eth_getTransactionReceipt: 6 miss entries answered rpc_error -32000 at sampling/);
+      expect(report.methods['eth_getTransactionReceipt']?.classes.rpc_error).to.be.above(0);
+      expect(report.methods['eth_getTransactionReceipt']?.classes.ok_null).to.equal(0);
+
+      const estimate = report.corpus.methods['eth_estimateGas']!;
+      expect(estimate.status, 'its hits estimate').to.equal('served');
+      expect(estimate.findings?.map((f) => [f.kind, f.cls, f.code])).to.deep.include(['revert', 'rpc_error', -32603]);
+      expect(run.summary).to.match(/sampling found eth_estimateGas: 1 revert entry answered rpc_error -32603/);
+      expect(report.methods['eth_estimateGas']?.classes.ok_error, 'a revert with code -32603 is no success').to.equal(0);
+      expect(report.methods['eth_estimateGas']?.errorCodes['rpc_error']).to.have.property('-32603');
+    });
+
+    it('the methods served correctly pass; load.html and load.junit.xml show what was not served', async () => {
+      for (const m of ['eth_getBlockByHash', 'eth_getTransactionByHash']) {
+        expect(report.corpus.methods[m]?.status).to.equal('served');
+        expect(report.corpus.methods[m]?.findings).to.deep.equal([]);
+        expect(report.methods[m]?.failureRate, m).to.equal(0);
+      }
+      const junit = await readFile(join(run.reportPaths[2] ?? ''), 'utf8');
+      expect(junit).to.match(/<testcase classname="load.sampling.eth_getBlockReceipts"[^>]*>\s*<failure message="eth_getBlockReceipts not served/);
+      expect(junit).to.match(/<testcase classname="load.sampling.eth_getBlockByHash"[^>]*\/>/);
+      const html = await readFile(join(run.reportPaths[1] ?? ''), 'utf8');
+      expect(html).to.include('Corpus per method');
+      expect(html).to.match(/Not served: eth_getBlockReceipts not served/);
+      expect(html).to.include('no successful answer');
+    });
+
+    it('a method none of whose requests got an answer at sampling: nothing to measure, still named not served, exit 1', async () => {
+      proxy.fault = { name: '503 for one method', kills: [], raw: (req) => (req.method === 'eth_getBlockReceipts' ? { status: 503, contentType: 'text/html', body: '<h1>503</h1>' } : undefined) };
+      const out = await outDir();
+      const r = await runLoad({ url: proxy.url, profile: 'smoke', duration: '2s', methods: ['eth_getBlockByHash', 'eth_getBlockReceipts'], out, log: () => undefined });
+      const report = await reportIn(out);
+      expect(r.exitCode, r.summary).to.equal(1);
+      expect(Object.keys(report.methods)).to.deep.equal(['eth_getBlockByHash']);
+      expect(report.corpus.methods['eth_getBlockReceipts']).to.deep.include({ status: 'not served', entries: 0 });
+      expect(r.summary).to.match(/Not served: eth_getBlockReceipts not served: no hit answered as due: \d+ left out: no answer at sampling \(http_error\)/);
+      expect(r.summary).to.match(/eth_getBlockReceipts +no entry; left out: \d+ no answer at sampling \(http_error\)/);
+    });
+
+    it('--methods leaving out what is not served: the rest passes', async () => {
+      const out = await outDir();
+      const r = await runLoad({ url: proxy.url, profile: 'smoke', duration: '2s', methods: ['eth_getBlockByHash', 'eth_getTransactionByHash'], out, log: () => undefined });
+      expect(r.exitCode, r.summary).to.equal(0);
+      expect(Object.keys((await reportIn(out)).corpus.methods)).to.have.members(['eth_getBlockByHash', 'eth_getTransactionByHash']);
+    });
+  });
+
+  describe('what only the load finds (faults that start after sampling, no answer validated)', function () {
+    let corpus: string;
+    before(async function () {
+      await needsK6.call(this);
+      proxy.fault = { name: 'final is head', kills: [], rewrite: (req, res, ctx) => finalIsHead(req, res, ctx.upstream) };
+      const out = await outDir();
+      const methods = ['eth_getBlockByHash', 'eth_getTransactionByHash', 'eth_getBlockReceipts'];
+      const clean = await runLoad({ url: proxy.url, profile: 'smoke', duration: '2s', methods, out, log: () => undefined });
+      expect(clean.exitCode, clean.summary).to.equal(0);
+      const report = await reportIn(out);
+      expect(report.corpus.finalBlock).to.equal(report.corpus.head);
+      expect(report.corpus.methods['eth_getBlockReceipts']?.compared, 'lookups by number of final blocks are compared').to.be.above(100);
+      corpus = join(out, 'load.corpus.json');
+    });
+
+    async function runWith(rewrite: NonNullable<Fault['rewrite']>, duration = '2s'): Promise<{ run: Awaited<ReturnType<typeof runLoad>>; report: LoadReport }> {
+      proxy.fault = { name: 'mid-run', kills: [], rewrite };
+      const out = await outDir();
+      const run = await runLoad({ url: proxy.url, profile: 'smoke', duration, corpus, validateShare: 0, out, log: () => undefined });
+      const report = await reportIn(out);
+      expect(run.exitCode, run.summary).to.equal(1);
+      expect(report.methods['eth_getBlockByHash']?.failureRate, 'the method left alone').to.equal(0);
+      expect(report.methods['eth_getBlockByHash']?.validated).to.equal(0);
+      return { run, report };
+    }
+
+    it('receipts of block N-1 answered for block N: wrong', async () => {
+      const { run, report } = await runWith(async (req, res, ctx) => {
+        const n = req.params[0];
+        if (req.method !== 'eth_getBlockReceipts' || typeof n !== 'string' || !/^0x[1-9a-f]/.test(n)) return res;
+        return { ...(await ctx.upstream('eth_getBlockReceipts', [`0x${(BigInt(n) - 1n).toString(16)}`])), id: res.id };
+      });
+      const m = report.methods['eth_getBlockReceipts']!;
+      expect(m.classes.wrong, JSON.stringify(m.classes)).to.be.above(0);
+      expect(m.wrongSample, 'its own blockNumber gives it away before any digest').to.match(/an answer of block 0x[0-9a-f]+ to a lookup of block/);
+      expect(run.summary).to.match(/wrong answers eth_getBlockReceipts/);
+    });
+
+    it('every answer echoing the request id plus one: wrong', async () => {
+      const { report } = await runWith((req, res) => (req.method === 'eth_getTransactionByHash' ? { ...res, id: req.id + 1 } : res));
+      const m = report.methods['eth_getTransactionByHash']!;
+      expect(m.classes.wrong, JSON.stringify(m.classes)).to.equal(m.requests);
+      expect(m.wrongSample).to.match(/another id/);
+    });
+
+    it('an endpoint answering a different error code every time: load.json keeps the 8 most frequent, the rest as "other"', async () => {
+      const { report } = await runWith((req, res) => (req.method === 'eth_getTransactionByHash' ? error(res, -31000 - (req.id % 40), 'busy') : res));
+      const m = report.methods['eth_getTransactionByHash']!;
+      const codes = m.errorCodes['rpc_error'] ?? {};
+      expect(Object.keys(codes)).to.have.length(8);
+      expect(codes).to.have.property('other');
+      expect(m.classes.rpc_error).to.equal(m.requests);
+      // The codes come from k6's dashboard record, whose last snapshot may miss the last answers.
+      expect(Object.values(codes).reduce((a, b) => a + b, 0)).to.be.within(1, m.requests);
+    });
+
+    it('a method that completes no request: fails, never 0 requests at 0% failures', async () => {
+      const { run, report } = await runWith((req, res) => (req.method === 'eth_getTransactionByHash' ? new Promise<never>(() => undefined) : res));
+      const m = report.methods['eth_getTransactionByHash']!;
+      expect(m.requests).to.equal(0);
+      expect(m.failureRate).to.equal(1);
+      expect(m.latencyMs).to.equal(null);
+      expect(run.summary).to.match(/eth_getTransactionByHash +0 +0\/5 +completed no request +100.00%/);
+      expect(report.thresholds.filter((t) => !t.ok && t.metric.endsWith('eth_getTransactionByHash')).map((t) => t.expression)).to.include.members(['p(95)<1000', 'rate<0.01']);
+    });
+  });
+  describe('lookups by number and estimates, judged without the endpoint calling anything final', function () {
+    let corpus: string;
+    const methods: RpcMethod[] = ['eth_getBlockByHash', 'eth_getTransactionByBlockNumberAndIndex', 'eth_getBlockReceipts', 'eth_estimateGas'];
+    before(async function () {
+      await needsK6.call(this);
+      const out = await outDir();
+      const clean = await runLoad({ url: proxy.url, profile: 'smoke', duration: '2s', methods, out, log: () => undefined });
+      expect(clean.exitCode, clean.summary).to.equal(0);
+      corpus = join(out, 'load.corpus.json');
+    });
+
+    async function runWith(rewrite: NonNullable<Fault['rewrite']>): Promise<{ run: Awaited<ReturnType<typeof runLoad>>; report: LoadReport }> {
+      proxy.fault = { name: 'mid-run', kills: [], rewrite };
+      const out = await outDir();
+      const run = await runLoad({ url: proxy.url, profile: 'smoke', duration: '2s', corpus, validateShare: 0, out, log: () => undefined });
+      expect(run.exitCode, run.summary).to.equal(1);
+      const report = await reportIn(out);
+      expect(report.methods['eth_getBlockByHash']?.failureRate, 'the method left alone').to.equal(0);
+      return { run, report };
+    }
+
+    it('every by-number hit carries the block (and index) it asks for; blocks 3 or more under the head are compared with their sampled answer', async () => {
+      const c = JSON.parse(await readFile(corpus, 'utf8')) as Corpus;
+      expect(c.finalBlock, 'the embedded chain calls only blocks 64 deep final').to.equal(`0x${(BigInt(c.head) - 3n).toString(16)}`);
+      for (const m of ['eth_getBlockReceipts', 'eth_getTransactionByBlockNumberAndIndex'] as const) {
+        const hits = c.entries[m].filter((e) => e.kind === 'hit' && /^0x/.test(String(e.params[0])));
+        expect(hits.every((e) => e.bounds === `n:${e.params.join(':')}`), m).to.equal(true);
+        const deep = hits.filter((e) => BigInt(String(e.params[0])) <= BigInt(c.finalBlock ?? '0x0'));
+        expect(deep.length, m).to.be.above(0);
+        expect(deep.every((e) => e.answer), `${m}: deep blocks compared`).to.equal(true);
+        expect(hits.filter((e) => BigInt(String(e.params[0])) > BigInt(c.finalBlock ?? '0x0')).some((e) => e.answer), `${m}: blocks near the head not compared`).to.equal(false);
+      }
+      expect(c.entries.eth_estimateGas.filter((e) => e.kind === 'hit').every((e) => /^g:\d+:\d+$/.test(e.bounds ?? '')), 'estimates bounded').to.equal(true);
+    });
+
+    it("a transaction of another block answered by number, near the head too: wrong (its own blockNumber says so)", async () => {
+      const { report } = await runWith(async (req, res, ctx) => {
+        const n = req.params[0];
+        if (req.method !== 'eth_getTransactionByBlockNumberAndIndex' || typeof n !== 'string' || !/^0x[1-9a-f]/.test(n)) return res;
+        // The previous block's first transaction, dressed as an answer for this block: only its blockNumber differs.
+        const other = await ctx.upstream('eth_getTransactionByBlockNumberAndIndex', [`0x${(BigInt(n) - 1n).toString(16)}`, '0x0']);
+        return other.result ? { ...other, id: res.id } : res;
+      });
+      const m = report.methods['eth_getTransactionByBlockNumberAndIndex']!;
+      expect(m.classes.wrong, JSON.stringify(m.classes)).to.be.above(0);
+    });
+
+    it('a by-number answer with one field changed (its block and index right): wrong for blocks 3 deep, by the sampled answer', async () => {
+      const { report } = await runWith((req, res) => {
+        const tx = res.result as { value?: string } | null;
+        return req.method === 'eth_getTransactionByBlockNumberAndIndex' && tx?.value ? { ...res, result: { ...tx, value: tx.value === '0x0' ? '0x1' : '0x0' } } : res;
+      });
+      const m = report.methods['eth_getTransactionByBlockNumberAndIndex']!;
+      expect(m.classes.wrong, JSON.stringify(m.classes)).to.be.above(0);
+      expect(m.wrongSample).to.match(/not the answer recorded at sampling/);
+    });
+
+    it('receipts of the head block: each receipt names another block: wrong', async () => {
+      const { report } = await runWith(async (req, res, ctx) => {
+        const n = req.params[0];
+        if (req.method !== 'eth_getBlockReceipts' || typeof n !== 'string' || !/^0x/.test(n)) return res;
+        return { ...(await ctx.upstream('eth_getBlockReceipts', ['latest'])), id: res.id };
+      });
+      const m = report.methods['eth_getBlockReceipts']!;
+      expect(m.classes.wrong, JSON.stringify(m.classes)).to.be.above(0);
+      expect(m.wrongSample).to.match(/an answer of block 0x[0-9a-f]+ to a lookup of block/);
+    });
+
+    for (const [what, result, sample] of [
+      ['below the intrinsic gas', '0x1', /below the call's intrinsic gas 2\d{4}/],
+      ['above the gas cap', '0xffffffffffff', /above the gas cap \d+/],
+    ] as const) {
+      it(`an estimate ${what}: wrong`, async () => {
+        const { report } = await runWith((req, res) => (req.method === 'eth_estimateGas' && typeof res.result === 'string' ? { ...res, result } : res));
+        const m = report.methods['eth_estimateGas']!;
+        expect(m.classes.wrong, JSON.stringify(m.classes)).to.be.above(0);
+        expect(m.classes.ok, 'only the reverts succeed').to.equal(0);
+        expect(m.wrongSample).to.match(sample);
+      });
+    }
+  });
+});

@@ -1,0 +1,117 @@
+// What the VUs read and skip: corpus entries packed as lines (load/k6/packed-entry.ts), and answers recognised
+// by their fingerprint (core/reply.ts), which must always get the verdict classify() gives them, whatever
+// the endpoint sends under load.
+import { expect } from 'chai';
+import { replyFingerprint } from '../../core/fingerprint.ts';
+import { replyText } from '../../core/reply.ts';
+import { type Classification, classify, type Expectation, type HttpOutcome, metVerdict } from '../../load/shared/classify.ts';
+import type { CorpusEntry } from '../../load/shared/corpus.ts';
+import { packEntry, unpackEntry } from '../../load/k6/packed-entry.ts';
+import { createRng, type Rng } from '../../load/shared/rng.ts';
+
+const envelope = (id: unknown, rest: Record<string, unknown>) => JSON.stringify({ jsonrpc: '2.0', id, ...rest });
+const tx = (id: number) => envelope(id, { result: { hash: '0xab', nonce: '0x1' } });
+
+describe('load: corpus entries as the VUs read them (packed-entry.ts)', () => {
+  it('packs what a request needs into one line and unpacks it unchanged, whatever the params hold', () => {
+    const entries: CorpusEntry[] = [
+      { params: ['0xab'], note: 'tx type 0x2', kind: 'hit', answer: 'k3x9', reply: 'f'.repeat(64) },
+      { params: [{ to: '0x01', data: '0x|x' }, 'latest'], note: 'init code reverts', kind: 'revert' },
+      { params: ['0x1', '0x0'], note: 'miss: no uncle', kind: 'miss' },
+      { params: ['0x1', '0x0'], note: 'block without uncles', kind: 'empty' },
+      { params: ['0x5', '0x1'], note: 'recent block', kind: 'hit', bounds: 'n:0x5:0x1', reply: 'e'.repeat(64) },
+    ];
+    const unpacked = (e: CorpusEntry) => ({ ...(e.answer ? { answer: e.answer } : {}), ...(e.bounds ? { bounds: e.bounds } : {}), ...(e.reply ? { reply: e.reply } : {}), params: JSON.stringify(e.params) });
+    // The expectation follows from the kind alone.
+    expect(entries.map((e) => unpackEntry(packEntry(e)))).to.deep.equal([
+      { expect: 'value', miss: false, ...unpacked(entries[0]!) },
+      { expect: 'error', errorCode: 3, miss: true, ...unpacked(entries[1]!) },
+      { expect: 'null', miss: true, ...unpacked(entries[2]!) },
+      { expect: 'null', miss: false, ...unpacked(entries[3]!) },
+      { expect: 'value', miss: false, ...unpacked(entries[4]!) },
+    ]);
+  });
+});
+
+describe('load: answers recognised by fingerprint (core/reply.ts)', () => {
+  it('marks the one id an answer echoes, where that number ends', () => {
+    expect(replyText(tx(42), 42)).to.equal('{"jsonrpc":"2.0","id":\0,"result":{"hash":"0xab","nonce":"0x1"}}');
+    expect(replyText(tx(42), 4), 'a longer number is not the id').to.equal(undefined);
+    expect(replyText(envelope(4.5, {}), 4), 'nor a fraction').to.equal(undefined);
+    expect(replyText(envelope(7, { result: { id: 7 } }), 7), 'two candidates: no text').to.equal(undefined);
+    expect(replyText(envelope(7, {}), 8), 'an id not echoed: no text').to.equal(undefined);
+    expect(replyText('{"jsonrpc":"2.0","id": 7}', 7), 'spaced: not recognised, so parsed every time').to.equal(undefined);
+  });
+
+  it('the same answer to another id has the same fingerprint; any other byte changes it', () => {
+    expect(replyFingerprint(tx(1), 1)).to.match(/^[0-9a-f]{64}$/);
+    expect(replyFingerprint(tx(1), 1)).to.equal(replyFingerprint(tx(123456), 123456));
+    expect(replyFingerprint(tx(1), 1)).to.not.equal(replyFingerprint(tx(1).replace('0x1', '0x2'), 1));
+    expect(replyFingerprint(tx(1), 1)).to.not.equal(replyFingerprint(tx(1).replace(':1,', ':1 ,'), 1));
+  });
+
+  it('fuzz: 20k answers from an endpoint that mostly repeats what sampling saw; every recognised one gets the verdict classify() gives it', () => {
+    const rng = createRng(0x7e9ea7);
+    const expectations: Expectation[] = [{ expect: 'value' }, { expect: 'null' }, { expect: 'error', errorCode: 3 }];
+    // Each entry as sampling saw it: in one entry in three the answer meets the expectation, so it has a fingerprint.
+    const entries = Array.from({ length: 48 }, (_, k) => {
+      const expected = expectations[k % expectations.length] as Expectation;
+      const id = rng.int(1000);
+      let answer = randomAnswer(rng);
+      for (let tries = 0; k % 3 === 0 && tries < 200 && !sampled(answer, expected, id); tries++) answer = randomAnswer(rng);
+      return { answer, expected, reply: sampled(answer, expected, id) };
+    });
+    expect(entries.filter((e) => e.reply).length, 'entries with a fingerprint').to.be.at.least(12);
+    let recognised = 0;
+    for (let id = 1000; id < 21_000; id++) {
+      const e = entries[rng.int(entries.length)] as (typeof entries)[number];
+      // The endpoint mostly answers as at sampling; sometimes otherwise (a changed answer, an error, a fault).
+      const outcome = (rng.next() < 0.8 ? e.answer : randomAnswer(rng))(id);
+      const fingerprint = outcome.status === 200 && outcome.body !== null ? replyFingerprint(outcome.body, id) : undefined;
+      if (e.reply === undefined || fingerprint !== e.reply) continue;
+      recognised++;
+      expect(strip(classify(outcome, e.expected)), `${JSON.stringify(outcome)} as ${e.expected.expect}`).to.deep.equal(metVerdict(e.expected));
+    }
+    expect(recognised, 'recognition was exercised').to.be.above(1000);
+  });
+});
+
+/** What sampling records (sample.ts, rpc-client.ts): a fingerprint for a JSON answer with HTTP 200 whose verdict meets the expectation. */
+function sampled(answer: (id: number) => HttpOutcome, expected: Expectation, id: number): string | undefined {
+  const outcome = answer(id);
+  if (outcome.status !== 200 || outcome.body === null || !isJson(outcome.body)) return undefined;
+  const verdict = strip(classify(outcome, expected));
+  const met = metVerdict(expected);
+  return verdict.cls === met.cls && verdict.code === met.code ? replyFingerprint(outcome.body, id) : undefined;
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The verdict without the parsed envelope (which only a parse has). */
+const strip = ({ cls, code }: Classification): Classification => (code === undefined ? { cls } : { cls, code });
+
+/** An answer as a function of the request id: echoing or not, with nested "id" keys, errors, nulls, odd statuses. */
+function randomAnswer(rng: Rng): (id: number) => HttpOutcome {
+  const status = rng.pick([200, 200, 200, 200, 500, 429]);
+  const nested = rng.next() < 0.3;
+  const result = rng.pick<unknown>([null, '0x5208', { hash: rng.hex(4) }, [{ id: 3 }], { logs: [] }]);
+  const body = rng.pick<Record<string, unknown>>([
+    { result },
+    { error: { code: rng.pick([3, -32000, -32005, 429]), message: rng.pick(['execution reverted', 'rate limit', 'x']) } },
+    { error: { code: 3, message: 'execution reverted', data: { id: 12 } } },
+    {},
+  ]);
+  const echoes = rng.next() < 0.8;
+  return (id) => {
+    const echo = echoes ? id : 1;
+    const extra = nested ? { meta: { id: echo } } : {};
+    return { status, body: rng.next() < 0.02 ? `${envelope(echo, { ...body, ...extra })}x` : envelope(echo, { ...body, ...extra }) };
+  };
+}

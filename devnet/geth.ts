@@ -37,7 +37,7 @@ export async function startGeth(opts: { port?: number; binary?: string } = {}): 
       '--verbosity', '2',
     ];
     try {
-      const node = await spawnNode('geth', binary, args, port, START_TIMEOUT_MS, () => rm(datadir, { recursive: true, force: true }));
+      const node = await spawnNode('geth', binary, args, port, START_TIMEOUT_MS, { onStopped: () => rm(datadir, { recursive: true, force: true }) });
       return { ...node, binary };
     } catch (e) {
       await rm(datadir, { recursive: true, force: true });

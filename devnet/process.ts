@@ -6,6 +6,8 @@ import { createServer, type AddressInfo } from 'node:net';
 export interface NodeProcess {
   url: string;
   port: number;
+  /** The node's pid, which also names its process group (it leads its own session). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -38,13 +40,26 @@ export async function withFreePort<T>(port: number | undefined, start: (port: nu
   }
 }
 
-export async function spawnNode(name: string, binary: string, args: string[], port: number, startTimeoutMs: number, onStopped: () => Promise<void> = async () => {}): Promise<NodeProcess> {
+export interface SpawnOptions {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  onStopped?: () => Promise<void>;
+}
+
+export async function spawnNode(name: string, binary: string, args: string[], port: number, startTimeoutMs: number, opts: SpawnOptions = {}): Promise<NodeProcess> {
+  const onStopped = opts.onStopped ?? (async () => {});
   // Its own session: Ctrl-C in a terminal or `timeout` signals the whole process group, and the node must keep
-  // serving while k6 winds down and the reports are written; stop() (or this process's exit) ends it.
-  const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
-  const killOnExit = (): void => {
-    child.kill('SIGKILL');
+  // serving while k6 winds down and the reports are written; stop() (or this process's exit) ends it, and with
+  // it the whole group it leads, so a node that runs helpers (a node.js one) leaves none behind.
+  const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true, cwd: opts.cwd, env: opts.env });
+  const signal = (sig: NodeJS.Signals): void => {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, sig);
+    } catch {
+      child.kill(sig); // the group is gone already
+    }
   };
+  const killOnExit = (): void => signal('SIGKILL');
   process.on('exit', killOnExit);
 
   let stderr = '';
@@ -58,9 +73,9 @@ export async function spawnNode(name: string, binary: string, args: string[], po
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {
       process.off('exit', killOnExit);
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      if (child.exitCode === null && child.signalCode === null) signal('SIGTERM');
       // A node too busy to shut down must not hold the caller (or a test run) forever.
-      const kill = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+      const kill = setTimeout(() => signal('SIGKILL'), STOP_GRACE_MS);
       await exited;
       clearTimeout(kill);
       await onStopped();
@@ -76,7 +91,7 @@ export async function spawnNode(name: string, binary: string, args: string[], po
   try {
     await Promise.race([waitForChainId(name, url, startTimeoutMs, polling.signal), failed]);
     if (child.exitCode !== null) throw new EarlyExit(`${name} exited during start`); // someone else answered
-    return { url, port, stop };
+    return { url, port, pid: child.pid!, stop };
   } catch (e) {
     await stop();
     if (e instanceof Error) e.message += `; ${name} stderr: ${stderr.trim().slice(-1000) || '(empty)'}`;

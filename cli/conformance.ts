@@ -39,7 +39,8 @@ Options:
   --expect FILE           known deviations (schemas/files/expectations.json): the checks listed as failing do
                           not fail the run; one of them passing does (an unexpected pass). Shipped:
                           fixtures/expectations/anvil.json (raw anvil), geth.json (geth --dev),
-                          embedded.json (the embedded default, which start uses)
+                          embedded.json (the embedded default, which start uses), hardhat.json and
+                          ganache.json (hardhat 2 and ganache 7, written for --strict)
   --targets FILE          reuse a targets lockfile from an earlier run instead of discovering
   --discovery-depth N     blocks to walk back from the head when discovering (default 64)
   --discovery-budget N    requests discovery may spend on that walk (default 256)

@@ -52,7 +52,7 @@ describe('--expect', function () {
 
     it('the shipped files are valid', async () => {
       const names = (await readdir('fixtures/expectations')).filter((n) => n.endsWith('.json'));
-      expect(names).to.include.members(['anvil.json', 'embedded.json', 'geth.json']);
+      expect(names).to.include.members(['anvil.json', 'embedded.json', 'geth.json', 'hardhat.json', 'ganache.json']);
       for (const name of names) parseExpectations(await readFile(`fixtures/expectations/${name}`, 'utf8'), name);
     });
   });

@@ -1,0 +1,207 @@
+// hardhat 2 and ganache 7 from npm: real clients that deviate from the service spec in documented ways
+// (docs/clients.md). Each is started, seeded and certified as it is: the verdict must be FAIL on its documented
+// deviations, never PASS; the load smoke must name the methods it does not serve; and its --expect file must make
+// a --strict run pass only because of its entries, every one of which is needed.
+import { expect } from 'chai';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { seedChain, type SeedInfo } from '../devnet/seed.ts';
+import type { NodeProcess } from '../devnet/process.ts';
+import { runConformance, type RunResult } from '../conformance/framework/runner.ts';
+import { type Expectations, expectationFor, loadExpectations } from '../conformance/framework/expectations.ts';
+import { summarize } from '../conformance/report/model.ts';
+import { cli } from './support/cli.ts';
+import { type Client, startClient } from './support/clients.ts';
+
+type Answer = { jsonrpc?: string; id?: unknown; result?: any; error?: { code: number; message: string } };
+
+interface ClientCase {
+  client: Client;
+  /** Seed steps the node cannot do, as the seed reports them. */
+  skipped: string[];
+  /** Documented deviations: check id -> what its failure must say. */
+  fails: Record<string, RegExp>;
+  /** Checks that pass although facts.md (or a guess) would have them fail: how the suite judges them, pinned. */
+  passes: string[];
+  /** Methods the load smoke must find not served. */
+  notServed: string[];
+}
+
+const cases: ClientCase[] = [
+  {
+    client: 'hardhat',
+    skipped: [],
+    fails: {
+      'eth_getBlockReceipts/receipts-in-order': /-32004: Method eth_getBlockReceipts is not supported/,
+      'eth_getBlockReceipts/pending-equals-latest': /-32004: Method eth_getBlockReceipts is not supported/,
+      'eth_estimateGas/revert-contracts': /a REVERT must be error code 3/,
+      'eth_estimateGas/revert-initcode': /a REVERT must be error code 3/,
+      'eth_getUncleByBlockNumberAndIndex/null-no-uncle': /-32004: Method eth_getUncleByBlockNumberAndIndex is not supported/,
+      'eth_getUncleByBlockHashAndIndex/null-no-uncle': /-32004: Method eth_getUncleByBlockHashAndIndex is not supported/,
+      'eth_getBlockByHash/block-size': /size is not the length of the block's encoding/,
+      'eth_getBlockByHash/transactions-root': /in 1 of \d+ blocks judged: block 0 \(genesis\)/,
+      'service/notification': /got a body/,
+      'service/batch-empty': /got \[\]/,
+      'service/unknown-method': /-32601/,
+    },
+    // jsonrpc-version: facts.md says hardhat serves a missing or "1.0" jsonrpc; 2.28.6 rejects both (-32600).
+    // yParity is left off typed transactions and chainId off legacy ones: the service spec lists v, and chainId
+    // "only for EIP-1559 transactions" (§2.3), so shape and signature checks pass on v.
+    passes: ['service/jsonrpc-version', 'eth_getTransactionByHash/type-0x0-shape', 'eth_getTransactionByHash/type-0x2-shape', 'eth_getTransactionByHash/signature', 'eth_getTransactionByHash/signed-hash'],
+    notServed: ['eth_getUncleByBlockNumberAndIndex', 'eth_getUncleByBlockHashAndIndex', 'eth_getBlockReceipts'],
+  },
+  {
+    client: 'ganache',
+    skipped: ['EIP-7702 transaction (type 0x4)', 'EIP-4844 blob transaction (type 0x3)'],
+    fails: {
+      'eth_getBlockReceipts/receipts-in-order': /-32700: The method eth_getBlockReceipts does not exist/,
+      'eth_getBlockReceipts/pending-equals-latest': /-32700: The method eth_getBlockReceipts does not exist/,
+      'eth_estimateGas/revert-contracts': /a REVERT must be error code 3/,
+      'eth_estimateGas/chain-revert': /a REVERT must be error code 3/,
+      'eth_getTransactionByBlockNumberAndIndex/null-out-of-range': /-32700: Cannot read properties of undefined \(reading 'toJSON'\)/,
+      'eth_getTransactionByBlockNumberAndIndex/agrees-with-hash': /gasPrice differ/,
+      'service/batch-invalid-element': /-32600/,
+      'service/notification': /got a body/,
+      'service/jsonrpc-version': /without "jsonrpc" was served/,
+      'service/error-no-stack': /carries stack/,
+    },
+    // ganache serves the uncle methods (null on a chain without uncles), and its block size and roots are right.
+    passes: ['eth_getUncleByBlockNumberAndIndex/null-no-uncle', 'eth_getUncleByBlockHashAndIndex/null-no-uncle', 'eth_getBlockByHash/block-size', 'eth_getBlockByHash/transactions-root', 'eth_getTransactionByHash/signature'],
+    notServed: ['eth_getBlockReceipts'],
+  },
+];
+
+/** The run judged again under other expectations (notes are annotations: the checks ran the same), as --strict. */
+function judge(run: RunResult, expectations: Expectations | undefined) {
+  const checks = run.checks.map(({ expectation: _, ...c }) => {
+    const note = expectations && expectationFor(c.id, expectations, '0000-01-01');
+    return note ? { ...c, expectation: note } : c;
+  });
+  return summarize(checks, true, run.complete);
+}
+
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+for (const c of cases) {
+  describe(`${c.client}, a real client with documented deviations, certified as it is`, function () {
+    let node: NodeProcess;
+    let seed: SeedInfo;
+    let run: RunResult;
+    let expectations: Expectations;
+    let dir: string;
+    let targetsFile: string;
+    const ids = (verdict: string) => run.checks.filter((k) => k.verdict === verdict).map((k) => k.id).sort();
+    const rpc = async (body: unknown): Promise<Answer> => (await (await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as Answer;
+
+    before(async function () {
+      expectations = await loadExpectations(`fixtures/expectations/${c.client}.json`);
+      dir = await mkdtemp(join(tmpdir(), `rpc-certify-${c.client}-`));
+      node = await startClient(c.client);
+      seed = await seedChain(node.url, c.client);
+      run = await runConformance({ url: node.url, fixtures: [{ targets: { reverts: seed.reverts }, source: 'seed' }] });
+      // The command-line runs below reuse these targets (the seed's reverting contracts among them).
+      targetsFile = join(dir, 'targets.lock.json');
+      await writeFile(targetsFile, JSON.stringify(run.targets));
+    });
+    after(async () => {
+      await node?.stop();
+      if (dir) await rm(dir, { recursive: true, force: true });
+    });
+
+    it('runs on 127.0.0.1 at a free port, in its own process group; the seed reports each step the node could not do', async () => {
+      expect(node.url).to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(groupAlive(node.pid)).to.equal(true);
+      expect(seed.skipped.map((s) => s.step)).to.deep.equal(c.skipped);
+      for (const s of seed.skipped) expect(s.reason, s.step).to.be.a('string').and.not.equal('');
+      const seeded = Object.keys(seed.txs.byType).sort();
+      expect(seeded).to.deep.equal(['0x0', '0x1', '0x2', '0x3', '0x4'].filter((t) => !c.skipped.some((s) => s.includes(`type ${t}`))));
+      const head = (await rpc({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params: ['latest', false] })).result;
+      expect(head.hash, 'the multi-transaction block is the head').to.equal(seed.blocks.multiTx.hash);
+      expect(head.transactions).to.have.length(6);
+    });
+
+    it('fails (never passes) on its documented deviations, each by check id and reason', () => {
+      expect(run.complete).to.equal(true);
+      expect(summarize(run.checks, false, run.complete).verdict).to.equal('fail');
+      const byId = new Map(run.checks.map((k) => [k.id, k]));
+      for (const [id, reason] of Object.entries(c.fails)) {
+        expect(byId.get(id)?.verdict, id).to.equal('fail');
+        expect(byId.get(id)?.reason, id).to.match(reason);
+      }
+      for (const id of c.passes) expect(byId.get(id)?.verdict, id).to.equal('pass');
+      // The one check leaning on eth_getBlockReceipts says it could not judge, rather than passing.
+      expect(ids('inconclusive')).to.deep.equal(['eth_getTransactionReceipt/agrees-with-block-receipts']);
+    });
+
+    it('fails exactly the checks its --expect file lists, each as the entry scopes it, and skips exactly those it lists', () => {
+      expect(ids('fail'), 'failures').to.deep.equal(expectations.fail.map((e) => e.id).sort());
+      expect(ids('skip'), 'skips').to.deep.equal(expectations.skip.map((e) => e.id).sort());
+      const unexplained = run.checks.filter((k) => k.verdict === 'fail' && !new RegExp(expectations.fail.find((e) => e.id === k.id)?.match ?? '(?!)').test(k.reason ?? ''));
+      expect(unexplained.map((k) => `${k.id}: ${k.reason}`)).to.deep.equal([]);
+    });
+
+    it('passes with its --expect file only because of its entries: without the file, or without any one entry, the run fails', () => {
+      expect(judge(run, undefined).verdict, 'no file').to.equal('fail');
+      expect(judge(run, expectations)).to.include({ verdict: 'pass', fatalFailures: 0, unexpectedPasses: 0, expectedFailures: expectations.fail.length });
+      const deadWeight = expectations.fail.filter((entry) => judge(run, { ...expectations, fail: expectations.fail.filter((e) => e !== entry) }).verdict !== 'fail').map((e) => e.id);
+      expect(deadWeight, 'entries the run passes without').to.deep.equal([]);
+    });
+
+    it('from the command line: exit 1 as it is, exit 0 with --expect and --strict', async () => {
+      const asIs = await cli(['conformance', '--url', node.url, '--targets', targetsFile, '--out', join(dir, 'as-is'), '--quiet']);
+      expect(asIs.code, asIs.out + asIs.err).to.equal(1);
+      expect(asIs.out).to.match(/conformance: FAIL/);
+      const expected = await cli(['conformance', '--url', node.url, '--targets', targetsFile, '--out', join(dir, 'expected'), '--quiet', '--strict', '--expect', `fixtures/expectations/${c.client}.json`]);
+      expect(expected.code, expected.out + expected.err).to.equal(0);
+      const report = JSON.parse(await readFile(join(dir, 'expected', 'conformance.json'), 'utf8'));
+      expect(report.summary).to.include({ verdict: 'pass', expectedFailures: expectations.fail.length, unexpectedPasses: 0 });
+    });
+
+    it('load smoke: exit 1, the methods it does not serve named, and no method that never answered reads as served', async () => {
+      const out = join(dir, 'load');
+      const r = await cli(['load', '--url', node.url, '--profile', 'smoke', '--duration', '3s', '--out', out]);
+      expect(r.code, r.out + r.err).to.equal(1);
+      const report = JSON.parse(await readFile(join(out, 'load.json'), 'utf8'));
+      expect(report.verdict).to.equal('fail');
+      const status = (m: string): string => report.corpus.methods[m].status;
+      const notServed = Object.keys(report.methods).filter((m) => status(m) === 'not served');
+      expect(notServed).to.deep.equal(c.notServed);
+      for (const m of c.notServed) expect(r.out + r.err).to.include(`${m} is NOT SERVED`);
+      for (const [m, figures] of Object.entries<{ classes: Record<string, number> }>(report.methods)) {
+        const answered = figures.classes['ok']! + figures.classes['ok_null']! + figures.classes['ok_error']!;
+        if (status(m) === 'served') expect(answered, `${m} reads as served`).to.be.greaterThan(0);
+        if (c.notServed.includes(m)) expect(answered, `${m} answered as due`).to.equal(0);
+      }
+    });
+
+    it('what facts.md says about its envelope, as measured', async () => {
+      const missing = await rpc({ id: 1, method: 'eth_chainId', params: [] });
+      const old = await rpc({ jsonrpc: '1.0', id: 1, method: 'eth_chainId', params: [] });
+      if (c.client === 'hardhat') {
+        // facts.md: "accept jsonrpc missing or 1.0". hardhat 2.28.6 does not: -32600, id null.
+        expect(missing.error?.code).to.equal(-32600);
+        expect(old.error?.code).to.equal(-32600);
+        const typed = (await rpc({ jsonrpc: '2.0', id: 1, method: 'eth_getTransactionByHash', params: [seed.txs.byType['0x2']] })).result;
+        expect(typed).to.not.have.property('yParity');
+        const legacy = (await rpc({ jsonrpc: '2.0', id: 1, method: 'eth_getTransactionByHash', params: [seed.txs.byType['0x0']] })).result;
+        expect(legacy).to.not.have.property('chainId');
+      } else {
+        expect(missing.result).to.equal(`0x${seed.chainId.toString(16)}`);
+        expect(old.result).to.equal(`0x${seed.chainId.toString(16)}`);
+      }
+    });
+
+    it('stops with its whole process group', async () => {
+      await node.stop();
+      expect(groupAlive(node.pid)).to.equal(false);
+    });
+  });
+}

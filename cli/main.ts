@@ -74,6 +74,7 @@ async function startCommand(argv: string[]): Promise<number> {
   const devnet = await startDevnet();
   try {
     console.log(`embedded default: seeded anvil behind the reference gateway at ${redactUrl(devnet.url)}`);
+    for (const line of seedSkips(devnet.seed)) console.log(line);
     const seedTargets = { reverts: devnet.seed.reverts };
     // The embedded chain's own known deviations (what anvil commits to that no gateway can restate).
     const expect = await embeddedExpectations();
@@ -86,6 +87,11 @@ async function startCommand(argv: string[]): Promise<number> {
   } finally {
     await devnet.stop();
   }
+}
+
+/** A seed step the node could not do is said, never silently dropped: what it leaves out is not on the chain to certify. */
+function seedSkips(seed: { skipped: Array<{ step: string; reason: string }> }): string[] {
+  return seed.skipped.map((s) => `seed: skipped ${s.step}: the node answered "${s.reason}"`);
 }
 
 async function checksCommand(argv: string[]): Promise<number> {
@@ -112,6 +118,7 @@ async function devnetCommand(argv: string[]): Promise<number> {
   // A key the user chose is theirs and stays out of the output; a generated one is printed, or the URL would be unusable.
   console.log(`${devnet.node === 'geth' ? 'geth devnet' : 'embedded default'} listening: ${values['api-key'] ? redactUrl(devnet.url) : devnet.url}`);
   console.log(`chain id ${devnet.seed.chainId}; ${devnet.node} behind it at ${devnet.nodeUrl}. Ctrl-C stops both.`);
+  for (const line of seedSkips(devnet.seed)) console.log(line);
   // What the chain itself commits to (anvil's blob transactionsRoot, no uncles on a dev chain) fails the
   // suite however the gateway normalises; the --expect file lists it, with reasons, as `start` applies it.
   console.log(`certify it: npx rpc-certify conformance --url ${values['api-key'] ? redactUrl(devnet.url) : devnet.url} --expect ${expectationsPath(devnet.node === 'geth' ? 'geth' : 'embedded')}`);

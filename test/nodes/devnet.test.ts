@@ -89,7 +89,8 @@ describe('devnet: anvil + seed + reference gateway', function () {
       expect((await result('eth_getBlockByHash', [empty.hash, false])).transactions).to.deep.equal([]);
     });
 
-    it('has txs of types 0x0, 0x1 (with an access list) and 0x2', async () => {
+    it('has txs of types 0x0, 0x1 (with an access list) and 0x2; the seed skipped no step', async () => {
+      expect(devnet.seed.skipped).to.deep.equal([]);
       for (const type of ['0x0', '0x1', '0x2']) {
         const hash = devnet.seed.txs.byType[type];
         expect(hash, type).to.be.a('string');

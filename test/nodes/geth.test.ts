@@ -29,6 +29,7 @@ describe('geth --dev, seeded, certified as it is', function () {
   it('holds every transaction type 0x0-0x4, creations, logs, a failed tx, an empty block with a withdrawal and a multi-tx head block', async () => {
     const { byType, failed, creation, withLogs } = devnet.seed.txs;
     expect(Object.keys(byType).sort()).to.deep.equal(['0x0', '0x1', '0x2', '0x3', '0x4']);
+    expect(devnet.seed.skipped).to.deep.equal([]);
     for (const [type, hash] of Object.entries(byType)) expect((await rpc('eth_getTransactionByHash', [hash])).result.type, type).to.equal(type);
     expect((await rpc('eth_getTransactionReceipt', [failed])).result.status).to.equal('0x0');
     expect((await rpc('eth_getTransactionReceipt', [creation])).result.contractAddress).to.be.a('string');

@@ -6,13 +6,13 @@ import { expect } from 'chai';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { seedChain, type SeedInfo } from '../devnet/seed.ts';
-import type { NodeProcess } from '../devnet/process.ts';
-import { runConformance, type RunResult } from '../conformance/framework/runner.ts';
-import { type Expectations, expectationFor, loadExpectations } from '../conformance/framework/expectations.ts';
-import { summarize } from '../conformance/report/model.ts';
-import { cli } from './support/cli.ts';
-import { type Client, startClient } from './support/clients.ts';
+import { seedChain, type SeedInfo } from '../../devnet/seed.ts';
+import type { NodeProcess } from '../../devnet/process.ts';
+import { runConformance, type RunResult } from '../../conformance/framework/runner.ts';
+import { type Expectations, expectationFor, loadExpectations } from '../../conformance/framework/expectations.ts';
+import { summarize } from '../../conformance/report/model.ts';
+import { cli } from '../support/cli.ts';
+import { type Client, startClient } from '../support/clients.ts';
 
 type Answer = { jsonrpc?: string; id?: unknown; result?: any; error?: { code: number; message: string } };
 

@@ -143,6 +143,7 @@ for (const c of cases) {
 
     it('fails exactly the checks its --expect file lists, each as the entry scopes it, and skips exactly those it lists', () => {
       expect(ids('fail'), 'failures').to.deep.equal(expectations.fail.map((e) => e.id).sort());
+      expect(expectations.fail.filter((e) => !e.match).map((e) => e.id), 'entries excusing any failure of their check').to.deep.equal([]);
       expect(ids('skip'), 'skips').to.deep.equal(expectations.skip.map((e) => e.id).sort());
       const unexplained = run.checks.filter((k) => k.verdict === 'fail' && !new RegExp(expectations.fail.find((e) => e.id === k.id)?.match ?? '(?!)').test(k.reason ?? ''));
       expect(unexplained.map((k) => `${k.id}: ${k.reason}`)).to.deep.equal([]);

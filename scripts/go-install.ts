@@ -1,9 +1,11 @@
-// Builds a pinned Go command into the tools dir ($RPC_CERTIFY_TOOLS or ~/.cache/rpc-certify/tools, outside
-// git): k6 and geth are both built this way by `npm run setup`.
+// Finds or builds a pinned Go command in the tools dir ($RPC_CERTIFY_TOOLS or ~/.cache/rpc-certify/tools, outside
+// git): k6 and geth by `npm run setup`, vegeta by the bench. One flow for all three: a binary on PATH where the
+// tool allows one, else the pinned version in the tools dir, else a build with Go.
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, mkdtemp, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 
 export const run = promisify(execFile);
@@ -19,6 +21,61 @@ export interface GoCommand {
   pkg: string;
   version: string;
   minGo: [number, number];
+}
+
+export interface GoTool extends GoCommand {
+  /** The version a binary reports, as a tag (v1.2.3); undefined when it does not run. */
+  versionOf(binary: string): Promise<string | undefined>;
+  /** A binary on PATH in place of the tools dir's: 'own', the user's own (the first on PATH), wins over the tools dir
+   * when it `accept`s its version; 'pinned', the pinned version anywhere on PATH, serves after the tools dir. Without
+   * it, only the tools dir counts. */
+  onPath?: { kind: 'own'; accept: (version: string) => boolean } | { kind: 'pinned' };
+  /** Said when it has to be built: how long that takes, or what it is for. */
+  buildNote: string;
+}
+
+export interface ToolBinary {
+  path: string;
+  version: string;
+  source: 'path' | 'tools' | 'built';
+}
+
+/** The binary that would be used, without building anything (for `doctor` and the tests that skip without it). */
+export async function findGoTool(tool: GoTool): Promise<ToolBinary | undefined> {
+  if (tool.onPath?.kind === 'own') {
+    const own = (await onPath(tool.name))[0];
+    const version = own && (await tool.versionOf(own));
+    if (own && version && tool.onPath.accept(version)) return { path: own, version, source: 'path' };
+  }
+  const inTools = join(toolsDir(), 'bin', tool.name);
+  if ((await tool.versionOf(inTools)) === tool.version) return { path: inTools, version: tool.version, source: 'tools' };
+  if (tool.onPath?.kind === 'pinned') {
+    for (const candidate of await onPath(tool.name)) {
+      if ((await tool.versionOf(candidate)) === tool.version) return { path: candidate, version: tool.version, source: 'path' };
+    }
+  }
+  return undefined;
+}
+
+/** The binary to use, built into the tools dir first when there is none; throws with Go's own error when it cannot be built. */
+export async function ensureGoTool(tool: GoTool, log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<ToolBinary> {
+  const found = await findGoTool(tool);
+  if (found) return found;
+  log(`building ${tool.name} ${tool.version} with Go into ${join(toolsDir(), 'bin')} (${tool.buildNote})`);
+  const path = await goInstall(tool, log);
+  const version = await tool.versionOf(path);
+  if (version !== tool.version) throw new Error(`built ${path} but it reports ${version ?? 'no version'}, expected ${tool.version}`);
+  return { path, version, source: 'built' };
+}
+
+/** The executables called `name` on PATH, in PATH order. */
+async function onPath(name: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const dir of (process.env['PATH'] ?? '').split(delimiter).filter(Boolean)) {
+    const candidate = join(dir, name);
+    if (await access(candidate, constants.X_OK).then(() => true, () => false)) found.push(candidate);
+  }
+  return found;
 }
 
 /** `go install pkg@version` into <tools>/bin; returns the binary's path. Throws with both attempts' output. */

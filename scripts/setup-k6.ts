@@ -1,42 +1,35 @@
 // Finds or builds the k6 binary the load tests run: the user's own k6 first on PATH, else the pinned
 // version in the tools dir ($RPC_CERTIFY_TOOLS or ~/.cache/rpc-certify/tools, outside git), else a
 // build with Go. Run as a script: `npx tsx scripts/setup-k6.ts`.
-import { constants } from 'node:fs';
-import { access } from 'node:fs/promises';
-import { delimiter, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { goInstall, run, toolsDir } from './go-install.ts';
+import { ensureGoTool, findGoTool, type GoTool, run, type ToolBinary } from './go-install.ts';
 
 export { toolsDir } from './go-install.ts';
 
 export const K6_VERSION = 'v2.2.0';
 const K6_MODULE = 'go.k6.io/k6/v2';
 
-export interface K6Binary {
-  path: string;
-  version: string;
-  source: 'path' | 'tools' | 'built';
-}
+export type K6Binary = ToolBinary;
+
+const K6: GoTool = {
+  name: 'k6',
+  module: K6_MODULE,
+  pkg: K6_MODULE,
+  version: K6_VERSION,
+  minGo: [1, 25],
+  versionOf,
+  // The user's own k6 wins when it is k6 v1 or later (the scenarios need its open-model executors and dashboard).
+  onPath: { kind: 'own', accept: (version) => majorOf(version) >= 1 },
+  buildNote: 'about 3 minutes on 2 cores',
+};
 
 /** The k6 that would be used, without building anything (for `doctor`). */
-export async function findK6(): Promise<K6Binary | undefined> {
-  const onPath = await firstOnPath('k6');
-  const pathVersion = onPath && (await versionOf(onPath));
-  // The user's own k6 wins when it is k6 v1 or later (the scenarios need its open-model executors and dashboard).
-  if (onPath && pathVersion && majorOf(pathVersion) >= 1) return { path: onPath, version: pathVersion, source: 'path' };
-  const inTools = join(toolsDir(), 'bin', 'k6');
-  const toolsVersion = await versionOf(inTools);
-  return toolsVersion === K6_VERSION ? { path: inTools, version: toolsVersion, source: 'tools' } : undefined;
+export function findK6(): Promise<K6Binary | undefined> {
+  return findGoTool(K6);
 }
 
-export async function ensureK6(log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<K6Binary> {
-  const found = await findK6();
-  if (found) return found;
-  log(`building k6 ${K6_VERSION} with Go into ${join(toolsDir(), 'bin')} (about 3 minutes on 2 cores)`);
-  const path = await goInstall({ name: 'k6', module: K6_MODULE, pkg: K6_MODULE, version: K6_VERSION, minGo: [1, 25] }, log);
-  const version = await versionOf(path);
-  if (version !== K6_VERSION) throw new Error(`built ${path} but it reports ${version ?? 'no version'}, expected ${K6_VERSION}`);
-  return { path, version, source: 'built' };
+export function ensureK6(log?: (line: string) => void): Promise<K6Binary> {
+  return ensureGoTool(K6, log);
 }
 
 export async function versionOf(binary: string): Promise<string | undefined> {
@@ -46,14 +39,6 @@ export async function versionOf(binary: string): Promise<string | undefined> {
 
 function majorOf(version: string): number {
   return Number(/^v(\d+)/.exec(version)?.[1] ?? 0);
-}
-
-async function firstOnPath(name: string): Promise<string | undefined> {
-  for (const dir of (process.env['PATH'] ?? '').split(delimiter).filter(Boolean)) {
-    const candidate = join(dir, name);
-    if (await access(candidate, constants.X_OK).then(() => true, () => false)) return candidate;
-  }
-  return undefined;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

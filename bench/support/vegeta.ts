@@ -6,21 +6,16 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { goInstall, run, toolsDir } from '../../scripts/go-install.ts';
+import { ensureGoTool, run } from '../../scripts/go-install.ts';
 import { REQUEST } from './endpoint.ts';
 import type { Responder } from './lib.ts';
 
 export const VEGETA_VERSION = 'v12.13.0';
 
-/** The pinned vegeta in the tools dir, built first if it is not there. */
-export async function ensureVegeta(log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<string> {
-  const path = join(toolsDir(), 'bin', 'vegeta');
-  if ((await vegetaVersion(path)) === VEGETA_VERSION) return path;
-  log(`building vegeta ${VEGETA_VERSION} with Go into ${join(toolsDir(), 'bin')} (for the bench's peer row)`);
-  await goInstall({ name: 'vegeta', module: 'github.com/tsenart/vegeta/v12', pkg: 'github.com/tsenart/vegeta/v12', version: VEGETA_VERSION, minGo: [1, 22] }, log);
-  const version = await vegetaVersion(path);
-  if (version !== VEGETA_VERSION) throw new Error(`built ${path} but it reports ${version ?? 'no version'}, expected ${VEGETA_VERSION}`);
-  return path;
+/** The pinned vegeta in the tools dir, built first if it is not there (never one on PATH: the figure is for this version). */
+export async function ensureVegeta(log?: (line: string) => void): Promise<string> {
+  const vegeta = await ensureGoTool({ name: 'vegeta', module: 'github.com/tsenart/vegeta/v12', pkg: 'github.com/tsenart/vegeta/v12', version: VEGETA_VERSION, minGo: [1, 22], versionOf: vegetaVersion, buildNote: "for the bench's peer row" }, log);
+  return vegeta.path;
 }
 
 /** Workers when flat out: as many as the k6 ceiling's VUs (lib.ts CEILING). */

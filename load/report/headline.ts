@@ -53,6 +53,11 @@ export function generatorSentence(r: LoadReport): { ok: boolean; text: string } 
     const bound = Object.entries(r.capacity).filter(([, c]) => c.limitedBy === 'generator').map(([n]) => n);
     return bound.length ? { ok: false, text: `k6 could not offer the last step's load for ${bound.join(', ')} (their knees are lower bounds)` } : { ok: true, text: "k6 offered every step's load up to the knees" };
   }
+  return plannedLoadSent(r);
+}
+
+/** Whether k6 sent the whole run's planned load: the generator line, and a reason under any verdict but capacity's. */
+function plannedLoadSent(r: LoadReport): { ok: boolean; text: string } {
   return r.generator.keptUp ? { ok: true, text: 'the generator sent the planned load' } : { ok: false, text: `the generator did NOT send the planned load: ${r.generator.note ?? ''}` };
 }
 
@@ -73,7 +78,8 @@ function thresholdFailures(r: LoadReport): string[] {
 }
 
 function generatorCaveat(r: LoadReport): string[] {
-  return r.generator.keptUp ? [] : [`the generator did not send the planned load: ${r.generator.note ?? ''}`];
+  const sent = plannedLoadSent(r);
+  return sent.ok ? [] : [sent.text];
 }
 
 function capacityHeadline(capacity: Record<string, CapacityResult>, r: LoadReport): Headline {

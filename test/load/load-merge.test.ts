@@ -4,7 +4,7 @@ import { Ajv } from 'ajv';
 import { expect } from 'chai';
 import { parseAllDocuments } from 'yaml';
 import { capacityOf, judgeStep, type StepInput } from '../../load/report/analysis.ts';
-import { headline } from '../../load/report/headline.ts';
+import { generatorSentence, headline } from '../../load/report/headline.ts';
 import type { LoadReport } from '../../load/report/report.ts';
 import { sha256Hex } from '../../core/fingerprint.ts';
 import { answerDigest } from '../../load/shared/answer.ts';
@@ -336,6 +336,8 @@ describe('load: the headline (why the verdict)', () => {
     const pass = headline({ ...base, verdict: 'pass', thresholds: [{ metric: 'latency_eth_getBlockByHash', expression: 'p(95)<500', ok: true, value: 1 }], methods: {} } as unknown as LoadReport);
     expect(pass.summary).to.equal('every check held');
     expect(pass.reasons[0]).to.match(/^1 threshold held/);
+    const behind = { ...base, verdict: 'pass', thresholds: [], methods: {}, generator: { keptUp: false, note: 'k6 used 1.9 of 2 cores' } } as unknown as LoadReport;
+    expect(headline(behind).reasons.at(-1), 'the reason and the generator line say it alike').to.equal(generatorSentence(behind).text);
     const step = (offeredRps: number, verdict: string) => ({ offeredRps, verdict, reason: verdict === 'slo' ? 'p99 300 ms > 250 ms' : undefined });
     const capacity = headline({
       ...base,

@@ -36,12 +36,8 @@ export async function startGeth(opts: { port?: number; binary?: string } = {}): 
       '--ipcdisable', '--nodiscover', '--maxpeers', '0', '--port', '0', '--authrpc.port', '0',
       '--verbosity', '2',
     ];
-    try {
-      const node = await spawnNode('geth', binary, args, port, START_TIMEOUT_MS, { onStopped: () => rm(datadir, { recursive: true, force: true }) });
-      return { ...node, binary };
-    } catch (e) {
-      await rm(datadir, { recursive: true, force: true });
-      throw e;
-    }
+    // The datadir goes when the node stops, and spawnNode stops it on a failed start too.
+    const node = await spawnNode('geth', binary, args, port, START_TIMEOUT_MS, { onStopped: () => rm(datadir, { recursive: true, force: true }) });
+    return { ...node, binary };
   });
 }

@@ -2,14 +2,14 @@
 // the run; an expected failure that passes is an unexpected pass and fails it; a file that cannot be
 // trusted (unknown or doubled ids, off the schema) is a usage error.
 import { expect } from 'chai';
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDevnet, type Devnet } from '../../devnet/index.ts';
 import { expectationFor, ExpectationsError, parseExpectations } from '../../conformance/framework/expectations.ts';
 import type { CheckResult } from '../../conformance/framework/check.ts';
 import { summarize } from '../../conformance/report/model.ts';
-import { FaultProxy } from '../support/fault-proxy.ts';
+import type { Fault, FaultProxy } from '../support/fault-proxy.ts';
+import { faultyDevnet } from '../support/faulty-devnet.ts';
 import { cli } from '../support/cli.ts';
 
 const PENDING = 'eth_getBlockReceipts/pending-equals-latest';
@@ -80,19 +80,18 @@ describe('--expect', function () {
   });
 
   describe('from the command line, against a fault-injecting endpoint', function () {
-    let devnet: Devnet;
+    const pendingGivesNull: Fault = { name: 'pending gives null', kills: [PENDING], rewrite: (req, res) => (req.method === 'eth_getBlockReceipts' && req.params[0] === 'pending' ? { ...res, result: null } : res) };
     let proxy: FaultProxy;
     let dir: string;
+    faultyDevnet((_, p) => (proxy = p));
     before(async () => {
-      devnet = await startDevnet();
-      proxy = new FaultProxy(devnet.url);
-      await proxy.start();
-      proxy.fault = { name: 'pending gives null', kills: [PENDING], rewrite: (req, res) => (req.method === 'eth_getBlockReceipts' && req.params[0] === 'pending' ? { ...res, result: null } : res) };
       dir = await mkdtemp(join(tmpdir(), 'rpc-certify-expect-'));
     });
+    beforeEach(() => {
+      proxy.fault = pendingGivesNull; // faultyDevnet clears it after each test
+    });
     after(async () => {
-      await proxy?.stop();
-      await devnet?.stop();
+      await rm(dir, { recursive: true, force: true });
     });
 
     const run = async (entries: Array<{ id: string; reason: string }> | undefined) => {

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { parseAllDocuments } from 'yaml';
 import { toQuantity } from '../../core/hex.ts';
-import { type Devnet, startDevnet } from '../../devnet/index.ts';
+import type { Devnet } from '../../devnet/index.ts';
 import { mergeHistograms } from '../../load/shared/histogram.ts';
 import { mergeK8s, writeK8s } from '../../load/run/k8s.ts';
 import { METHODS } from '../../load/shared/methods.ts';
@@ -19,7 +19,8 @@ import { runLoad } from '../../load/run/run.ts';
 import { sampleCorpus } from '../../load/plan/sample.ts';
 import { latencyOf, requestsOf, type Shard, shardsIn } from '../../load/shared/shard.ts';
 import { findK6 } from '../../scripts/setup-k6.ts';
-import { FaultProxy, type RpcRequest, type RpcResponse } from '../support/fault-proxy.ts';
+import type { FaultProxy, RpcRequest, RpcResponse } from '../support/fault-proxy.ts';
+import { faultyDevnet } from '../support/faulty-devnet.ts';
 
 const CLI = fileURLToPath(new URL('../../bin/rpc-certify.js', import.meta.url));
 
@@ -56,21 +57,16 @@ describe('load: beyond one process, capacity knee, correctness under load (real 
   let corpusFile: string;
 
   before(async function () {
-    if (!(await findK6())) this.skip(); // no k6 yet: `npx tsx scripts/setup-k6.ts` builds it (needs Go)
-    devnet = await startDevnet();
-    proxy = new FaultProxy(devnet.url);
-    await proxy.start();
+    if (!(await findK6())) this.skip(); // no k6 yet: `npx tsx scripts/setup-k6.ts` builds it (needs Go); the hooks below do not run
+  });
+  faultyDevnet((d, p) => ((devnet = d), (proxy = p)));
+  before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'load-distributed-'));
     // Sampled once, replayed by every run: nothing but the runs themselves goes through the proxy.
     corpusFile = join(dir, 'corpus.json');
     await writeFile(corpusFile, JSON.stringify(await sampleCorpus({ url: devnet.url, seed: 1, missShare: 0.1, methods: METHODS, targets: { reverts: devnet.seed.reverts } })));
   });
-  afterEach(() => {
-    if (proxy) proxy.fault = undefined;
-  });
   after(async () => {
-    await proxy?.stop();
-    await devnet?.stop();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 

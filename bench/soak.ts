@@ -4,7 +4,7 @@
 // reports (its http_req_* timings): bare k6 shows that growth; the harness adds no Trend of its own.
 // The length is a parameter: `npm run bench:soak -- 300` (seconds; 1800 by default), and the rate a second one.
 import { readFile } from 'node:fs/promises';
-import { harnessScenario, generatorPid, round, runBare, runHarness, saveFigure, startResponder, type Responder } from './support/lib.ts';
+import { harnessScenario, round, runBare, runHarness, sampleGenerator, saveFigure, startResponder, type Responder } from './support/lib.ts';
 
 const seconds = Number(process.argv[2] ?? process.env['RPC_CERTIFY_SOAK_SEC'] ?? 1800);
 const rate = Number(process.argv[3] ?? 1000);
@@ -25,34 +25,23 @@ interface Rss {
 
 /** k6's RSS once a second while `run` sends: at warmUpSec into sending, and at the last second it sent. */
 async function rssWhile(responder: Responder, run: () => Promise<object>): Promise<Rss> {
-  const samples: Array<{ at: number; kib: number; served: number }> = [];
-  let running = true;
-  const poll = (async () => {
-    while (running) {
-      const pid = generatorPid();
-      const status = pid === undefined ? '' : await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
-      const kib = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
-      const { served } = await responder.served();
-      if (Number.isFinite(kib)) samples.push({ at: Date.now(), kib, served });
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-    }
-  })();
-  let dropped: number | undefined;
-  try {
-    const result = await run();
-    if ('dropped' in result && typeof result.dropped === 'number') dropped = result.dropped;
-  } finally {
-    running = false;
-    await poll;
-  }
-  const sending = samples.filter((s, i) => i > 0 && s.served > (samples[i - 1]?.served ?? Infinity));
+  const { result, samples } = await sampleGenerator(responder, 1000, rssKiB, run);
+  const dropped = 'dropped' in result && typeof result.dropped === 'number' ? result.dropped : undefined;
+  const sending = samples.filter((s) => s.sending);
   const first = sending[0];
   const start = sending.find((s) => first && s.at - first.at >= warmUpSec * 1000);
   const end = sending.at(-1);
   if (!first || !start || !end) throw new Error('the RSS sampler saw no sending');
   const at = (t: number) => sending.find((s) => s.at >= t) ?? end;
-  const quartersMiB = [1, 2, 3].map((q) => round(at(start.at + ((end.at - start.at) * q) / 4).kib / 1024, 1));
-  return { startMiB: round(start.kib / 1024, 1), endMiB: round(end.kib / 1024, 1), quartersMiB, growth: round(end.kib / start.kib - 1, 3), requests: end.served - first.served, ...(dropped === undefined ? {} : { dropped }) };
+  const quartersMiB = [1, 2, 3].map((q) => round(at(start.at + ((end.at - start.at) * q) / 4).value / 1024, 1));
+  return { startMiB: round(start.value / 1024, 1), endMiB: round(end.value / 1024, 1), quartersMiB, growth: round(end.value / start.value - 1, 3), requests: end.served - first.served, ...(dropped === undefined ? {} : { dropped }) };
+}
+
+/** A process's resident memory in KiB, from /proc. */
+async function rssKiB(pid: number | undefined): Promise<number | undefined> {
+  const status = pid === undefined ? '' : await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  const kib = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+  return Number.isFinite(kib) ? kib : undefined;
 }
 
 const responder = await startResponder('fast');

@@ -209,23 +209,36 @@ export function cpuMsPerRequest(f: { cpuSec: number; requests: number }): number
  * what each request costs, whatever the run's length.
  */
 export async function whileSending<T extends { cpuSec: number; requests: number }>(responder: Responder, run: () => Promise<T>): Promise<T> {
-  const samples: Array<{ cpuSec: number; served: number }> = [];
+  const { result, samples } = await sampleGenerator(responder, 100, cpuSeconds, run);
+  const sending = samples.map((x) => x.sending);
+  const [from, to] = [samples[sending.indexOf(true) - 1], samples[sending.lastIndexOf(true)]];
+  if (!from || !to || to.served - from.served < 100) throw new Error('the CPU sampler saw no sending');
+  return { ...result, cpuSec: to.value - from.value, requests: to.served - from.served };
+}
+
+/** A reading of the running generator, with the responder's served count then and whether it grew since the reading before. */
+export interface GeneratorSample<V> {
+  at: number;
+  value: V;
+  served: number;
+  sending: boolean;
+}
+
+/** Reads the running generator (`read` gets its pid, or undefined) every `everyMs` while `run` runs; readings it could not take are left out. */
+export async function sampleGenerator<T, V>(responder: Responder, everyMs: number, read: (pid: number | undefined) => Promise<V | undefined>, run: () => Promise<T>): Promise<{ result: T; samples: Array<GeneratorSample<V>> }> {
+  const samples: Array<GeneratorSample<V>> = [];
   let running = true;
   const poll = (async () => {
     while (running) {
-      const cpuSec = await cpuSeconds(generatorPid());
+      const value = await read(generatorPid());
       const { served } = await responder.served();
-      if (cpuSec !== undefined) samples.push({ cpuSec, served });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      const before = samples.at(-1);
+      if (value !== undefined) samples.push({ at: Date.now(), value, served, sending: before !== undefined && served > before.served });
+      await new Promise((resolve) => setTimeout(resolve, everyMs));
     }
   })();
   try {
-    const result = await run();
-    const grew = samples.map((x, i) => i > 0 && x.served > (samples[i - 1]?.served ?? Infinity));
-    const [first, last] = [grew.indexOf(true), grew.lastIndexOf(true)];
-    const [from, to] = [samples[first - 1], samples[last]];
-    if (!from || !to || to.served - from.served < 100) throw new Error('the CPU sampler saw no sending');
-    return { ...result, cpuSec: to.cpuSec - from.cpuSec, requests: to.served - from.served };
+    return { result: await run(), samples };
   } finally {
     running = false;
     await poll;
@@ -233,7 +246,7 @@ export async function whileSending<T extends { cpuSec: number; requests: number 
 }
 
 /** The running generator child of this process (k6, which runLoad starts out of the bench's sight, or vegeta), if there is one. */
-export function generatorPid(): number | undefined {
+function generatorPid(): number | undefined {
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     let stat = '';
     try {

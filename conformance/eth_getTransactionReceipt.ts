@@ -1,12 +1,12 @@
 // §4.7 eth_getTransactionReceipt: a receipt object (§2.4) or null.
 import { type Address, getContractAddress } from 'viem';
-import { receiptBlooms, removedLogs } from '../core/invariants/block-receipts.ts';
+import { effectiveGasPrices, gasAccounting, receiptBlooms, removedLogs } from '../core/invariants/block-receipts.ts';
 import { sameAddress } from '../core/invariants/compare.ts';
 import { bigintOf, bytes, type Json } from '../core/invariants/encoding.ts';
 import { type CheckContext, MethodSuite } from './framework/check.ts';
 import { envelopeChecks, extraFieldsCheck, nullOnMiss, nullOnZeroHash, type Shaped, UNKNOWN_HASH } from './framework/common.ts';
-import { expectSameFields, failOnViolations, recompute, SAMPLE } from './framework/invariant-checks.ts';
-import { assertReceipt, assertRootXorStatus, type Receipt } from './framework/receipt-checks.ts';
+import { expectSameFields, failOnViolations, fullTxs, judgedRefs, recompute, SAMPLE } from './framework/invariant-checks.ts';
+import { assertReceipt, assertRootXorStatus, expectReceiptsRoot, type Receipt } from './framework/receipt-checks.ts';
 
 const suite = new MethodSuite('eth_getTransactionReceipt');
 export default suite;
@@ -111,6 +111,23 @@ suite.check(
       if (!element) return t.fail(`${what}: eth_getBlockReceipts of block ${receipt.blockNumber} has no receipt at index ${i}`, { pointer: '/result/transactionIndex', actual: receipt.transactionIndex });
       t.expectEqual(element['transactionHash'], hash, `${what}: eth_getBlockReceipts holds another transaction's receipt at index ${i}`, '/result/transactionIndex');
       expectSameFields(t, receipt, element, `${what}: the receipt differs from the element of eth_getBlockReceipts`, '/result');
+    }
+  },
+);
+
+// Without this, an endpoint that does not serve eth_getBlockReceipts (hardhat, ganache) would have its receipts'
+// committed fields and gas figures judged nowhere: agrees-with-block-receipts is inconclusive there.
+suite.check(
+  { intent: 'committed-receipts', clause: 'invariant: receiptsRoot, cumulativeGasUsed, effectiveGasPrice', layer: 'invariant', title: 'the receipts of each block judged, fetched one by one with this method, are the ones it committed to: their trie root is its receiptsRoot, their gas adds up to its gasUsed, each effectiveGasPrice is its transaction\'s', covers: ['hit'] },
+  async (t) => {
+    for (const { name, ref } of judgedRefs(t)) {
+      const block = await t.leaned<Json>('eth_getBlockByHash', [ref.hash, true], `${name} ${ref.hash}`);
+      const txs = fullTxs(t, block, name);
+      const receipts: Json[] = [];
+      for (const tx of txs) receipts.push(t.found(await t.result<Json | null>(suite.method, [tx['hash']]), `${name}: the receipt of its transaction ${String(tx['hash'])} returned null`));
+      await expectReceiptsRoot(t, receipts, block, name, ', fetched one by one,');
+      failOnViolations(t, await recompute(t, '/result', `the gas accounting of ${name}`, () => gasAccounting(receipts, String(block['gasUsed']))), '/result', name);
+      failOnViolations(t, await recompute(t, '/result', `the effective gas prices of ${name}`, () => effectiveGasPrices(receipts, txs, block)), '/result', name);
     }
   },
 );

@@ -44,6 +44,13 @@ export async function recompute<T>(t: CheckContext, at: string, what: string, fn
   }
 }
 
+/** The full transactions of a block fetched with eth_getBlockByHash(full). */
+export function fullTxs(t: CheckContext, block: Json, name: string): Json[] {
+  const txs = block['transactions'];
+  if (!Array.isArray(txs)) return t.fail(`${name}: eth_getBlockByHash(full) gave no transactions array`, { pointer: '/result' });
+  return txs as Json[];
+}
+
 /** Fails on the first violation, saying how many more there are. */
 export function failOnViolations(t: CheckContext, violations: Violation[], at: string, where?: string): void {
   const first = violations[0];

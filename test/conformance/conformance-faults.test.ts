@@ -117,6 +117,13 @@ describe('conformance checks fire on their faults', function () {
     const r = await run(undefined, false);
     expect(byId(r, 'eth_getBlockByHash/logs-bloom')?.verdict, 'receipts one by one instead').to.equal('pass');
     expect(byId(r, 'eth_getTransactionReceipt/agrees-with-block-receipts')).to.deep.include({ verdict: 'inconclusive' });
+    expect(byId(r, 'eth_getTransactionReceipt/committed-receipts')?.verdict, 'receipts one by one against the block').to.equal('pass');
+    // There, a receipt's wrong gas figure fails committed-receipts, the one check left to see it (hardhat and ganache lack
+    // eth_getBlockReceipts: before it, eth_getTransactionReceipt passed whatever its cumulativeGasUsed said).
+    const bump = (x: unknown) => toQuantity(BigInt(String(x)) + 1n);
+    proxy.fault = { name: 'no eth_getBlockReceipts, receipts\' cumulativeGasUsed bumped', kills: [], rewrite: (req, res) => (req.method === 'eth_getBlockReceipts' ? { jsonrpc: '2.0', id: res.id, error: { code: -32601, message: 'the method does not exist' } } : req.method === 'eth_getTransactionReceipt' && res.result ? { ...res, result: { ...(res.result as Record<string, unknown>), cumulativeGasUsed: bump((res.result as Record<string, unknown>)['cumulativeGasUsed']) } } : res) };
+    const bumped = await run(['eth_getTransactionReceipt'], false);
+    expect(bumped.checks.filter(unexplained).map((c) => c.id)).to.deep.equal(['eth_getTransactionReceipt/committed-receipts']);
   });
 
   it('an unusable answer from a method (100k-deep JSON, a field of the wrong shape) fails only its own checks: the checks leaning on it are inconclusive, naming it (red-team B7)', async function () {

@@ -18,27 +18,23 @@ const START_TIMEOUT_MS = 30_000;
 const packageFile = (pkg: string, file: string): string => join(dirname(require.resolve(`${pkg}/package.json`)), file);
 
 /**
- * hardhat node with its built-in network (chain 31337, hardfork osaka, accounts of anvil's mnemonic). A failed
+ * hardhat node with its built-in network (chain 31337, its default hardfork osaka, accounts of anvil's mnemonic). A failed
  * transaction is mined with status 0x0 instead of being refused (throwOnTransactionFailures), as on any other
- * node. The config lives in a throwaway folder (hardhat writes its cache next to it); hardhat refuses to run
+ * node. The config lives in a throwaway folder, its project root for hardhat; hardhat refuses to run
  * unless it is installed in the working directory's project, so it runs from the repository.
  */
-export async function startHardhat(): Promise<NodeProcess> {
-  const dir = await mkdtemp(join(tmpdir(), 'rpc-certify-hardhat-'));
-  const config = join(dir, 'hardhat.config.cjs');
-  await writeFile(config, `module.exports = ${JSON.stringify({ networks: { hardhat: { throwOnTransactionFailures: false } } })};\n`);
-  try {
-    return await withFreePort(undefined, (port) =>
-      spawnNode('hardhat', process.execPath, [packageFile('hardhat', 'internal/cli/cli.js'), '--config', config, 'node', '--hostname', '127.0.0.1', '--port', String(port)], port, START_TIMEOUT_MS, {
-        cwd: REPO,
-        env: { ...process.env, HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true' },
-        onStopped: () => rm(dir, { recursive: true, force: true }),
-      }),
-    );
-  } catch (e) {
-    await rm(dir, { recursive: true, force: true });
-    throw e;
-  }
+export function startHardhat(): Promise<NodeProcess> {
+  return withFreePort(undefined, async (port) => {
+    // One folder per attempt: spawnNode's stop, on a failed start too, removes it.
+    const dir = await mkdtemp(join(tmpdir(), 'rpc-certify-hardhat-'));
+    const config = join(dir, 'hardhat.config.cjs');
+    await writeFile(config, `module.exports = ${JSON.stringify({ networks: { hardhat: { throwOnTransactionFailures: false } } })};\n`);
+    return spawnNode('hardhat', process.execPath, [packageFile('hardhat', 'internal/cli/cli.js'), '--config', config, 'node', '--hostname', '127.0.0.1', '--port', String(port)], port, START_TIMEOUT_MS, {
+      cwd: REPO,
+      env: { ...process.env, HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true' },
+      onStopped: () => rm(dir, { recursive: true, force: true }),
+    });
+  });
 }
 
 /** ganache with its defaults (chain 1337, hardfork shanghai, instamine), accounts of anvil's mnemonic, quiet. */

@@ -26,6 +26,8 @@ interface ClientCase {
   passes: string[];
   /** Methods the load smoke must find not served. */
   notServed: string[];
+  /** What sampling must report besides (each a reason the load run fails). */
+  loadFindings: RegExp[];
 }
 
 const cases: ClientCase[] = [
@@ -50,6 +52,7 @@ const cases: ClientCase[] = [
     // "only for EIP-1559 transactions" (§2.3), so shape and signature checks pass on v.
     passes: ['service/jsonrpc-version', 'eth_getTransactionReceipt/committed-receipts', 'eth_getTransactionByHash/type-0x0-shape', 'eth_getTransactionByHash/type-0x2-shape', 'eth_getTransactionByHash/signature', 'eth_getTransactionByHash/signed-hash'],
     notServed: ['eth_getUncleByBlockNumberAndIndex', 'eth_getUncleByBlockHashAndIndex', 'eth_getBlockReceipts'],
+    loadFindings: [/sampling found eth_estimateGas: \d+ revert entr(y|ies) answered rpc_error -32603/],
   },
   {
     client: 'ganache',
@@ -71,6 +74,7 @@ const cases: ClientCase[] = [
     // ganache serves the uncle methods (null on a chain without uncles), and its block size and roots are right.
     passes: ['eth_getUncleByBlockNumberAndIndex/null-no-uncle', 'eth_getUncleByBlockHashAndIndex/null-no-uncle', 'eth_getBlockByHash/block-size', 'eth_getBlockByHash/transactions-root', 'eth_getTransactionByHash/signature'],
     notServed: ['eth_getBlockReceipts'],
+    loadFindings: [/sampling found eth_estimateGas: \d+ revert entr(y|ies) answered rpc_error -32000/, /sampling found eth_getTransactionByBlockNumberAndIndex: \d+ miss entr(y|ies) answered rpc_error -32700 .*toJSON/],
   },
 ];
 
@@ -178,6 +182,7 @@ for (const c of cases) {
       const notServed = Object.keys(report.methods).filter((m) => status(m) === 'not served');
       expect(notServed).to.deep.equal(c.notServed);
       for (const m of c.notServed) expect(r.out + r.err).to.include(`${m} is NOT SERVED`);
+      for (const finding of c.loadFindings) expect(r.out).to.match(finding);
       for (const [m, figures] of Object.entries<{ classes: Record<string, number> }>(report.methods)) {
         const answered = figures.classes['ok']! + figures.classes['ok_null']! + figures.classes['ok_error']!;
         if (status(m) === 'served') expect(answered, `${m} reads as served`).to.be.greaterThan(0);

@@ -77,14 +77,15 @@ export interface HarnessFigures {
 }
 
 /** The harness as users run it (runLoad, gate profile: classification and sampled validation on), replaying the bench corpus. */
-export async function runHarness(url: string, rate: number, durationSec: number): Promise<HarnessFigures> {
+/** `pprof`: k6 runs with its pprof endpoints on, and its REST API URL comes here. */
+export async function runHarness(url: string, rate: number, durationSec: number, pprof?: (api: string) => void): Promise<HarnessFigures> {
   const dir = await mkdtemp(join(tmpdir(), 'rpc-certify-bench-'));
   try {
     const corpus = join(dir, 'corpus.json');
     await writeFile(corpus, JSON.stringify(benchCorpus()));
     const log: string[] = [];
     const cpu = childCpuSec();
-    const outcome = await runLoad({ url, profile: 'gate', rate, duration: `${durationSec}s`, methods: [METHOD], corpus, out: dir, log: (l) => log.push(l) });
+    const outcome = await runLoad({ url, profile: 'gate', rate, duration: `${durationSec}s`, methods: [METHOD], corpus, out: dir, log: (l) => log.push(l), ...(pprof ? { pprof } : {}) });
     const cpuSec = childCpuSec() - cpu;
     // Exit 1 is a failed threshold (expected when the generator is pushed past what it can send); 2 is no run.
     if (outcome.exitCode === 2) throw new Error(`harness run failed: ${outcome.summary}\n${log.join('\n')}`);
@@ -122,7 +123,7 @@ export interface BareFigures {
  * bucket, with the histogram's bookkeeping thresholds) and nothing else: the floor of any harness that keeps
  * per-request latency in k6 and merges it across instances.
  */
-export async function runBare(url: string, scenario: Record<string, unknown>, durationSec: number, samples = false): Promise<BareFigures> {
+export async function runBare(url: string, scenario: Record<string, unknown>, durationSec: number, samples = false, pprof?: (api: string) => void): Promise<BareFigures> {
   const dir = await mkdtemp(join(tmpdir(), 'rpc-certify-bench-'));
   try {
     const options = {
@@ -153,7 +154,7 @@ export function handleSummary(data) { return { [__ENV.SUMMARY]: JSON.stringify(d
     const summaryPath = join(dir, 'summary.json');
     const k6 = await ensureK6();
     const cpu = childCpuSec();
-    const run = await runK6({ binary: k6.path, script, env: { URL: url, SUMMARY: summaryPath } });
+    const run = await runK6({ binary: k6.path, script, env: { URL: url, SUMMARY: summaryPath }, ...(pprof ? { args: ['--profiling-enabled'], onApi: pprof } : {}) });
     const cpuSec = childCpuSec() - cpu;
     const summary = JSON.parse(await readFile(summaryPath, 'utf8').catch(() => '{}')) as { metrics?: Record<string, { values: Record<string, number> }> };
     const requests = summary.metrics?.['http_reqs']?.values['count'];

@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
+import { setTimeout as delay } from 'node:timers/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
@@ -12,8 +13,12 @@ import { METHODS, metricName } from '../../load/shared/methods.ts';
 import { DROPPED } from '../../load/shared/profiles.ts';
 import { assertReport, type LoadReport } from '../../load/report/report.ts';
 import { findK6 } from '../../scripts/setup-k6.ts';
+import { redactUrl } from '../../core/redact.ts';
+import { FaultProxy } from '../support/fault-proxy.ts';
 
 const SENTINEL = 'SENTINEL-KEY-123';
+/** How long the gated run's proxy holds each answer: ten times the regression gate's 2 ms loopback floor. */
+const GATED_DELAY_MS = 20;
 const CLI = fileURLToPath(new URL('../../bin/rpc-certify.js', import.meta.url));
 
 interface CliRun {
@@ -124,17 +129,33 @@ describe('load: real k6 runs against the embedded default (sentinel API key)', f
   });
 
   it('gates on a baseline: `load --baseline` fails on a regression, `compare` finds it offline', async () => {
+    // The gated run goes through a proxy that holds every answer GATED_DELAY_MS: its p95 is then at least that,
+    // far beyond the baseline's 0.01 ms plus compare.ts's loopback-noise floor (2 ms) and tolerance. Without it
+    // a quiet machine answers within the floor, and the run rightly finds no regression.
+    const proxy = new FaultProxy(devnet.url);
+    proxy.fault = { name: 'delay', kills: [], serveAnyKey: true, rewrite: async (_req, res) => (await delay(GATED_DELAY_MS), res) };
+    await proxy.start();
+    const url = proxy.url.replace(FaultProxy.KEY, SENTINEL);
+    try {
+      await gatesOnBaseline(url);
+    } finally {
+      await proxy.stop();
+    }
+  });
+
+  async function gatesOnBaseline(url: string): Promise<void> {
     const base = join(dir, 'base.json');
-    // The baseline of the gated run below (one method, 2 s, the smoke rate), with its latency doctored down.
+    // The baseline of the gated run below (one method, 2 s, the smoke rate, the proxy's endpoint), with its latency doctored down.
     const doctored = structuredClone(report);
     doctored.methods = { eth_getBlockByHash: report.methods['eth_getBlockByHash'] as LoadReport['methods'][string] };
     doctored.plan = { ...doctored.plan, rate: 5, durationSec: 2 };
+    doctored.endpoint = redactUrl(url);
     // Far below any real answer (not a share of the first run's figures, which a machine stall can inflate past the gated run's).
     for (const m of Object.values(doctored.methods)) if (m.latencyMs) m.latencyMs = { ...m.latencyMs, p95: 0.01, p99: 0.01 };
     await writeFile(base, JSON.stringify(doctored));
 
     const out = join(dir, 'gated');
-    const gated = await cli(['load', '--url', devnet.url, '--corpus', join(dir, 'out', 'load.corpus.json'), '--methods', 'eth_getBlockByHash', '--duration', '2s', '--validate-share', '0.2', '--baseline', base, '--out', out], dir);
+    const gated = await cli(['load', '--url', url, '--corpus', join(dir, 'out', 'load.corpus.json'), '--methods', 'eth_getBlockByHash', '--duration', '2s', '--validate-share', '0.2', '--baseline', base, '--out', out], dir);
     expect(gated.code, gated.stderr).to.equal(1);
     expect(gated.stdout).to.match(/^load smoke: FAIL[^\n]*\n  [^\n]*:\n(  - [^\n]*\n)*  - regressed against [^\n]*base\.json: eth_getBlockByHash p95/);
     const r = JSON.parse(await readFile(join(out, 'load.json'), 'utf8')) as LoadReport;
@@ -149,8 +170,9 @@ describe('load: real k6 runs against the embedded default (sentinel API key)', f
     expect(regressed.code, regressed.stdout + regressed.stderr).to.equal(1);
     expect(regressed.stdout).to.match(/REGRESSED\s+eth_getBlockByHash p95/);
     expect((await cli(['compare', base], dir)).code).to.equal(2);
+    expect(r.methods['eth_getBlockByHash']?.latencyMs?.p95, 'every answer held by the proxy').to.be.at.least(GATED_DELAY_MS);
     await expectNoSentinel(dir, gated);
-  });
+  }
 
   it('never judges a regression on an incomplete run: `compare` refuses one as baseline or as current, `load --baseline` before k6 starts (exit 2)', async () => {
     const complete = join(dir, 'out', 'load.json');

@@ -37,7 +37,12 @@ interface RecordEvent {
   data: unknown;
 }
 
-export function parseTimeline(lines: string[], methods: readonly Subject[]): Timeline {
+/**
+ * `testStartMs`: when k6 started the test (epoch ms, load/run/k6.ts), the origin of the points' t. The dashboard's own
+ * start event comes before k6 runs the VUs' init code (seconds with a big corpus): periods before the test are dropped,
+ * and the first one's rate counts only its time since the test start. Without it, the dashboard's start is the origin.
+ */
+export function parseTimeline(lines: string[], methods: readonly Subject[], testStartMs?: number): Timeline {
   const names = new Set<string>();
   let aggregates: Record<string, string[]> = {};
   let sorted: string[] = [];
@@ -61,8 +66,15 @@ export function parseTimeline(lines: string[], methods: readonly Subject[]): Tim
       if (e.event === 'start') startMs = previousMs = timeMs;
       else if (e.event === 'cumulative') lastCumulative = byName;
       else if (timeMs !== undefined && startMs !== undefined && previousMs !== undefined && timeMs > previousMs) {
+        const origin = testStartMs ?? startMs;
+        const from = Math.max(previousMs, origin);
         // Periods are not exactly periodSec long (flushes jitter): rates use the real interval.
-        points.push(periodPoint(byName, (timeMs - startMs) / 1000, (timeMs - previousMs) / 1000, methods, aggregates));
+        if (timeMs > from) points.push(periodPoint(byName, (timeMs - origin) / 1000, (timeMs - from) / 1000, methods, aggregates));
+        else {
+          // A period that ended before the test started, while k6 ran the VUs' init code: nothing sent, unless the start was seen late.
+          const early = periodPoint(byName, 0, (timeMs - previousMs) / 1000, methods, aggregates);
+          if (Object.keys(early.methods).length) points.push(early);
+        }
         previousMs = timeMs;
       }
     }

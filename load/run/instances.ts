@@ -40,6 +40,8 @@ export interface MeasureInput {
   signal?: AbortSignal;
   /** Each instance's REST API, as it starts listening (live progress). */
   onApi?: (url: string) => void;
+  /** When an instance starts the test (epoch ms: its first requests), as soon as it is seen (live progress). */
+  onTestStart?: (epochMs: number) => void;
   /** k6 with --profiling-enabled: each instance's REST API serves pprof, and its URL comes here. */
   pprof?: (url: string) => void;
 }
@@ -57,10 +59,10 @@ export async function measure(input: MeasureInput): Promise<Measurement> {
       const args = [...(plan.instances > 1 ? ['--execution-segment', segment, '--execution-segment-sequence', sequence] : []), ...(input.pprof ? ['--profiling-enabled'] : [])];
       const onApi = [input.onApi, input.pprof].filter((f) => f !== undefined);
       const prefix = plan.instances > 1 ? `k6[${segment}]` : 'k6';
-      const result = await runK6({ binary: input.k6, script, args, env: k6Environment(input, files), onLine: (line) => input.log(`${prefix}: ${line}`), ...(input.signal ? { signal: input.signal } : {}), ...(onApi.length ? { onApi: (url: string) => onApi.forEach((f) => f(url)) } : {}) });
+      const result = await runK6({ binary: input.k6, script, args, env: k6Environment(input, files), onLine: (line) => input.log(`${prefix}: ${line}`), ...(input.signal ? { signal: input.signal } : {}), ...(onApi.length ? { onApi: (url: string) => onApi.forEach((f) => f(url)) } : {}), ...(input.onTestStart ? { onTestStart: input.onTestStart } : {}) });
       const shard = shardsIn(await readFile(files.shard, 'utf8').catch(() => ''))[0];
       if (!shard) throw new ToolError(`k6 failed (exit ${result.exitCode}): ${result.log.at(-1)?.line ?? 'no output'}`);
-      const timeline = parseTimeline(await recordLines(files.record), plan.scenarios.map((s) => s.name));
+      const timeline = parseTimeline(await recordLines(files.record), plan.scenarios.map((s) => s.name), result.testStartMs);
       return { result, shard, timeline, console: await readFile(files.console, 'utf8').catch(() => ''), files };
     }),
   );

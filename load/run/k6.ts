@@ -11,6 +11,8 @@ export interface K6Result {
   cpuSec?: number;
   /** Distinct log lines, redacted, each with how often it occurred. */
   log: Array<{ line: string; count: number }>;
+  /** When k6 started the test (epoch ms): its first requests, after every VU's init code ran. Absent when never seen running. */
+  testStartMs?: number;
 }
 
 export const CLOCK_TICKS_PER_SEC = 100;
@@ -24,6 +26,8 @@ export interface K6Run {
   onLine?: (line: string) => void;
   /** k6's REST API (http://127.0.0.1:<port>), once it listens: live figures for the progress display. */
   onApi?: (url: string) => void;
+  /** When the test starts (epoch ms, see K6Result.testStartMs), as soon as it is seen. */
+  onTestStart?: (epochMs: number) => void;
   signal?: AbortSignal;
 }
 
@@ -55,19 +59,26 @@ export async function runK6(opts: K6Run): Promise<K6Result> {
   let cpuSec: number | undefined;
   const sampler = setInterval(() => void cpuSeconds(child.pid).then((s) => (cpuSec = s ?? cpuSec)), 1000);
   // k6 takes a free port for its API (--address 127.0.0.1:0) and does not print it: read it from /proc.
+  // The API listens before k6 runs the VUs' init code (seconds with a big corpus): the test starts later.
   let lookups = 0;
   let found = false;
-  const apiFinder = opts.onApi
-    ? setInterval(() => {
-        if (++lookups > 60) return clearInterval(apiFinder);
-        void listeningPort(child.pid).then((port) => {
-          if (port === undefined || found) return;
-          found = true;
-          clearInterval(apiFinder);
-          opts.onApi?.(`http://127.0.0.1:${port}`);
-        });
-      }, 250)
-    : undefined;
+  let testStartMs: number | undefined;
+  const watching = new AbortController();
+  const apiFinder = setInterval(() => {
+    if (++lookups > 60) return clearInterval(apiFinder);
+    void listeningPort(child.pid).then((port) => {
+      if (port === undefined || found) return;
+      found = true;
+      clearInterval(apiFinder);
+      const api = `http://127.0.0.1:${port}`;
+      opts.onApi?.(api);
+      void watchTestStart(api, watching.signal).then((ms) => {
+        if (ms === undefined) return;
+        testStartMs = ms;
+        opts.onTestStart?.(ms);
+      });
+    });
+  }, 250);
   // One SIGINT makes k6 stop the test and still write its summary (a second would abort it): sent once,
   // on the run's abort signal, or on a signal to this process when the caller passed none. k6 never
   // outlives this process.
@@ -91,10 +102,11 @@ export async function runK6(opts: K6Run): Promise<K6Result> {
       child.once('error', reject);
       child.once('close', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
     });
-    return { exitCode, wallSec: (performance.now() - started) / 1000, ...(cpuSec === undefined ? {} : { cpuSec }), log: [...seen.values()] };
+    return { exitCode, wallSec: (performance.now() - started) / 1000, ...(cpuSec === undefined ? {} : { cpuSec }), log: [...seen.values()], ...(testStartMs === undefined ? {} : { testStartMs }) };
   } finally {
     clearInterval(sampler);
     clearInterval(apiFinder);
+    watching.abort();
     if (ownSignal) {
       process.off('SIGINT', stopK6);
       process.off('SIGTERM', stopK6);
@@ -102,6 +114,37 @@ export async function runK6(opts: K6Run): Promise<K6Result> {
     process.off('exit', killK6);
     opts.signal?.removeEventListener('abort', stopK6);
   }
+}
+
+/** How often the test start is polled for: the timeline's points are rounded to a tenth of a second. */
+const START_POLL_MS = 50;
+/** k6's ExecutionStatusRunning (lib/execution.go): setup() is done, the scenarios' executors run. Later ones: teardown, ended, aborted. */
+const K6_RUNNING = 7;
+
+/**
+ * When k6's executors started (epoch ms, within half a poll): the first iteration, so the first request, starts then.
+ * Polls GET /v1/status until it reports running; undefined when the test is first seen past that (or never).
+ */
+export async function watchTestStart(api: string, signal: AbortSignal): Promise<number | undefined> {
+  const get = <T>(path: string): Promise<T | undefined> =>
+    fetch(`${api}${path}`, { signal: AbortSignal.any([signal, AbortSignal.timeout(2000)]) })
+      .then((r) => (r.ok ? (r.json() as Promise<T>) : undefined))
+      .catch(() => undefined);
+  let before: number | undefined;
+  while (!signal.aborted) {
+    const status = (await get<{ data?: { attributes?: { status?: number } } }>('/v1/status'))?.data?.attributes?.status;
+    const now = Date.now();
+    if (status === K6_RUNNING) {
+      if (before !== undefined) return Math.round((before + now) / 2);
+      // Already running at the first look: a counter's rate is its count over the time since the start.
+      const sample = (await get<{ data?: { attributes?: { sample?: { count?: number; rate?: number } } } }>('/v1/metrics/iterations'))?.data?.attributes?.sample;
+      return sample?.count && sample.rate ? Math.round(now - (sample.count / sample.rate) * 1000) : now;
+    }
+    if (status !== undefined && status > K6_RUNNING) return undefined;
+    if (status !== undefined) before = now;
+    await new Promise((r) => setTimeout(r, START_POLL_MS));
+  }
+  return undefined;
 }
 
 /** CPU seconds (user + system) a running process has used so far; undefined off Linux or once it is gone. */

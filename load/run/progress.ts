@@ -32,8 +32,8 @@ interface SubjectView extends Figures {
 
 export class LiveProgress {
   private readonly apis: string[] = [];
-  /** From k6's start (its API listening), not from bundling the script. */
-  private started = Date.now();
+  /** When the test started (epoch ms): k6's first requests, not its API listening (seconds earlier, before the VUs' init code ran). */
+  private started: number | undefined;
   private readonly timer: NodeJS.Timeout;
   private readonly tty: boolean;
   private previous?: { at: number; requests: Map<Subject, number> };
@@ -51,8 +51,12 @@ export class LiveProgress {
 
   /** A k6 instance's REST API (http://127.0.0.1:<port>) to read figures from. */
   addInstance(api: string): void {
-    if (this.apis.length === 0) this.started = Date.now();
     this.apis.push(api);
+  }
+
+  /** An instance started the test (epoch ms, load/run/k6.ts): the elapsed time counts from the first instance's start. */
+  testStarted(epochMs: number): void {
+    this.started = Math.min(this.started ?? epochMs, epochMs);
   }
 
   /** Prints a log line above the live block (so the block never overwrites it). */
@@ -74,9 +78,10 @@ export class LiveProgress {
       const now = Date.now();
       const figures = await Promise.all(this.opts.subjects.map(async (s) => [s.name, combine(await Promise.all(this.apis.map((api) => readFigures(api, s.name))))] as const));
       const requests = new Map(figures.map(([name, f]) => [name, f.requests]));
-      const seconds = this.previous ? (now - this.previous.at) / 1000 : (now - this.started) / 1000;
+      const seconds = this.previous ? (now - this.previous.at) / 1000 : this.started === undefined ? 0 : (now - this.started) / 1000;
       this.view = new Map(figures.map(([name, f]) => [name, { ...f, ...(seconds > 0 ? { rps: (f.requests - (this.previous?.requests.get(name) ?? 0)) / seconds } : {}) }]));
-      this.previous = { at: now, requests };
+      // Before the start, nothing is sent: the first rate is taken over the time since the start.
+      this.previous = this.started === undefined ? undefined : { at: now, requests };
       if (this.tty) {
         this.clear();
         this.draw();
@@ -90,6 +95,7 @@ export class LiveProgress {
   }
 
   private clock(): string {
+    if (this.started === undefined) return `starting (k6 runs the init code of its VUs), ${Math.round(this.opts.totalSec)} s to run`;
     const elapsed = Math.round((Date.now() - this.started) / 1000);
     const left = Math.max(0, Math.round(this.opts.totalSec - elapsed));
     return `${elapsed} s of ${Math.round(this.opts.totalSec)} s, ETA ${left} s`;

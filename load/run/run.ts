@@ -138,7 +138,7 @@ async function run(opts: LoadOptions, log: (line: string) => void): Promise<Load
       lastTitle = title;
       live = plan.totalSec >= PROGRESS_FROM_SEC ? new LiveProgress({ title: shown, subjects: plan.scenarios, totalSec: plan.totalSec, out: opts.log ? { write: (t) => (log(t.trimEnd()), true) } : process.stderr }) : undefined;
       try {
-        return await measure({ plan, k6: k6.path, url: opts.url, corpusFile, work: join(work, `run-${runs++}`), log: show, ...(opts.signal ? { signal: opts.signal } : {}), ...(live ? { onApi: live.addInstance.bind(live) } : {}), ...(opts.pprof ? { pprof: opts.pprof } : {}) });
+        return await measure({ plan, k6: k6.path, url: opts.url, corpusFile, work: join(work, `run-${runs++}`), log: show, ...(opts.signal ? { signal: opts.signal } : {}), ...(live ? { onApi: live.addInstance.bind(live), onTestStart: live.testStarted.bind(live) } : {}), ...(opts.pprof ? { pprof: opts.pprof } : {}) });
       } finally {
         live?.stop();
         live = undefined;

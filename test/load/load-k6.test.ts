@@ -100,6 +100,10 @@ describe('load: real k6 runs against the embedded default (sentinel API key)', f
     expect(report.methods['eth_estimateGas']?.classes.ok_error, 'reverting init code').to.be.above(0);
     expect(report.methods['eth_getBlockByHash']?.classes.ok_null, 'misses').to.be.above(0);
     expect(report.timeline.points.length).to.be.at.least(2);
+    // The timeline starts at the first requests, not seconds earlier when k6's dashboard started, before the VUs' init code.
+    const [firstPoint] = report.timeline.points;
+    expect(firstPoint?.t, 'the first period ends within one period of the first requests').to.be.at.most(report.plan.periodSec);
+    expect(Object.keys(firstPoint?.methods ?? {}), 'the first period holds requests').to.not.be.empty;
     expect(report.endpoint).to.match(/\/v3\/<redacted>$/);
     expect(first.stdout).to.match(/load smoke: PASS/);
   });

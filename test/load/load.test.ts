@@ -211,6 +211,38 @@ describe('load: profiles, corpus, comparison, timeline', () => {
     expect(t.codes).to.deep.equal({ eth_getBlockByHash: { rpc_error: { '-32000': 5 } } });
   });
 
+  it("starts the timeline at the test's start (k6's first requests), not at the dashboard's start before the VUs' init code", () => {
+    const m = 'eth_getBlockByHash';
+    const snapshot = (ms: number, n: number) => ({ event: 'snapshot', data: [[n, n], [n, n], [ms]] });
+    const lines = [
+      { event: 'param', data: { aggregates: { counter: ['count', 'rate'], gauge: ['value'] } } },
+      { event: 'metric', data: { time: { type: 'gauge' }, [metricName.histogram(m, groupOf(350))]: { type: 'counter' }, [bucketMetric(m, 350)]: { type: 'counter' } } },
+      { event: 'start', data: [[0], [0], [1000]] },
+      // The VUs' init code runs for 2.3 s: two empty periods, then the test starts at 3300, 0.7 s before the next flush.
+      snapshot(2000, 0),
+      snapshot(3000, 0),
+      snapshot(4000, 7),
+      snapshot(5000, 10),
+    ].map((e) => JSON.stringify(e));
+    const rates = (points: TimelinePoint[]) => points.map((p) => [p.t, p.methods[m]?.rps]);
+    expect(rates(parseTimeline(lines, [m], 3300).points)).to.deep.equal([
+      [0.7, 10],
+      [1.7, 10],
+    ]);
+    // Without the test's start, the dashboard's is the origin (what an older record can give).
+    expect(rates(parseTimeline(lines, [m]).points)).to.deep.equal([
+      [1, undefined],
+      [2, undefined],
+      [3, 7],
+      [4, 10],
+    ]);
+    // The start seen a little late (after a flush): that period's requests stay, at 0.
+    expect(rates(parseTimeline(lines, [m], 4020).points)).to.deep.equal([
+      [0, 7],
+      [1, 10.2],
+    ]);
+  });
+
   it('caps the error codes of load.json: the 8 most frequent per class, the rest added up as "other"', () => {
     const many = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [String(-32000 - i), i + 1]));
     const capped = cappedCodes({ rpc_error: many, http_error: { '-32000': 2 } });

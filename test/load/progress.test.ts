@@ -1,8 +1,12 @@
 // Live progress (load/run/progress.ts): figures read from a k6-shaped REST API, drawn as a block on a terminal
-// and as one line every 30 s elsewhere; and the API's port found from /proc (load/run/k6.ts).
+// and as one line every 30 s elsewhere; the API's port found from /proc, and the test's start from the API (load/run/k6.ts).
 import { expect } from 'chai';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import { listeningPort } from '../../load/run/k6.ts';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { listeningPort, runK6 } from '../../load/run/k6.ts';
+import { findK6 } from '../../scripts/setup-k6.ts';
 import { groupOf } from '../../load/shared/histogram.ts';
 import { metricName } from '../../load/shared/methods.ts';
 import { LiveProgress } from '../../load/run/progress.ts';
@@ -43,6 +47,7 @@ describe('live progress', function () {
       const out = sink(true);
       const live = new LiveProgress({ title: 'load gate', subjects: [{ name: m, rps: 10 }], totalSec: 60, out, ttyEverySec: 0.2 });
       live.addInstance(url);
+      live.testStarted(Date.now());
       await new Promise((r) => setTimeout(r, 700));
       live.print('k6: a log line');
       live.stop();
@@ -61,12 +66,36 @@ describe('live progress', function () {
       const out = sink(false);
       const live = new LiveProgress({ title: 'load soak', subjects: [{ name: m, rps: 10 }], totalSec: 1800, out, lineEverySec: 0.3 });
       live.addInstance(url);
+      live.testStarted(Date.now());
       await new Promise((r) => setTimeout(r, 1300));
       live.stop();
       const lines = out.text.trim().split('\n');
       expect(lines.length).to.be.within(1, 5);
       expect(lines[0]).to.match(/^load soak: \d+ s of 1800 s, ETA \d+ s: [\d.]+ rps \(target 10\), p95 up to 12\.4 ms \(eth_getBlockByHash\), 4 errors \(eth_getBlockByHash 4\)$/);
       expect(out.text).to.not.include('\x1b[');
+    } finally {
+      server.close();
+    }
+  });
+
+  it("counts the elapsed time from the test's start (k6's first requests), not from its API listening while VUs initialise", async () => {
+    const { server, url } = await fakeK6(metrics);
+    try {
+      const out = sink(false);
+      const live = new LiveProgress({ title: 'load gate', subjects: [{ name: m, rps: 10 }], totalSec: 60, out, lineEverySec: 0.2 });
+      live.addInstance(url);
+      await new Promise((r) => setTimeout(r, 1300));
+      // k6 listened 1.3 s ago but has not started the test: no elapsed time yet.
+      expect(out.text).to.match(/^load gate: starting \(k6 runs the init code of its VUs\), 60 s to run: /);
+      expect(out.text).to.not.match(/\d+ s of 60 s/);
+      out.text = '';
+      // Two instances: the elapsed time counts from the first one's start.
+      live.testStarted(Date.now() - 4000);
+      live.testStarted(Date.now() - 3000);
+      await new Promise((r) => setTimeout(r, 500));
+      live.stop();
+      // 4 s and a poll or two (a busy machine may delay one past the half second).
+      expect(out.text.trim().split('\n')[0]).to.match(/^load gate: (4 s of 60 s, ETA 56|5 s of 60 s, ETA 55) s: /);
     } finally {
       server.close();
     }
@@ -83,6 +112,43 @@ describe('live progress', function () {
       expect([port]).to.include(await listeningPort(process.pid));
     } finally {
       server.close();
+    }
+  });
+
+  it("finds when real k6 starts the test: its first request, not its API listening while the VUs' init code runs", async function () {
+    this.timeout(60_000);
+    const k6 = await findK6();
+    if (!k6 || process.platform !== 'linux') this.skip();
+    let firstRequest: number | undefined;
+    const target = createServer((_req, res) => {
+      firstRequest ??= Date.now();
+      res.end('{}');
+    });
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+    const dir = await mkdtemp(join(tmpdir(), 'k6-start-test-'));
+    try {
+      const script = join(dir, 'script.js');
+      // Init code as slow as a big corpus: 1.5 s for each of k6's two initialisations (the options, before the API listens; the one VU, after).
+      await writeFile(
+        script,
+        `import http from 'k6/http';
+const until = Date.now() + 1500; while (Date.now() < until) {}
+export const options = { scenarios: { s: { executor: 'constant-arrival-rate', rate: 10, timeUnit: '1s', duration: '2s', preAllocatedVUs: 1, maxVUs: 1 } } };
+export default function () { http.get(__ENV.TARGET); }
+`,
+      );
+      let apiAt: number | undefined;
+      let seen: number | undefined;
+      const result = await runK6({ binary: k6!.path, script, env: { TARGET: `http://127.0.0.1:${(target.address() as { port: number }).port}/` }, onApi: () => (apiAt = Date.now()), onTestStart: (ms) => (seen = ms) });
+      expect(result.exitCode, result.log.map((l) => l.line).join('\n')).to.equal(0);
+      expect(firstRequest, 'the target was asked').to.be.a('number');
+      expect(result.testStartMs).to.equal(seen);
+      // Polled every 50 ms (a busy machine can answer a poll late).
+      expect(Math.abs((result.testStartMs ?? 0) - (firstRequest ?? 0)), 'the start vs the first request').to.be.below(250);
+      expect((firstRequest ?? 0) - (apiAt ?? Infinity), 'the API listened before the init code ran').to.be.above(800);
+    } finally {
+      target.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

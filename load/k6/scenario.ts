@@ -11,7 +11,7 @@ import http from 'k6/http';
 import { Counter, Gauge } from 'k6/metrics';
 import { replyText } from '../../core/reply.ts';
 import { answerDigest } from '../shared/answer.ts';
-import { boundsFault } from '../shared/bounds.ts';
+import { boundsFault, sameAnswerDue } from '../shared/bounds.ts';
 import { type Classification, classify, metVerdict } from '../shared/classify.ts';
 import type { Corpus } from '../shared/corpus.ts';
 import { bucketOf, groupOf, HISTOGRAM_GROUPS } from '../shared/histogram.ts';
@@ -190,15 +190,18 @@ function validated(method: RpcMethod, entry: PackedEntry, envelope: NonNullable<
   return compared(method, entry, envelope, verdict, r, seen);
 }
 
-/** Every answer to an immutable lookup (by hash, or by the number of a final block) is the one recorded at sampling, or `wrong`;
- * any other keeps its bounds (the block and index asked for, an estimate's least and most gas: bounds.ts), or is `wrong`.
+/** Every answer to an immutable lookup (by hash, or by the number of a final block), and every answer from the very block
+ * sampling saw for a lookup by the number of a recent one, is the one recorded at sampling, or `wrong`; any other keeps its
+ * bounds (the block and index asked for, an estimate's least and most gas: bounds.ts), or is `wrong`.
  * An answer `seen` (the bytes sampling saw, but for the id) has the recorded digest: only another one is checked
  * (digest: canonical JSON text, ~0.25 ms in k6 for 1 KB), and it is parsed already. */
 function compared(method: RpcMethod, entry: PackedEntry, envelope: NonNullable<Classification['envelope']>, verdict: Classification, r: Request, seen: boolean): Classification {
   if (verdict.cls !== 'ok' || seen) return verdict;
   const broken = entry.bounds && boundsFault(entry.bounds, envelope.result);
   if (broken) return logOnce(r, 'wrong', `${method} ${entry.params}: ${broken}`);
-  if (entry.answer && answerDigest(envelope.result, sha256Hex) !== entry.answer) return logOnce(r, 'wrong', `${method} ${entry.params}: not the answer recorded at sampling`);
+  if (entry.answer && sameAnswerDue(entry.bounds, envelope.result) && answerDigest(envelope.result, sha256Hex) !== entry.answer) {
+    return logOnce(r, 'wrong', `${method} ${entry.params}: not the answer recorded at sampling${entry.bounds?.includes('@') ? ' for the same block hash' : ''}`);
+  }
   return verdict;
 }
 

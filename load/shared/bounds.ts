@@ -1,7 +1,10 @@
 // What an answer must hold whatever the chain did since sampling: a lookup by block number answers that
 // block (and that index), whatever a reorg near the head put there; an estimate is at least its call's
-// intrinsic gas and at most the gas cap. Recorded at sampling as a short text, checked under load on
-// answers that are not the one sampling saw (a recognised answer needs no check). Pure: Node and k6.
+// intrinsic gas and at most the gas cap. A lookup of a block too recent to be final is also anchored to the
+// hash of the block sampling saw (`@<hash>`): an answer from that same block must be the sampled one (the
+// hash commits to the block's content), and only an answer from another block (a reorg) is held to its
+// bounds alone. Recorded at sampling as a short text, checked under load on answers that are not the one
+// sampling saw (a recognised answer needs no check). Pure: Node and k6.
 import type { Json } from '../../core/invariants/encoding.ts';
 import { intrinsicGas } from '../../core/invariants/intrinsic.ts';
 import type { RpcMethod } from './methods.ts';
@@ -24,17 +27,35 @@ export function boundsOf(method: RpcMethod, params: readonly unknown[], gasCap: 
   return undefined;
 }
 
+/** The bounds anchored to the block sampling saw answer it: `@<blockHash>` of its items, when they share one (an empty list has none). */
+export function anchored(bounds: string, sampled: unknown): string {
+  const hashes = new Set(itemsOf(sampled).map((item) => (item as { blockHash?: unknown } | null)?.blockHash));
+  const [hash] = hashes;
+  return hashes.size === 1 && typeof hash === 'string' && NUMBER.test(hash) ? `${bounds}@${hash.toLowerCase()}` : bounds;
+}
+
+/** Whether the answer must be the sampled one: always, unless the bounds are anchored and the answer is from another block. */
+export function sameAnswerDue(bounds: string | undefined, result: unknown): boolean {
+  const at = bounds?.indexOf('@') ?? -1;
+  if (bounds === undefined || at < 0) return true;
+  const anchor = bounds.slice(at + 1);
+  const items = itemsOf(result);
+  return items.length > 0 && items.every((item) => String((item as { blockHash?: unknown } | null)?.blockHash).toLowerCase() === anchor);
+}
+
+const itemsOf = (result: unknown): unknown[] => (Array.isArray(result) ? result : [result]);
+
 /** Why an answer breaks its bounds, or undefined when it keeps them. */
 export function boundsFault(bounds: string, result: unknown): string | undefined {
-  const [kind, a = '', b] = bounds.split(':');
+  const at = bounds.indexOf('@');
+  const [kind, a = '', b] = (at < 0 ? bounds : bounds.slice(0, at)).split(':');
   if (kind === 'g') {
     const gas = typeof result === 'string' && NUMBER.test(result) ? Number.parseInt(result, 16) : Number.NaN;
     if (!(gas >= Number(a))) return `an estimate of ${String(result)} is below the call's intrinsic gas ${a}`;
     return gas > Number(b) ? `an estimate of ${result as string} is above the gas cap ${b}` : undefined;
   }
   const block = Number.parseInt(a, 16);
-  const items: unknown[] = Array.isArray(result) ? result : [result];
-  for (const item of items) {
+  for (const item of itemsOf(result)) {
     const o = (item ?? {}) as { blockNumber?: unknown; transactionIndex?: unknown };
     if (typeof o.blockNumber !== 'string' || Number.parseInt(o.blockNumber, 16) !== block) return `an answer of block ${String(o.blockNumber)} to a lookup of block ${a}`;
     if (b !== undefined && (typeof o.transactionIndex !== 'string' || Number.parseInt(o.transactionIndex, 16) !== Number.parseInt(b, 16))) {

@@ -72,7 +72,8 @@ export interface Corpus {
   chainId: string;
   /** Head block number when the corpus was sampled. */
   head: string;
-  /** Lookups by a block number at or below this one are compared with the answer sampled, like lookups by hash (none on a short chain). */
+  /** Lookups by a block number at or below this one are compared with the answer sampled, like lookups by hash (none on a short chain);
+   * above it, an answer is compared when it comes from the block sampling saw (its hash: bounds.ts). */
   finalBlock?: string;
   blocksSampled: number;
   entries: Record<RpcMethod, CorpusEntry[]>;

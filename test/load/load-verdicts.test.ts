@@ -270,16 +270,22 @@ describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)
       return { run, report };
     }
 
-    it('every by-number hit carries the block (and index) it asks for; blocks 3 or more under the head are compared with their sampled answer', async () => {
+    it('every by-number hit carries the block (and index) it asks for; blocks 3 or more under the head are compared with their sampled answer, nearer ones while the block is the one sampled', async () => {
       const c = JSON.parse(await readFile(corpus, 'utf8')) as Corpus;
       expect(c.finalBlock, 'the embedded chain calls only blocks 64 deep final').to.equal(`0x${(BigInt(c.head) - 3n).toString(16)}`);
       for (const m of ['eth_getBlockReceipts', 'eth_getTransactionByBlockNumberAndIndex'] as const) {
         const hits = c.entries[m].filter((e) => e.kind === 'hit' && /^0x/.test(String(e.params[0])));
-        expect(hits.every((e) => e.bounds === `n:${e.params.join(':')}`), m).to.equal(true);
         const deep = hits.filter((e) => BigInt(String(e.params[0])) <= BigInt(c.finalBlock ?? '0x0'));
+        const near = hits.filter((e) => !deep.includes(e));
         expect(deep.length, m).to.be.above(0);
-        expect(deep.every((e) => e.answer), `${m}: deep blocks compared`).to.equal(true);
-        expect(hits.filter((e) => BigInt(String(e.params[0])) > BigInt(c.finalBlock ?? '0x0')).some((e) => e.answer), `${m}: blocks near the head not compared`).to.equal(false);
+        expect(near.length, m).to.be.above(0);
+        expect(deep.every((e) => e.bounds === `n:${e.params.join(':')}` && e.answer), `${m}: deep blocks compared`).to.equal(true);
+        // Near the head: anchored to the sampled block's hash (an empty receipt list has none, and is only bounded).
+        for (const e of near) {
+          const anchored = new RegExp(`^n:${e.params.join(':')}@0x[0-9a-f]{64}$`).test(e.bounds ?? '');
+          expect(anchored ? e.answer !== undefined : e.bounds === `n:${e.params.join(':')}` && e.answer === undefined, `${m} ${JSON.stringify(e)}`).to.equal(true);
+        }
+        expect(near.some((e) => e.answer), `${m}: near-head blocks compared`).to.equal(true);
       }
       expect(c.entries.eth_estimateGas.filter((e) => e.kind === 'hit').every((e) => /^g:\d+:\d+$/.test(e.bounds ?? '')), 'estimates bounded').to.equal(true);
     });
@@ -304,6 +310,22 @@ describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)
       const m = report.methods['eth_getTransactionByBlockNumberAndIndex']!;
       expect(m.classes.wrong, JSON.stringify(m.classes)).to.be.above(0);
       expect(m.wrongSample).to.match(/not the answer recorded at sampling/);
+    });
+
+    it('a by-number answer near the head with a field changed, from the same block (hash) as sampled: wrong (red team A10)', async () => {
+      const c = JSON.parse(await readFile(corpus, 'utf8')) as Corpus;
+      const near = (n: unknown) => typeof n === 'string' && /^0x/.test(n) && BigInt(n) > BigInt(c.finalBlock ?? '0x0');
+      const { report } = await runWith((req, res) => {
+        if (!near(req.params[0])) return res;
+        if (req.method === 'eth_getTransactionByBlockNumberAndIndex' && res.result) return { ...res, result: { ...(res.result as object), value: '0x1234' } };
+        if (req.method === 'eth_getBlockReceipts' && Array.isArray(res.result)) return { ...res, result: res.result.map((r: object) => ({ ...r, status: '0x0', logs: [] })) };
+        return res;
+      });
+      for (const m of ['eth_getTransactionByBlockNumberAndIndex', 'eth_getBlockReceipts'] as const) {
+        const s = report.methods[m]!;
+        expect(s.classes.wrong, `${m} ${JSON.stringify(s.classes)}`).to.be.above(0);
+        expect(s.wrongSample, m).to.match(/not the answer recorded at sampling for the same block hash/);
+      }
     });
 
     it('receipts of the head block: each receipt names another block: wrong', async () => {

@@ -9,7 +9,7 @@ import { build } from 'esbuild';
 import { validateShape } from '../../core/schemas.ts';
 import { driftOf } from '../../load/report/analysis.ts';
 import { bundleScenario, precompiledAjv } from '../../load/plan/bundle.ts';
-import { boundsFault, boundsOf } from '../../load/shared/bounds.ts';
+import { anchored, boundsFault, boundsOf, sameAnswerDue } from '../../load/shared/bounds.ts';
 import { classify, type Expectation } from '../../load/shared/classify.ts';
 import { compareReports } from '../../load/report/compare.ts';
 import { composeEntries, compositionOf, type CorpusEntry, type EntryKind, isDegenerate, onMissSide } from '../../load/shared/corpus.ts';
@@ -321,6 +321,24 @@ describe('load: the bounds any answer keeps however the chain moved (bounds.ts)'
     expect(boundsFault(r, [tx('0xa', '0x0'), tx('0xb', '0x0')])).to.match(/block 0xb/);
     expect(boundsOf('eth_getBlockReceipts', ['latest'], undefined), 'a tag moves').to.equal(undefined);
     expect(boundsOf('eth_getTransactionByHash', ['0xa'], undefined)).to.equal(undefined);
+  });
+  it('a lookup of a recent block is anchored to the hash of the block sampled: the same block must answer the same', () => {
+    const hash = `0x${'cd'.repeat(32)}`;
+    const at = (blockHash: string) => ({ blockNumber: '0xa', transactionIndex: '0x1', blockHash });
+    const b = anchored('n:0xa:0x1', at(hash.toUpperCase().replace('0X', '0x')));
+    expect(b).to.equal(`n:0xa:0x1@${hash}`);
+    expect(boundsFault(b, at(hash)), 'the anchor is no bound').to.equal(undefined);
+    expect(boundsFault(b, { ...at(hash), transactionIndex: '0x0' })).to.match(/index 0x0 answered for index 0x1/);
+    expect(sameAnswerDue(b, at(hash)), 'the block sampled').to.equal(true);
+    expect(sameAnswerDue(b, at(`0x${'ef'.repeat(32)}`)), 'another block (a reorg)').to.equal(false);
+    expect(sameAnswerDue(b, null)).to.equal(false);
+    expect(sameAnswerDue('n:0xa:0x1', at(`0x${'ef'.repeat(32)}`)), 'unanchored (a final block): always').to.equal(true);
+    expect(sameAnswerDue(undefined, {}), 'no bounds (by hash): always').to.equal(true);
+    expect(anchored('n:0xa', []), 'an empty receipt list has no block hash').to.equal('n:0xa');
+    expect(anchored('n:0xa', [at(hash), at(`0x${'ef'.repeat(32)}`)]), 'two blocks: no anchor').to.equal('n:0xa');
+    const receipts = anchored('n:0xa', [at(hash), at(hash)]);
+    expect(sameAnswerDue(receipts, [at(hash), at(hash)])).to.equal(true);
+    expect(sameAnswerDue(receipts, [at(hash), at(`0x${'ef'.repeat(32)}`)])).to.equal(false);
   });
   it('an estimate is at least its intrinsic gas (calldata, creation) and at most the gas cap', () => {
     const b = boundsOf('eth_estimateGas', [{ data: '0x00ff' }, 'latest'], 300_000_000n)!;

@@ -5,13 +5,14 @@ import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access, mkdtemp, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
 export const run = promisify(execFile);
 
 export function toolsDir(): string {
-  return process.env['RPC_CERTIFY_TOOLS'] || join(homedir(), '.cache', 'rpc-certify', 'tools');
+  // Absolute: `go install` takes GOBIN only as an absolute path, and the tools must be found from any directory.
+  return resolve(process.env['RPC_CERTIFY_TOOLS'] || join(homedir(), '.cache', 'rpc-certify', 'tools'));
 }
 
 export interface GoCommand {

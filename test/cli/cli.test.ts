@@ -4,10 +4,11 @@ import { expect } from 'chai';
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startDevnet, type Devnet } from '../../devnet/index.ts';
 import { startAnvil, type Anvil } from '../../devnet/anvil.ts';
 import { cli } from '../support/cli.ts';
+import { join, resolve as resolvePath } from 'node:path';
+import { toolsDir } from '../../scripts/go-install.ts';
 
 const SENTINEL = 'SENTINEL-KEY-123-rpc-certify';
 
@@ -78,5 +79,18 @@ describe('command line', function () {
     expect(files).to.include.members(['conformance.json', 'conformance.junit.xml', 'conformance.html', 'targets.lock.json']);
     for (const f of files) expect(await readFile(join(out, f), 'utf8'), f).to.not.include(SENTINEL);
     expect(await readFile(join(out, 'conformance.json'), 'utf8')).to.include('/v3/<redacted>');
+  });
+});
+
+describe('the tools folder (scripts/go-install.ts)', () => {
+  it('RPC_CERTIFY_TOOLS given relative is made absolute (go install takes GOBIN only absolute; red team C4)', () => {
+    const before = process.env['RPC_CERTIFY_TOOLS'];
+    process.env['RPC_CERTIFY_TOOLS'] = 'relative-tools';
+    try {
+      expect(toolsDir()).to.equal(resolvePath(process.cwd(), 'relative-tools'));
+    } finally {
+      if (before === undefined) delete process.env['RPC_CERTIFY_TOOLS'];
+      else process.env['RPC_CERTIFY_TOOLS'] = before;
+    }
   });
 });

@@ -30,6 +30,8 @@ export interface Evidence {
   response?: string;
   durationMs: number;
   fault?: string;
+  /** A well-formed call a check needed a result (or null) for: an endpoint serving the method owes it one (not-served.ts). */
+  resultDue?: boolean;
 }
 
 export interface CheckResult {
@@ -116,8 +118,11 @@ export class CheckContext {
     return this.state.client;
   }
 
-  /** A raw exchange, recorded as evidence. `fresh` skips the run-wide memo (for head-dependent calls). */
-  async exchange(method: string, params: unknown[], opts: { fresh?: boolean } = {}): Promise<Exchange> {
+  /**
+   * A raw exchange, recorded as evidence. `fresh` skips the run-wide memo (for head-dependent calls); `due` marks a
+   * well-formed call that is owed a result.
+   */
+  async exchange(method: string, params: unknown[], opts: { fresh?: boolean; due?: boolean } = {}): Promise<Exchange> {
     let pending: Promise<Exchange>;
     const key = JSON.stringify([method, params]);
     const known = opts.fresh ? undefined : this.state.memo.get(key);
@@ -127,11 +132,11 @@ export class CheckContext {
       if (!opts.fresh) this.state.memo.set(key, pending);
     }
     const ex = await pending;
-    this.record(ex);
+    this.record(ex, opts.due);
     return ex;
   }
 
-  record(ex: Exchange): void {
+  record(ex: Exchange, due = false): void {
     this.evidence.push({
       request: ex.request,
       ...(ex.httpStatus !== undefined ? { httpStatus: ex.httpStatus } : {}),
@@ -139,6 +144,7 @@ export class CheckContext {
       ...(ex.bodyText !== undefined ? { response: excerpt(ex.bodyText) } : {}),
       durationMs: ex.durationMs,
       ...(ex.fault ? { fault: `${ex.fault}: ${ex.faultDetail ?? ''}` } : {}),
+      ...(due ? { resultDue: true } : {}),
     });
   }
 
@@ -147,7 +153,7 @@ export class CheckContext {
    * endpoint could not be tested); a JSON-RPC error where a result was due is a failure.
    */
   async result<T = unknown>(method: string, params: unknown[], opts: { fresh?: boolean } = {}): Promise<T> {
-    const ex = await this.exchange(method, params, opts);
+    const ex = await this.exchange(method, params, { ...opts, due: true });
     try {
       return resultOf<T>(ex);
     } catch (err) {
@@ -182,7 +188,7 @@ export class CheckContext {
 
   /** Like leaned(), but undefined when the method does not serve the call, for a check with an equivalent path. */
   async ifServed<T>(method: string, params: unknown[], what: string): Promise<T | undefined> {
-    const ex = await this.exchange(method, params);
+    const ex = await this.exchange(method, params, { due: true });
     let value: T | null;
     try {
       value = resultOf<T | null>(ex);

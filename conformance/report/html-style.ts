@@ -37,6 +37,9 @@ h3 { font-size: 15px; margin: 6px 0; }
 .facts dt { font-size: 11px; text-transform: uppercase; letter-spacing: .05em; color: var(--muted); }
 .facts dd { margin: 0; overflow-wrap: anywhere; }
 .banner { background: #fbefff; border-bottom: 1px solid #d8b9ff; color: var(--incomplete); padding: 10px 0; font-weight: 600; }
+.banner.not-served { background: var(--expected-bg); border-bottom-color: var(--line); color: var(--ink); }
+.banner.not-served.fatal { background: var(--fail-bg); border-bottom-color: #ffcecb; color: var(--fail); }
+.banner.not-served ul { margin: 6px 0 0; padding-left: 20px; font-weight: 400; color: var(--ink); }
 
 .bar { position: sticky; top: 0; z-index: 10; background: rgba(255,255,255,.94); backdrop-filter: blur(6px); border-bottom: 1px solid var(--line); }
 .bar .wrap { display: flex; align-items: center; gap: 8px; padding-top: 8px; padding-bottom: 8px; flex-wrap: wrap; }

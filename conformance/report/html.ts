@@ -27,6 +27,7 @@ export function renderHtml(report: ConformanceReport): string {
 <style>${STYLE}</style></head>
 <body>
 ${hero(report)}
+${notServedBanner(report)}
 ${report.summary.verdictReason && report.summary.verdict === 'inconclusive' ? `<div class="banner"><div class="wrap">Inconclusive: ${esc(report.summary.verdictReason)}. A run cannot pass on checks the endpoint never answered.</div></div>` : ''}
 ${report.run.complete ? '' : `<div class="banner"><div class="wrap">Incomplete run: ${esc(report.run.incompleteReason ?? 'the run stopped before every check ran')}. Passing checks prove nothing about the ones that did not run.</div></div>`}
 ${stickyBar(report)}
@@ -54,11 +55,14 @@ addEventListener('hashchange',reveal);reveal();
 
 function hero(report: ConformanceReport): string {
   const { run, summary } = report;
+  const missing = (summary.notServed ?? []).filter((m) => !m.expected).length;
   const sub =
     summary.verdict === 'incomplete'
       ? 'stopped early'
       : summary.verdict === 'fail'
-        ? plural(summary.fatalFailures, 'fatal failure')
+        ? missing > 0
+          ? `${missing} ${missing === 1 ? 'method' : 'methods'} not served`
+          : plural(summary.fatalFailures, 'fatal failure')
         : summary.verdict === 'inconclusive'
           ? 'not enough answers'
           : `${summary.pass} of ${summary.total} passed`;
@@ -83,6 +87,16 @@ function hero(report: ConformanceReport): string {
     .map(([k, v]) => `<div><dt>${esc(k)}</dt><dd>${v}</dd></div>`)
     .join('')}</dl></div>
 </div></header>`;
+}
+
+/** Each method not served, named before anything else: one finding, not the twenty failed checks it causes. */
+function notServedBanner(report: ConformanceReport): string {
+  const all = report.summary.notServed ?? [];
+  if (all.length === 0) return '';
+  const item = (m: NonNullable<ConformanceReport['summary']['notServed']>[number]) =>
+    `<li><b>${esc(m.method)}</b> ${m.expected ? '<span class="pill o-expected">not served (expected)</span>' : '<span class="pill o-fail">NOT SERVED</span>'} <span class="muted">${esc(`all ${m.calls} distinct calls: ${m.answers.join('; ')}`)} · ${esc(m.expected ? `${report.run.expectations?.file ?? 'the --expect file'} lists its ${m.failedChecks} failed check(s)` : `${m.failedChecks} of its ${m.checks} checks fail on it`)}</span></li>`;
+  const fatal = all.some((m) => !m.expected);
+  return `<div class="banner not-served${fatal ? ' fatal' : ''}"><div class="wrap">${fatal ? 'Methods this endpoint does not serve: the run fails on them.' : 'Methods this endpoint does not serve, a known gap the --expect file accounts for.'}<ul>${all.map(item).join('')}</ul></div></div>`;
 }
 
 function stickyBar(report: ConformanceReport): string {
@@ -115,7 +129,8 @@ function methodMatrix(report: ConformanceReport, checks: Judged[]): string {
   const rows = methodsOf(report).map((method) => {
     const own = checks.filter((c) => c.method === method);
     const squares = own.map((c) => `<a class="sq o-${c.outcome}" href="#${esc(c.id)}" title="${esc(tooltip(c))}"></a>`).join('');
-    const tallyText = own.length === 0 ? 'no checks' : `${own.filter((c) => c.outcome === 'pass').length}/${own.length} pass`;
+    const missing = report.summary.notServed?.find((m) => m.method === method);
+    const tallyText = missing ? (missing.expected ? 'not served (expected)' : 'NOT SERVED') : own.length === 0 ? 'no checks' : `${own.filter((c) => c.outcome === 'pass').length}/${own.length} pass`;
     return `<tr><th scope="row">${esc(method)}</th><td class="tally" title="${esc(tally(own))}">${tallyText}</td><td><div class="squares">${squares}</div></td></tr>`;
   });
   return `<section id="matrix"><h2>Methods × checks</h2>${legend('<span class="muted">· hover a square for the check, click for its details</span>')}

@@ -6,7 +6,7 @@ import { writeJsonReport } from './json.ts';
 import { writeJunitReport } from './junit.ts';
 import { type ConformanceReport, outcomeOf } from './model.ts';
 import { inert } from '../../core/inert.ts';
-import { formatDuration } from './text.ts';
+import { formatDuration, notServedLine } from './text.ts';
 
 export type { ConformanceReport } from './model.ts';
 export { summarize } from './model.ts';
@@ -32,8 +32,11 @@ export async function writeReports(report: ConformanceReport, outDir: string): P
 /** The few lines the CLI prints last: verdict, counts, the fatal failures, where the reports are. */
 export function formatSummary(report: ConformanceReport, paths: ReportPaths): string {
   const s = report.summary;
+  const notServed = s.notServed ?? [];
   const lines = [
     `conformance: ${s.verdict.toUpperCase()}  (${s.total} checks in ${formatDuration(report.run.durationMs)}, ${report.run.requestCount} requests${report.run.strict ? ', strict' : ''})`,
+    // Named first: one method missing is one finding, not the twenty failures below it.
+    ...notServed.map((m) => `  ${notServedLine(m, report.run.expectations?.file)}`),
     `  ${s.pass} passed, ${s.fatalFailures} failed, ${s.advisoryFailures} advisory, ${s.inconclusive} inconclusive, ${s.skip} skipped`,
   ];
   const exp = report.run.expectations;
@@ -47,10 +50,13 @@ export function formatSummary(report: ConformanceReport, paths: ReportPaths): st
   if (s.verdict === 'inconclusive' && s.verdictReason) lines.push(`  inconclusive: ${s.verdictReason}`);
   if (report.run.deadlineReached) lines.push(`  deadline: the run deadline passed; what was unfinished is inconclusive (--deadline)`);
   const fatal = report.checks.filter((c) => outcomeOf(c, report.run.strict) === 'fail');
-  if (fatal.length > 0) {
-    lines.push('  failed:');
-    for (const c of fatal.slice(0, LISTED_FAILURES)) lines.push(`    ${c.id} [${c.clause}]${c.reason ? ` ${inert(firstLine(c.reason), 100)}` : ''}`);
-    if (fatal.length > LISTED_FAILURES) lines.push(`    … and ${fatal.length - LISTED_FAILURES} more (see the HTML report)`);
+  // The failures of a method not served are one line each, above; the list keeps the others.
+  const missing = new Set(notServed.map((m) => m.method));
+  const listed = fatal.filter((c) => !missing.has(c.method));
+  if (listed.length > 0) {
+    lines.push(missing.size > 0 ? '  failed (besides the methods not served):' : '  failed:');
+    for (const c of listed.slice(0, LISTED_FAILURES)) lines.push(`    ${c.id} [${c.clause}]${c.reason ? ` ${inert(firstLine(c.reason), 100)}` : ''}`);
+    if (listed.length > LISTED_FAILURES) lines.push(`    … and ${listed.length - LISTED_FAILURES} more (see the HTML report)`);
   }
   const unexpected = report.checks.filter((c) => outcomeOf(c, report.run.strict) === 'unexpected-pass');
   if (unexpected.length > 0) {

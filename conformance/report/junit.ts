@@ -5,7 +5,7 @@ import type { CheckResult } from '../framework/check.ts';
 import { xmlSafe } from '../../core/inert.ts';
 import { writeFileAtomic } from './atomic.ts';
 import { type ConformanceReport, methodsOf, outcomeOf } from './model.ts';
-import { exchangeMeta, requestText, responseText } from './text.ts';
+import { exchangeMeta, notServedLine, requestText, responseText } from './text.ts';
 
 // The typings declare an ES default export, but under Node the CJS build's module.exports (the
 // builder itself) is what a default import yields.
@@ -14,6 +14,7 @@ const junit = junitModule as unknown as Builder;
 export function junitXml(report: ConformanceReport): string {
   // A fresh builder per report: the package's singleton would accumulate across runs in one process.
   const builder = junit.newBuilder().name('rpc-certify');
+  runSuite(builder, report);
   const skips: string[] = [];
   for (const method of methodsOf(report)) {
     const checks = report.checks.filter((c) => c.method === method);
@@ -24,20 +25,32 @@ export function junitXml(report: ConformanceReport): string {
       .time(seconds(checks.reduce((s, c) => s + c.durationMs, 0)));
     for (const check of checks) addCase(suite.testCase(), check, report.run.strict, skips);
   }
-  // A run that cannot pass without failing a check (no answers, interrupted) still turns CI red.
-  const { verdict, verdictReason } = report.summary;
-  if (verdict === 'inconclusive' || verdict === 'incomplete') {
+  return withSkipMessages(builder.build(), skips);
+}
+
+/**
+ * The run's own findings, first: each method not served (a failure unless the --expect file accounts for it), and a
+ * run that cannot pass without failing a check (no answers, interrupted), which still turns CI red.
+ */
+function runSuite(builder: Builder, report: ConformanceReport): void {
+  const { verdict, verdictReason, notServed = [] } = report.summary;
+  const open = verdict === 'inconclusive' || verdict === 'incomplete';
+  if (!open && notServed.length === 0) return;
+  const suite = builder.testSuite().name('rpc-certify').timestamp(report.run.startedAt);
+  for (const m of notServed) {
+    const tc = suite.testCase().className('rpc-certify.run').name(xmlSafe(`${m.method} ${m.expected ? 'not served (expected)' : 'NOT SERVED'}`));
+    const line = xmlSafe(notServedLine(m, report.run.expectations?.file));
+    if (m.expected) tc.standardOutput(line);
+    else tc.failure(line, 'not-served');
+  }
+  if (open) {
     const why = verdict === 'incomplete' ? (report.run.incompleteReason ?? 'the run stopped early') : (verdictReason ?? 'too much could not be tested');
-    builder
-      .testSuite()
-      .name('rpc-certify')
-      .timestamp(report.run.startedAt)
+    suite
       .testCase()
       .className('rpc-certify.run')
       .name(`run verdict ${verdict.toUpperCase()}`)
       .failure(xmlSafe(`${verdict.toUpperCase()}: ${why}`), verdict);
   }
-  return withSkipMessages(builder.build(), skips);
 }
 
 /** junit-report-builder writes a bare <skipped/>; CI shows a skip's reason from its message attribute, so each

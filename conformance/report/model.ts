@@ -4,6 +4,7 @@ import { INTERRUPTED_EXIT } from '../../cli/interrupt.ts';
 import type { CheckResult } from '../framework/check.ts';
 import type { ExpectationNote } from '../framework/expectations.ts';
 import type { BlockRef, Targets } from '../../core/targets.ts';
+import { type NotServedMethod, notServedMethods } from './not-served.ts';
 
 export interface ConformanceReport {
   schemaVersion: 1;
@@ -51,12 +52,18 @@ export interface ConformanceReport {
     verdictReason?: string;
     /** Methods that were asked and never answered (timeouts, resets, refused connections, rate limits). */
     unansweredMethods?: string[];
+    /**
+     * Methods the endpoint does not serve (not-served.ts: every answer to every call said the method is not there).
+     * One not `expected` fails the run, whatever its checks' outcomes.
+     */
+    notServed?: NotServedMethod[];
   };
   checks: CheckResult[];
 }
 
 /**
- * pass: every fatal check ran and none failed. fail: a fatal check failed (or an --expect entry passed).
+ * pass: every fatal check ran and none failed. fail: a fatal check failed, an --expect entry passed, or a method is
+ * not served without the --expect file accounting for every failure of it.
  * inconclusive: too much could not be tested (a method never answered, or more than INCONCLUSIVE_SHARE of
  * the fatal checks), so neither verdict holds. incomplete: the run was interrupted.
  */
@@ -99,13 +106,16 @@ export function summarize(checks: CheckResult[], strict: boolean, complete: bool
   const fatal = checks.filter((c) => strict || c.layer !== 'advisory');
   const inconclusiveFatal = fatal.filter((c) => c.verdict === 'inconclusive').length;
   const unanswered = unansweredMethods(checks);
+  const notServed = notServedMethods(checks, (c) => outcomeOf(c, strict) === 'expected');
   const reasons = [
     ...(unanswered.length > 0 ? [`never answered: ${unanswered.join(', ')}`] : []),
     ...(inconclusiveFatal > fatal.length * INCONCLUSIVE_SHARE ? [`${inconclusiveFatal} of ${fatal.length} fatal checks inconclusive (more than ${INCONCLUSIVE_SHARE * 100}%)`] : []),
   ];
   // The one place the run's verdict is decided. A run cut short proves nothing either way, whatever its
   // failures so far; a failure stands even when other methods could not be tested; a pass needs answers.
-  const failed = fatalFailures > 0 || unexpectedPasses > 0;
+  // A method not served fails the run even where its checks' failures are advisory or some are excused: only an
+  // --expect file accounting for all of them makes it a known gap.
+  const failed = fatalFailures > 0 || unexpectedPasses > 0 || notServed.some((m) => !m.expected);
   const verdict: Verdict = !complete ? 'incomplete' : failed ? 'fail' : reasons.length > 0 ? 'inconclusive' : 'pass';
   return {
     total: checks.length,
@@ -120,6 +130,7 @@ export function summarize(checks: CheckResult[], strict: boolean, complete: bool
     verdict,
     ...(reasons.length > 0 ? { verdictReason: reasons.join('; ') } : {}),
     ...(unanswered.length > 0 ? { unansweredMethods: unanswered } : {}),
+    ...(notServed.length > 0 ? { notServed } : {}),
   };
 }
 

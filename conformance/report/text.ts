@@ -1,5 +1,7 @@
 // Plain-text renderings shared by the JUnit and HTML writers and the CLI summary.
 import type { Evidence } from '../framework/check.ts';
+import { inert } from '../../core/inert.ts';
+import type { NotServedMethod } from './not-served.ts';
 
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
@@ -46,4 +48,11 @@ export function failingFirst(evidence: Evidence[], failed: boolean): Evidence[] 
 export function curlText(ev: Evidence, endpoint: string): string {
   const url = endpoint.replace('<redacted>', '$RPC_CERTIFY_API_KEY').replace(/["\\`]/g, '\\$&');
   return `curl -sS "${url}" -H 'Content-Type: application/json' --data '${requestText(ev).replaceAll("'", "'\\''")}'`;
+}
+
+/** "NOT SERVED: m (all 9 distinct calls: 9 × error -32601: …); 20 of its 25 checks fail on it", or "not served (expected …)" for a gap the --expect file accounts for. */
+export function notServedLine(m: NotServedMethod, expectFile?: string): string {
+  const head = m.expected ? `not served (expected: ${expectFile ?? 'the --expect file'} lists its ${m.failedChecks} failure(s))` : 'NOT SERVED';
+  const fails = m.expected ? '' : `; ${m.failedChecks} of its ${m.checks} checks fail on it`;
+  return `${head}: ${m.method} (all ${m.calls} distinct calls: ${inert(m.answers.join('; '), 200)})${fails}`;
 }

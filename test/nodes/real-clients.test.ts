@@ -24,7 +24,7 @@ interface ClientCase {
   fails: Record<string, RegExp>;
   /** Checks that pass although facts.md (or a guess) would have them fail: how the suite judges them, pinned. */
   passes: string[];
-  /** Methods the load smoke must find not served. */
+  /** Methods it does not serve: the conformance summary names them first (NOT SERVED), the load smoke finds them too. */
   notServed: string[];
   /** What sampling must report besides (each a reason the load run fails). */
   loadFindings: RegExp[];
@@ -134,9 +134,12 @@ for (const c of cases) {
       expect(head.transactions).to.have.length(6);
     });
 
-    it('fails (never passes) on its documented deviations, each by check id and reason', () => {
+    it('fails (never passes) on its documented deviations, each by check id and reason; the methods it does not serve named as such', () => {
       expect(run.complete).to.equal(true);
-      expect(summarize(run.checks, false, run.complete).verdict).to.equal('fail');
+      const summary = summarize(run.checks, false, run.complete);
+      expect(summary.verdict).to.equal('fail');
+      expect(summary.notServed?.map((m) => [m.method, m.expected])).to.deep.equal(c.notServed.map((m) => [m, false]));
+      for (const m of summary.notServed ?? []) expect(m.answers, m.method).to.have.length(1);
       const byId = new Map(run.checks.map((k) => [k.id, k]));
       for (const [id, reason] of Object.entries(c.fails)) {
         expect(byId.get(id)?.verdict, id).to.equal('fail');
@@ -158,6 +161,7 @@ for (const c of cases) {
     it('passes with its --expect file only because of its entries: without the file, or without any one entry, the run fails', () => {
       expect(judge(run, undefined).verdict, 'no file').to.equal('fail');
       expect(judge(run, expectations)).to.include({ verdict: 'pass', fatalFailures: 0, unexpectedPasses: 0, expectedFailures: expectations.fail.length });
+      expect(judge(run, expectations).notServed?.map((m) => [m.method, m.expected]), 'a known gap, still named').to.deep.equal(c.notServed.map((m) => [m, true]));
       const deadWeight = expectations.fail.filter((entry) => judge(run, { ...expectations, fail: expectations.fail.filter((e) => e !== entry) }).verdict !== 'fail').map((e) => e.id);
       expect(deadWeight, 'entries the run passes without').to.deep.equal([]);
     });
@@ -165,9 +169,14 @@ for (const c of cases) {
     it('from the command line: exit 1 as it is, exit 0 with --expect and --strict', async () => {
       const asIs = await cli(['conformance', '--url', node.url, '--targets', targetsFile, '--out', join(dir, 'as-is'), '--quiet']);
       expect(asIs.code, asIs.out + asIs.err).to.equal(1);
-      expect(asIs.out).to.match(/conformance: FAIL/);
+      const asIsLines = asIs.out.split('\n');
+      expect(asIsLines[0]).to.match(/^conformance: FAIL/);
+      // Named first, one line each, not as the twenty failed checks each causes.
+      expect(asIsLines.slice(1, 1 + c.notServed.length).map((l) => /^  NOT SERVED: (\S+) \(all \d+ distinct calls: /.exec(l)?.[1])).to.deep.equal(c.notServed);
       const expected = await cli(['conformance', '--url', node.url, '--targets', targetsFile, '--out', join(dir, 'expected'), '--quiet', '--strict', '--expect', `fixtures/expectations/${c.client}.json`]);
       expect(expected.code, expected.out + expected.err).to.equal(0);
+      const known = expected.out.split('\n').slice(1, 1 + c.notServed.length);
+      expect(known.map((l) => /^  not served \(expected: fixtures\/expectations\/\w+\.json lists its \d+ failure\(s\)\): (\S+) /.exec(l)?.[1])).to.deep.equal(c.notServed);
       const report = JSON.parse(await readFile(join(dir, 'expected', 'conformance.json'), 'utf8'));
       expect(report.summary).to.include({ verdict: 'pass', expectedFailures: expectations.fail.length, unexpectedPasses: 0 });
     });

@@ -1,0 +1,110 @@
+// A method the endpoint does not serve at all is one finding, not twenty failed checks. It is decided per
+// method from every call the run made to it (its own checks' and those leaning on it), never from one answer:
+//
+//   NOT SERVED  <=>  at least MIN_CALLS distinct calls (by params) got an answer,
+//                    at least one of them a well-formed call owed a result (Evidence.resultDue), and
+//                    every one of those answers says the method is not there: HTTP 404, 405 or 501, JSON-RPC
+//                    error -32601 (method not found) or -32004 (method not supported), or an error of any code
+//                    whose message says so of a method (ganache: -32700 "The method … does not exist/is not
+//                    available").
+//
+// Calls that got no answer (timeouts, resets, rate limits) count neither way: such a method is "never
+// answered" (model.ts). One result, one null or one other error (-32602 to a malformed call, say) is enough
+// to make the method served: its checks then judge it one by one.
+import type { CheckResult, Evidence } from '../framework/check.ts';
+import { isObject } from '../../core/hex.ts';
+
+/** The fewest distinct calls, all answered "not there", that make a method not served. */
+export const MIN_CALLS = 2;
+
+const NOT_SERVED_HTTP = new Set([404, 405, 501]);
+const NOT_SERVED_CODES = new Set([-32601, -32004]);
+/** An error message that says a method is missing, whatever its code. */
+const NOT_SERVED_MESSAGE = /\bmethod\b.{0,80}?\b(does not exist|doesn't exist|not (supported|available|found|implemented|enabled|allowed)|unsupported|unavailable|disabled)\b|\b(unknown|unsupported|unavailable|disabled) method\b/i;
+
+export interface NotServedMethod {
+  method: string;
+  /** Distinct calls that got an answer, every one of them "not there". */
+  calls: number;
+  /** The answers, most frequent first: "9 × error -32004: Method … is not supported". */
+  answers: string[];
+  /** The method's own checks, and how many of them failed. */
+  checks: number;
+  failedChecks: number;
+  /** The --expect file accounts for every failed check of the method: a known gap, which does not fail the run. */
+  expected: boolean;
+}
+
+/** What one answered call said, when it says the method is not there; undefined for any other answer. */
+export function notThereAnswer(ev: Evidence): string | undefined {
+  if (ev.httpStatus !== undefined && NOT_SERVED_HTTP.has(ev.httpStatus)) return `HTTP ${ev.httpStatus}`;
+  const error = errorOf(ev.response);
+  if (!error) return undefined;
+  const { code, message } = error;
+  if ((typeof code === 'number' && NOT_SERVED_CODES.has(code)) || (typeof message === 'string' && NOT_SERVED_MESSAGE.test(message))) {
+    return `error ${String(code)}: ${typeof message === 'string' ? message.slice(0, 120) : '(no message)'}`;
+  }
+  return undefined;
+}
+
+/**
+ * The methods no call was served, by the rule above, with the answers that say so. `explained(check)` says whether
+ * the --expect file accounts for a failed check.
+ */
+export function notServedMethods(checks: CheckResult[], explained: (c: CheckResult) => boolean): NotServedMethod[] {
+  // Per method, per distinct params: whether some call was owed a result, and each answer it got ("not there" or not).
+  const calls = new Map<string, Map<string, { due: boolean; answers: Array<string | undefined> }>>();
+  for (const { evidence } of checks) {
+    for (const ev of evidence) {
+      const req = ev.request;
+      if (!isObject(req) || typeof req['method'] !== 'string' || !answered(ev)) continue;
+      const byParams = calls.get(req['method']) ?? new Map<string, { due: boolean; answers: Array<string | undefined> }>();
+      calls.set(req['method'], byParams);
+      const key = JSON.stringify(req['params']) ?? '';
+      const call = byParams.get(key) ?? { due: false, answers: [] };
+      byParams.set(key, call);
+      call.due ||= ev.resultDue === true;
+      call.answers.push(notThereAnswer(ev));
+    }
+  }
+  const out: NotServedMethod[] = [];
+  for (const [method, byParams] of calls) {
+    const own = checks.filter((c) => c.method === method);
+    const all = [...byParams.values()];
+    // Only a method the run certifies; a call repeated (fresh reads of a tag, the memo shared between checks) must be "not there" every time.
+    if (own.length === 0 || all.length < MIN_CALLS || !all.some((c) => c.due) || all.some((c) => c.answers.includes(undefined))) continue;
+    const failed = own.filter((c) => c.verdict === 'fail');
+    out.push({
+      method,
+      calls: all.length,
+      answers: tallied(all.map((c) => c.answers[0]!)),
+      checks: own.length,
+      failedChecks: failed.length,
+      expected: failed.length > 0 && failed.every(explained),
+    });
+  }
+  // In the run's order of methods.
+  const first = (m: string) => checks.findIndex((c) => c.method === m);
+  return out.sort((a, b) => first(a.method) - first(b.method));
+}
+
+/** A response arrived (a rate limit is not an answer about the method). */
+function answered(ev: Evidence): boolean {
+  return ev.httpStatus !== undefined && ev.httpStatus !== 429 && !ev.fault?.startsWith('rate-limited');
+}
+
+function errorOf(response: string | undefined): { code?: unknown; message?: unknown } | undefined {
+  if (response === undefined) return undefined;
+  try {
+    const body: unknown = JSON.parse(response);
+    return isObject(body) && isObject(body['error']) ? body['error'] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function tallied(answers: string[]): string[] {
+  const counts = new Map<string, number>();
+  for (const a of answers) counts.set(a, (counts.get(a) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1]).map(([a, n]) => `${n} × ${a}`);
+}

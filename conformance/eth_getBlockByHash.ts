@@ -68,8 +68,9 @@ suite.check(
   { intent: 'hashes-match-full', clause: '§4.2', layer: 'invariant', title: 'the hash list (flag false) equals the hashes of the full transactions (flag true), in order' },
   async (t) => {
     const target = t.need(t.targets.multiTxBlock, 'block with transactions');
-    const hashes = await t.result<Block>(suite.method, [target.hash, false]);
-    const full = await t.result<Block>(suite.method, [target.hash, true]);
+    const hashes = t.found(await t.result<Block | null>(suite.method, [target.hash, false]), 'a known block hash returned null (flag false)');
+    const full = t.found(await t.result<Block | null>(suite.method, [target.hash, true]), 'a known block hash returned null (flag true)');
+    if (!Array.isArray(full.transactions) || !Array.isArray(hashes.transactions)) return t.fail('the transactions of a block must be an array', { pointer: '/result/transactions' });
     t.expectEqual(full.transactions.map((tx) => (tx as { hash: string }).hash), hashes.transactions, 'full transactions and hash list disagree', '/result/transactions');
   },
 );

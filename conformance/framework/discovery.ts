@@ -393,3 +393,38 @@ export async function loadTargets(path: string): Promise<Targets> {
   if (!parsed || typeof parsed.chainId !== 'string' || !isObject(parsed.txByType)) throw new Error(`${path} is not a targets lockfile`);
   return { ...parsed, reverts: parsed.reverts ?? [], sources: Object.fromEntries(Object.keys(parsed.sources ?? {}).map((k) => [k, 'lockfile'])) };
 }
+
+/**
+ * The blocks a lockfile's walk met (head, judged, busiest, empty, per era, within the range it walked) that this
+ * endpoint does not have by hash at that number: another chain with the same chain id (a devnet restarted, a
+ * testnet reset, another client), or history reorganised since. An answer that is not a block or null (an error,
+ * no answer) says nothing either way: the checks judge that.
+ */
+export async function lockBlocksMissing(client: RpcClient, t: Targets): Promise<BlockRef[]> {
+  const walked = (ref: BlockRef | undefined): ref is BlockRef => {
+    if (!ref || typeof ref.hash !== 'string' || typeof ref.number !== 'string') return false;
+    try {
+      return BigInt(ref.number) >= BigInt(t.scanned.from) && BigInt(ref.number) <= BigInt(t.scanned.to);
+    } catch {
+      return false;
+    }
+  };
+  const refs = [t.head, t.multiTxBlock, t.emptyBlock, t.withdrawalsBlock, ...(t.judgedBlocks ?? []), ...Object.values(t.eraBlocks ?? {})].filter(walked);
+  const unique = [...new Map(refs.map((r) => [r.hash, { number: r.number, hash: r.hash }])).values()];
+  const answers = await Promise.all(
+    unique.map(async (ref) => {
+      const block = await client.call<unknown>('eth_getBlockByHash', [ref.hash, false]).catch(() => undefined);
+      // A block of another number is another chain's; a malformed one is the checks' to judge.
+      return { ref, here: block !== null && !(isObject(block) && otherNumber(block['number'], ref.number)) };
+    }),
+  );
+  return answers.filter((a) => !a.here).map((a) => a.ref);
+}
+
+function otherNumber(a: unknown, b: string): boolean {
+  try {
+    return typeof a === 'string' && /^0x[0-9a-f]+$/i.test(a) && BigInt(a) !== BigInt(b);
+  } catch {
+    return false;
+  }
+}

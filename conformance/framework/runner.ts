@@ -6,7 +6,7 @@ import { redactCapped, redactDeep, redactUrl } from '../../core/redact.ts';
 import { isObject } from '../../core/hex.ts';
 import type { Targets } from '../../core/targets.ts';
 import { CheckContext, CheckOutcome, stable, type CheckResult, type CheckSpec, type MethodSuite, type RunState } from './check.ts';
-import { coverageOf, discoverTargets, loadTargets, mergeFixtures } from './discovery.ts';
+import { coverageOf, discoverTargets, loadTargets, lockBlocksMissing, mergeFixtures } from './discovery.ts';
 import { expectationFor, type Expectations } from './expectations.ts';
 import { fixtureTargets } from './fixtures.ts';
 import { RpcClient, TransportError, RpcError, resultOf } from './rpc-client.ts';
@@ -88,6 +88,14 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
         ? await loadTargets(opts.targetsFile)
         : mergeFixtures(await discoverTargets(client, { depth: opts.discoveryDepth ?? 64, ...(opts.discoveryBudget ? { budget: opts.discoveryBudget } : {}), chainId, head }), await fixtureTargets(client, chainId), 'fixture');
       if (targets.chainId !== chainId) throw new EndpointUnusable(`targets are for chain ${targets.chainId}, the endpoint serves chain ${chainId}`);
+      if (opts.targetsFile) {
+        // Same chain id is not the same chain: a lock's blocks not here would fail every check that uses them.
+        const missing = await lockBlocksMissing(client, targets);
+        if (missing.length > 0) {
+          const named = missing.slice(0, 3).map((b) => `#${BigInt(b.number)} ${b.hash}`).join(', ');
+          throw new EndpointUnusable(`--targets ${opts.targetsFile}: ${missing.length} block(s) of the lock are not on this endpoint (${named}${missing.length > 3 ? ', …' : ''}): another chain with chain id ${BigInt(chainId)} (a restarted devnet, a reset testnet, another client), or history reorganised since the lock was written. Run without --targets to discover targets here`);
+        }
+      }
       for (const f of opts.fixtures ?? []) targets = mergeFixtures(targets, f.targets, f.source);
       targets.coverage = coverageOf(targets);
     } catch (err) {

@@ -1,8 +1,9 @@
 // §4.7 eth_getTransactionReceipt: a receipt object (§2.4) or null.
 import { type Address, getContractAddress } from 'viem';
-import { effectiveGasPrices, gasAccounting, receiptBlooms, removedLogs } from '../core/invariants/block-receipts.ts';
+import { effectiveGasPrices, gasAccounting, logIndexes, receiptBlooms, receiptPlaces, receiptsAgainstTxs, removedLogs } from '../core/invariants/block-receipts.ts';
 import { sameAddress } from '../core/invariants/compare.ts';
-import { bigintOf, bytes, type Json } from '../core/invariants/encoding.ts';
+import { bigintOf, bytes, type Json, type Violation } from '../core/invariants/encoding.ts';
+import { validateShape } from '../core/schemas.ts';
 import { type CheckContext, MethodSuite } from './framework/check.ts';
 import { envelopeChecks, extraFieldsCheck, nullOnMiss, nullOnZeroHash, type Shaped, UNKNOWN_HASH } from './framework/common.ts';
 import { expectSameFields, failOnViolations, fullTxs, judgedRefs, recompute, SAMPLE } from './framework/invariant-checks.ts';
@@ -115,20 +116,57 @@ suite.check(
   },
 );
 
-// Without this, an endpoint that does not serve eth_getBlockReceipts (hardhat, ganache) would have its receipts'
-// committed fields and gas figures judged nowhere: agrees-with-block-receipts is inconclusive there.
+/** Each block judged (judgedRefs) with its full transactions and the receipt of each, fetched one by one with this method. */
+async function receiptsOfJudgedBlocks(t: CheckContext): Promise<Array<{ name: string; block: Json; txs: Json[]; receipts: Json[] }>> {
+  const out: Array<{ name: string; block: Json; txs: Json[]; receipts: Json[] }> = [];
+  for (const { name, ref } of judgedRefs(t)) {
+    const block = await t.leaned<Json>('eth_getBlockByHash', [ref.hash, true], `${name} ${ref.hash}`);
+    const txs = fullTxs(t, block, name);
+    const receipts: Json[] = [];
+    for (const tx of txs) receipts.push(t.found(await t.result<Json | null>(suite.method, [tx['hash']]), `${name}: the receipt of its transaction ${String(tx['hash'])} returned null`));
+    out.push({ name, block, txs, receipts });
+  }
+  return out;
+}
+
+/** A violation found in a block's receipts (pointer `/<i>/...`), as one of the exchange that served receipt i. */
+const inReceipt = (name: string) => (v: Violation): Violation => ({ ...v, pointer: v.pointer.replace(/^\/\d+/, ''), message: `${name}: ${v.message}` });
+
+// Without these, an endpoint that does not serve eth_getBlockReceipts (hardhat, ganache) would have its receipts'
+// committed fields, gas figures, shape, place and log indexes judged nowhere beyond the few targets:
+// agrees-with-block-receipts is inconclusive there, and the checks above read only judgedReceipts().
 suite.check(
   { intent: 'committed-receipts', clause: 'invariant: receiptsRoot, cumulativeGasUsed, effectiveGasPrice', layer: 'invariant', title: 'the receipts of each block judged, fetched one by one with this method, are the ones it committed to: their trie root is its receiptsRoot, their gas adds up to its gasUsed, each effectiveGasPrice is its transaction\'s', covers: ['hit'] },
   async (t) => {
-    for (const { name, ref } of judgedRefs(t)) {
-      const block = await t.leaned<Json>('eth_getBlockByHash', [ref.hash, true], `${name} ${ref.hash}`);
-      const txs = fullTxs(t, block, name);
-      const receipts: Json[] = [];
-      for (const tx of txs) receipts.push(t.found(await t.result<Json | null>(suite.method, [tx['hash']]), `${name}: the receipt of its transaction ${String(tx['hash'])} returned null`));
+    for (const { name, block, txs, receipts } of await receiptsOfJudgedBlocks(t)) {
       await expectReceiptsRoot(t, receipts, block, name, ', fetched one by one,');
       failOnViolations(t, await recompute(t, '/result', `the gas accounting of ${name}`, () => gasAccounting(receipts, String(block['gasUsed']))), '/result', name);
       failOnViolations(t, await recompute(t, '/result', `the effective gas prices of ${name}`, () => effectiveGasPrices(receipts, txs, block)), '/result', name);
     }
+  },
+);
+
+suite.check(
+  { intent: 'judged-receipts', clause: '§4.7, §2.4, §2.5', layer: 'spec', title: 'the receipt of every transaction of each block judged, fetched one by one, is well formed (schemas/rpc/receipt.json) and is that transaction\'s in that block: blockHash, blockNumber, transactionIndex (its position), transactionHash, type, from and to are theirs, contractAddress is set exactly when to is null, each log points back at it, and a blob transaction\'s blobGasUsed is 131072 per blob', covers: ['hit'] },
+  async (t) => {
+    // Every receipt of every block is judged before the verdict, so the failure counts them all.
+    const violations: Violation[] = [];
+    for (const { name, block, txs, receipts } of await receiptsOfJudgedBlocks(t)) {
+      receipts.forEach((r, i) => {
+        for (const f of validateShape('receipt', r)) violations.push({ pointer: f.pointer === '/' ? '' : f.pointer, message: `${name}: receipt ${i} (${String(txs[i]?.['hash'])}): receipt shape: ${f.pointer} ${f.message}` });
+      });
+      violations.push(...[...receiptsAgainstTxs(receipts, txs), ...receiptPlaces(receipts, txs, block)].map(inReceipt(name)));
+    }
+    failOnViolations(t, violations, '/result');
+  },
+);
+
+suite.check(
+  { intent: 'log-indexes', clause: 'invariant: logIndex', layer: 'invariant', title: 'logIndex numbers each judged block\'s logs from 0x0, contiguously across the receipts of its transactions fetched one by one, in order', covers: ['hit'] },
+  async (t) => {
+    const violations: Violation[] = [];
+    for (const { name, receipts } of await receiptsOfJudgedBlocks(t)) violations.push(...(await recompute(t, '/result', `the log indexes of ${name}`, () => logIndexes(receipts))).map(inReceipt(name)));
+    failOnViolations(t, violations, '/result');
   },
 );
 

@@ -124,6 +124,17 @@ describe('conformance checks fire on their faults', function () {
     proxy.fault = { name: 'no eth_getBlockReceipts, receipts\' cumulativeGasUsed bumped', kills: [], rewrite: (req, res) => (req.method === 'eth_getBlockReceipts' ? { jsonrpc: '2.0', id: res.id, error: { code: -32601, message: 'the method does not exist' } } : req.method === 'eth_getTransactionReceipt' && res.result ? { ...res, result: { ...(res.result as Record<string, unknown>), cumulativeGasUsed: bump((res.result as Record<string, unknown>)['cumulativeGasUsed']) } } : res) };
     const bumped = await run(['eth_getTransactionReceipt'], false);
     expect(bumped.checks.filter(unexplained).map((c) => c.id)).to.deep.equal(['eth_getTransactionReceipt/committed-receipts']);
+    // Nor is a receipt's shape, place or logIndex judged only through the few targets (red-team A5, A7): `from` dropped
+    // from every receipt makes eth_getBlockByHash/logs-bloom inconclusive, and fails the method that served it.
+    const noBlockReceipts = (change: (r: Record<string, unknown>) => Record<string, unknown>): Fault['rewrite'] => (req, res) =>
+      req.method === 'eth_getBlockReceipts' ? { jsonrpc: '2.0', id: res.id, error: { code: -32601, message: 'the method does not exist' } } : req.method === 'eth_getTransactionReceipt' && res.result ? { ...res, result: change(res.result as Record<string, unknown>) } : res;
+    proxy.fault = { name: 'no eth_getBlockReceipts, from dropped from every receipt', kills: [], rewrite: noBlockReceipts((x) => ({ ...x, from: undefined })) };
+    const noFrom = await run(['eth_getTransactionReceipt', 'eth_getBlockByHash'], false);
+    expect(byId(noFrom, 'eth_getBlockByHash/logs-bloom')?.reason).to.include('leans on eth_getTransactionReceipt');
+    expect(byId(noFrom, 'eth_getTransactionReceipt/judged-receipts')?.reason).to.match(/^block \d+ .*: receipt 0 \(0x[0-9a-f]{64}\): receipt shape: \/ missing required field "from"/);
+    proxy.fault = { name: 'no eth_getBlockReceipts, logIndex counted per receipt', kills: [], rewrite: noBlockReceipts((x) => ({ ...x, logs: (x['logs'] as Array<Record<string, unknown>>).map((l, j) => ({ ...l, logIndex: toQuantity(j) })) })) };
+    const perReceipt = await run(['eth_getTransactionReceipt'], false);
+    expect(perReceipt.checks.filter(unexplained).map((c) => c.id)).to.deep.equal(['eth_getTransactionReceipt/log-indexes']);
   });
 
   it('an unusable answer from a method (100k-deep JSON, a field of the wrong shape) fails only its own checks: the checks leaning on it are inconclusive, naming it (red-team B7)', async function () {

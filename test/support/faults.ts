@@ -283,6 +283,19 @@ function invariantFaults(targets: Targets): Fault[] {
     fault('receipt: cumulativeGasUsed differs from the block receipts', [`${M.receipt}/agrees-with-block-receipts`, `${M.receipt}/committed-receipts`], results(M.receipt, (r: Json) => ({ ...r, cumulativeGasUsed: bumped(r['cumulativeGasUsed'], 1n) }))),
     fault('receipt: type 0x0 for every receipt', [`${M.receipt}/agrees-with-tx`], results(M.receipt, (r: Json) => ({ ...r, type: '0x0' })), { methods: [M.receipt] }),
     fault('receipt: to of the sender', [`${M.receipt}/agrees-with-tx`], results(M.receipt, (r: Json) => (r['to'] ? { ...r, to: r['from'] } : r)), { methods: [M.receipt] }),
+    // Red-team A5/A7: receipts no per-target check reads (the blob and set-code ones), wrong only in what
+    // no root commits to; judged one by one, with eth_getBlockReceipts served or not.
+    ...(
+      [
+        ['name another block', (r: Json) => ({ ...r, blockHash: targets.head.hash === r['blockHash'] ? targets.scanned.from : targets.head.hash, blockNumber: '0x1' })],
+        ['sit at another index', (r: Json) => ({ ...r, transactionIndex: '0x63' })],
+        ['lack from', (r: Json) => ({ ...r, from: undefined })],
+        ['have to zeroed', (r: Json) => ({ ...r, to: `0x${'00'.repeat(20)}` })],
+        ['have logs pointing at another transaction', (r: Json) => ({ ...r, logs: (r['logs'] as Json[]).map((l) => ({ ...l, transactionIndex: bumped(l['transactionIndex'], 1n) })) })],
+        ['have a blobGasUsed of 0x0', (r: Json) => (r['blobGasUsed'] ? { ...r, blobGasUsed: '0x0' } : r)],
+      ] as const
+    ).map(([what, change]) => fault(`receipt: blob and set-code receipts ${what}`, [`${M.receipt}/judged-receipts`], results(M.receipt, (r: Json) => (r['type'] === '0x3' || r['type'] === '0x4' ? change(r) : r)), { methods: [M.receipt] })),
+    fault('receipt: logIndex restarts at 0 in each receipt', [`${M.receipt}/log-indexes`, `${M.receipt}/agrees-with-block-receipts`], results(M.receipt, (r: Json) => ({ ...r, logs: (r['logs'] as Json[]).map((l, j) => ({ ...l, logIndex: toQuantity(j) })) })), { methods: [M.receipt] }),
     fault('receipt: logsBloom zeroed', [`${M.receipt}/logs-bloom`], results(M.receipt, (r: Json) => ({ ...r, logsBloom: ZERO_BLOOM }))),
     fault('receipt: contractAddress from the nonce after the creation\'s', [`${M.receipt}/contract-address`], async (req, res, ctx) => {
       if (req.method !== M.receipt || !(res.result as Json | null)?.['contractAddress']) return res;

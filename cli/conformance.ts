@@ -11,7 +11,7 @@ import type { Expectations } from '../conformance/framework/expectations.ts';
 import type { CheckResult } from '../conformance/framework/check.ts';
 import { type ConformanceReport, explains } from '../conformance/report/model.ts';
 import { writeFileAtomic } from '../conformance/report/atomic.ts';
-import { endpointOptions, expectedNetwork, methodList, positive, resolveEndpoint, UsageError } from './networks.ts';
+import { endpointOptions, expectedNetwork, methodList, positive, resolveEndpoint, UsageError, warnShortKey } from './networks.ts';
 import { METHODS } from '../load/shared/methods.ts';
 import { harnessVersion } from './version.ts';
 import { interruptSignal } from './interrupt.ts';
@@ -125,6 +125,7 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
   if (values.expect) opts.expect = await readExpectations(values.expect);
   const { loadTargets } = await import('../conformance/framework/discovery.ts');
   if (values.targets) await loadTargets(values.targets).catch((e: unknown) => Promise.reject(new UsageError(`--targets ${(e as Error).message}`)));
+  warnShortKey(url);
   return certify(opts);
 }
 

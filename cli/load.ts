@@ -10,7 +10,7 @@ import { METHODS } from '../load/shared/methods.ts';
 import { DEFAULT_MAX_STEPS, DEFAULT_MISS_SHARE, parseDuration, PROFILES, type Profile } from '../load/shared/profiles.ts';
 import type { LoadOptions, TestOptions } from '../load/run/run.ts';
 import { findK6, K6_VERSION, toolsDir } from '../scripts/setup-k6.ts';
-import { endpointOptions, expectedNetwork, methodList, positive, resolveEndpoint, UsageError } from './networks.ts';
+import { endpointOptions, expectedNetwork, methodList, positive, resolveEndpoint, UsageError, warnShortKey } from './networks.ts';
 import { interruptSignal } from './interrupt.ts';
 
 /** The options that shape the test, shared by `load` and `k8s`. */
@@ -175,7 +175,10 @@ export async function loadCommand(argv: string[]): Promise<number> {
     const [{ refuseOverwrite, runLoad }, { startDevnet }] = await Promise.all([import('../load/run/run.ts'), import('../devnet/index.ts')]);
     if (values.baseline) await refuseOverwrite(values.baseline, values.out);
     const url = resolveEndpoint(values);
-    if (url) return report(await runLoad({ ...opts, url }));
+    if (url) {
+      warnShortKey(url);
+      return report(await runLoad({ ...opts, url }));
+    }
     const devnet = await startDevnet();
     try {
       console.log(`embedded default: seeded anvil behind the reference gateway at ${redactUrl(devnet.url)}`);

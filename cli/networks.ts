@@ -54,3 +54,32 @@ export function resolveEndpoint(values: { url?: string; network?: string; 'api-k
   if (!apiKey) throw new UsageError('--network needs --api-key or RPC_CERTIFY_API_KEY');
   return networkUrl(values.network, apiKey, values['base-url']);
 }
+
+/** A key shorter than this occurs by chance in evidence (hashes, hex quantities, JSON words such as `true`). */
+const SHORT_KEY = 8;
+
+/**
+ * Every output is redacted of the key wherever it occurs: a short key garbles evidence, so a run says so as it starts
+ * (once the command line is known good). `url`: the one resolveEndpoint() returned.
+ */
+export function warnShortKey(url: string): void {
+  const key = urlKey(url);
+  const length = key === undefined ? 0 : [...key].length;
+  if (key === undefined || length >= SHORT_KEY) return;
+  process.stderr.write(
+    `rpc-certify: WARNING: the API key is only ${length} character${length === 1 ? '' : 's'} long (under ${SHORT_KEY}): every occurrence of it is redacted from all output, ` +
+      `so evidence that happens to hold the same characters (hashes, hex values, JSON words) will read <redacted> in places ` +
+      `and targets.lock.json may not be reusable. The reports stay valid JSON. Use a key of ${SHORT_KEY} or more characters for readable evidence.\n`,
+  );
+}
+
+/** The key of a {base_url}/v3/<KEY> URL, as the endpoint reads it (percent-decoded). */
+function urlKey(url: string): string | undefined {
+  const raw = /\/v3\/([^/?#]+)/.exec(url)?.[1];
+  if (raw === undefined) return undefined;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}

@@ -4,6 +4,8 @@
 // An endpoint can echo the key in any encoding: raw, percent-encoded as the client sent it (either hex
 // case), JSON-escaped (`\u007b`, `\u007B`, `\"`), or a mix of these character by character. Each key is
 // therefore matched by a pattern that accepts every one of those spellings of each of its characters.
+// It can also echo it base64 or base64url-encoded, alone or inside a longer encoded text (a token, a
+// path): those forms are secrets too (base64Forms).
 // Redaction works on text values (a body, a message, a field), never on a serialised report: a key such
 // as `true` or `1` would otherwise cut through JSON syntax.
 
@@ -16,10 +18,13 @@ let longestForm = 0;
 /** Remembers a secret, of any length, so that redact() removes every spelling of it from any text. */
 export function registerSecret(secret: string | undefined): void {
   if (!secret) return;
-  for (const form of new Set([secret, percentDecoded(secret)])) {
-    if (!form || secrets.has(form)) continue;
-    secrets.set(form, pattern(form));
-    longestForm = Math.max(longestForm, form.length * 32);
+  for (const text of new Set([secret, percentDecoded(secret)])) {
+    if (!text) continue;
+    for (const form of [text, ...base64Forms(text)]) {
+      if (secrets.has(form)) continue;
+      secrets.set(form, pattern(form));
+      longestForm = Math.max(longestForm, form.length * 32);
+    }
   }
   // Longest first: a key that contains another is removed whole.
   const sorted = [...secrets].sort(([a], [b]) => b.length - a.length);
@@ -99,6 +104,28 @@ export function schemaVocabulary(schema: unknown): Set<string> {
   };
   walk(schema);
   return words;
+}
+
+/** The base64 characters of a key inside a longer encoded text, when fewer than this, are left alone: they would match by chance. */
+const MIN_EMBEDDED_BASE64 = 8;
+
+/**
+ * The base64 and base64url spellings of a text: encoded alone (padded or not), and the characters that encode
+ * only its bytes when it sits inside a longer encoded text, at each of the three byte offsets modulo 3 (the
+ * characters at its edges also carry the neighbouring bytes' bits, so they are not part of it).
+ */
+export function base64Forms(text: string): string[] {
+  const bytes = new TextEncoder().encode(text);
+  const encode = (b: Uint8Array) => btoa(String.fromCharCode(...b));
+  const alone = encode(bytes);
+  const forms = [alone, alone.replace(/=+$/, '')];
+  for (const offset of [0, 1, 2]) {
+    const encoded = encode(new Uint8Array([...new Uint8Array(offset), ...bytes]));
+    const inner = encoded.slice(Math.ceil((8 * offset) / 6), Math.floor((8 * (offset + bytes.length)) / 6));
+    if (inner.length >= MIN_EMBEDDED_BASE64) forms.push(inner);
+  }
+  const url = forms.map((f) => f.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''));
+  return [...new Set([...forms, ...url])].filter((f) => f !== text);
 }
 
 function percentDecoded(text: string): string | undefined {

@@ -42,7 +42,7 @@ describe('operator safety', function () {
   it('a wrong option value names the option and the valid values', async () => {
     oneLineUsage(await cli(['load', '--profile', 'bogus']), /--profile must be one of smoke, gate, capacity, soak, got "bogus"/);
     oneLineUsage(await cli(['load', '--methods', 'eth_getBlockByHash,eth_foo']), /--methods: unknown method eth_foo; valid: eth_estimateGas, .*eth_getBlockReceipts\n?$/);
-    oneLineUsage(await cli(['conformance', '--url', 'http://127.0.0.1:1/v3/x', '--methods', 'eth_foo']), /--methods: unknown method eth_foo; valid: .*, service\n?$/);
+    oneLineUsage(await cli(['conformance', '--url', 'http://127.0.0.1:1/v3/operator-key-1', '--methods', 'eth_foo']), /--methods: unknown method eth_foo; valid: .*, service\n?$/);
     oneLineUsage(await cli(['load', '--duration', '5x']), /--duration takes a duration such as 30s, 5m or 1h30m .*got "5x"/);
     oneLineUsage(await cli(['load', '--rate', '0']), /--rate takes a positive whole number, got "0"/);
     oneLineUsage(await cli(['load', '--rate']), /Option '--rate <value>' argument missing/);
@@ -62,11 +62,11 @@ describe('operator safety', function () {
     await writeFile(garbage, 'not json at all\n');
     const notCorpus = join(dir, 'other.json');
     await writeFile(notCorpus, '{"version":2,"entries":null}');
-    oneLineUsage(await cli(['load', '--url', 'http://127.0.0.1:1/v3/x', '--corpus', garbage]), /--corpus .*garbage\.json: not JSON/);
-    oneLineUsage(await cli(['load', '--url', 'http://127.0.0.1:1/v3/x', '--corpus', notCorpus]), /--corpus .*other\.json: not a corpus written by rpc-certify load/);
-    oneLineUsage(await cli(['load', '--url', 'http://127.0.0.1:1/v3/x', '--corpus', join(dir, 'missing.json')]), /--corpus .*missing\.json: cannot read it \(ENOENT\)/);
-    oneLineUsage(await cli(['conformance', '--url', 'http://127.0.0.1:1/v3/x', '--targets', garbage]), /--targets .*garbage\.json: not JSON, so not a targets lockfile/);
-    oneLineUsage(await cli(['conformance', '--url', 'http://127.0.0.1:1/v3/x', '--targets', join(dir, 'missing.json')]), /--targets .*missing\.json: cannot read it \(ENOENT\)/);
+    oneLineUsage(await cli(['load', '--url', 'http://127.0.0.1:1/v3/operator-key-1', '--corpus', garbage]), /--corpus .*garbage\.json: not JSON/);
+    oneLineUsage(await cli(['load', '--url', 'http://127.0.0.1:1/v3/operator-key-1', '--corpus', notCorpus]), /--corpus .*other\.json: not a corpus written by rpc-certify load/);
+    oneLineUsage(await cli(['load', '--url', 'http://127.0.0.1:1/v3/operator-key-1', '--corpus', join(dir, 'missing.json')]), /--corpus .*missing\.json: cannot read it \(ENOENT\)/);
+    oneLineUsage(await cli(['conformance', '--url', 'http://127.0.0.1:1/v3/operator-key-1', '--targets', garbage]), /--targets .*garbage\.json: not JSON, so not a targets lockfile/);
+    oneLineUsage(await cli(['conformance', '--url', 'http://127.0.0.1:1/v3/operator-key-1', '--targets', join(dir, 'missing.json')]), /--targets .*missing\.json: cannot read it \(ENOENT\)/);
   });
 
   it('tells runs of different tests apart: profile, rate, duration, methods, endpoint, chain', () => {

@@ -1,5 +1,6 @@
 // The key-echo matrix: an endpoint that echoes the API key everywhere it can (its request path in error
-// messages, headers, error data, results, `\u` escapes in either hex case) in front of a real chain, and
+// messages, headers, error data, results, `\u` escapes in either hex case, base64 and base64url, alone or
+// inside a longer encoded text) in front of a real chain, and
 // the whole suite run through the CLI for keys chosen to be awkward. No form of the key may reach stdout,
 // stderr or any file written, and every report must still be whole.
 import { expect } from 'chai';
@@ -10,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { reportFaults } from '../../conformance/report/json.ts';
 import { redact, redactCapped, redactDeep, registerUrlSecrets } from '../../core/redact.ts';
+import { assertReport, type LoadReport } from '../../load/report/report.ts';
 import { startDevnet, type Devnet } from '../../devnet/index.ts';
 import { cli } from '../support/cli.ts';
 
@@ -22,6 +24,7 @@ const KEYS: Array<{ name: string; key: string; via: 'url' | 'api-key' }> = [
   { name: 'URL-special characters, given as --api-key', key: 'k{e}y|^`x', via: 'api-key' },
   { name: 'non-ASCII', key: 'ключ-ü-密钥', via: 'url' },
   { name: 'a JSON word', key: 'true', via: 'url' },
+  { name: 'the hex prefix', key: '0x', via: 'url' },
   { name: 'one character', key: '7', via: 'url' },
   { name: 'three characters', key: 'Qz9', via: 'api-key' },
   { name: '128 characters', key: Array.from({ length: 128 }, (_, i) => 'AbCdEfGhJkMnPqRsTuVwXyZ23456789'[(i * 7) % 31]).join(''), via: 'url' },
@@ -59,13 +62,16 @@ async function echoingEndpoint(upstream: string, key: () => string): Promise<Ser
           const request = JSON.parse(body) as { method?: unknown } | unknown[];
           const method = Array.isArray(request) ? undefined : request.method;
           const one = (m: Record<string, unknown>): Record<string, unknown> => {
+            // Base64 and base64url: the key alone, and inside a longer token (its characters at some offset of the encoding).
+            const token = `${OPEN}${Buffer.from(key()).toString('base64')}${CLOSE}`;
+            const session = Buffer.from(`session=${path};`).toString('base64url');
             if (m['error'] && typeof m['error'] === 'object') {
               const e = m['error'] as { message?: string };
-              return { ...m, error: { ...e, message: `${e.message ?? ''} (${OPEN}${where}${CLOSE} ${echo})`, data: { echo, path: `${OPEN}${path}${CLOSE}` } } };
+              return { ...m, error: { ...e, message: `${e.message ?? ''} (${OPEN}${where}${CLOSE} ${echo} ${token})`, data: { echo, path: `${OPEN}${path}${CLOSE}`, session } } };
             }
-            if (method === 'web3_clientVersion') return { ...m, result: `${echo} at ${OPEN}${where}${CLOSE}` };
-            if (m['result'] === null) return { jsonrpc: '2.0', id: m['id'], error: { code: -32000, message: `nothing at ${OPEN}${where}${CLOSE} for ${echo}`, data: echo } };
-            if (m['result'] && typeof m['result'] === 'object' && !Array.isArray(m['result'])) return { ...m, result: { ...(m['result'] as object), echo } };
+            if (method === 'web3_clientVersion') return { ...m, result: `${echo} at ${OPEN}${where}${CLOSE} as ${token} in ${session}` };
+            if (m['result'] === null) return { jsonrpc: '2.0', id: m['id'], error: { code: -32000, message: `nothing at ${OPEN}${where}${CLOSE} for ${echo}, token ${token}`, data: { echo, session } } };
+            if (m['result'] && typeof m['result'] === 'object' && !Array.isArray(m['result'])) return { ...m, result: { ...(m['result'] as object), echo, token: `${OPEN}${Buffer.from(key()).toString('base64url')}${CLOSE}`, session } };
             return m;
           };
           const answered = Array.isArray(parsed) ? parsed.map((m) => (m && typeof m === 'object' ? one(m as Record<string, unknown>) : m)) : parsed && typeof parsed === 'object' ? one(parsed as Record<string, unknown>) : parsed;
@@ -75,7 +81,7 @@ async function echoingEndpoint(upstream: string, key: () => string): Promise<Ser
         } catch {
           // not JSON-RPC: passed on as it came
         }
-        res.writeHead(r.status, { 'content-type': `application/json; echo="${path}"`, 'x-echo': path });
+        res.writeHead(r.status, { 'content-type': `application/json; echo="${path}"; token="${Buffer.from(key()).toString('base64')}"`, 'x-echo': path });
         res.end(text);
       })();
     });
@@ -92,7 +98,23 @@ function spellings(key: string, sentPath: string): string[] {
   const lowerU = unicodeEscaped(key).replace(/\\u([0-9A-F]{4})/g, (_, h: string) => `\\u${h.toLowerCase()}`);
   const upperU = lowerU.replace(/\\u([0-9a-f]{4})/g, (_, h: string) => `\\u${h.toUpperCase()}`);
   const sentKey = sentPath.replace(/^\/v3\//, '');
-  return [...new Set([key, encoded, encoded.toLowerCase(), sentKey, sentKey.toLowerCase(), jsonInner, lowerU, upperU, unicodeEscaped(key)])];
+  return [...new Set([key, encoded, encoded.toLowerCase(), sentKey, sentKey.toLowerCase(), jsonInner, lowerU, upperU, unicodeEscaped(key), ...base64Spellings(key), ...base64Spellings(sentKey)])];
+}
+
+/**
+ * Base64 and base64url of a key: alone, and inside a longer encoded text at each byte offset modulo 3, where
+ * the key's own characters are those that come out the same whatever bytes surround it (all zeros, all ones).
+ */
+function base64Spellings(key: string): string[] {
+  const bytes = Buffer.from(key);
+  const out = [bytes.toString('base64'), bytes.toString('base64url')];
+  for (const offset of [0, 1, 2]) {
+    const around = (fill: number) => Buffer.concat([Buffer.alloc(offset, fill), bytes, Buffer.alloc(3, fill)]).toString('base64');
+    const [zeros, ones] = [around(0), around(255)];
+    const own = [...zeros].filter((c, i) => c === ones[i]).join('');
+    out.push(own, own.replace(/\+/g, '-').replace(/\//g, '_'));
+  }
+  return out;
 }
 
 describe('redact(): every spelling of a key', () => {
@@ -110,6 +132,27 @@ describe('redact(): every spelling of a key', () => {
   it('cuts after redacting: a key straddling the cut leaves nothing of itself', () => {
     const text = `${'x'.repeat(95)}${key}${'y'.repeat(50)}`;
     expect(redactCapped(text, 100)).to.equal(`${'x'.repeat(95)}<reda`);
+  });
+
+  it('base64 and base64url: alone (padded or not), and inside a longer encoded text at any offset', () => {
+    const sent = encodeURIComponent(key);
+    for (const text of [key, sent]) {
+      for (const encoding of ['base64', 'base64url'] as const) {
+        const alone = Buffer.from(text).toString(encoding);
+        expect(redact(`token ${alone} end`), alone).to.equal('token <redacted> end');
+        for (const before of ['', 'a', 'ab', 'abc', 'session=/v3/']) {
+          const embedded = Buffer.from(`${before}${text};expires=1`).toString(encoding);
+          const clean = redact(embedded);
+          expect(clean, embedded).to.include('<redacted>');
+          // What is left around the mark encodes the surrounding bytes, and at most the key's first and last few bits.
+          expect(clean.replace('<redacted>', '').length, embedded).to.be.at.most(embedded.length - (Buffer.from(text).length * 4) / 3 + 4);
+        }
+      }
+    }
+    // Base64 with its `/` JSON-escaped (`\/`, as PHP and others write it) is still the key.
+    const slashy = Buffer.from(key).toString('base64');
+    expect(slashy).to.include('/');
+    expect(redact(slashy.replace(/\//g, '\\/'))).to.equal('<redacted>');
   });
 
   it('values, not JSON text: the report stays JSON, and its own words stay', () => {
@@ -154,6 +197,22 @@ describe('key-echo matrix: no form of the API key reaches any output', function 
     }
   });
 
+  for (const key of ['true', '0x']) {
+    it(`a load run (real k6) with the short key ${JSON.stringify(key)}: warned at the start, every report file still valid JSON and schema-valid`, async () => {
+      current = key;
+      const out = await mkdtemp(join(tmpdir(), 'rc-keys-load-short-'));
+      const run = await cli(['load', '--url', `http://127.0.0.1:${port}/v3/${key}`, '--profile', 'smoke', '--duration', '2s', '--methods', 'eth_getBlockByHash,eth_getTransactionReceipt', '--out', out]);
+      expect(run.code, run.err).to.be.oneOf([0, 1]);
+      expect(run.err.split('\n')[0]).to.match(new RegExp(`^rpc-certify: WARNING: the API key is only ${key.length} characters long \\(under 8\\): every occurrence of it is redacted`));
+      const report = JSON.parse(await readFile(join(out, 'load.json'), 'utf8')) as LoadReport;
+      assertReport(report);
+      expect(report.endpoint).to.match(/\/v3\/<redacted>$/);
+      // The echoes reached the report (sampling's findings), and were redacted inside their values.
+      expect(JSON.stringify(report)).to.match(/@@[^@"]*<redacted>[^@"]*@@/);
+      JSON.parse(await readFile(join(out, 'load.corpus.json'), 'utf8'));
+    });
+  }
+
   for (const { name, key, via } of KEYS) {
     it(`${name}: ${JSON.stringify(key.length > 20 ? `${key.slice(0, 12)}…` : key)} (${via === 'url' ? '--url' : '--api-key'})`, async () => {
       current = key;
@@ -162,6 +221,9 @@ describe('key-echo matrix: no form of the API key reaches any output', function 
       const endpoint = via === 'url' ? ['--url', `${base}/v3/${key}`] : ['--network', 'local-devnet', '--base-url', base, '--api-key', key];
       const run = await cli(['conformance', ...endpoint, '--out', out, '--timeout', '5000']);
       expect(run.code, run.err).to.be.oneOf([0, 1]);
+      // A key short enough to occur by chance in evidence is named as such before the run starts (not the key itself).
+      if ([...key].length < 8) expect(run.err.split('\n')[0]).to.match(new RegExp(`^rpc-certify: WARNING: the API key is only ${[...key].length} characters? long \\(under 8\\)`));
+      else expect(run.err).to.not.include('WARNING: the API key');
 
       const files = Object.fromEntries(await Promise.all((await readdir(out)).map(async (f) => [f, await readFile(join(out, f), 'utf8')] as const)));
       expect(Object.keys(files).sort()).to.deep.equal(['conformance.html', 'conformance.json', 'conformance.junit.xml', 'targets.lock.json']);

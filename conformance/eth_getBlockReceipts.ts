@@ -6,7 +6,7 @@ import { assertReceipt, expectReceiptsRoot, type Receipt } from './framework/rec
 import { toQuantity } from '../core/hex.ts';
 import { effectiveGasPrices, gasAccounting, logIndexes, receiptBlooms, receiptsAgainstTxs, removedLogs } from '../core/invariants/block-receipts.ts';
 import type { Json } from '../core/invariants/encoding.ts';
-import { failOnViolations, fullTxs, judgedRefs, recompute } from './framework/invariant-checks.ts';
+import { failOnViolations, fullTxs, judgedRefs, recompute, TypedBlocks } from './framework/invariant-checks.ts';
 import { atHead } from './framework/head.ts';
 
 const suite = new MethodSuite('eth_getBlockReceipts');
@@ -122,7 +122,9 @@ async function receiptsAndBlocks(t: CheckContext): Promise<Array<{ name: string;
 suite.check(
   { intent: 'receipts-root', clause: 'invariant: receiptsRoot', layer: 'invariant', title: 'the block\'s receiptsRoot recomputed as the Merkle-Patricia root of rlp(index) -> typed receipt envelope (status or root, cumulativeGasUsed, logsBloom, logs) over these receipts', covers: ['hit'] },
   async (t) => {
-    for (const { name, receipts, block } of await receiptsAndBlocks(t)) await expectReceiptsRoot(t, receipts, block, name);
+    const typed = new TypedBlocks(t);
+    for (const { name, receipts, block } of await receiptsAndBlocks(t)) await expectReceiptsRoot(t, typed, receipts, block, name);
+    typed.settle('the receiptsRoot');
   },
 );
 

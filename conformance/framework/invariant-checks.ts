@@ -7,7 +7,7 @@ import { toQuantity } from '../../core/hex.ts';
 import { fieldDiffs } from '../../core/invariants/compare.ts';
 import { EncodingError, type Json, type Violation } from '../../core/invariants/encoding.ts';
 import { headerHash } from '../../core/invariants/header.ts';
-import { UnsupportedTxType } from '../../core/invariants/tx.ts';
+import { RECOMPUTABLE_TYPES, UnsupportedTxType } from '../../core/invariants/tx.ts';
 import type { CheckContext, MethodSuite } from './check.ts';
 
 /** How many items of a block the per-item cross-checks look at (the roots still cover the whole block). */
@@ -41,6 +41,42 @@ export async function recompute<T>(t: CheckContext, at: string, what: string, fn
     if (err instanceof UnsupportedTxType) return t.skip(`${what}: ${err.message}`);
     if (err instanceof EncodingError) return t.fail(`${what} cannot be recomputed: ${err.message}`, { pointer: `${at}${err.pointer}` });
     throw err;
+  }
+}
+
+/**
+ * The blocks a recompute leaves out: those holding a transaction (or receipt) of a type whose encoding this
+ * harness does not know (an L2's). Each is left out on its own, named in the check's note, and the others are
+ * still judged: one such transaction never turns the check off for the rest of the chain. A check that could
+ * judge no block at all skips, naming them.
+ */
+export class TypedBlocks {
+  private readonly left: string[] = [];
+  private admitted = 0;
+  constructor(private readonly t: CheckContext) {}
+
+  /** True when every item's type (absent: legacy) is one this harness re-encodes; otherwise the block is noted and left out. */
+  admits(name: string, items: unknown): boolean {
+    const list = Array.isArray(items) ? (items as unknown[]) : [];
+    const odd = list.find((x) => typeof x === 'object' && x !== null && !(RECOMPUTABLE_TYPES as readonly unknown[]).includes((x as Json)['type'] ?? '0x0')) as Json | undefined;
+    if (!odd) {
+      this.admitted++;
+      return true;
+    }
+    const what = `${name}: it holds a transaction of type ${String(odd['type'])}`;
+    this.left.push(what);
+    this.t.note(`not judged: ${what}, whose encoding this harness does not know (an L2 type?)`);
+    return false;
+  }
+
+  /** How many blocks were admitted. */
+  get judged(): number {
+    return this.admitted;
+  }
+
+  /** After the last block: skips when blocks were left out and none was judged. */
+  settle(what: string): void {
+    if (this.admitted === 0 && this.left.length > 0) this.t.skip(`${what} of no block judged: each holds a transaction type whose encoding this harness does not know (an L2 type?): ${this.left.join('; ')}`);
   }
 }
 

@@ -158,6 +158,45 @@ describe('conformance checks fire on their faults', function () {
     }
   });
 
+  it('a transaction of a type the harness cannot re-encode leaves only its own block out of the root, size and receipt checks, named; every other block is still judged (red-team A9)', async function () {
+    const setCode = targets.judgedBlocks!.find((b) => b.why.includes('type 0x4'))!;
+    const relabel = (x: unknown): void => {
+      if (Array.isArray(x)) x.forEach(relabel);
+      else if (x && typeof x === 'object') {
+        const o = x as Record<string, unknown>;
+        if (o['type'] === '0x4') o['type'] = '0x7e';
+        Object.values(o).forEach(relabel);
+      }
+    };
+    const l2 = (also: (req: { method: string }, result: Record<string, unknown>) => void = () => {}): Fault => ({
+      name: 'type 0x4 relabelled 0x7e everywhere',
+      kills: [],
+      rewrite: (req, res) => {
+        if (!('result' in res) || res.result === null || typeof res.result !== 'object') return res;
+        const result = structuredClone(res.result) as Record<string, unknown>;
+        relabel(result);
+        for (const one of Array.isArray(result) ? (result as Array<Record<string, unknown>>) : [result]) also(req, one);
+        return { ...res, result };
+      },
+    });
+    const ids = ['eth_getBlockByHash/transactions-root', 'eth_getBlockByHash/block-size', 'eth_getTransactionReceipt/committed-receipts', 'eth_getBlockReceipts/receipts-root'];
+    const methods = ['eth_getBlockByHash', 'eth_getTransactionReceipt', 'eth_getBlockReceipts'];
+    proxy.fault = l2();
+    const r = await run(methods, false);
+    for (const id of ids) expect(byId(r, id)?.note, id).to.match(new RegExp(`not judged: block ${BigInt(setCode.number)} \\(.*\\): it holds a transaction of type 0x7e`));
+    expect(failedIds(r), 'the chain\'s own transactionsRoot deviation (another block) is still found, and nothing else').to.deep.equal([]);
+    expect(byId(r, 'eth_getBlockByHash/transactions-root')?.verdict).to.equal('fail');
+    expect(byId(r, 'eth_getBlockByHash/transactions-root')?.reason).to.match(/in 1 of \d+ blocks judged/);
+    // Faults on every other block: a size 1000 bytes long, a receipt's cumulativeGasUsed one high.
+    const other = (o: Record<string, unknown>) => o['hash'] !== setCode.hash && o['blockHash'] !== setCode.hash;
+    proxy.fault = l2((req, o) => {
+      if (req.method === 'eth_getBlockByHash' && other(o)) o['size'] = toQuantity(BigInt(String(o['size'])) + 1000n);
+      if (/Receipt/.test(req.method) && other(o) && o['cumulativeGasUsed']) o['cumulativeGasUsed'] = toQuantity(BigInt(String(o['cumulativeGasUsed'])) + 1n);
+    });
+    const hidden = await run(methods, false);
+    expect(failedIds(hidden)).to.include.members(ids.slice(1));
+  });
+
   it('a head that moves during every bracketed read makes pending-equals-latest and the latest-is-head checks inconclusive, not failed', async function () {
     let n = 0;
     proxy.fault = { name: 'moving head', kills: [], rewrite: (req, res) => (req.method === 'eth_getBlockByNumber' && req.params[0] === 'latest' && res.result ? { ...res, result: { ...(res.result as object), hash: toQuantity(BigInt(`0x${'ab'.repeat(32)}`) + BigInt(n++)) } } : res) };

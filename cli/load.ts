@@ -81,7 +81,8 @@ endpoint and chain. Reports of different tests are refused (exit 2), saying what
 
 A method regresses when its p95 or p99 grows by more than the tolerance (default ${DEFAULT_TOLERANCE}) and
 2 ms, or its failure rate rises by more than the tolerance and half a percent.
-Exit codes: 0 no regression, 1 a regression, 2 usage error or unreadable report.`;
+A failed or incomplete run is no baseline (exit 2); a current run that failed on its own fails (exit 1).
+Exit codes: 0 no regression, 1 a regression or a failed current run, 2 usage error or unreadable report.`;
 
 export const doctorHelp = `rpc-certify doctor: show the tools the harness uses
 
@@ -195,11 +196,15 @@ export async function compareCommand(argv: string[]): Promise<number> {
     if (values.help) return print(compareHelp);
     const [basePath, currentPath, ...extra] = positionals;
     if (!basePath || !currentPath || extra.length) throw new UsageError('compare takes two reports: BASELINE CURRENT (see --help)');
-    const { readReport } = await import('../load/report/report.ts');
+    const [{ readReport }, { failedOnItsOwn }] = await Promise.all([import('../load/report/report.ts'), import('../load/report/headline.ts')]);
     const read = (path: string) => readReport(path).catch((e: unknown) => Promise.reject(new UsageError(`${path}: ${(e as Error).message}`)));
     const [base, current] = [await read(basePath), await read(currentPath)];
     const incomplete = [incompleteness(base, basePath), incompleteness(current, currentPath)].filter((why) => why !== undefined);
     if (incomplete.length) throw new UsageError(`not comparable: ${incomplete.join('; ')}; compare reports of completed runs`);
+    const failedBase = failedOnItsOwn(base, basePath);
+    if (failedBase) throw new UsageError(`not a baseline: ${failedBase}: its limits would allow the same failures; compare against the report of a passing run`);
+    // A current run that failed on its own fails the comparison whatever its figures: compare is the gate's judgement, offline.
+    const failedCurrent = failedOnItsOwn(current, currentPath);
     const differences = shapeDifferences(shapeOf(base), shapeOf(current));
     if (differences.length && !values['allow-mismatch']) {
       throw new UsageError(`not comparable: the two reports are not the same test (${differences.join('; ')}); run the same profile, rates, duration and methods against the same endpoint, or --allow-mismatch to see the figures side by side anyway`);
@@ -215,7 +220,8 @@ export async function compareCommand(argv: string[]): Promise<number> {
       return 2;
     }
     console.log(regressed ? `${regressed} regression(s) against ${basePath}` : `no regression against ${basePath}`);
-    return regressed ? 1 : 0;
+    if (failedCurrent) console.log(`FAIL: ${failedCurrent}`);
+    return regressed || failedCurrent ? 1 : 0;
   });
 }
 

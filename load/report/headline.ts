@@ -31,12 +31,23 @@ export function headline(r: LoadReport): Headline {
   return { summary: 'every check held', reasons: [...held, ...generatorCaveat(r)] };
 }
 
+/**
+ * Why a completed run failed on its own (a regression against its own baseline aside), for `compare` and `load --baseline`:
+ * such a run is no baseline (its limits would allow the same failures), and no current run that could pass a comparison.
+ */
+export function failedOnItsOwn(r: LoadReport, which: string): string | undefined {
+  const own = r.verdict === 'fail' ? failures(r, false) : [];
+  if (own.length === 0) return undefined;
+  const shown = own.slice(0, 3).join('; ');
+  return `${which} is a failed run (${shown}${own.length > 3 ? `; ${own.length - 3} more` : ''})`;
+}
+
 /** What fails a gating run, most decisive first. */
-function failures(r: LoadReport): string[] {
+function failures(r: LoadReport, withBaseline = true): string[] {
   return [
     ...sampledFaults(r).map((f) => (f.notServed ? `Not served: ${f.text}` : `sampling found ${f.text}`)),
     ...thresholdFailures(r),
-    ...(r.baseline?.checks.filter((c) => !c.ok).map((c) => `regressed against ${r.baseline?.file}: ${describeCheck(c)}`) ?? []),
+    ...((withBaseline && r.baseline?.checks.filter((c) => !c.ok).map((c) => `regressed against ${r.baseline?.file}: ${describeCheck(c)}`)) || []),
     ...(r.head.regressions ? [`eth_blockNumber went back ${r.head.regressions} times (up to ${r.head.deepestBlocks} blocks)`] : []),
     ...Object.entries(r.drift ?? {})
       .filter(([, d]) => d.drifted)

@@ -16,6 +16,7 @@ import type { Targets } from '../../core/targets.ts';
 import { ensureK6 } from '../../scripts/setup-k6.ts';
 import { findCapacity, type StepOptions } from '../report/capacity.ts';
 import { compareReports, DEFAULT_TOLERANCE, incompleteness, type RunShape, shapeDifferences, shapeOf } from '../report/compare.ts';
+import { failedOnItsOwn } from '../report/headline.ts';
 import { type Corpus, fromLearnedCorpus, type LearnedCorpus } from '../shared/corpus.ts';
 import { renderHtml } from '../report/html.ts';
 import { type Measurement, measure, ToolError } from './instances.ts';
@@ -213,7 +214,9 @@ export async function readBaseline(path: string | undefined, out: string): Promi
   await refuseOverwrite(path, out);
   const baseline = await readReport(path).catch((e: unknown) => usage(`--baseline ${path}: ${(e as Error).message}`));
   const incomplete = incompleteness(baseline, `--baseline ${path}`);
-  return incomplete ? usage(`${incomplete}: give the report of a completed run`) : baseline;
+  if (incomplete) return usage(`${incomplete}: give the report of a completed run`);
+  const failed = failedOnItsOwn(baseline, `--baseline ${path}`);
+  return failed ? usage(`${failed}: its limits would allow the same failures; give the report of a passing run`) : baseline;
 }
 
 /** The README's first gate (`--baseline reports/load.json` with the default --out) would replace its own baseline. */

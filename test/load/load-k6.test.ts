@@ -193,6 +193,25 @@ describe('load: real k6 runs against the embedded default (sentinel API key)', f
     expect(gated.stderr).to.match(/--baseline .*incomplete\.json is an incomplete run .*give the report of a completed run/);
   });
 
+  it('takes no failed run as baseline, and fails a failed current run whatever its figures (exit 2; exit 1)', async () => {
+    const passed = join(dir, 'out', 'load.json');
+    const failed = join(dir, 'failed.json');
+    // The smoke run with one method's failure-rate threshold crossed: 40% failures, a baseline that would allow 49%.
+    const crossed = report.thresholds.map((t, i) => (i === report.thresholds.findIndex((x) => x.metric.startsWith('failed_')) ? { ...t, ok: false, value: 0.4 } : t));
+    expect(crossed.filter((t) => !t.ok)).to.have.length(1);
+    await writeFile(failed, JSON.stringify({ ...report, verdict: 'fail', thresholds: crossed }));
+    const asBaseline = await cli(['compare', failed, passed], dir);
+    expect(asBaseline.code, asBaseline.stdout + asBaseline.stderr).to.equal(2);
+    expect(asBaseline.stderr).to.match(/not a baseline: .*failed\.json is a failed run \(eth_[A-Za-z]+: failure rate 40% \(threshold < 1%\)\): its limits would allow the same failures/);
+    expect(asBaseline.stdout).to.not.match(/no regression/);
+    const asCurrent = await cli(['compare', passed, failed], dir);
+    expect(asCurrent.code, asCurrent.stdout + asCurrent.stderr).to.equal(1);
+    expect(asCurrent.stdout).to.match(/\nFAIL: .*failed\.json is a failed run \(/);
+    const gated = await cli(['load', '--url', devnet.url, '--corpus', join(dir, 'out', 'load.corpus.json'), '--duration', '3s', '--baseline', failed, '--out', join(dir, 'on-failed')], dir);
+    expect(gated.code, gated.stdout + gated.stderr).to.equal(2);
+    expect(gated.stderr).to.match(/--baseline .*failed\.json is a failed run .*give the report of a passing run/);
+  });
+
   it('does not compare runs of different tests: the smoke run against a gate-shaped baseline is refused, not "regressed"', async () => {
     const smoke = join(dir, 'out', 'load.json');
     const gate = join(dir, 'gate.json');

@@ -1,7 +1,7 @@
 // Finds or builds a pinned Go command in the tools dir ($RPC_CERTIFY_TOOLS or ~/.cache/rpc-certify/tools, outside
 // git): k6 and geth by `npm run setup`, vegeta by the bench. One flow for all three: a binary on PATH where the
 // tool allows one, else the pinned version in the tools dir, else a build with Go.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access, mkdtemp, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
@@ -9,6 +9,34 @@ import { delimiter, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
 export const run = promisify(execFile);
+
+/** How long a found binary may take to print its version before it is passed over. */
+const VERSION_TIMEOUT_MS = 10_000;
+
+/**
+ * What `<binary> version` prints, or undefined when it fails or does not answer within VERSION_TIMEOUT_MS (a
+ * wrapper waiting on a network or a container, a broken install; red team C5: a silent hang of `load` and
+ * `doctor`). The probe runs in its own process group, killed whole on the timeout (a wrapper's own children
+ * would otherwise hold its output open).
+ */
+export function versionOutput(binary: string): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const child = spawn(binary, ['version'], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    const timer = setTimeout(() => {
+      process.stderr.write(`rpc-certify: ${binary} did not answer \`version\` within ${VERSION_TIMEOUT_MS / 1000} s: passed over\n`);
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // gone meanwhile
+      }
+      resolve(undefined);
+    }, VERSION_TIMEOUT_MS);
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    child.on('error', () => (clearTimeout(timer), resolve(undefined)));
+    child.on('close', (code) => (clearTimeout(timer), resolve(code === 0 ? out : undefined)));
+  });
+}
 
 export function toolsDir(): string {
   // Absolute: `go install` takes GOBIN only as an absolute path, and the tools must be found from any directory.

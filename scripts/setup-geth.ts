@@ -1,7 +1,7 @@
 // Finds or builds the geth the project's own tests certify beside anvil: the pinned version in the tools
 // dir, else the same version first on PATH, else a build with Go (`npm run setup` does it).
 // Later tags than GETH_VERSION need a module this machine's proxy does not serve.
-import { ensureGoTool, findGoTool, type GoTool, run, type ToolBinary } from './go-install.ts';
+import { ensureGoTool, findGoTool, type GoTool, type ToolBinary, versionOutput } from './go-install.ts';
 
 export const GETH_VERSION = 'v1.17.8';
 
@@ -30,7 +30,6 @@ export function ensureGeth(log?: (line: string) => void): Promise<GethBinary> {
 
 /** `geth version` prints "Version: 1.17.8-stable"; as a tag, v1.17.8. */
 export async function gethVersion(binary: string): Promise<string | undefined> {
-  const out = await run(binary, ['version']).catch(() => undefined);
-  const v = out && /^Version: (\d+\.\d+\.\d+)/m.exec(out.stdout)?.[1];
+  const v = /^Version: (\d+\.\d+\.\d+)/m.exec((await versionOutput(binary)) ?? '')?.[1];
   return v ? `v${v}` : undefined;
 }

@@ -2,7 +2,7 @@
 // version in the tools dir ($RPC_CERTIFY_TOOLS or ~/.cache/rpc-certify/tools, outside git), else a
 // build with Go. Run as a script: `npx tsx scripts/setup-k6.ts`.
 import { pathToFileURL } from 'node:url';
-import { ensureGoTool, findGoTool, type GoTool, run, type ToolBinary } from './go-install.ts';
+import { ensureGoTool, findGoTool, type GoTool, type ToolBinary, versionOutput } from './go-install.ts';
 
 export { toolsDir } from './go-install.ts';
 
@@ -33,8 +33,7 @@ export function ensureK6(log?: (line: string) => void): Promise<K6Binary> {
 }
 
 export async function versionOf(binary: string): Promise<string | undefined> {
-  const out = await run(binary, ['version']).catch(() => undefined);
-  return out && /k6 (v\d+\.\d+\.\d+\S*)/.exec(out.stdout)?.[1];
+  return /k6 (v\d+\.\d+\.\d+\S*)/.exec((await versionOutput(binary)) ?? '')?.[1];
 }
 
 function majorOf(version: string): number {

@@ -1,14 +1,14 @@
 // The command line's contract: exit codes 0/1/2, one-line reasons without stack traces, and an API key
 // that appears in no byte the harness prints or writes.
 import { expect } from 'chai';
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { startDevnet, type Devnet } from '../../devnet/index.ts';
 import { startAnvil, type Anvil } from '../../devnet/anvil.ts';
 import { cli } from '../support/cli.ts';
 import { join, resolve as resolvePath } from 'node:path';
-import { toolsDir } from '../../scripts/go-install.ts';
+import { toolsDir, versionOutput } from '../../scripts/go-install.ts';
 
 const SENTINEL = 'SENTINEL-KEY-123-rpc-certify';
 
@@ -83,6 +83,23 @@ describe('command line', function () {
 });
 
 describe('the tools folder (scripts/go-install.ts)', () => {
+  it('a binary that never answers `version` is passed over within 10 s, its whole process group killed (red team C5: load and doctor hung)', async function () {
+    this.timeout(30_000);
+    const dir = await mkdtemp(join(tmpdir(), 'rpc-certify-hang-'));
+    const pidFile = join(dir, 'sleeper.pid');
+    const k6 = join(dir, 'k6');
+    await writeFile(k6, `#!/bin/bash\nsleep 3600 &\necho $! > ${pidFile}\nwait\n`, { mode: 0o755 });
+    const started = Date.now();
+    expect(await versionOutput(k6)).to.equal(undefined);
+    expect(Date.now() - started).to.be.within(9_000, 15_000);
+    const sleeper = Number(await readFile(pidFile, 'utf8'));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Gone, or a zombie not reaped yet (its parent, the wrapper, was killed with it).
+    const state = await readFile(`/proc/${sleeper}/stat`, 'utf8').then((stat) => stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3), () => 'gone');
+    expect(state, "the wrapper's child is killed too").to.be.oneOf(['gone', 'Z']);
+    expect(await versionOutput('/bin/false'), 'a failing probe').to.equal(undefined);
+  });
+
   it('RPC_CERTIFY_TOOLS given relative is made absolute (go install takes GOBIN only absolute; red team C4)', () => {
     const before = process.env['RPC_CERTIFY_TOOLS'];
     process.env['RPC_CERTIFY_TOOLS'] = 'relative-tools';

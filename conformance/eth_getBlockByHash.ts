@@ -2,16 +2,17 @@
 import { keccak256 } from 'viem';
 import { blockBloom } from '../core/invariants/block-receipts.ts';
 import { blockSize } from '../core/invariants/block-size.ts';
-import type { Json } from '../core/invariants/encoding.ts';
+import type { Json, Violation } from '../core/invariants/encoding.ts';
 import { EMPTY_UNCLES_HASH } from '../core/invariants/header.ts';
 import { orderedTrieRoot } from '../core/invariants/trie.ts';
-import { signedEnvelope } from '../core/invariants/tx.ts';
+import { RECOMPUTABLE_TYPES, signedEnvelope } from '../core/invariants/tx.ts';
+import { networkOf } from '../core/networks.ts';
 import { withdrawalEncoding } from '../core/invariants/withdrawal.ts';
 import type { Targets } from '../core/targets.ts';
 import { toQuantity } from '../core/hex.ts';
 import { type CheckContext, CheckOutcome, MethodSuite } from './framework/check.ts';
 import { envelopeChecks, extraFieldsCheck, nullOnMiss, nullOnZeroHash, type Shaped, UNKNOWN_HASH } from './framework/common.ts';
-import { expectHeaderHash, judgedRefs, recompute, TypedBlocks } from './framework/invariant-checks.ts';
+import { expectHeaderHash, failOnViolations, judgedRefs, recompute, TypedBlocks } from './framework/invariant-checks.ts';
 import { receiptsOfBlock } from './framework/receipt-checks.ts';
 
 interface Block {
@@ -97,6 +98,31 @@ suite.check(
 
 extraFieldsCheck(suite, 'the blocks judged and their transactions', async (t) =>
   (await judgedBlocks(t)).flatMap(({ block }): Shaped => [['block', block], ...(Array.isArray(block['transactions']) ? block['transactions'] : []).map((tx): Shaped[number] => ['transaction', tx])]),
+);
+
+// A type this harness cannot re-encode leaves its block out of transactions-root, block-size and the receiptsRoot
+// checks (TypedBlocks): said here, so that a relabelled transaction never reads as a clean pass under --strict.
+suite.check(
+  { intent: 'tx-types', clause: '§2.3 type; invariant: transaction envelope', layer: 'advisory', title: 'every transaction of the blocks judged has a type this harness re-encodes (0x0 to 0x4) or one of the network\'s own (fixtures/networks.json txTypes); a block holding another is left out of the root, size and receipt recomputes', covers: ['hit'] },
+  async (t) => {
+    const network = networkOf(t.targets.chainId);
+    const own = new Set(network?.[1].txTypes ?? []);
+    const who = network ? `${network[0]} (fixtures/networks.json)` : `chain ${t.targets.chainId}, a network fixtures/networks.json does not list,`;
+    const violations: Violation[] = [];
+    let theirs = 0;
+    for (const { name, block } of await judgedBlocks(t)) {
+      const txs = Array.isArray(block['transactions']) ? (block['transactions'] as unknown[]) : [];
+      txs.forEach((tx, i) => {
+        if (typeof tx !== 'object' || tx === null) return;
+        const type = (tx as Json)['type'] ?? '0x0';
+        if ((RECOMPUTABLE_TYPES as readonly unknown[]).includes(type)) return;
+        if (typeof type === 'string' && own.has(type)) return void theirs++;
+        violations.push({ pointer: `/transactions/${i}/type`, message: `${name}: transaction ${i} (${String((tx as Json)['hash'])}) has type ${String(type)}, which ${who} is not known to have and this harness cannot re-encode: its block is left out of the root, size and receipt recomputes`, actual: type });
+      });
+    }
+    if (theirs) t.note(`${theirs} transaction(s) of ${network?.[0]}'s own types (${[...own].join(', ')}): their blocks are left out of the root, size and receipt recomputes`);
+    failOnViolations(t, violations, '/result');
+  },
 );
 
 suite.check(

@@ -123,6 +123,8 @@ export function faultCatalogue(targets: Targets): Fault[] {
     nullToError(M.block, ['null-on-miss']),
     // Red-team A2: a required field no invariant reads, dropped from a judged block that no other shape check fetches.
     fault('block: uncles dropped from the blob block (judged, not the busiest)', [`${M.block}/judged-shape`], results(M.block, (b: Json) => ({ ...b, uncles: undefined }), (req) => req.params[0] === judgedOnly(targets))),
+    // Red-team A9: a type nobody can re-encode, on a chain not known to have it, is reported, not only left out.
+    fault('block (full): the set-code transaction relabelled as type 0x7e', [`${M.block}/tx-types`], results(M.block, (b: Json) => ({ ...b, transactions: (b['transactions'] as Array<Json | string>).map((tx) => (typeof tx === 'object' && tx['type'] === '0x4' ? { ...tx, type: '0x7e' } : tx)) }), (req) => req.params[1] === true)),
     fault('block: totalDifficulty dropped', [`${M.block}/total-difficulty`], results(M.block, (b: Json) => ({ ...b, totalDifficulty: undefined }))),
     fault('block: an L2 field added', [`${M.block}/extra-fields`], results(M.block, (b: Json) => ({ ...b, l1BlockNumber: '0x1' }))),
 

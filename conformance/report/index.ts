@@ -42,7 +42,10 @@ export function formatSummary(report: ConformanceReport, paths: ReportPaths): st
   const exp = report.run.expectations;
   if (exp) {
     const overdue = report.checks.filter((c) => c.expectation?.overdue).length;
-    lines.push(`  expectations: ${exp.file}: ${s.expectedFailures} expected failure(s), ${s.unexpectedPasses} unexpected pass(es)${overdue ? `, ${overdue} entr${overdue === 1 ? 'y' : 'ies'} past their review date` : ''}`);
+    // An entry whose check did not run to a verdict was neither confirmed nor refuted: named, never silent.
+    const unjudged = report.checks.filter((c) => c.expectation?.kind === 'fail' && (c.verdict === 'skip' || c.verdict === 'inconclusive'));
+    const notJudged = unjudged.length ? `; expected to fail but not judged (${unjudged.map((c) => `${c.id}: ${c.verdict}`).join(', ')})` : '';
+    lines.push(`  expectations: ${exp.file}: ${s.expectedFailures} expected failure(s), ${s.unexpectedPasses} unexpected pass(es)${overdue ? `, ${overdue} entr${overdue === 1 ? 'y' : 'ies'} past their review date` : ''}${notJudged}`);
   }
   const coverage = coverageLine(report);
   if (coverage) lines.push(coverage);

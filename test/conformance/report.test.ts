@@ -253,6 +253,14 @@ describe('conformance report', () => {
       expect(text).to.include('r/conformance.html');
     });
 
+    it('names an --expect entry whose check skipped or was inconclusive: neither an expected failure nor a pass (red-team A9)', () => {
+      const report = sampleReport();
+      report.run.expectations = { file: 'x.json', entries: 2 };
+      for (const c of report.checks.filter((x) => x.id.endsWith('/invariant-skip') || x.id.endsWith('/spec-fail'))) c.expectation = { kind: 'fail', reason: 'known' };
+      const line = formatSummary(report, paths).split('\n').find((l) => l.includes('expectations:'));
+      expect(line).to.match(/ unexpected pass\(es\); expected to fail but not judged \(eth_getUncleByBlockNumberAndIndex\/invariant-skip: skip\)$/);
+    });
+
     it('says why a run is incomplete', () => {
       expect(formatSummary(sampleReport({ complete: false }), paths)).to.match(/INCOMPLETE[\s\S]*rate limited for too long/);
     });

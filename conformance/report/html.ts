@@ -94,7 +94,7 @@ function notServedBanner(report: ConformanceReport): string {
   const all = report.summary.notServed ?? [];
   if (all.length === 0) return '';
   const item = (m: NonNullable<ConformanceReport['summary']['notServed']>[number]) =>
-    `<li><b>${esc(m.method)}</b> ${m.expected ? '<span class="pill o-expected">not served (expected)</span>' : '<span class="pill o-fail">NOT SERVED</span>'} <span class="muted">${esc(`all ${m.calls} distinct calls: ${m.answers.join('; ')}`)} · ${esc(m.expected ? `${report.run.expectations?.file ?? 'the --expect file'} lists its ${m.failedChecks} failed check(s)` : `${m.failedChecks} of its ${m.checks} checks fail on it`)}</span></li>`;
+    `<li><b>${esc(m.method)}</b> ${m.expected ? '<span class="pill o-expected">not served (expected)</span>' : '<span class="pill o-fail">NOT SERVED</span>'} <span class="muted">${esc(`all ${m.calls} well-formed calls: ${m.answers.join('; ')}`)} · ${esc(m.expected ? `${report.run.expectations?.file ?? 'the --expect file'} lists its ${m.failedChecks} failed check(s)` : `${m.failedChecks} of its ${m.checks} checks fail on it`)}</span></li>`;
   const fatal = all.some((m) => !m.expected);
   return `<div class="banner not-served${fatal ? ' fatal' : ''}"><div class="wrap">${fatal ? 'Methods this endpoint does not serve: the run fails on them.' : 'Methods this endpoint does not serve, a known gap the --expect file accounts for.'}<ul>${all.map(item).join('')}</ul></div></div>`;
 }

@@ -1,20 +1,21 @@
 // A method the endpoint does not serve at all is one finding, not twenty failed checks. It is decided per
 // method from every call the run made to it (its own checks' and those leaning on it), never from one answer:
 //
-//   NOT SERVED  <=>  at least MIN_CALLS distinct calls (by params) got an answer,
-//                    at least one of them a well-formed call owed a result (Evidence.resultDue), and
-//                    every one of those answers says the method is not there: HTTP 404, 405 or 501, JSON-RPC
-//                    error -32601 (method not found) or -32004 (method not supported), or an error of any code
-//                    whose message says so of a method (ganache: -32700 "The method … does not exist/is not
-//                    available").
+//   NOT SERVED  <=>  at least MIN_CALLS distinct well-formed calls (by params) owed a result (Evidence.resultDue)
+//                    got an answer, every answer to each of them says the method is not there: HTTP 404, 405 or
+//                    501, JSON-RPC error -32601 (method not found) or -32004 (method not supported), or an error of
+//                    any code whose message says so of a method (ganache: -32700 "The method … does not
+//                    exist/is not available"),
+//                    and no call to it, well-formed or not, was answered with a result (null included).
 //
-// Calls that got no answer (timeouts, resets, rate limits) count neither way: such a method is "never
-// answered" (model.ts). One result, one null or one other error (-32602 to a malformed call, say) is enough
-// to make the method served: its checks then judge it one by one.
+// The errors malformed calls get say nothing either way (a gateway may check params before it finds the method
+// missing); calls that got no answer (timeouts, resets, rate limits) count neither way: a method with no answer at
+// all is "never answered" (model.ts). One well-formed call answered otherwise (a result, null, another error)
+// makes the method served: its checks then judge it one by one.
 import type { CheckResult, Evidence } from '../framework/check.ts';
 import { isObject } from '../../core/hex.ts';
 
-/** The fewest distinct calls, all answered "not there", that make a method not served. */
+/** The fewest distinct well-formed calls, all answered "not there", that make a method not served. */
 export const MIN_CALLS = 2;
 
 const NOT_SERVED_HTTP = new Set([404, 405, 501]);
@@ -24,7 +25,7 @@ const NOT_SERVED_MESSAGE = /\bmethod\b.{0,80}?\b(does not exist|doesn't exist|no
 
 export interface NotServedMethod {
   method: string;
-  /** Distinct calls that got an answer, every one of them "not there". */
+  /** Distinct well-formed calls that got an answer, every one of them "not there". */
   calls: number;
   /** The answers, most frequent first: "9 × error -32004: Method … is not supported". */
   answers: string[];
@@ -52,32 +53,35 @@ export function notThereAnswer(ev: Evidence): string | undefined {
  * the --expect file accounts for a failed check.
  */
 export function notServedMethods(checks: CheckResult[], explained: (c: CheckResult) => boolean): NotServedMethod[] {
-  // Per method, per distinct params: whether some call was owed a result, and each answer it got ("not there" or not).
-  const calls = new Map<string, Map<string, { due: boolean; answers: Array<string | undefined> }>>();
+  // Per method, per distinct params: whether some call was owed a result, and what each answer to it was.
+  type Call = { due: boolean; answers: Array<string | 'result' | undefined> };
+  const calls = new Map<string, Map<string, Call>>();
   for (const { evidence } of checks) {
     for (const ev of evidence) {
       const req = ev.request;
       if (!isObject(req) || typeof req['method'] !== 'string' || !answered(ev)) continue;
-      const byParams = calls.get(req['method']) ?? new Map<string, { due: boolean; answers: Array<string | undefined> }>();
+      const byParams = calls.get(req['method']) ?? new Map<string, Call>();
       calls.set(req['method'], byParams);
       const key = JSON.stringify(req['params']) ?? '';
       const call = byParams.get(key) ?? { due: false, answers: [] };
       byParams.set(key, call);
       call.due ||= ev.resultDue === true;
-      call.answers.push(notThereAnswer(ev));
+      call.answers.push(hasResult(ev) ? 'result' : notThereAnswer(ev));
     }
   }
   const out: NotServedMethod[] = [];
   for (const [method, byParams] of calls) {
     const own = checks.filter((c) => c.method === method);
     const all = [...byParams.values()];
-    // Only a method the run certifies; a call repeated (fresh reads of a tag, the memo shared between checks) must be "not there" every time.
-    if (own.length === 0 || all.length < MIN_CALLS || !all.some((c) => c.due) || all.some((c) => c.answers.includes(undefined))) continue;
+    const due = all.filter((c) => c.due);
+    // Only a method the run certifies. A call repeated (fresh reads of a tag, the memo shared between checks) must be "not there" every time.
+    if (own.length === 0 || due.length < MIN_CALLS || all.some((c) => c.answers.includes('result'))) continue;
+    if (due.some((c) => c.answers.includes(undefined))) continue;
     const failed = own.filter((c) => c.verdict === 'fail');
     out.push({
       method,
-      calls: all.length,
-      answers: tallied(all.map((c) => c.answers[0]!)),
+      calls: due.length,
+      answers: tallied(due.map((c) => c.answers[0]!)),
       checks: own.length,
       failedChecks: failed.length,
       expected: failed.length > 0 && failed.every(explained),
@@ -93,14 +97,25 @@ function answered(ev: Evidence): boolean {
   return ev.httpStatus !== undefined && ev.httpStatus !== 429 && !ev.fault?.startsWith('rate-limited');
 }
 
-function errorOf(response: string | undefined): { code?: unknown; message?: unknown } | undefined {
+function bodyOf(response: string | undefined): Record<string, unknown> | undefined {
   if (response === undefined) return undefined;
   try {
     const body: unknown = JSON.parse(response);
-    return isObject(body) && isObject(body['error']) ? body['error'] : undefined;
+    return isObject(body) ? body : undefined;
   } catch {
     return undefined;
   }
+}
+
+function errorOf(response: string | undefined): { code?: unknown; message?: unknown } | undefined {
+  const error = bodyOf(response)?.['error'];
+  return isObject(error) ? error : undefined;
+}
+
+/** The call was answered with a result (null included): the method is there. */
+function hasResult(ev: Evidence): boolean {
+  const body = bodyOf(ev.response);
+  return body !== undefined && 'result' in body && !('error' in body);
 }
 
 function tallied(answers: string[]): string[] {

@@ -50,9 +50,9 @@ export function curlText(ev: Evidence, endpoint: string): string {
   return `curl -sS "${url}" -H 'Content-Type: application/json' --data '${requestText(ev).replaceAll("'", "'\\''")}'`;
 }
 
-/** "NOT SERVED: m (all 9 distinct calls: 9 × error -32601: …); 20 of its 25 checks fail on it", or "not served (expected …)" for a gap the --expect file accounts for. */
+/** "NOT SERVED: m (all 9 well-formed calls: 9 × error -32601: …); 20 of its 25 checks fail on it", or "not served (expected …)" for a gap the --expect file accounts for. */
 export function notServedLine(m: NotServedMethod, expectFile?: string): string {
   const head = m.expected ? `not served (expected: ${expectFile ?? 'the --expect file'} lists its ${m.failedChecks} failure(s))` : 'NOT SERVED';
   const fails = m.expected ? '' : `; ${m.failedChecks} of its ${m.checks} checks fail on it`;
-  return `${head}: ${m.method} (all ${m.calls} distinct calls: ${inert(m.answers.join('; '), 200)})${fails}`;
+  return `${head}: ${m.method} (all ${m.calls} well-formed calls: ${inert(m.answers.join('; '), 200)})${fails}`;
 }

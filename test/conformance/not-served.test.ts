@@ -37,7 +37,7 @@ function check(intent: string, verdict: Verdict, evidence: Evidence[], opts: { l
 
 const NOT_FOUND: Answer = { error: [-32601, 'the method eth_getBlockReceipts does not exist/is not available'] };
 const served = check('other-method', 'pass', [exchange(['0x1'], { result: {} }, true, 'eth_getBlockByHash')], { method: 'eth_getBlockByHash' });
-/** The method's checks on an endpoint answering every call with `answer`: two well-formed calls and one malformed. */
+/** The method's checks on an endpoint answering every call with `answer`: two well-formed calls and two malformed ones. */
 const dropped = (answer: Answer, expectation?: ExpectationNote): CheckResult[] => [
   check('receipts-in-order', 'fail', [exchange(['0x5'], answer)], expectation ? { expectation } : {}),
   check('null-future-block', 'fail', [exchange(['0x186a0'], answer)], expectation ? { expectation } : {}),
@@ -69,14 +69,14 @@ function report(checks: CheckResult[], opts: { strict?: boolean; expectFile?: st
 }
 
 describe('a method the endpoint does not serve', function () {
-  describe('the rule: every answer to at least two distinct calls, one of them well-formed, says the method is not there', () => {
+  describe('the rule: every answer to at least two distinct well-formed calls says the method is not there, and no call got a result', () => {
     it('-32601, -32004, HTTP 404/405/501 and an error of any code saying so of a method (ganache: -32700) make it not served, with the answers tallied', () => {
       for (const answer of [NOT_FOUND, { error: [-32004, `Method ${M} is not supported`] }, { error: [-32700, `The method ${M} does not exist/is not available`] }, { error: [-32000, 'unsupported method'] }, { http: 404, body: 'Not Found' }, { http: 405 }, { http: 501 }] as Answer[]) {
         const found = notServedMethods(dropped(answer), () => false);
         expect(found.map((m) => m.method), JSON.stringify(answer)).to.deep.equal([M]);
-        expect(found[0]).to.include({ calls: 4, checks: 4, failedChecks: 3, expected: false });
+        expect(found[0]).to.include({ calls: 2, checks: 4, failedChecks: 3, expected: false });
         expect(found[0]!.answers).to.have.length(1);
-        expect(found[0]!.answers[0]).to.match(/^4 × /);
+        expect(found[0]!.answers[0]).to.match(/^2 × /);
       }
     });
 
@@ -89,16 +89,26 @@ describe('a method the endpoint does not serve', function () {
     it('never from odd calls only: -32601 to malformed calls alone is not "not served"', () => {
       const odd = [check('robust-wrong-type', 'fail', [exchange([true], NOT_FOUND, false)], { layer: 'advisory' }), check('robust-extra-param', 'fail', [exchange(['0x1', '0x1', '0x2'], NOT_FOUND, false)], { layer: 'advisory' })];
       expect(methodsOf(odd)).to.deep.equal([]);
+      expect(methodsOf([...odd, check('receipts-in-order', 'fail', [exchange(['0x5'], NOT_FOUND)])]), 'one well-formed call').to.deep.equal([]);
     });
 
-    it('one result, one null or one other error to any call makes the method served: its checks judge it one by one', () => {
+    it('one result, one null or one other error to a well-formed call, or a result to any call, makes the method served: its checks judge it one by one', () => {
       for (const other of [{ result: [] }, { result: null }, { error: [-32602, 'invalid argument 0: hex string without 0x prefix'] }, { error: [-32000, 'header not found'] }, { http: 500, body: 'oops' }] as Answer[]) {
         const checks = [...dropped(NOT_FOUND), check('empty-block', 'pass', [exchange(['0x2'], other)])];
         expect(methodsOf(checks), JSON.stringify(other)).to.deep.equal([]);
       }
+      for (const result of [{ result: [] }, { result: null }] as Answer[]) {
+        expect(methodsOf([...dropped(NOT_FOUND), check('robust-extra-param', 'fail', [exchange(['0x1', '0x1', '0x2'], result, false)], { layer: 'advisory' })]), 'a malformed call answered with a result').to.deep.equal([]);
+      }
       // The same params asked twice (a tag read fresh): "not there" once and served once is served.
       const flaky = [...dropped(NOT_FOUND), check('tag-latest', 'pass', [exchange(['0x5'], { result: [] })])];
       expect(methodsOf(flaky)).to.deep.equal([]);
+    });
+
+    it('the errors malformed calls get say nothing: a gateway checking params before it finds the method missing still does not serve it', () => {
+      const invalid: Answer = { error: [-32602, 'invalid argument 0'] };
+      const validated = [...dropped(NOT_FOUND).slice(0, 2), check('robust-wrong-type', 'fail', [exchange([true], invalid, false)], { layer: 'advisory' }), check('envelope-error', 'pass', [exchange(['not-a-block'], invalid, false)])];
+      expect(methodsOf(validated)).to.deep.equal([M]);
     });
 
     it('calls without an answer (timeouts, resets, rate limits) count neither way', () => {
@@ -115,9 +125,9 @@ describe('a method the endpoint does not serve', function () {
     });
 
     it('calls from other methods\' checks that lean on it count too; a method the run does not certify is never named', () => {
-      const leaning = check('agrees-with-block-receipts', 'inconclusive', [exchange(['0x5'], NOT_FOUND)], { method: 'eth_getTransactionReceipt' });
+      const leaning = check('agrees-with-block-receipts', 'inconclusive', [exchange(['0x5'], NOT_FOUND), exchange(['0x6'], NOT_FOUND)], { method: 'eth_getTransactionReceipt' });
       expect(methodsOf([check('robust-wrong-type', 'fail', [exchange([true], NOT_FOUND, false)], { layer: 'advisory' }), leaning])).to.deep.equal([M]);
-      expect(methodsOf([leaning, check('x', 'inconclusive', [exchange(['0x6'], NOT_FOUND)], { method: 'eth_getTransactionReceipt' })])).to.deep.equal([]);
+      expect(methodsOf([leaning])).to.deep.equal([]);
     });
   });
 
@@ -125,7 +135,7 @@ describe('a method the endpoint does not serve', function () {
     const note = (match?: string): ExpectationNote => ({ kind: 'fail', reason: 'hardhat lacks it', ...(match ? { match } : {}) });
 
     it('fails the run, even when its only failures are advisory (not fatal without --strict)', () => {
-      const advisoryOnly = [check('robust-wrong-type', 'fail', [exchange([true], NOT_FOUND, false)], { layer: 'advisory' }), check('tag-latest', 'pass', [exchange(['latest'], NOT_FOUND)]), served];
+      const advisoryOnly = [check('decimal-string', 'fail', [exchange(['5'], NOT_FOUND)], { layer: 'advisory' }), check('decimal-number', 'fail', [exchange([5], NOT_FOUND)], { layer: 'advisory' }), served];
       const s = summarize(advisoryOnly, false, true);
       expect(s).to.include({ fatalFailures: 0, verdict: 'fail' });
       expect(s.notServed?.map((m) => [m.method, m.expected])).to.deep.equal([[M, false]]);
@@ -156,17 +166,17 @@ describe('a method the endpoint does not serve', function () {
       const text = formatSummary(report(dropped(NOT_FOUND)), PATHS);
       const lines = text.split('\n');
       expect(lines[0]).to.match(/^conformance: FAIL/);
-      expect(lines[1]).to.equal(`  NOT SERVED: ${M} (all 4 distinct calls: 4 × error -32601: the method ${M} does not exist/is not available); 3 of its 4 checks fail on it`);
+      expect(lines[1]).to.equal(`  NOT SERVED: ${M} (all 2 well-formed calls: 2 × error -32601: the method ${M} does not exist/is not available); 3 of its 4 checks fail on it`);
       expect(text).to.not.include(`${M}/receipts-in-order`);
       const known = formatSummary(report(dropped(NOT_FOUND, { kind: 'fail', reason: 'known' }), { expectFile: 'hardhat.json' }), PATHS).split('\n');
       expect(known[0]).to.match(/^conformance: PASS/);
-      expect(known[1]).to.match(new RegExp(`^  not served \\(expected: hardhat.json lists its 3 failure\\(s\\)\\): ${M} \\(all 4 distinct calls`));
+      expect(known[1]).to.match(new RegExp(`^  not served \\(expected: hardhat.json lists its 3 failure\\(s\\)\\): ${M} \\(all 2 well-formed calls`));
     });
 
     it('JSON: summary.notServed, valid against schemas/files/conformance-report.json', () => {
       const r = report(dropped({ http: 404, body: 'Not Found' }));
       expect(reportFaults(r)).to.deep.equal([]);
-      expect(r.summary.notServed).to.deep.equal([{ method: M, calls: 4, answers: ['4 × HTTP 404'], checks: 4, failedChecks: 3, expected: false }]);
+      expect(r.summary.notServed).to.deep.equal([{ method: M, calls: 2, answers: ['2 × HTTP 404'], checks: 4, failedChecks: 3, expected: false }]);
       expect(reportFaults({ ...r, summary: { ...r.summary, notServed: [{ method: M }] } })).to.not.deep.equal([]);
     });
 
@@ -174,7 +184,7 @@ describe('a method the endpoint does not serve', function () {
       const xml = junitXml(report(dropped(NOT_FOUND)));
       const first = xml.indexOf('<testsuite ');
       expect(xml.slice(first, xml.indexOf('>', first))).to.include('name="rpc-certify"');
-      expect(xml).to.match(new RegExp(`<testcase classname="rpc-certify.run" name="${M} NOT SERVED"[^>]*>\\s*<failure message="NOT SERVED: ${M} \\(all 4 distinct calls[^"]*" type="not-served"`));
+      expect(xml).to.match(new RegExp(`<testcase classname="rpc-certify.run" name="${M} NOT SERVED"[^>]*>\\s*<failure message="NOT SERVED: ${M} \\(all 2 well-formed calls[^"]*" type="not-served"`));
       const known = junitXml(report(dropped(NOT_FOUND, { kind: 'fail', reason: 'known' }), { expectFile: 'hardhat.json' }));
       expect(known).to.include(`name="${M} not served (expected)"`);
       expect(known).to.not.include('type="not-served"');
@@ -221,7 +231,7 @@ describe('a method the endpoint does not serve', function () {
       expect(r.code, r.out + r.err).to.equal(1);
       const lines = r.out.split('\n');
       expect(lines[0]).to.match(/^conformance: FAIL/);
-      expect(lines[1]).to.match(new RegExp(`^  NOT SERVED: ${M} \\(all \\d+ distinct calls: \\d+ × error -32601: the method ${M} does not exist/is not available\\); \\d+ of its \\d+ checks fail on it$`));
+      expect(lines[1]).to.match(new RegExp(`^  NOT SERVED: ${M} \\(all \\d+ well-formed calls: \\d+ × error -32601: the method ${M} does not exist/is not available\\); \\d+ of its \\d+ checks fail on it$`));
       expect(r.report.summary.notServed?.map((m) => [m.method, m.expected])).to.deep.equal([[M, false]]);
       expect(r.report.summary.notServed?.[0]?.calls).to.be.at.least(5);
       expect(r.junit).to.include(`name="${M} NOT SERVED"`);
@@ -235,7 +245,7 @@ describe('a method the endpoint does not serve', function () {
       drop(method, () => ({ status: 404, body: '404 page not found' }));
       const r = await certify('http-404', [method]);
       expect(r.code, r.out + r.err).to.equal(1);
-      expect(r.out.split('\n')[1]).to.match(new RegExp(`^  NOT SERVED: ${method} \\(all \\d+ distinct calls: \\d+ × HTTP 404\\)`));
+      expect(r.out.split('\n')[1]).to.match(new RegExp(`^  NOT SERVED: ${method} \\(all \\d+ well-formed calls: \\d+ × HTTP 404\\)`));
     });
 
     it('a method that serves its well-formed calls and answers -32601 to malformed ones is served: not named, its robustness checks judge it', async function () {

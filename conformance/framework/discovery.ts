@@ -396,9 +396,10 @@ export async function loadTargets(path: string): Promise<Targets> {
 
 /**
  * The blocks a lockfile's walk met (head, judged, busiest, empty, per era, within the range it walked) that this
- * endpoint does not have by hash at that number: another chain with the same chain id (a devnet restarted, a
- * testnet reset, another client), or history reorganised since. An answer that is not a block or null (an error,
- * no answer) says nothing either way: the checks judge that.
+ * endpoint's chain does not hold: eth_getBlockByNumber at their number gives no block (a shorter chain) or a block of
+ * another hash. Another chain with the same chain id (a devnet restarted, a testnet reset, another client), or
+ * history reorganised since. Asked by number, not through eth_getBlockByHash (a method under test: its wrong
+ * answers are for its checks to fail); an answer that is not a block (an error, no answer) says nothing either way.
  */
 export async function lockBlocksMissing(client: RpcClient, t: Targets): Promise<BlockRef[]> {
   const walked = (ref: BlockRef | undefined): ref is BlockRef => {
@@ -413,18 +414,10 @@ export async function lockBlocksMissing(client: RpcClient, t: Targets): Promise<
   const unique = [...new Map(refs.map((r) => [r.hash, { number: r.number, hash: r.hash }])).values()];
   const answers = await Promise.all(
     unique.map(async (ref) => {
-      const block = await client.call<unknown>('eth_getBlockByHash', [ref.hash, false]).catch(() => undefined);
-      // A block of another number is another chain's; a malformed one is the checks' to judge.
-      return { ref, here: block !== null && !(isObject(block) && otherNumber(block['number'], ref.number)) };
+      const block = await client.call<unknown>('eth_getBlockByNumber', [ref.number, false]).catch(() => undefined);
+      const other = isObject(block) && typeof block['hash'] === 'string' && /^0x[0-9a-f]{64}$/i.test(block['hash']) && block['hash'].toLowerCase() !== ref.hash.toLowerCase();
+      return { ref, here: block !== null && !other };
     }),
   );
   return answers.filter((a) => !a.here).map((a) => a.ref);
-}
-
-function otherNumber(a: unknown, b: string): boolean {
-  try {
-    return typeof a === 'string' && /^0x[0-9a-f]+$/i.test(a) && BigInt(a) !== BigInt(b);
-  } catch {
-    return false;
-  }
 }

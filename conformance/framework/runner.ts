@@ -93,7 +93,7 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
         const missing = await lockBlocksMissing(client, targets);
         if (missing.length > 0) {
           const named = missing.slice(0, 3).map((b) => `#${BigInt(b.number)} ${b.hash}`).join(', ');
-          throw new EndpointUnusable(`--targets ${opts.targetsFile}: ${missing.length} block(s) of the lock are not on this endpoint (${named}${missing.length > 3 ? ', …' : ''}): another chain with chain id ${BigInt(chainId)} (a restarted devnet, a reset testnet, another client), or history reorganised since the lock was written. Run without --targets to discover targets here`);
+          throw new EndpointUnusable(`--targets ${opts.targetsFile}: ${missing.length} block(s) of the lock are not on this endpoint's chain (no block, or another hash, at their number: ${named}${missing.length > 3 ? ', …' : ''}): another chain with chain id ${BigInt(chainId)} (a restarted devnet, a reset testnet, another client), or history reorganised since the lock was written. Run without --targets to discover targets here`);
         }
       }
       for (const f of opts.fixtures ?? []) targets = mergeFixtures(targets, f.targets, f.source);

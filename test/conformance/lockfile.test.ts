@@ -40,7 +40,7 @@ describe('a --targets lockfile is of the endpoint\'s chain, or refused', functio
       (e: unknown) => e,
     );
     expect(refused).to.be.instanceOf(EndpointUnusable);
-    expect((refused as Error).message).to.match(/^--targets .*targets\.lock\.json: \d+ block\(s\) of the lock are not on this endpoint \(#\d+ 0x[0-9a-f]{64}.*another chain with chain id 31337/);
+    expect((refused as Error).message).to.match(/^--targets .*targets\.lock\.json: \d+ block\(s\) of the lock are not on this endpoint's chain \(no block, or another hash, at their number: #\d+ 0x[0-9a-f]{64}.*another chain with chain id 31337/);
     const r = await cli(['conformance', '--url', other.url, '--targets', lock, '--methods', 'eth_getBlockByHash', '--out', join(dir, 'other'), '--quiet']);
     expect(r.code, r.out + r.err).to.equal(2);
     expect(r.err).to.match(/endpoint not usable: --targets .* not on this endpoint/);
@@ -52,10 +52,10 @@ describe('a --targets lockfile is of the endpoint\'s chain, or refused', functio
     expect(run.checks.find((c) => c.id === 'eth_getBlockByHash/hashes-match-full')?.verdict).to.equal('pass');
   });
 
-  it('a known block answered null fails hashes-match-full with a reason, not a TypeError', async function () {
-    proxy.fault = { name: 'full block null', kills: [], rewrite: (req, res) => (req.method === 'eth_getBlockByHash' && req.params[1] === true ? { ...res, result: null } : res) };
+  it('a known block answered null by hash is the endpoint\'s fault, not another chain: the lock is taken, and hashes-match-full fails with a reason, not a TypeError', async function () {
+    proxy.fault = { name: 'every block null by hash', kills: [], rewrite: (req, res) => (req.method === 'eth_getBlockByHash' ? { ...res, result: null } : res) };
     const run = await runConformance({ url: proxy.url, targetsFile: lock, methods: ['eth_getBlockByHash'] });
     const c = run.checks.find((k) => k.id === 'eth_getBlockByHash/hashes-match-full');
-    expect(c).to.deep.include({ verdict: 'fail', reason: 'a known block hash returned null (flag true)' });
+    expect(c).to.deep.include({ verdict: 'fail', reason: 'a known block hash returned null (flag false)' });
   });
 });

@@ -1,5 +1,6 @@
 // The few lines a load run prints when it ends.
 import { ENTRY_KINDS, isDegenerate } from '../shared/corpus.ts';
+import { ESTIMATE_SPREAD } from '../shared/bounds.ts';
 import { generatorSentence, headline } from './headline.ts';
 import type { LoadReport, MethodCorpus } from './report.ts';
 
@@ -15,7 +16,7 @@ export function summaryText(r: LoadReport, reportPaths: string[]): string {
       const latency = l ? `${pad(l.p50, 9)}${pad(l.p95, 9)}${pad(l.p99, 9)}` : pad(m.requests ? 'no successful answer' : 'completed no request', 27);
       return `${name.padEnd(42)}${pad(m.requests, 9)}${pad(`${m.achievedRps}/${m.targetRps}`, 14)}${latency}${pad(`${(m.failureRate * 100).toFixed(2)}%`, 10)}`;
     }),
-    'corpus per method (as sampled; "compared": answers checked against the one sampled):',
+    `corpus per method (as sampled; "compared": answers checked against the one sampled, an estimate at a final block within ${ESTIMATE_SPREAD * 100}% of it):`,
     ...Object.entries(r.corpus.methods).map(([name, c]) => `  ${name.padEnd(40)}${describeCorpus(c)}`),
     `generator: ${r.generator.instances > 1 ? `${r.generator.instances} k6 instances, merged; ` : ''}${generatorSentence(r).text.replace(/^the generator /, '')}${r.generator.cpuCores === undefined ? '' : ` (k6 used ${r.generator.cpuCores} of ${r.generator.availableCores} cores)`}`,
     ...Object.entries(r.methods)

@@ -3,7 +3,9 @@
 // intrinsic gas and at most the gas cap. A lookup of a block too recent to be final is also anchored to the
 // hash of the block sampling saw (`@<hash>`): an answer from that same block must be the sampled one (the
 // hash commits to the block's content), and only an answer from another block (a reorg) is held to its
-// bounds alone. Recorded at sampling as a short text, checked under load on answers that are not the one
+// bounds alone. An estimate at a final block (a replay at its parent's state, which no longer changes) is
+// also held near the estimate sampled: clients' searches differ by a few percent, not more.
+// Recorded at sampling as a short text, checked under load on answers that are not the one
 // sampling saw (a recognised answer needs no check). Pure: Node and k6.
 import type { Json } from '../../core/invariants/encoding.ts';
 import { intrinsicGas } from '../../core/invariants/intrinsic.ts';
@@ -34,6 +36,23 @@ export function anchored(bounds: string, sampled: unknown): string {
   return hashes.size === 1 && typeof hash === 'string' && NUMBER.test(hash) ? `${bounds}@${hash.toLowerCase()}` : bounds;
 }
 
+/**
+ * How far an estimate at a final block may stray from the one sampled, either way: more than clients' searches differ
+ * (geth stops within 1.5% of the least gas that works), far less than an answer made up or taken from another call.
+ */
+export const ESTIMATE_SPREAD = 0.2;
+
+/** An estimate's bounds (`g:<least>:<most>`) narrowed to ESTIMATE_SPREAD around the estimate sampled at a final block: `g:<least>:<most>:s`. */
+export function aroundSampled(bounds: string, sampled: unknown): string {
+  const [kind, least = '', most = ''] = bounds.split(':');
+  if (kind !== 'g' || typeof sampled !== 'string' || !NUMBER.test(sampled)) return bounds;
+  const gas = Number.parseInt(sampled, 16);
+  return `g:${Math.max(Number(least), Math.floor(gas / (1 + ESTIMATE_SPREAD)))}:${Math.min(Number(most), Math.ceil(gas * (1 + ESTIMATE_SPREAD)))}:s`;
+}
+
+/** Whether the bounds hold the answer to the one sampled: an estimate within ESTIMATE_SPREAD of it. */
+export const heldToSampled = (bounds: string | undefined): boolean => bounds?.startsWith('g:') === true && bounds.endsWith(':s');
+
 /** Whether the answer must be the sampled one: always, unless the bounds are anchored and the answer is from another block. */
 export function sameAnswerDue(bounds: string | undefined, result: unknown): boolean {
   const at = bounds?.indexOf('@') ?? -1;
@@ -48,11 +67,12 @@ const itemsOf = (result: unknown): unknown[] => (Array.isArray(result) ? result 
 /** Why an answer breaks its bounds, or undefined when it keeps them. */
 export function boundsFault(bounds: string, result: unknown): string | undefined {
   const at = bounds.indexOf('@');
-  const [kind, a = '', b] = (at < 0 ? bounds : bounds.slice(0, at)).split(':');
+  const [kind, a = '', b, around] = (at < 0 ? bounds : bounds.slice(0, at)).split(':');
   if (kind === 'g') {
     const gas = typeof result === 'string' && NUMBER.test(result) ? Number.parseInt(result, 16) : Number.NaN;
-    if (!(gas >= Number(a))) return `an estimate of ${String(result)} is below the call's intrinsic gas ${a}`;
-    return gas > Number(b) ? `an estimate of ${result as string} is above the gas cap ${b}` : undefined;
+    const sampled = `the estimate sampled at the same final block within ${ESTIMATE_SPREAD * 100}%`;
+    if (!(gas >= Number(a))) return `an estimate of ${String(result)} is below ${around ? `${a}, the least of its intrinsic gas and ${sampled}` : `the call's intrinsic gas ${a}`}`;
+    return gas > Number(b) ? `an estimate of ${result as string} is above ${around ? `${b}, the most of the gas cap and ${sampled}` : `the gas cap ${b}`}` : undefined;
   }
   const block = Number.parseInt(a, 16);
   for (const item of itemsOf(result)) {

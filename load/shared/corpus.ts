@@ -3,6 +3,7 @@
 // What an entry must answer follows from what it is (its kind), never from what the endpoint said at
 // sampling: an endpoint that answers a hit with "method not supported" is not served, whatever it
 // answered. Pure: the k6 scenario packs entries with expectationOf.
+import { heldToSampled } from './bounds.ts';
 import type { Expectation } from './classify.ts';
 import type { RpcClass, RpcMethod } from './methods.ts';
 import type { Rng } from './rng.ts';
@@ -86,7 +87,7 @@ export interface Composition {
   entries: number;
   distinct: number;
   kinds: Record<EntryKind, number>;
-  /** Entries whose answer is compared with the one recorded at sampling. */
+  /** Entries whose answer is compared with the one recorded at sampling (an estimate: held within ESTIMATE_SPREAD of it, bounds.ts). */
   compared: number;
 }
 
@@ -97,7 +98,7 @@ export const isDegenerate = (c: Composition): boolean => c.distinct < FEW_DISTIN
 export function compositionOf(entries: readonly CorpusEntry[]): Composition {
   const kinds = Object.fromEntries(ENTRY_KINDS.map((k) => [k, 0])) as Record<EntryKind, number>;
   for (const e of entries) kinds[e.kind]++;
-  return { entries: entries.length, distinct: new Set(entries.map((e) => JSON.stringify(e.params))).size, kinds, compared: entries.filter((e) => e.answer).length };
+  return { entries: entries.length, distinct: new Set(entries.map((e) => JSON.stringify(e.params))).size, kinds, compared: entries.filter((e) => e.answer || heldToSampled(e.bounds)).length };
 }
 
 /**

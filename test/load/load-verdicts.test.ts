@@ -287,7 +287,12 @@ describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)
         }
         expect(near.some((e) => e.answer), `${m}: near-head blocks compared`).to.equal(true);
       }
-      expect(c.entries.eth_estimateGas.filter((e) => e.kind === 'hit').every((e) => /^g:\d+:\d+$/.test(e.bounds ?? '')), 'estimates bounded').to.equal(true);
+      const estimates = c.entries.eth_estimateGas.filter((e) => e.kind === 'hit');
+      expect(estimates.every((e) => /^g:\d+:\d+(:s)?$/.test(e.bounds ?? '') && e.answer === undefined), 'estimates bounded, never compared exactly').to.equal(true);
+      // Replays at a final block's state: held near the estimate sampled; at `latest` or a block not final, bounded only.
+      const final = (e: (typeof estimates)[number]) => typeof e.params[1] === 'string' && /^0x/.test(e.params[1]) && BigInt(e.params[1]) <= BigInt(c.finalBlock ?? '0x0');
+      expect(estimates.filter(final).length, 'replays at final blocks').to.be.above(0);
+      for (const e of estimates) expect(e.bounds?.endsWith(':s'), JSON.stringify(e)).to.equal(final(e));
     });
 
     it("a transaction of another block answered by number, near the head too: wrong (its own blockNumber says so)", async () => {
@@ -339,9 +344,21 @@ describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)
       expect(m.wrongSample).to.match(/an answer of block 0x[0-9a-f]+ to a lookup of block/);
     });
 
+    it('an estimate at a final block tripled (within the gas cap): wrong, by the estimate sampled (red team A8)', async () => {
+      const { report } = await runWith((req, res) => {
+        const at = req.params[1];
+        if (req.method !== 'eth_estimateGas' || typeof res.result !== 'string' || typeof at !== 'string' || !/^0x/.test(at)) return res;
+        return { ...res, result: `0x${(BigInt(res.result) * 3n).toString(16)}` };
+      });
+      const m = report.methods['eth_estimateGas']!;
+      expect(m.classes.wrong, JSON.stringify(m.classes)).to.be.above(0);
+      expect(m.wrongSample).to.match(/above \d+, the most of the gas cap and the estimate sampled at the same final block within 20%/);
+      expect(report.corpus.methods['eth_estimateGas']?.compared, 'the replays at final blocks count as compared').to.be.above(0);
+    });
+
     for (const [what, result, sample] of [
-      ['below the intrinsic gas', '0x1', /below the call's intrinsic gas 2\d{4}/],
-      ['above the gas cap', '0xffffffffffff', /above the gas cap \d+/],
+      ['below the intrinsic gas', '0x1', /below (the call's intrinsic gas 2\d{4}|\d+, the least of its intrinsic gas and the estimate sampled)/],
+      ['above the gas cap', '0xffffffffffff', /above (the gas cap \d+|\d+, the most of the gas cap and the estimate sampled)/],
     ] as const) {
       it(`an estimate ${what}: wrong`, async () => {
         const { report } = await runWith((req, res) => (req.method === 'eth_estimateGas' && typeof res.result === 'string' ? { ...res, result } : res));

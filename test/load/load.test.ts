@@ -9,7 +9,7 @@ import { build } from 'esbuild';
 import { validateShape } from '../../core/schemas.ts';
 import { driftOf } from '../../load/report/analysis.ts';
 import { bundleScenario, precompiledAjv } from '../../load/plan/bundle.ts';
-import { anchored, boundsFault, boundsOf, sameAnswerDue } from '../../load/shared/bounds.ts';
+import { anchored, aroundSampled, boundsFault, boundsOf, heldToSampled, sameAnswerDue } from '../../load/shared/bounds.ts';
 import { classify, type Expectation } from '../../load/shared/classify.ts';
 import { compareReports } from '../../load/report/compare.ts';
 import { composeEntries, compositionOf, type CorpusEntry, type EntryKind, isDegenerate, onMissSide } from '../../load/shared/corpus.ts';
@@ -348,5 +348,18 @@ describe('load: the bounds any answer keeps however the chain moved (bounds.ts)'
     expect(boundsFault(b, '0x11e1a301')).to.match(/above the gas cap 300000000/);
     expect(boundsFault(b, 'lots')).to.match(/below/);
     expect(boundsOf('eth_estimateGas', [{ to: '0x01' }, 'latest'], undefined), 'no cap known').to.equal(undefined);
+  });
+  it('an estimate at a final block is held within 20% of the one sampled, inside its intrinsic gas and gas cap (red team A8)', () => {
+    const b = aroundSampled('g:21000:300000000', '0x186a0'); // 100000 sampled
+    expect(b).to.equal('g:83333:120000:s');
+    expect(heldToSampled(b)).to.equal(true);
+    expect(heldToSampled('g:21000:300000000')).to.equal(false);
+    expect(boundsFault(b, '0x186a0')).to.equal(undefined);
+    expect(boundsFault(b, '0x1d4c0'), '+20%').to.equal(undefined);
+    expect(boundsFault(b, '0x493e0'), 'tripled').to.match(/above 120000, the most of the gas cap and the estimate sampled at the same final block within 20%/);
+    expect(boundsFault(b, '0x5208'), 'a plain transfer').to.match(/below 83333, the least of its intrinsic gas and the estimate sampled/);
+    expect(aroundSampled('g:21000:300000000', '0x5208'), 'never under the intrinsic gas').to.equal('g:21000:25200:s');
+    expect(aroundSampled('g:21000:30000', '0x7530'), 'never over the cap').to.equal('g:25000:30000:s');
+    expect(aroundSampled('g:21000:300000000', null), 'no estimate sampled').to.equal('g:21000:300000000');
   });
 });

@@ -1,13 +1,12 @@
 // §4.7 eth_getTransactionReceipt: a receipt object (§2.4) or null.
 import { type Address, getContractAddress } from 'viem';
-import { effectiveGasPrices, gasAccounting, logIndexes, receiptBlooms, receiptPlaces, receiptsAgainstTxs, removedLogs } from '../core/invariants/block-receipts.ts';
+import { effectiveGasPrices, gasAccounting, logIndexes, receiptBlooms, removedLogs } from '../core/invariants/block-receipts.ts';
 import { sameAddress } from '../core/invariants/compare.ts';
 import { bigintOf, bytes, type Json, type Violation } from '../core/invariants/encoding.ts';
-import { validateShape } from '../core/schemas.ts';
 import { type CheckContext, MethodSuite } from './framework/check.ts';
 import { envelopeChecks, extraFieldsCheck, nullOnMiss, nullOnZeroHash, type Shaped, UNKNOWN_HASH } from './framework/common.ts';
 import { expectSameFields, failOnViolations, fullTxs, judgedRefs, recompute, SAMPLE, TypedBlocks } from './framework/invariant-checks.ts';
-import { assertReceipt, assertRootXorStatus, expectReceiptsRoot, type Receipt } from './framework/receipt-checks.ts';
+import { assertReceipt, assertRootXorStatus, expectReceiptsRoot, type Receipt, receiptsInBlock } from './framework/receipt-checks.ts';
 
 const suite = new MethodSuite('eth_getTransactionReceipt');
 export default suite;
@@ -153,12 +152,7 @@ suite.check(
   async (t) => {
     // Every receipt of every block is judged before the verdict, so the failure counts them all.
     const violations: Violation[] = [];
-    for (const { name, block, txs, receipts } of await receiptsOfJudgedBlocks(t)) {
-      receipts.forEach((r, i) => {
-        for (const f of validateShape('receipt', r)) violations.push({ pointer: f.pointer === '/' ? '' : f.pointer, message: `${name}: receipt ${i} (${String(txs[i]?.['hash'])}): receipt shape: ${f.pointer} ${f.message}` });
-      });
-      violations.push(...[...receiptsAgainstTxs(receipts, txs), ...receiptPlaces(receipts, txs, block)].map(inReceipt(name)));
-    }
+    for (const { name, block, txs, receipts } of await receiptsOfJudgedBlocks(t)) violations.push(...receiptsInBlock(receipts, txs, block).map(inReceipt(name)));
     failOnViolations(t, violations, '/result');
   },
 );

@@ -1,6 +1,8 @@
 // §2.4/§2.5: what makes one receipt well formed, judged the same way for eth_getTransactionReceipt and
 // for each element of eth_getBlockReceipts.
-import type { Json } from '../../core/invariants/encoding.ts';
+import { receiptPlaces, receiptsAgainstTxs } from '../../core/invariants/block-receipts.ts';
+import type { Json, Violation } from '../../core/invariants/encoding.ts';
+import { validateShape } from '../../core/schemas.ts';
 import { receiptEnvelope } from '../../core/invariants/receipt.ts';
 import { orderedTrieRoot } from '../../core/invariants/trie.ts';
 import type { CheckContext } from './check.ts';
@@ -63,4 +65,15 @@ export async function expectReceiptsRoot(t: CheckContext, typed: TypedBlocks, re
   if (!typed.admits(name, receipts)) return;
   const envelopes = await recompute(t, '/result', `the receiptsRoot of ${name}`, () => receipts.map((r, i) => receiptEnvelope(r, `/${i}`)));
   t.expectEqual(await orderedTrieRoot(envelopes), block['receiptsRoot'], `${name}: the trie root of its ${receipts.length} receipt(s)${how} is not the block's receiptsRoot (a committed receipt field is corrupt, or a receipt is missing or extra)`, '/result');
+}
+
+/**
+ * What makes a block's receipts, however fetched, the ones of its transactions: each well formed
+ * (schemas/rpc/receipt.json), naming its transaction (hash, type, from, to, contractAddress exactly when to is
+ * null) and its place (the block's hash and number, its position), its logs pointing back, a blob
+ * transaction's blobGasUsed 131072 per blob. Every violation, pointers relative to the receipts array.
+ */
+export function receiptsInBlock(receipts: Json[], txs: Json[], block: Json): Violation[] {
+  const shapes = receipts.flatMap((r, i) => validateShape('receipt', r).map((f): Violation => ({ pointer: `/${i}${f.pointer === '/' ? '' : f.pointer}`, message: `receipt ${i} (${String(txs[i]?.['hash'])}): receipt shape: ${f.pointer} ${f.message}` })));
+  return [...shapes, ...receiptsAgainstTxs(receipts, txs), ...receiptPlaces(receipts, txs, block)];
 }

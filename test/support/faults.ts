@@ -203,6 +203,9 @@ export function faultCatalogue(targets: Targets): Fault[] {
     }),
     fault('block receipts: a block hash parameter rejected', [`${M.blockReceipts}/block-hash-param`], (req, res) => (req.method === M.blockReceipts && /^0x[0-9a-f]{64}$/.test(String(req.params[0])) ? invalidParams(res) : res)),
     fault('block receipts: from of the zero address', [`${M.blockReceipts}/receipts-match-txs`], results(M.blockReceipts, (rs: Json[]) => rs.map((r) => ({ ...r, from: `0x${'00'.repeat(20)}` })))),
+    // The receipts of a judged block other than the busiest (whose order and place receipts-in-order reads) name another block and index.
+    fault('block receipts: the blob block\'s receipts name another block and index', [`${M.blockReceipts}/receipts-match-txs`], results(M.blockReceipts, (rs: Json[]) => rs.map((r) => (r['type'] === '0x3' ? { ...r, blockHash: targets.head.hash, blockNumber: '0x1', transactionIndex: '0x63' } : r)))),
+    fault('block receipts: from dropped from the blob block\'s receipts', [`${M.blockReceipts}/receipts-match-txs`], results(M.blockReceipts, (rs: Json[]) => rs.map((r) => (r['type'] === '0x3' ? { ...r, from: undefined, blobGasUsed: '0x0' } : r)))),
     fault('block receipts: effectiveGasPrice one wei high', [`${M.blockReceipts}/effective-gas-price`], results(M.blockReceipts, (rs: Json[]) => rs.map((r) => ({ ...r, effectiveGasPrice: bumped(r['effectiveGasPrice'], 1n) })))),
     fault('block receipts: a 1559 receipt priced at its maxFeePerGas', [`${M.blockReceipts}/effective-gas-price`], async (req, res, ctx) => {
       if (req.method !== M.blockReceipts || !Array.isArray(res.result)) return res;

@@ -11,6 +11,7 @@ import type { Expectations } from '../conformance/framework/expectations.ts';
 import type { CheckResult } from '../conformance/framework/check.ts';
 import { type ConformanceReport, explains } from '../conformance/report/model.ts';
 import { writeFileAtomic } from '../conformance/report/atomic.ts';
+import { notCertified } from '../conformance/report/text.ts';
 import { endpointOptions, expectedNetwork, methodList, positive, resolveEndpoint, UsageError, warnShortKey } from './networks.ts';
 import { METHODS } from '../load/shared/methods.ts';
 import { harnessVersion } from './version.ts';
@@ -215,6 +216,7 @@ function reportWords(): Set<string> {
 }
 
 function toReport(run: RunResult, opts: ConformanceOptions, summarize: typeof import('../conformance/report/model.ts').summarize): ConformanceReport {
+  const left = notCertified(run.methods);
   const report: ConformanceReport = {
     schemaVersion: 1,
     harness: { name: 'rpc-certify', version: harnessVersion },
@@ -240,7 +242,7 @@ function toReport(run: RunResult, opts: ConformanceOptions, summarize: typeof im
       ...(run.deadlineMs !== undefined ? { deadlineMs: run.deadlineMs, deadlineReached: run.deadlineReached ?? false } : {}),
     },
     ...(run.targets ? { targets: redactDeep(run.targets, reportWords()) } : {}),
-    summary: summarize(run.checks, opts.strict, run.complete),
+    summary: { ...summarize(run.checks, opts.strict, run.complete), ...(left.length ? { notCertified: left } : {}) },
     checks: run.checks,
   };
   // Redaction works on the values the endpoint supplied (above, and in the runner for every check), never

@@ -9,7 +9,7 @@ import { COVERAGE_CLASSES } from '../framework/discovery.ts';
 import { writeFileAtomic } from './atomic.ts';
 import { STYLE } from './html-style.ts';
 import { type ConformanceReport, methodsOf, type Outcome, OUTCOMES, outcomeOf } from './model.ts';
-import { curlText, exchangeMeta, failingFirst, formatDuration, requestText, responseText } from './text.ts';
+import { curlText, exchangeMeta, failingFirst, formatDuration, requestText, responseText, scopeLine, uncertified } from './text.ts';
 
 export async function writeHtmlReport(report: ConformanceReport, path: string): Promise<void> {
   await writeFileAtomic(path, renderHtml(report));
@@ -27,7 +27,7 @@ export function renderHtml(report: ConformanceReport): string {
 <style>${STYLE}</style></head>
 <body>
 ${hero(report)}
-${notServedBanner(report)}
+${scopeBanner(report)}${notServedBanner(report)}
 ${report.summary.verdictReason && report.summary.verdict === 'inconclusive' ? `<div class="banner"><div class="wrap">Inconclusive: ${esc(report.summary.verdictReason)}. A run cannot pass on checks the endpoint never answered.</div></div>` : ''}
 ${report.run.complete ? '' : `<div class="banner"><div class="wrap">Incomplete run: ${esc(report.run.incompleteReason ?? 'the run stopped before every check ran')}. Passing checks prove nothing about the ones that did not run.</div></div>`}
 ${stickyBar(report)}
@@ -77,7 +77,7 @@ function hero(report: ConformanceReport): string {
     ['Requests', esc(run.requestCount.toLocaleString('en-US'))],
     ['Mode', run.strict ? 'strict: advisory checks are fatal' : 'default: advisory checks inform'],
     ['Expectations', run.expectations && esc(`${run.expectations.file} (${run.expectations.entries} ${run.expectations.entries === 1 ? 'entry' : 'entries'}${run.expectations.client ? `, for ${run.expectations.client}` : ''})`)],
-    ['Methods', esc(plural(run.methods.length, 'method'))],
+    ['Methods', esc(uncertified(report).length ? `${plural(run.methods.length, 'method')}: a subset (--methods); not certified: ${uncertified(report).join(', ')}` : plural(run.methods.length, 'method'))],
   ];
   return `<header class="hero"><div class="wrap">
 <div class="badge v-${esc(summary.verdict)}">${esc(summary.verdict.toUpperCase())}<small>${esc(sub)}</small></div>
@@ -90,6 +90,12 @@ function hero(report: ConformanceReport): string {
 }
 
 /** Each method not served, named before anything else: one finding, not the twenty failed checks it causes. */
+/** A verdict on a --methods subset says so above everything else: it certifies only what it ran. */
+function scopeBanner(report: ConformanceReport): string {
+  const line = scopeLine(report);
+  return line ? `<div class="banner"><div class="wrap">${esc(line)}</div></div>` : '';
+}
+
 function notServedBanner(report: ConformanceReport): string {
   const all = report.summary.notServed ?? [];
   if (all.length === 0) return '';

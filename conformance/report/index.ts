@@ -6,7 +6,7 @@ import { writeJsonReport } from './json.ts';
 import { writeJunitReport } from './junit.ts';
 import { type ConformanceReport, outcomeOf } from './model.ts';
 import { inert } from '../../core/inert.ts';
-import { formatDuration, notServedLine } from './text.ts';
+import { formatDuration, notServedLine, scopeLine } from './text.ts';
 
 export type { ConformanceReport } from './model.ts';
 export { summarize } from './model.ts';
@@ -36,6 +36,7 @@ export function formatSummary(report: ConformanceReport, paths: ReportPaths): st
   const lines = [
     `conformance: ${s.verdict.toUpperCase()}  (${s.total} checks in ${formatDuration(report.run.durationMs)}, ${report.run.requestCount} requests${report.run.strict ? ', strict' : ''})`,
     // Named first: one method missing is one finding, not the twenty failures below it.
+    ...[scopeLine(report)].filter((l) => l !== undefined).map((l) => `  ${l}`),
     ...notServed.map((m) => `  ${notServedLine(m, report.run.expectations?.file)}`),
     `  ${s.pass} passed, ${s.fatalFailures} failed, ${s.advisoryFailures} advisory, ${s.inconclusive} inconclusive, ${s.skip} skipped`,
   ];

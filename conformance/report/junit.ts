@@ -5,7 +5,7 @@ import type { CheckResult } from '../framework/check.ts';
 import { xmlSafe } from '../../core/inert.ts';
 import { writeFileAtomic } from './atomic.ts';
 import { type ConformanceReport, methodsOf, outcomeOf } from './model.ts';
-import { exchangeMeta, notServedLine, requestText, responseText } from './text.ts';
+import { exchangeMeta, notServedLine, requestText, responseText, uncertified } from './text.ts';
 
 // The typings declare an ES default export, but under Node the CJS build's module.exports (the
 // builder itself) is what a default import yields.
@@ -24,6 +24,15 @@ export function junitXml(report: ConformanceReport): string {
       .timestamp(report.run.startedAt)
       .time(seconds(checks.reduce((s, c) => s + c.durationMs, 0)));
     for (const check of checks) addCase(suite.testCase(), check, report.run.strict, skips);
+  }
+  // What a --methods subset left out is named, last (so its skip messages stay in order): not certified, never silently absent.
+  const left = uncertified(report);
+  if (left.length) {
+    const suite = builder.testSuite().name('not certified (--methods)').timestamp(report.run.startedAt);
+    for (const method of left) {
+      suite.testCase().className('rpc-certify.scope').name(`${method} not certified`).skipped();
+      skips.push(`not certified: ${method} was left out of this run by --methods`);
+    }
   }
   return withSkipMessages(builder.build(), skips);
 }

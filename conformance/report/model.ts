@@ -57,6 +57,8 @@ export interface ConformanceReport {
      * One not `expected` fails the run, whatever its checks' outcomes.
      */
     notServed?: NotServedMethod[];
+    /** The spec's methods (and the service-wide checks) a --methods subset left out: the verdict says nothing of them. */
+    notCertified?: string[];
   };
   checks: CheckResult[];
 }

@@ -1,6 +1,8 @@
 // Plain-text renderings shared by the JUnit and HTML writers and the CLI summary.
 import type { Evidence } from '../framework/check.ts';
 import { inert } from '../../core/inert.ts';
+import { METHODS } from '../../load/shared/methods.ts';
+import type { ConformanceReport } from './model.ts';
 import type { NotServedMethod } from './not-served.ts';
 
 export function formatDuration(ms: number): string {
@@ -56,3 +58,21 @@ export function notServedLine(m: NotServedMethod, expectFile?: string): string {
   const fails = m.expected ? '' : `; ${m.failedChecks} of its ${m.checks} checks fail on it`;
   return `${head}: ${m.method} (all ${m.calls} well-formed calls: ${inert(m.answers.join('; '), 200)})${fails}`;
 }
+
+/** The spec's methods and the service-wide checks a --methods subset (`methods`, the run's) left out: not certified by it, whatever its verdict. */
+export function notCertified(methods: readonly string[]): string[] {
+  return [...METHODS, 'service'].filter((m) => !methods.includes(m));
+}
+
+/** What a report's verdict does not cover (reports written before the field: from its methods). */
+export function uncertified(report: ConformanceReport): string[] {
+  return report.summary.notCertified ?? notCertified(report.run.methods);
+}
+
+/** The line that says a verdict covers a subset (red team C7: a one-method run read "PASS" with no word of the other seven). */
+export function scopeLine(report: ConformanceReport): string | undefined {
+  const left = uncertified(report);
+  const certified = METHODS.filter((m) => report.run.methods.includes(m)).length;
+  return left.length ? `scope: ${certified} of the spec's ${METHODS.length} methods (--methods); NOT certified by this run: ${left.join(', ')}` : undefined;
+}
+

@@ -80,6 +80,24 @@ describe('command line', function () {
     for (const f of files) expect(await readFile(join(out, f), 'utf8'), f).to.not.include(SENTINEL);
     expect(await readFile(join(out, 'conformance.json'), 'utf8')).to.include('/v3/<redacted>');
   });
+
+  it('a --methods subset says in every report that the methods it left out are not certified (red team C7: a one-method run read PASS alone)', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'rc-'));
+    const r = await cli(['conformance', '--url', devnet.url, '--methods', 'eth_getTransactionByHash', '--out', out]);
+    expect(r.code, r.out + r.err).to.equal(0);
+    const left = ['eth_estimateGas', 'eth_getBlockByHash', 'eth_getUncleByBlockNumberAndIndex', 'eth_getUncleByBlockHashAndIndex', 'eth_getTransactionByBlockNumberAndIndex', 'eth_getTransactionReceipt', 'eth_getBlockReceipts', 'service'];
+    expect(r.out).to.include(`scope: 1 of the spec's 8 methods (--methods); NOT certified by this run: ${left.join(', ')}`);
+    const report = JSON.parse(await readFile(join(out, 'conformance.json'), 'utf8')) as { summary: { verdict: string; notCertified?: string[] } };
+    expect(report.summary.notCertified).to.deep.equal(left);
+    const junit = await readFile(join(out, 'conformance.junit.xml'), 'utf8');
+    for (const m of left) expect(junit).to.include(`name="${m} not certified"`);
+    expect(junit).to.include('message="not certified: eth_getBlockReceipts was left out of this run by --methods"');
+    expect(await readFile(join(out, 'conformance.html'), 'utf8')).to.include('NOT certified by this run');
+    // The whole run names no such scope.
+    const all = await mkdtemp(join(tmpdir(), 'rc-'));
+    await cli(['conformance', '--url', devnet.url, '--expect', 'fixtures/expectations/embedded.json', '--out', all, '--quiet']);
+    expect((JSON.parse(await readFile(join(all, 'conformance.json'), 'utf8')) as { summary: object }).summary).to.not.have.property('notCertified');
+  });
 });
 
 describe('the tools folder (scripts/go-install.ts)', () => {

@@ -265,7 +265,7 @@ function progress(): { onResult: (r: CheckResult) => void; flush: () => void } {
       line = [];
     }
     const expected = r.expectation?.kind === 'fail';
-    line.push(explains(r.expectation, r.reason) && r.verdict === 'fail' ? 'x' : expected && r.verdict === 'pass' ? '!' : r.verdict === 'fail' && r.layer === 'advisory' ? 'a' : marks[r.verdict]);
+    line.push(explains(r.expectation, r) && r.verdict === 'fail' ? 'x' : expected && r.verdict === 'pass' ? '!' : r.verdict === 'fail' && r.layer === 'advisory' ? 'a' : marks[r.verdict]);
   };
   return { onResult, flush };
 }

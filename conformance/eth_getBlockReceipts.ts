@@ -123,7 +123,7 @@ suite.check(
   { intent: 'receipts-root', clause: 'invariant: receiptsRoot', layer: 'invariant', title: 'the block\'s receiptsRoot recomputed as the Merkle-Patricia root of rlp(index) -> typed receipt envelope (status or root, cumulativeGasUsed, logsBloom, logs) over these receipts', covers: ['hit'] },
   async (t) => {
     const typed = new TypedBlocks(t);
-    for (const { name, receipts, block } of await receiptsAndBlocks(t)) await expectReceiptsRoot(t, typed, receipts, block, name);
+    await t.each(await receiptsAndBlocks(t), ({ name, receipts, block }) => expectReceiptsRoot(t, typed, receipts, block, name));
     typed.settle('the receiptsRoot');
   },
 );
@@ -131,23 +131,21 @@ suite.check(
 suite.check(
   { intent: 'receipt-blooms', clause: 'invariant: logsBloom', layer: 'invariant', title: 'each receipt\'s logsBloom recomputed from its own logs (address and topics)', covers: ['hit'] },
   async (t) => {
-    for (const { name, receipts } of await receiptsAndBlocks(t)) failOnViolations(t, await recompute(t, '/result', `the receipt blooms of ${name}`, () => receiptBlooms(receipts)), '/result', name);
+    await t.each(await receiptsAndBlocks(t), async ({ name, receipts }) => failOnViolations(t, await recompute(t, '/result', `the receipt blooms of ${name}`, () => receiptBlooms(receipts)), '/result', name));
   },
 );
 
 suite.check(
   { intent: 'gas-accounting', clause: 'invariant: cumulativeGasUsed', layer: 'invariant', title: 'cumulativeGasUsed never decreases, each gasUsed is the difference of consecutive cumulatives, and the last equals the block\'s gasUsed', covers: ['hit'] },
   async (t) => {
-    for (const { name, receipts, block } of await receiptsAndBlocks(t)) {
-      failOnViolations(t, await recompute(t, '/result', `the gas accounting of ${name}`, () => gasAccounting(receipts, String(block['gasUsed']))), '/result', name);
-    }
+    await t.each(await receiptsAndBlocks(t), async ({ name, receipts, block }) => failOnViolations(t, await recompute(t, '/result', `the gas accounting of ${name}`, () => gasAccounting(receipts, String(block['gasUsed']))), '/result', name));
   },
 );
 
 suite.check(
   { intent: 'log-indexes', clause: 'invariant: logIndex', layer: 'invariant', title: 'logIndex numbers the block\'s logs from 0x0, contiguously across all its receipts, in order', covers: ['hit'] },
   async (t) => {
-    for (const { name, receipts } of await receiptsAndBlocks(t)) failOnViolations(t, await recompute(t, '/result', `the log indexes of ${name}`, () => logIndexes(receipts)), '/result', name);
+    await t.each(await receiptsAndBlocks(t), async ({ name, receipts }) => failOnViolations(t, await recompute(t, '/result', `the log indexes of ${name}`, () => logIndexes(receipts)), '/result', name));
   },
 );
 
@@ -164,14 +162,14 @@ suite.check(
 suite.check(
   { intent: 'effective-gas-price', clause: '§2.4 effectiveGasPrice; invariant: EIP-1559', layer: 'invariant', title: 'effectiveGasPrice is the transaction\'s gasPrice for types 0x0/0x1 and min(maxFeePerGas, baseFeePerGas + maxPriorityFeePerGas) from 0x2 on, against its block\'s base fee, in each block judged', covers: ['hit'] },
   async (t) => {
-    for (const { name, receipts, block } of await receiptsAndBlocks(t)) failOnViolations(t, await recompute(t, '/result', `the effective gas prices of ${name}`, () => effectiveGasPrices(receipts, fullTxs(t, block, name), block)), '/result', name);
+    await t.each(await receiptsAndBlocks(t), async ({ name, receipts, block }) => failOnViolations(t, await recompute(t, '/result', `the effective gas prices of ${name}`, () => effectiveGasPrices(receipts, fullTxs(t, block, name), block)), '/result', name));
   },
 );
 
 suite.check(
   { intent: 'logs-not-removed', clause: '§2.5 removed', layer: 'spec', title: 'every log in the receipts of a canonical block judged has removed: false', covers: ['hit'] },
   async (t) => {
-    for (const { name, receipts } of await receiptsAndBlocks(t)) failOnViolations(t, removedLogs(receipts), '/result', name);
+    await t.each(await receiptsAndBlocks(t), ({ name, receipts }) => failOnViolations(t, removedLogs(receipts), '/result', name));
   },
 );
 

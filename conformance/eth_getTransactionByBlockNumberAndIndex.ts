@@ -70,11 +70,18 @@ suite.check(
   async (t) => {
     const target = t.need(t.targets.multiTxBlock, 'block with transactions');
     const block = await t.leaned<{ transactions: Json[] }>('eth_getBlockByHash', [target.hash, true], 'a known block');
-    for (const [i, full] of block.transactions.slice(0, SAMPLE).entries()) {
+    // Every index and both views are judged, each difference naming the index, its type and the values.
+    await t.each(block.transactions.slice(0, SAMPLE), async (full, i) => {
       const tx = t.found(await t.result<Json | null>(suite.method, [target.number, toQuantity(i)]), `index ${i} of a block with ${block.transactions.length} transactions returned null`);
-      expectSameFields(t, tx, full, `index ${i} differs from the block's transaction ${i} in eth_getBlockByHash(full)`, '/result');
+      const what = `index ${i} (type ${String(full['type'] ?? '0x0')})`;
       const byHash = await t.leaned<Json>('eth_getTransactionByHash', [full['hash']], `transaction ${i} of the block`);
-      expectSameFields(t, tx, byHash, `index ${i} differs from eth_getTransactionByHash of the same transaction`, '/result');
-    }
+      await t.each(
+        [
+          [full, `the block's transaction ${i} in eth_getBlockByHash(full)`],
+          [byHash, 'eth_getTransactionByHash of the same transaction'],
+        ] as const,
+        ([other, which]) => expectSameFields(t, tx, other, `${what} differs from ${which}`, '/result'),
+      );
+    });
   },
 );

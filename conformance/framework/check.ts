@@ -43,6 +43,9 @@ export interface CheckResult {
   covers: Coverage[];
   verdict: Verdict;
   reason?: string;
+  /** Every violation a failed check found, when it found more than one (the reason names the first). An --expect
+   * `match` must match each of them: an entry explains the deviation it describes, not whatever else follows it. */
+  violations?: string[];
   /** What a check observed beyond its verdict (e.g. the protocol fields an extra-fields check met). */
   note?: string;
   pointer?: string;
@@ -105,6 +108,8 @@ const LEANED_SHAPES: Partial<Record<string, ShapeName>> = {
 export class CheckContext {
   readonly evidence: Evidence[] = [];
   readonly notes: string[] = [];
+  /** Failures recorded by each() while the check went on judging the other items. */
+  readonly violations: CheckOutcome[] = [];
   constructor(
     private readonly state: RunState,
     readonly method: string,
@@ -243,6 +248,31 @@ export class CheckContext {
   found<T>(value: T | null, message: string): T {
     if (value === null) this.fail(message, { pointer: '/result', actual: null });
     return value;
+  }
+
+  /**
+   * Judges every item: a failure on one is recorded and the next is judged, so the check reports every
+   * violation (and an --expect `match` is held to each), not the first one only. Any other outcome stops the check.
+   */
+  async each<T>(items: Iterable<T>, judge: (item: T, index: number) => void | Promise<void>): Promise<void> {
+    let i = 0;
+    for (const item of items) {
+      try {
+        await judge(item, i++);
+      } catch (err) {
+        if (!(err instanceof CheckOutcome) || err.verdict !== 'fail') throw err;
+        this.violations.push(err);
+      }
+    }
+  }
+
+  /** Fails with every violation given (none: nothing happens): the runner reports each, the reason names the first. */
+  failAll(violations: Array<[message: string, detail: { pointer?: string | undefined; expected?: unknown; actual?: unknown }]>): void {
+    const outcomes = violations.map(([message, detail]) => new CheckOutcome('fail', message, detail));
+    const last = outcomes.pop();
+    if (!last) return;
+    this.violations.push(...outcomes);
+    throw last;
   }
 
   /** Records an observation for the report, whatever the verdict. */

@@ -87,12 +87,9 @@ export function fullTxs(t: CheckContext, block: Json, name: string): Json[] {
   return txs as Json[];
 }
 
-/** Fails on the first violation, saying how many more there are. */
+/** Fails with every violation, each its own (so an --expect `match` is held to each one). */
 export function failOnViolations(t: CheckContext, violations: Violation[], at: string, where?: string): void {
-  const first = violations[0];
-  if (!first) return;
-  const more = violations.length > 1 ? ` (+${violations.length - 1} more)` : '';
-  t.fail(`${where ? `${where}: ` : ''}${first.message}${more}`, { pointer: `${at}${first.pointer}`, expected: first.expected, actual: first.actual });
+  t.failAll(violations.map((v) => [`${where ? `${where}: ` : ''}${v.message}`, { pointer: `${at}${v.pointer}`, expected: v.expected, actual: v.actual }]));
 }
 
 /** Two views of one object must agree field for field. */
@@ -100,7 +97,11 @@ export function expectSameFields(t: CheckContext, actual: Json, expected: Json, 
   const diffs = fieldDiffs(actual, expected);
   const first = diffs[0];
   if (first === undefined) return;
-  t.fail(`${message}: ${diffs.join(', ')} differ`, { pointer: `${at}/${first}`, expected: expected[first] ?? '(absent)', actual: actual[first] ?? '(absent)' });
+  // A lone short value is named (e.g. "gasPrice differ (0x0 here, 0x502f7038 there)"), so an --expect entry can
+  // describe the exact deviation rather than any drift of the field.
+  const [a, e] = [actual[first], expected[first]];
+  const values = diffs.length === 1 && [a, e].every((v) => v === undefined || v === null || (typeof v === 'string' && v.length <= 66)) ? ` (${String(a ?? '(absent)')} here, ${String(e ?? '(absent)')} there)` : '';
+  t.fail(`${message}: ${diffs.join(', ')} differ${values}`, { pointer: `${at}/${first}`, expected: e ?? '(absent)', actual: a ?? '(absent)' });
 }
 
 /** The block/uncle hash recomputed from its header fields must be its `hash`. */

@@ -64,7 +64,13 @@ export async function receiptsOfBlock(t: CheckContext, ref: { hash: string; numb
 export async function expectReceiptsRoot(t: CheckContext, typed: TypedBlocks, receipts: Json[], block: Json, name: string, how = ''): Promise<void> {
   if (!typed.admits(name, receipts)) return;
   const envelopes = await recompute(t, '/result', `the receiptsRoot of ${name}`, () => receipts.map((r, i) => receiptEnvelope(r, `/${i}`)));
-  t.expectEqual(await orderedTrieRoot(envelopes), block['receiptsRoot'], `${name}: the trie root of its ${receipts.length} receipt(s)${how} is not the block's receiptsRoot (a committed receipt field is corrupt, or a receipt is missing or extra)`, '/result');
+  const root = await orderedTrieRoot(envelopes);
+  if (root === block['receiptsRoot']) return;
+  // Named exactly when it is the one known encoding deviation, so an --expect entry can excuse that and nothing else.
+  const failed = receipts.filter((r) => r['status'] === '0x0').length;
+  const asByte = failed > 0 && (await orderedTrieRoot(receipts.map((r, i) => receiptEnvelope(r, `/${i}`, { failedStatusAsByte: true })))) === block['receiptsRoot'];
+  const why = asByte ? `exactly the root with the status of its ${failed} failed receipt(s) encoded as the byte 0x00, not RLP's empty string` : 'a committed receipt field is corrupt, or a receipt is missing or extra';
+  t.fail(`${name}: the trie root of its ${receipts.length} receipt(s)${how} is not the block's receiptsRoot (${why})`, { pointer: '/result', expected: block['receiptsRoot'], actual: root });
 }
 
 /**

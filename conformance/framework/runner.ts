@@ -214,10 +214,13 @@ async function runMocha(suites: MethodSuite[], state: RunState, onResult?: (r: C
           let result: CheckResult;
           try {
             await body(t);
-            result = judged(base, { verdict: 'pass' }, t);
+            result = judged(base, t.violations.length > 0 ? violated(t.violations) : { verdict: 'pass' }, t);
           } catch (err) {
             try {
-              result = judged(base, verdictOf(err), t);
+              // A violation found before the check stopped stands, whatever stopped it.
+              const last = verdictOf(err);
+              const all = last.verdict === 'fail' ? [...t.violations, err instanceof CheckOutcome ? err : new CheckOutcome('fail', last.reason ?? '', last)] : t.violations;
+              result = judged(base, all.length > 0 && (last.verdict !== 'fail' || all.length > 1) ? violated(all) : last, t);
             } catch (inner) {
               // Even an answer that defeats the verdict's own rendering (a stack overflow) ends in a verdict.
               result = judged(base, { verdict: 'fail', reason: `the answer could not be judged: ${(inner as Error).message ?? String(inner)}` }, t);
@@ -244,11 +247,12 @@ async function runMocha(suites: MethodSuite[], state: RunState, onResult?: (r: C
 }
 
 /** The check's result with everything that came from the endpoint redacted and capped. */
-function judged(base: ReturnType<typeof baseOf>, v: Pick<CheckResult, 'verdict' | 'reason' | 'pointer' | 'expected' | 'actual'>, t: CheckContext): CheckResult {
+function judged(base: ReturnType<typeof baseOf>, v: Pick<CheckResult, 'verdict' | 'reason' | 'violations' | 'pointer' | 'expected' | 'actual'>, t: CheckContext): CheckResult {
   return {
     ...base,
     verdict: v.verdict,
     ...(v.reason !== undefined ? { reason: redactCapped(v.reason, MAX_TEXT) } : {}),
+    ...(v.violations !== undefined ? { violations: v.violations.map((m) => redactCapped(m, MAX_TEXT)) } : {}),
     ...(v.pointer !== undefined ? { pointer: redactCapped(v.pointer, 500) } : {}),
     ...(v.expected !== undefined ? { expected: redactCapped(v.expected, MAX_TEXT) } : {}),
     ...(v.actual !== undefined ? { actual: redactCapped(v.actual, MAX_TEXT) } : {}),
@@ -259,6 +263,15 @@ function judged(base: ReturnType<typeof baseOf>, v: Pick<CheckResult, 'verdict' 
 
 /** Texts of a verdict (reason, expected, actual) are capped: an endpoint may send a 200 KB error message. */
 const MAX_TEXT = 2000;
+
+/** The verdict of a check that found one or more violations: the first one's detail, every one's message. */
+function violated(all: CheckOutcome[]): Pick<CheckResult, 'verdict' | 'reason' | 'violations' | 'pointer' | 'expected' | 'actual'> {
+  const first = verdictOf(all[0]);
+  if (all.length === 1) return first;
+  const rest = all.slice(1, 4).map((v) => v.message);
+  const reason = `${first.reason} (+${all.length - 1} more: ${rest.join('; ')}${all.length > 4 ? `; …` : ''})`;
+  return { ...first, reason, violations: all.map((v) => v.message) };
+}
 
 function verdictOf(err: unknown): Pick<CheckResult, 'verdict' | 'reason' | 'pointer' | 'expected' | 'actual'> {
   if (err instanceof CheckOutcome) {

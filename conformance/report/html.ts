@@ -214,7 +214,7 @@ function card(c: Judged, endpoint: string): string {
   return `<article class="check o-${c.outcome}" id="${esc(c.id)}">
 <div class="head"><span class="pill o-${c.outcome}">${LEGEND[c.outcome]}</span><code class="id">${esc(c.id)}</code><span class="pill plain">${esc(c.clause)}</span><span class="pill plain">${esc(c.layer)}</span><span class="dur">${esc(formatDuration(c.durationMs))}</span></div>
 <h3>${esc(c.title)}</h3>
-${c.reason ? `<p class="reason">${esc(c.reason)}</p>` : ''}
+${c.reason ? `<p class="reason">${esc(c.reason)}</p>` : ''}${c.violations ? `<ul class="violations">${c.violations.map((v) => `<li>${esc(v)}</li>`).join('')}</ul>` : ''}
 ${c.expectation ? expectationHtml(c.expectation) : ''}
 ${shown.length ? `<dl class="detail">${shown.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>` : ''}
 ${first ? exchange(first, endpoint, failed && more.length > 0 ? 'the failing exchange (the last the check made)' : '') : '<p class="empty">No exchange recorded.</p>'}

@@ -86,17 +86,23 @@ export type Outcome = 'pass' | 'fail' | 'unexpected-pass' | 'advisory' | 'expect
 /** Worst first: the order the HTML report lists sections in and ranks coverage cells by. */
 export const OUTCOMES: readonly Outcome[] = ['fail', 'unexpected-pass', 'advisory', 'inconclusive', 'expected', 'skip', 'pass'];
 
-export function outcomeOf(check: Pick<CheckResult, 'layer' | 'verdict' | 'expectation' | 'reason'>, strict: boolean): Outcome {
+export function outcomeOf(check: Pick<CheckResult, 'layer' | 'verdict' | 'expectation' | 'reason' | 'violations'>, strict: boolean): Outcome {
   if (check.verdict === 'pass') return check.expectation?.kind === 'fail' ? 'unexpected-pass' : 'pass';
   if (check.verdict !== 'fail') return check.verdict;
   // A scoped entry (its `match`) explains only the deviation it names: another failure of the check stands.
-  if (explains(check.expectation, check.reason)) return 'expected';
+  if (explains(check.expectation, check)) return 'expected';
   return check.layer === 'advisory' && !strict ? 'advisory' : 'fail';
 }
 
-/** A failure is the expected one when the file lists it as failing and, if the entry is scoped, its reason matches. */
-export function explains(note: ExpectationNote | undefined, reason: string | undefined): boolean {
-  return note?.kind === 'fail' && (note.match === undefined || new RegExp(note.match).test(reason ?? ''));
+/**
+ * A failure is the expected one when the file lists it as failing and, if the entry is scoped, EVERY violation
+ * the check found matches (one more violation of another kind, or on another block, is not the one described).
+ */
+export function explains(note: ExpectationNote | undefined, check: Pick<CheckResult, 'reason' | 'violations'>): boolean {
+  if (note?.kind !== 'fail') return false;
+  if (note.match === undefined) return true;
+  const match = new RegExp(note.match);
+  return (check.violations ?? [check.reason ?? '']).every((v) => match.test(v));
 }
 
 export function summarize(checks: CheckResult[], strict: boolean, complete: boolean): ConformanceReport['summary'] {

@@ -5,11 +5,12 @@ import * as Hex from 'ox/Hex';
 import * as Rlp from 'ox/Rlp';
 import { bytes, EncodingError, has, type Json, quantity } from './encoding.ts';
 
-export function receiptEnvelope(receipt: Json, at = ''): Hex.Hex {
+export function receiptEnvelope(receipt: Json, at = '', opts: { failedStatusAsByte?: boolean } = {}): Hex.Hex {
   let first: Hex.Hex;
   if (has(receipt, 'root')) first = bytes(receipt, 'root', at, 32);
   else if (receipt['status'] === '0x1') first = '0x01';
-  else if (receipt['status'] === '0x0') first = '0x';
+  // failedStatusAsByte: status 0 as the byte 0x00, not RLP's empty string (a known client deviation: ganache).
+  else if (receipt['status'] === '0x0') first = opts.failedStatusAsByte ? '0x00' : '0x';
   else throw new EncodingError(`status must be 0x0 or 0x1 (or a root is given): ${JSON.stringify(receipt['status'])}`, `${at}/status`);
   const logs = receipt['logs'];
   if (!Array.isArray(logs)) throw new EncodingError('logs is not an array', `${at}/logs`);

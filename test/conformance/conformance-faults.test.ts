@@ -26,7 +26,7 @@ const fatal = (r: RunResult) => r.checks.filter((c) => c.verdict === 'fail' && c
  * counts as killed when it fails otherwise than its scoped entry (`match`) says, so a kill is never a
  * failure the clean gateway already had.
  */
-const unexplained = (c: RunResult['checks'][number]) => c.verdict === 'fail' && !explains(expectationFor(c.id, embedded, '0000-01-01'), c.reason);
+const unexplained = (c: RunResult['checks'][number]) => c.verdict === 'fail' && !explains(expectationFor(c.id, embedded, '0000-01-01'), c);
 const failedIds = (r: RunResult) => r.checks.filter(unexplained).map((c) => c.id);
 /** Fatal failures beyond the chain's own deviations, as embedded.json scopes them. */
 const unexplainedFatal = (checks: RunResult['checks']) => checks.filter((c) => unexplained(c) && c.layer !== 'advisory').map((c) => `${c.id}: ${c.reason}`);

@@ -71,6 +71,10 @@ describe('--expect', function () {
       expect(summarize([scoped('in 2 of 12 blocks judged: block 9 holds 1 transaction(s) of type 0x3; block 4 holds 2 transaction(s) of type 0x2')], false, true)).to.include({ expectedFailures: 0, fatalFailures: 1, verdict: 'fail' });
       expect(summarize([scoped('block 4: transaction 0 does not hash to its hash')], false, true)).to.include({ expectedFailures: 0, fatalFailures: 1, verdict: 'fail' });
       expect(() => parseExpectations(JSON.stringify({ fail: [{ id: PENDING, reason: 'r', match: '(' }] }), 'f.json')).to.throw(ExpectationsError, /not a regular expression/);
+      // A check reporting several violations: the entry must match each, not only the first (the reason names it).
+      const several = (violations: string[]): CheckResult => ({ ...check('a/y', 'fail', 'invariant'), reason: violations[0]!, violations, expectation: { kind: 'fail', reason: 'typed headers', match: 'short: exactly the typed headers$' } });
+      expect(summarize([several(['block 9: 2 short: exactly the typed headers', 'block 8: 3 short: exactly the typed headers'])], false, true)).to.include({ expectedFailures: 1, verdict: 'pass' });
+      expect(summarize([several(['block 9: 2 short: exactly the typed headers', 'block 0: 1000 over'])], false, true)).to.include({ expectedFailures: 0, fatalFailures: 1, verdict: 'fail' });
     });
 
     it('an expected skip, or an expected failure that could not run, changes nothing', () => {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { inert, inertLines } from '../core/inert.ts';
 import { redact, redactDeep, schemaVocabulary } from '../core/redact.ts';
 import reportSchema from '../schemas/files/conformance-report.json' with { type: 'json' };
-import type { Targets } from '../core/targets.ts';
+import type { RevertTarget, Targets } from '../core/targets.ts';
 import type { RunResult } from '../conformance/framework/runner.ts';
 import type { Expectations } from '../conformance/framework/expectations.ts';
 import type { CheckResult } from '../conformance/framework/check.ts';
@@ -43,6 +43,8 @@ Options:
                           embedded.json (the embedded default, which start uses), hardhat.json and
                           ganache.json (hardhat 2 and ganache 7, written for --strict)
   --targets FILE          reuse a targets lockfile from an earlier run instead of discovering
+  --reverts FILE          reverting calls known on this endpoint, judged besides what discovery finds
+                          (a JSON list of {kind, to, data, reason, expectedData}, as \`devnet\` writes it)
   --discovery-depth N     blocks to walk back from the head when discovering (default 64)
   --discovery-budget N    requests discovery may spend on that walk (default 256)
   --timeout MS            per-request timeout (default 10000)
@@ -89,6 +91,7 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
       strict: { type: 'boolean', default: false },
       expect: { type: 'string' },
       targets: { type: 'string' },
+      reverts: { type: 'string' },
       'discovery-depth': { type: 'string' },
       'discovery-budget': { type: 'string' },
       timeout: { type: 'string' },
@@ -124,6 +127,7 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
   // The files next: the suite (Mocha, viem, the schemas) loads only once the command line is known good.
   if (values['ca-file']) opts.ca = await readCa(values['ca-file']);
   if (values.expect) opts.expect = await readExpectations(values.expect);
+  if (values.reverts) opts.fixtures = [{ targets: { reverts: await readReverts(values.reverts) }, source: 'fixture' }];
   const { loadTargets } = await import('../conformance/framework/discovery.ts');
   if (values.targets) await loadTargets(values.targets).catch((e: unknown) => Promise.reject(new UsageError(`--targets ${(e as Error).message}`)));
   warnShortKey(url);
@@ -145,6 +149,26 @@ export async function readExpectations(path: string): Promise<Expectations> {
     if (err instanceof ExpectationsError) throw new UsageError(err.message);
     throw err;
   }
+}
+
+const REVERT_KINDS: ReadonlySet<string> = new Set(['require', 'custom', 'panic', 'initcode']);
+const HEX = /^0x[0-9a-fA-F]*$/;
+
+/** A --reverts file: the reverting calls an endpoint's owner knows (devnet writes its seed's), or a usage error naming the entry at fault. */
+async function readReverts(path: string): Promise<RevertTarget[]> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(path, 'utf8'));
+  } catch (err) {
+    throw new UsageError(`--reverts ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message.replace(/\s+/g, ' ')}`);
+  }
+  if (!Array.isArray(parsed) || parsed.length === 0) throw new UsageError(`--reverts ${path}: not a list of reverting calls`);
+  return parsed.map((r: unknown, i) => {
+    const o = (r ?? {}) as Record<string, unknown>;
+    const ok = REVERT_KINDS.has(String(o['kind'])) && HEX.test(String(o['data'])) && HEX.test(String(o['expectedData'])) && (o['to'] === undefined || HEX.test(String(o['to'])));
+    if (!ok) throw new UsageError(`--reverts ${path}: entry ${i} needs kind (require, custom, panic or initcode), data and expectedData (hex), and to (hex) unless a creation`);
+    return o as unknown as RevertTarget;
+  });
 }
 
 async function readCa(path: string): Promise<string> {

@@ -1,5 +1,7 @@
 // rpc-certify's command line. Every failure ends in a one-line reason and an exit code, never a stack trace.
 import { existsSync, realpathSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 // Only light modules are imported up front: each command loads what it needs (the bundled CLI splits them
@@ -121,13 +123,20 @@ async function devnetCommand(argv: string[]): Promise<number> {
   for (const line of seedSkips(devnet.seed)) console.log(line);
   // What the chain itself commits to (anvil's blob transactionsRoot, no uncles on a dev chain) fails the
   // suite however the gateway normalises; the --expect file lists it, with reasons, as `start` applies it.
-  console.log(`certify it: npx rpc-certify conformance --url ${values['api-key'] ? redactUrl(devnet.url) : devnet.url} --expect ${expectationsPath(devnet.node === 'geth' ? 'geth' : 'embedded')}`);
+  // The seed's reverting contracts are known here only: handed over in a file, so the command judges code-3 reverts
+  // with their ABI data as `start` does (red team C6). A chosen key is read from the environment, never printed.
+  const dir = await mkdtemp(join(tmpdir(), 'rpc-certify-devnet-'));
+  const reverts = join(dir, 'reverts.json');
+  await writeFile(reverts, `${JSON.stringify(devnet.seed.reverts, null, 2)}\n`);
+  const url = values['api-key'] ? `"${devnet.url.slice(0, devnet.url.lastIndexOf('/v3/') + 4)}$RPC_CERTIFY_API_KEY"` : devnet.url;
+  console.log(`certify it: npx rpc-certify conformance --url ${url} --expect ${expectationsPath(devnet.node === 'geth' ? 'geth' : 'embedded')}${devnet.seed.reverts.length ? ` --reverts ${reverts}` : ''}`);
   await new Promise<void>((resolve) => {
     releaseEarlySignals();
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
   await devnet.stop();
+  await rm(dir, { recursive: true, force: true });
   return 0;
 }
 

@@ -42,7 +42,7 @@ describe('command line', function () {
   });
 
   it('a usage error exits 2 with one line', async () => {
-    for (const args of [['no-such-command'], ['conformance'], ['conformance', '--network', 'mainnet'], ['conformance', '--url', 'http://127.0.0.1:1/v3/x', '--timeout', 'soon']]) {
+    for (const args of [['no-such-command'], ['conformance'], ['conformance', '--network', 'mainnet'], ['conformance', '--url', 'http://127.0.0.1:1/v3/x', '--timeout', 'soon'], ['conformance', '--url', 'http://127.0.0.1:1/v3/x', '--reverts', '/nonexistent/reverts.json'], ['conformance', '--url', 'http://127.0.0.1:1/v3/x', '--reverts', 'package.json']]) {
       const r = await cli(args);
       expect(r.code, args.join(' ')).to.equal(2);
       expect(r.err.trim().split('\n'), r.err).to.have.length(1);

@@ -240,11 +240,14 @@ describe('interruption', function () {
     try {
       const line = await r.waitFor(/certify it: npx rpc-certify conformance [^\n]+/);
       const args = line.replace(/^certify it: npx rpc-certify /, '').split(' ');
-      expect(args).to.include.members(['--expect', 'fixtures/expectations/embedded.json']);
+      expect(args).to.include.members(['--expect', 'fixtures/expectations/embedded.json', '--reverts']);
       const out = await mkdtemp(join(tmpdir(), 'rc-devnet-cmd-'));
       const c = run([...args, '--out', out, '--quiet']);
       const { code, out: stdout } = await c.output;
       expect(code, stdout).to.equal(0);
+      // The seed's reverting contracts came with it: the code-3 reverts with ABI data are judged, not skipped (red team C6).
+      const report = JSON.parse(await readFile(join(out, 'conformance.json'), 'utf8')) as { checks: Array<{ id: string; verdict: string }> };
+      expect(report.checks.find((x) => x.id === 'eth_estimateGas/revert-contracts')?.verdict).to.equal('pass');
     } finally {
       r.child.kill('SIGTERM');
       await r.output;

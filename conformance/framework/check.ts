@@ -141,6 +141,7 @@ export class CheckContext {
     return ex;
   }
 
+  /** Records an exchange as evidence; one the endpoint could not be tested by ends the check inconclusive. */
   record(ex: Exchange, due = false): void {
     this.evidence.push({
       request: ex.request,
@@ -151,6 +152,9 @@ export class CheckContext {
       ...(ex.fault ? { fault: `${ex.fault}: ${ex.faultDetail ?? ''}` } : {}),
       ...(due ? { resultDue: true } : {}),
     });
+    // A rate limit (429, after the polite retries) or a stopped run says nothing of the endpoint's conformance,
+    // whatever the check wanted of this exchange: the check could not be tested (red team B2).
+    if (ex.fault === 'rate-limited' || ex.fault === 'interrupted') this.inconclusive(`endpoint could not be tested: ${ex.fault}: ${ex.faultDetail ?? ''}`.trim());
   }
 
   /**

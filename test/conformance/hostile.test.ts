@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { startDevnet, type Devnet } from '../../devnet/index.ts';
 import { EndpointUnusable, runConformance } from '../../conformance/framework/runner.ts';
 import { loadExpectations } from '../../conformance/framework/expectations.ts';
-import { outcomeOf } from '../../conformance/report/model.ts';
+import { outcomeOf, summarize } from '../../conformance/report/model.ts';
+import { allSuites } from '../../conformance/methods.ts';
 import { FaultProxy } from '../support/fault-proxy.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
@@ -187,6 +188,22 @@ describe('hostile endpoints get a clear verdict', function () {
         expect(inconclusive.length).to.be.above(3);
         for (const c of inconclusive) expect(c.reason).to.match(/could not be tested: rate-limited/);
         expect(run.checks.filter((c) => c.verdict === 'fail' && c.layer !== 'advisory').map((c) => c.id)).to.deep.equal([]);
+      } finally {
+        await proxy.stop();
+      }
+    });
+
+    it('HTTP 429 on every call of the eight methods fails no check, advisory ones included: each is inconclusive or skipped, the run INCONCLUSIVE (red team B2)', async () => {
+      const proxy = new FaultProxy(devnet.url);
+      await proxy.start();
+      const methods = allSuites.map((s) => s.method).filter((m) => m !== 'service');
+      proxy.fault = { name: 'every method rate limited', kills: [], raw: (req) => (methods.includes(req.method) ? { status: 429, contentType: 'application/json', body: '{"error":"rate limited"}', headers: { 'retry-after': '0' } } : undefined) };
+      try {
+        const run = await runConformance({ url: proxy.url, methods });
+        expect(run.checks.filter((c) => c.verdict === 'fail').map((c) => `${c.id}: ${c.reason}`)).to.deep.equal([]);
+        for (const c of run.checks.filter((k) => k.verdict === 'inconclusive')) expect(c.reason, c.id).to.match(/could not be tested: rate-limited|leans on/);
+        expect(run.checks.filter((c) => c.verdict === 'pass').map((c) => c.id), 'nothing passes on answers it never got').to.deep.equal([]);
+        expect(summarize(run.checks, false, run.complete).verdict).to.equal('inconclusive');
       } finally {
         await proxy.stop();
       }

@@ -27,7 +27,7 @@ export function renderHtml(report: ConformanceReport): string {
 <style>${STYLE}</style></head>
 <body>
 ${hero(report)}
-${scopeBanner(report)}${notServedBanner(report)}
+${notServedBanner(report)}${scopeBanner(report)}
 ${report.summary.verdictReason && report.summary.verdict === 'inconclusive' ? `<div class="banner"><div class="wrap">Inconclusive: ${esc(report.summary.verdictReason)}. A run cannot pass on checks the endpoint never answered.</div></div>` : ''}
 ${report.run.complete ? '' : `<div class="banner"><div class="wrap">Incomplete run: ${esc(report.run.incompleteReason ?? 'the run stopped before every check ran')}. Passing checks prove nothing about the ones that did not run.</div></div>`}
 ${stickyBar(report)}

@@ -36,8 +36,8 @@ export function formatSummary(report: ConformanceReport, paths: ReportPaths): st
   const lines = [
     `conformance: ${s.verdict.toUpperCase()}  (${s.total} checks in ${formatDuration(report.run.durationMs)}, ${report.run.requestCount} requests${report.run.strict ? ', strict' : ''})`,
     // Named first: one method missing is one finding, not the twenty failures below it.
-    ...[scopeLine(report)].filter((l) => l !== undefined).map((l) => `  ${l}`),
     ...notServed.map((m) => `  ${notServedLine(m, report.run.expectations?.file)}`),
+    ...[scopeLine(report)].filter((l) => l !== undefined).map((l) => `  ${l}`),
     `  ${s.pass} passed, ${s.fatalFailures} failed, ${s.advisoryFailures} advisory, ${s.inconclusive} inconclusive, ${s.skip} skipped`,
   ];
   const exp = report.run.expectations;

@@ -144,13 +144,20 @@ suite.check(
       t.inconclusive(`the replay fails otherwise than by a revert (${String(body.error.code)}: ${String(body.error.message)}): the transaction's failure is not one this check can replay`);
     }
     const err = await t.rpcError(suite.method, [callOf(tx), parent]);
-    t.expectEqual(err.code, 3, 'a REVERT must be error code 3', '/error/code');
     const data = typeof err.data === 'string' ? err.data : undefined;
-    t.expect(data !== undefined && /^0x([0-9a-f]{2})*$/i.test(data), 'error.data must be the hex revert payload', { pointer: '/error/data', actual: err.data });
-    // A contract may revert with bytes that only look like Error(string): then the message is judged alone.
-    const reason = data === undefined ? undefined : errorStringReason(data);
-    if (reason !== undefined) t.expectEqual(err.rpcMessage, `execution reverted: ${reason}`, 'message must be "execution reverted: <the reason error.data holds>"', '/error/message');
-    else t.expect(err.rpcMessage.startsWith('execution reverted'), 'message must start with "execution reverted"', { pointer: '/error/message', actual: err.rpcMessage });
+    await t.each(
+      [
+        () => t.expectEqual(err.code, 3, `a REVERT must be error code 3, got ${JSON.stringify(err.code)}`, '/error/code'),
+        () => {
+          t.expect(data !== undefined && /^0x([0-9a-f]{2})*$/i.test(data), `error.data must be the hex revert payload, got ${got(err.data)}`, { pointer: '/error/data', actual: err.data });
+          // A contract may revert with bytes that only look like Error(string): then the message is judged alone.
+          const reason = data === undefined ? undefined : errorStringReason(data);
+          if (reason !== undefined) t.expectEqual(err.rpcMessage, `execution reverted: ${reason}`, `message must be "execution reverted: <the reason error.data holds>", got ${got(err.rpcMessage)}`, '/error/message');
+          else t.expect(err.rpcMessage.startsWith('execution reverted'), `message must start with "execution reverted", got ${got(err.rpcMessage)}`, { pointer: '/error/message', actual: err.rpcMessage });
+        },
+      ],
+      (judge) => judge(),
+    );
   },
 );
 
@@ -177,19 +184,33 @@ suite.check(
   },
 );
 
+/** What an answer held, short, for a violation to name (an --expect entry then describes it, not any value). */
+function got(v: unknown): string {
+  if (v === undefined) return 'none';
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > 120 ? `${s.slice(0, 120)}…` : s;
+}
+
 async function expectRevert(t: CheckContext, call: Record<string, unknown>, r: RevertTarget): Promise<void> {
   const err = await t.rpcError(suite.method, [call, 'latest']);
-  t.expectEqual(err.code, 3, 'a REVERT must be error code 3', '/error/code');
   const data = typeof err.data === 'string' ? err.data : '';
-  t.expect(/^0x([0-9a-f]{2})*$/i.test(data), 'error.data must be the hex ABI-encoded revert payload', { pointer: '/error/data', actual: err.data });
-  t.expectEqual(data.toLowerCase(), r.expectedData.toLowerCase(), 'error.data must be the exact revert payload', '/error/data');
-  if (r.reason === undefined) {
-    t.expect(err.rpcMessage.startsWith('execution reverted'), 'message must start with "execution reverted"', { pointer: '/error/message', actual: err.rpcMessage });
-    return;
-  }
-  t.expectEqual(err.rpcMessage, `execution reverted: ${r.reason}`, 'message must be "execution reverted: <decoded reason>"', '/error/message');
-  const decoded = errorStringReason(data);
-  if (decoded !== undefined) t.expectEqual(decoded, r.reason, 'the Error(string) decoded from error.data must equal the reason in the message', '/error/data');
+  // Code, data and message are each judged: an --expect entry excusing a client's code must not excuse its data.
+  await t.each(
+    [
+      () => t.expectEqual(err.code, 3, `a REVERT must be error code 3, got ${JSON.stringify(err.code)}`, '/error/code'),
+      () => {
+        t.expect(/^0x([0-9a-f]{2})*$/i.test(data), `error.data must be the hex ABI-encoded revert payload, got ${got(err.data)}`, { pointer: '/error/data', actual: err.data });
+        t.expectEqual(data.toLowerCase(), r.expectedData.toLowerCase(), 'error.data must be the exact revert payload', '/error/data');
+      },
+      () => {
+        if (r.reason === undefined) return t.expect(err.rpcMessage.startsWith('execution reverted'), `message must start with "execution reverted", got ${got(err.rpcMessage)}`, { pointer: '/error/message', actual: err.rpcMessage });
+        t.expectEqual(err.rpcMessage, `execution reverted: ${r.reason}`, `message must be "execution reverted: <decoded reason>", got ${got(err.rpcMessage)}`, '/error/message');
+        const decoded = errorStringReason(data);
+        if (decoded !== undefined) t.expectEqual(decoded, r.reason, 'the Error(string) decoded from error.data must equal the reason in the message', '/error/data');
+      },
+    ],
+    (judge) => judge(),
+  );
 }
 
 suite.check(
@@ -201,7 +222,7 @@ suite.check(
   { intent: 'revert-contracts', clause: '§4.1 rule 3, §7', layer: 'spec', title: 'calls to contracts known to revert (require, custom error, panic): code 3, message and data as §7', covers: ['revert'] },
   async (t) => {
     if (t.targets.reverts.length === 0) t.skip('no reverting contract call known on this endpoint (seeded on the embedded default)');
-    for (const r of t.targets.reverts) await expectRevert(t, { ...(r.to ? { to: r.to } : {}), data: r.data }, r);
+    await t.each(t.targets.reverts, (r) => expectRevert(t, { ...(r.to ? { to: r.to } : {}), data: r.data }, r));
   },
 );
 

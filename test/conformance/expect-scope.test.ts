@@ -14,6 +14,7 @@ import type { CheckResult } from '../../conformance/framework/check.ts';
 import { outcomeOf } from '../../conformance/report/model.ts';
 import type { Fault, FaultProxy } from '../support/fault-proxy.ts';
 import { faultyDevnet } from '../support/faulty-devnet.ts';
+import type { SeedInfo } from '../../devnet/index.ts';
 
 type Rewrite = NonNullable<Fault['rewrite']>;
 
@@ -74,14 +75,31 @@ async function firstFailedBlock(ctx: Parameters<Rewrite>[2]): Promise<bigint> {
   throw new Error('the devnet holds no failed transaction');
 }
 
+// hardhat 2: a revert is error -32603 with its own message, the payload nested in an object as error.data.
+const hardhatRevert: Rewrite = (req, res) => {
+  const e = (res as { error?: { code?: unknown; message?: unknown; data?: unknown } }).error;
+  if (req.method !== 'eth_estimateGas' || e?.code !== 3) return res;
+  const message = `Error: VM Exception while processing transaction: reverted with ${String(e.message).replace(/^execution reverted:? ?/, '') || 'an unrecognized custom error'}`;
+  return { jsonrpc: '2.0', id: res.id, error: { code: -32603, message, data: { message, data: e.data } } };
+};
+// A new defect: a panic (Panic(uint256) payload) is answered with an estimate, as if the call succeeded.
+const panicAnswered: Rewrite = (req, res) => {
+  const e = (res as { error?: { data?: unknown } }).error;
+  return req.method === 'eth_estimateGas' && typeof e?.data === 'string' && e.data.startsWith('0x4e487b71') ? { jsonrpc: '2.0', id: res.id, result: '0x5208' } : res;
+};
+
 // hardhat: an unknown method is error -32004.
 const unknownAs = (answer: Record<string, unknown>): Rewrite => (req, res) => (req.method === 'rpc_certify_noSuchMethod' ? { jsonrpc: '2.0', id: res.id, ...answer } : res);
 
 describe('a scoped --expect entry is held to every violation of its check', function () {
   let proxy: FaultProxy;
+  let seed: SeedInfo;
   let hardhat: Expectations;
   let ganache: Expectations;
-  faultyDevnet((_, p) => (proxy = p));
+  faultyDevnet((devnet, p) => {
+    proxy = p;
+    seed = devnet.seed;
+  });
   before(async () => {
     hardhat = await loadExpectations('fixtures/expectations/hardhat.json');
     ganache = await loadExpectations('fixtures/expectations/ganache.json');
@@ -89,7 +107,7 @@ describe('a scoped --expect entry is held to every violation of its check', func
 
   const judge = async (fault: Fault, id: string, expect_: Expectations): Promise<{ outcome: string; check: CheckResult }> => {
     proxy.fault = fault;
-    const run = await runConformance({ url: proxy.url, methods: [id.split('/')[0]!], expect: expect_ });
+    const run = await runConformance({ url: proxy.url, methods: [id.split('/')[0]!], fixtures: [{ targets: { reverts: seed.reverts }, source: 'seed' }], expect: expect_ });
     const check = run.checks.find((c) => c.id === id);
     if (!check) throw new Error(`${id} did not run`);
     return { outcome: outcomeOf(check, true), check };
@@ -120,6 +138,15 @@ describe('a scoped --expect entry is held to every violation of its check', func
     const more = await judge(both(ganacheFailedStatus, belowFailed), id, ganache);
     expect(more.outcome, show(more.check)).to.equal('fail');
     expect(more.check.violations?.some((v) => /cumulativeGasUsed/.test(v)), show(more.check)).to.equal(true);
+  });
+
+  it('revert-contracts (hardhat.json): its -32603 reverts are expected; a panic answered with an estimate after them fails', async () => {
+    const id = 'eth_estimateGas/revert-contracts';
+    const alone = await judge(only(hardhatRevert), id, hardhat);
+    expect(alone.outcome, show(alone.check)).to.equal('expected');
+    const more = await judge(both(panicAnswered, hardhatRevert), id, hardhat);
+    expect(more.outcome, show(more.check)).to.equal('fail');
+    expect(more.check.violations?.some((v) => /got a result/.test(v)), show(more.check)).to.equal(true);
   });
 
   it('unknown-method (hardhat.json): error -32004 is expected; a result is not', async () => {

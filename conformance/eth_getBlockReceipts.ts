@@ -51,7 +51,9 @@ suite.check(
       async () => ({ latest: await t.result(suite.method, ['latest'], { fresh: true }), pending: await t.result(suite.method, ['pending'], { fresh: true }) }),
       ({ latest, pending }) => {
         t.expectShape('block-receipts', pending);
-        t.expectEqual(pending, latest, 'pending must return the same receipts as latest', '/result');
+        // Named: null, or an empty list (a node's own pending block), is how real nodes deviate; an entry can say which.
+        const got = pending === null ? 'null' : Array.isArray(pending) ? `${pending.length} receipt(s)` : typeof pending;
+        t.expectEqual(pending, latest, `pending must return the same receipts as latest, got ${got}`, '/result');
       },
     ),
 );

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { type Devnet, startDevnet } from '../../devnet/index.ts';
 import { runConformance, type RunResult } from '../../conformance/framework/runner.ts';
 import { type Expectations, loadExpectations } from '../../conformance/framework/expectations.ts';
-import { summarize } from '../../conformance/report/model.ts';
+import { outcomeOf, summarize } from '../../conformance/report/model.ts';
 import { findGeth } from '../../scripts/setup-geth.ts';
 
 type Answer = { jsonrpc: string; id: unknown; result?: any; error?: { code: number; message: string } };
@@ -65,5 +65,8 @@ describe('geth --dev, seeded, certified as it is', function () {
     expect(ids('skip'), 'skips').to.deep.equal(expectations.skip.map((e) => e.id).sort());
     expect(ids('inconclusive'), 'inconclusive').to.deep.equal([]);
     expect(summarize(run.checks, false, run.complete)).to.include({ unexpectedPasses: 0, fatalFailures: 0, verdict: 'pass' });
+    // Each failure, advisory ones too (--strict), is the deviation its entry describes: every violation matches.
+    const unexplained = run.checks.filter((c) => c.verdict === 'fail' && outcomeOf(c, true) !== 'expected').map((c) => `${c.id}: ${c.reason}`);
+    expect(unexplained, 'failures their entry does not describe').to.deep.equal([]);
   });
 });

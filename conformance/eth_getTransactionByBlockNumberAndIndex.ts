@@ -3,7 +3,7 @@ import { toQuantity } from '../core/hex.ts';
 import type { Json } from '../core/invariants/encoding.ts';
 import { MethodSuite } from './framework/check.ts';
 import { envelopeChecks, futureBlock, nullOnMiss } from './framework/common.ts';
-import { expectSameFields, SAMPLE } from './framework/invariant-checks.ts';
+import { expectSameFields, placedTxs, SAMPLE } from './framework/invariant-checks.ts';
 import { atHead } from './framework/head.ts';
 
 type Tx = Record<string, unknown> & { hash: string; transactionIndex: string | null; blockNumber: string | null; blockHash: string | null };
@@ -66,22 +66,16 @@ nullOnMiss(suite, 'null-future-block', '§4.5, §7', 'a block number beyond the 
 // Invariant layer (facts.md, "Protocol invariants"): the same transaction through each method.
 
 suite.check(
-  { intent: 'agrees-with-hash', clause: 'invariant: same transaction through each method', layer: 'invariant', title: `each index of the block with transactions (first ${SAMPLE}) serves, field for field, the transaction eth_getTransactionByHash and eth_getBlockByHash(full) serve for that position`, covers: ['hit'] },
+  { intent: 'agrees-with-hash', clause: 'invariant: same transaction through each method', layer: 'invariant', title: `each index of every block judged (first ${SAMPLE} of each) serves, field for field, the transaction eth_getBlockByHash(full) holds at that position, naming that block and index (eth_getTransactionByHash/agrees-with-block holds the by-hash answer to the same copy)`, covers: ['hit'] },
   async (t) => {
-    const target = t.need(t.targets.multiTxBlock, 'block with transactions');
-    const block = await t.leaned<{ transactions: Json[] }>('eth_getBlockByHash', [target.hash, true], 'a known block');
-    // Every index and both views are judged, each difference naming the index, its type and the values.
-    await t.each(block.transactions.slice(0, SAMPLE), async (full, i) => {
-      const tx = t.found(await t.result<Json | null>(suite.method, [target.number, toQuantity(i)]), `index ${i} of a block with ${block.transactions.length} transactions returned null`);
-      const what = `index ${i} (type ${String(full['type'] ?? '0x0')})`;
-      const byHash = await t.leaned<Json>('eth_getTransactionByHash', [full['hash']], `transaction ${i} of the block`);
-      await t.each(
-        [
-          [full, `the block's transaction ${i} in eth_getBlockByHash(full)`],
-          [byHash, 'eth_getTransactionByHash of the same transaction'],
-        ] as const,
-        ([other, which]) => expectSameFields(t, tx, other, `${what} differs from ${which}`, '/result'),
-      );
-    });
+    // Every judged block and every index are judged, each difference naming the block, the index, its type and the
+    // values (red-team A5c: only the busiest block was looked up). The by-hash answer is not compared here: its
+    // own check judges it against the same copy, so a fault of that method is never blamed on this one.
+    await t.each(await placedTxs(t), ({ name, ref, txs }) =>
+      t.each(txs, async (full, i) => {
+        const tx = t.found(await t.result<Json | null>(suite.method, [ref.number, toQuantity(i)]), `${name}: index ${i} returned null`);
+        expectSameFields(t, tx, full, `${name}, index ${i} (type ${String(full['type'] ?? '0x0')}) differs from the block's transaction ${i} in eth_getBlockByHash(full)`, '/result');
+      }),
+    );
   },
 );

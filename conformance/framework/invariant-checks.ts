@@ -87,6 +87,22 @@ export function fullTxs(t: CheckContext, block: Json, name: string): Json[] {
   return txs as Json[];
 }
 
+/**
+ * Each block judged (judgedRefs) with its first SAMPLE full transactions (eth_getBlockByHash, leaned on), each
+ * as it must be served on its own: the block's copy, placed at its block (blockHash, blockNumber) and position
+ * (transactionIndex). For the per-transaction lookups (by hash, by number and index), so that every judged block
+ * is looked up, not only the busiest one.
+ */
+export async function placedTxs(t: CheckContext): Promise<Array<{ name: string; ref: JudgedBlock; txs: Json[] }>> {
+  const out: Array<{ name: string; ref: JudgedBlock; txs: Json[] }> = [];
+  for (const { name, ref } of judgedRefs(t)) {
+    const block = await t.leaned<Json>('eth_getBlockByHash', [ref.hash, true], `${name} ${ref.hash}`);
+    const txs = fullTxs(t, block, name).slice(0, SAMPLE).map((tx, i) => ({ ...tx, blockHash: block['hash'], blockNumber: block['number'], transactionIndex: toQuantity(i) }));
+    out.push({ name, ref, txs });
+  }
+  return out;
+}
+
 /** Fails with every violation, each its own (so an --expect `match` is held to each one). */
 export function failOnViolations(t: CheckContext, violations: Violation[], at: string, where?: string): void {
   t.failAll(violations.map((v) => [`${where ? `${where}: ` : ''}${v.message}`, { pointer: `${at}${v.pointer}`, expected: v.expected, actual: v.actual }]));

@@ -282,6 +282,9 @@ function invariantFaults(targets: Targets): Fault[] {
     fault('tx: a mined 1559 transaction\'s gasPrice is its maxFeePerGas', [`${M.tx}/agrees-with-block`], results(M.tx, (tx: Json) => (tx['maxFeePerGas'] ? { ...tx, gasPrice: tx['maxFeePerGas'] } : tx))),
 
     // eth_getTransactionByBlockNumberAndIndex: the same transaction as the other methods
+    // Red-team A5b/A5c: lookups broken for a block other than the busiest (the set-code one), which no target sits in.
+    fault('tx: the set-code transaction by hash names another block, index and sender', [`${M.tx}/agrees-with-block`], results(M.tx, (tx: Json) => (tx['type'] === '0x4' ? { ...tx, blockHash: `0x${'55'.repeat(32)}`, blockNumber: '0x2', transactionIndex: '0x9', from: `0x${'66'.repeat(20)}` } : tx)), { methods: [M.tx] }),
+    fault('tx by index: the set-code transaction\'s value and nonce altered', [`${M.txIdx}/agrees-with-hash`], results(M.txIdx, (tx: Json) => (tx['type'] === '0x4' ? { ...tx, value: bumped(tx['value'], 12345n), nonce: '0x99' } : tx))),
     fault('tx by index: gas of another transaction', [`${M.txIdx}/agrees-with-hash`], results(M.txIdx, (tx: Json) => ({ ...tx, gas: bumped(tx['gas'], 1n) }))),
 
     // eth_getTransactionReceipt: the receipt against its block's receipts, its transaction, its logs

@@ -149,7 +149,7 @@ suite.check(
       [
         () => t.expectEqual(err.code, 3, `a REVERT must be error code 3, got ${JSON.stringify(err.code)}`, '/error/code'),
         () => {
-          t.expect(data !== undefined && /^0x([0-9a-f]{2})*$/i.test(data), `error.data must be the hex revert payload, got ${got(err.data)}`, { pointer: '/error/data', actual: err.data });
+          t.expect(data !== undefined && /^0x([0-9a-f]{2})*$/i.test(data), `error.data must be the hex revert payload, got ${kindOf(err.data)}`, { pointer: '/error/data', actual: err.data });
           // A contract may revert with bytes that only look like Error(string): then the message is judged alone.
           const reason = data === undefined ? undefined : errorStringReason(data);
           if (reason !== undefined) t.expectEqual(err.rpcMessage, `execution reverted: ${reason}`, `message must be "execution reverted: <the reason error.data holds>", got ${got(err.rpcMessage)}`, '/error/message');
@@ -184,11 +184,18 @@ suite.check(
   },
 );
 
-/** What an answer held, short, for a violation to name (an --expect entry then describes it, not any value). */
-function got(v: unknown): string {
+/** What error.data was, by kind (an --expect entry then describes it); never its content, which may echo a key. */
+function kindOf(v: unknown): string {
   if (v === undefined) return 'none';
-  const s = JSON.stringify(v) ?? String(v);
-  return s.length > 120 ? `${s.slice(0, 120)}…` : s;
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'object') return `an object {${Object.keys(v).slice(0, 8).join(', ')}}`;
+  return typeof v === 'string' ? 'a string that is not hex' : `a ${typeof v}`;
+}
+
+/** The error message a violation names, whole (endpoint text: the report redacts, then caps, it like any reason). */
+function got(v: string): string {
+  return JSON.stringify(v);
 }
 
 async function expectRevert(t: CheckContext, call: Record<string, unknown>, r: RevertTarget): Promise<void> {
@@ -199,7 +206,7 @@ async function expectRevert(t: CheckContext, call: Record<string, unknown>, r: R
     [
       () => t.expectEqual(err.code, 3, `a REVERT must be error code 3, got ${JSON.stringify(err.code)}`, '/error/code'),
       () => {
-        t.expect(/^0x([0-9a-f]{2})*$/i.test(data), `error.data must be the hex ABI-encoded revert payload, got ${got(err.data)}`, { pointer: '/error/data', actual: err.data });
+        t.expect(/^0x([0-9a-f]{2})*$/i.test(data), `error.data must be the hex ABI-encoded revert payload, got ${kindOf(err.data)}`, { pointer: '/error/data', actual: err.data });
         t.expectEqual(data.toLowerCase(), r.expectedData.toLowerCase(), 'error.data must be the exact revert payload', '/error/data');
       },
       () => {

@@ -62,7 +62,7 @@ function sampleReport(opts: { strict?: boolean; complete?: boolean } = {}): Conf
       headAfter: { number: '0x11', hash: `0x${'b'.repeat(64)}` },
       strict,
       requestCount: 99,
-      methods: [...METHODS],
+      methods: [...METHODS, 'service'],
       complete,
       ...(complete ? {} : { incompleteReason: 'rate limited for too long' }),
     },
@@ -166,7 +166,7 @@ describe('conformance report', () => {
 
     it('writes JUnit with one suite per method and only fatal failures as <failure>', async () => {
       const xml = await readFile(paths.junit, 'utf8');
-      expect(count(xml, '<testsuite ')).to.equal(METHODS.length);
+      expect(count(xml, '<testsuite ')).to.equal(METHODS.length + 1);
       expect(count(xml, '<testcase ')).to.equal(12);
       expect(count(xml, '<failure')).to.equal(2);
       expect(count(xml, '<skipped message="')).to.equal(6);

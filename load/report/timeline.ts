@@ -68,8 +68,12 @@ export function parseTimeline(lines: string[], methods: readonly Subject[], test
       else if (timeMs !== undefined && startMs !== undefined && previousMs !== undefined && timeMs > previousMs) {
         const origin = testStartMs ?? startMs;
         const from = Math.max(previousMs, origin);
-        // Periods are not exactly periodSec long (flushes jitter): rates use the real interval.
-        if (timeMs > from) points.push(periodPoint(byName, (timeMs - origin) / 1000, (timeMs - from) / 1000, methods, aggregates));
+        // Periods are not exactly periodSec long (flushes jitter): rates use the real interval. A period before any answer
+        // was recorded (a slow first flush) is left out: the points keep their time from the start, so the gap shows.
+        if (timeMs > from) {
+          const point = periodPoint(byName, (timeMs - origin) / 1000, (timeMs - from) / 1000, methods, aggregates);
+          if (points.length || Object.keys(point.methods).length) points.push(point);
+        }
         else {
           // A period that ended before the test started, while k6 ran the VUs' init code: nothing sent, unless the start was seen late.
           const early = periodPoint(byName, 0, (timeMs - previousMs) / 1000, methods, aggregates);

@@ -102,8 +102,9 @@ describe('load: real k6 runs against the embedded default (sentinel API key)', f
     expect(report.timeline.points.length).to.be.at.least(2);
     // The timeline starts at the first requests, not seconds earlier when k6's dashboard started, before the VUs' init code.
     const [firstPoint] = report.timeline.points;
-    expect(firstPoint?.t, 'the first period ends within one period of the first requests').to.be.at.most(report.plan.periodSec);
-    expect(Object.keys(firstPoint?.methods ?? {}), 'the first period holds requests').to.not.be.empty;
+    // Within two periods: the first flush of the answers may come a period late on a busy machine (an empty period is left out).
+    expect(firstPoint?.t, 'the first point ends within two periods of the first requests').to.be.at.most(2 * report.plan.periodSec);
+    expect(Object.keys(firstPoint?.methods ?? {}), 'the first point holds requests').to.not.be.empty;
     expect(report.endpoint).to.match(/\/v3\/<redacted>$/);
     expect(first.stdout).to.match(/load smoke: PASS/);
   });

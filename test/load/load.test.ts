@@ -229,12 +229,16 @@ describe('load: profiles, corpus, comparison, timeline', () => {
       [0.7, 10],
       [1.7, 10],
     ]);
-    // Without the test's start, the dashboard's is the origin (what an older record can give).
+    // Without the test's start, the dashboard's is the origin (what an older record can give); the periods before any
+    // answer was recorded are left out, their time still counted.
     expect(rates(parseTimeline(lines, [m]).points)).to.deep.equal([
-      [1, undefined],
-      [2, undefined],
       [3, 7],
       [4, 10],
+    ]);
+    // A first period after the start with nothing recorded yet (a late first flush) is left out too, not shown as a point without requests.
+    expect(rates(parseTimeline(lines, [m], 2500).points)).to.deep.equal([
+      [1.5, 7],
+      [2.5, 10],
     ]);
     // The start seen a little late (after a flush): that period's requests stay, at 0.
     expect(rates(parseTimeline(lines, [m], 4020).points)).to.deep.equal([

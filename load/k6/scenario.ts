@@ -11,7 +11,7 @@ import http from 'k6/http';
 import { Counter, Gauge } from 'k6/metrics';
 import { replyText } from '../../core/reply.ts';
 import { answerDigest } from '../shared/answer.ts';
-import { boundsFault, sameAnswerDue } from '../shared/bounds.ts';
+import { anchorOf, boundsFault, sameAnswerDue } from '../shared/bounds.ts';
 import { type Classification, classify, metVerdict } from '../shared/classify.ts';
 import type { Corpus } from '../shared/corpus.ts';
 import { bucketOf, groupOf, HISTOGRAM_GROUPS } from '../shared/histogram.ts';
@@ -200,7 +200,7 @@ function compared(method: RpcMethod, entry: PackedEntry, envelope: NonNullable<C
   const broken = entry.bounds && boundsFault(entry.bounds, envelope.result);
   if (broken) return logOnce(r, 'wrong', `${method} ${entry.params}: ${broken}`);
   if (entry.answer && sameAnswerDue(entry.bounds, envelope.result) && answerDigest(envelope.result, sha256Hex) !== entry.answer) {
-    return logOnce(r, 'wrong', `${method} ${entry.params}: not the answer recorded at sampling${entry.bounds?.includes('@') ? ' for the same block hash' : ''}`);
+    return logOnce(r, 'wrong', `${method} ${entry.params}: not the answer recorded at sampling${anchorOf(entry.bounds) === undefined ? '' : ' for the same block hash'}`);
   }
   return verdict;
 }

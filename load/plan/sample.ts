@@ -13,7 +13,7 @@ import { redact } from '../../core/redact.ts';
 import { errorStringPayload, HARNESS_REVERT_REASON, revertingInitCode } from '../../core/revert.ts';
 import type { Targets } from '../../core/targets.ts';
 import { answerDigest, IMMUTABLE_LOOKUPS } from '../shared/answer.ts';
-import { anchored, aroundSampled, boundsFault, boundsOf, GAS_CAP_BLOCKS } from '../shared/bounds.ts';
+import { anchored, anchorOf, aroundSampled, boundsFault, boundsOf, GAS_CAP_BLOCKS } from '../shared/bounds.ts';
 import { type Classification, classify } from '../shared/classify.ts';
 import { type Corpus, type CorpusEntry, composeEntries, type EntryKind, expectationOf, type Finding, type MethodSampling, onMissSide } from '../shared/corpus.ts';
 import { METHODS, type RpcMethod } from '../shared/methods.ts';
@@ -289,7 +289,7 @@ function judge(method: RpcMethod, entry: CorpusEntry, verdict: Classification, e
     // An estimate at a final block: near the one sampled, not equal (clients' searches differ; red team A8).
     const estimate = method === 'eth_estimateGas';
     const bounds = lookup?.startsWith('n:') && !block.final ? anchored(lookup, result) : estimate && lookup && block.final ? aroundSampled(lookup, result) : lookup;
-    const compared = cls === 'ok' && !estimate && (IMMUTABLE_LOOKUPS.includes(method) || block.final || bounds?.includes('@') === true);
+    const compared = cls === 'ok' && !estimate && (IMMUTABLE_LOOKUPS.includes(method) || block.final || anchorOf(bounds) !== undefined);
     return {
       keep: {
         ...entry,

@@ -31,7 +31,7 @@ export function boundsOf(method: RpcMethod, params: readonly unknown[], gasCap: 
 
 /** The bounds anchored to the block sampling saw answer it: `@<blockHash>` of its items, when they share one (an empty list has none). */
 export function anchored(bounds: string, sampled: unknown): string {
-  const hashes = new Set(itemsOf(sampled).map((item) => (item as { blockHash?: unknown } | null)?.blockHash));
+  const hashes = new Set(itemsOf(sampled).map(blockHashOf));
   const [hash] = hashes;
   return hashes.size === 1 && typeof hash === 'string' && NUMBER.test(hash) ? `${bounds}@${hash.toLowerCase()}` : bounds;
 }
@@ -55,19 +55,24 @@ export const heldToSampled = (bounds: string | undefined): boolean => bounds?.st
 
 /** Whether the answer must be the sampled one: always, unless the bounds are anchored and the answer is from another block. */
 export function sameAnswerDue(bounds: string | undefined, result: unknown): boolean {
-  const at = bounds?.indexOf('@') ?? -1;
-  if (bounds === undefined || at < 0) return true;
-  const anchor = bounds.slice(at + 1);
+  const anchor = anchorOf(bounds);
+  if (anchor === undefined) return true;
   const items = itemsOf(result);
-  return items.length > 0 && items.every((item) => String((item as { blockHash?: unknown } | null)?.blockHash).toLowerCase() === anchor);
+  return items.length > 0 && items.every((item) => String(blockHashOf(item)).toLowerCase() === anchor);
+}
+
+/** The block hash the bounds are anchored to (`…@<hash>`), if any. */
+export function anchorOf(bounds: string | undefined): string | undefined {
+  const at = bounds?.indexOf('@') ?? -1;
+  return at < 0 ? undefined : bounds?.slice(at + 1);
 }
 
 const itemsOf = (result: unknown): unknown[] => (Array.isArray(result) ? result : [result]);
+const blockHashOf = (item: unknown): unknown => (item as { blockHash?: unknown } | null)?.blockHash;
 
 /** Why an answer breaks its bounds, or undefined when it keeps them. */
 export function boundsFault(bounds: string, result: unknown): string | undefined {
-  const at = bounds.indexOf('@');
-  const [kind, a = '', b, around] = (at < 0 ? bounds : bounds.slice(0, at)).split(':');
+  const [kind, a = '', b, around] = (bounds.split('@')[0] ?? '').split(':');
   if (kind === 'g') {
     const gas = typeof result === 'string' && NUMBER.test(result) ? Number.parseInt(result, 16) : Number.NaN;
     const sampled = `the estimate sampled at the same final block within ${ESTIMATE_SPREAD * 100}%`;

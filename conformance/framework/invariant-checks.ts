@@ -7,7 +7,7 @@ import { toQuantity } from '../../core/hex.ts';
 import { fieldDiffs } from '../../core/invariants/compare.ts';
 import { EncodingError, type Json, type Violation } from '../../core/invariants/encoding.ts';
 import { headerHash } from '../../core/invariants/header.ts';
-import { RECOMPUTABLE_TYPES, UnsupportedTxType } from '../../core/invariants/tx.ts';
+import { recomputable, UnsupportedTxType } from '../../core/invariants/tx.ts';
 import type { CheckContext, MethodSuite } from './check.ts';
 
 /** How many items of a block the per-item cross-checks look at (the roots still cover the whole block). */
@@ -58,7 +58,7 @@ export class TypedBlocks {
   /** True when every item's type (absent: legacy) is one this harness re-encodes; otherwise the block is noted and left out. */
   admits(name: string, items: unknown): boolean {
     const list = Array.isArray(items) ? (items as unknown[]) : [];
-    const odd = list.find((x) => typeof x === 'object' && x !== null && !(RECOMPUTABLE_TYPES as readonly unknown[]).includes((x as Json)['type'] ?? '0x0')) as Json | undefined;
+    const odd = list.find((x) => typeof x === 'object' && x !== null && !recomputable((x as Json)['type'])) as Json | undefined;
     if (!odd) {
       this.admitted++;
       return true;

@@ -17,15 +17,16 @@ export function blockSize(block: Json, uncles: readonly Json[]): number {
 }
 
 /**
- * The size the block would have if its typed transactions were counted bare, without the RLP string header that
- * wraps each (a known client deviation: hardhat's `size`): what lets a deviation be named exactly, not guessed.
+ * The size, and the size the block would have if its typed transactions were counted bare, without the RLP string
+ * header that wraps each (a known client deviation: hardhat's `size`): what lets a deviation be named exactly, not
+ * guessed. One encoding of the block serves both.
  */
-export function blockSizeTypedBare(block: Json, uncles: readonly Json[]): number {
+export function blockSizes(block: Json, uncles: readonly Json[]): { size: number; bare: number } {
   const { size, typedHeaderBytes, txListPayload } = sizes(block, uncles);
   const outerPayload = size - listHeaderLength(size);
   const bareTxPayload = txListPayload - typedHeaderBytes;
   const barePayload = outerPayload - (txListPayload + listHeaderLength(txListPayload)) + bareTxPayload + listHeaderLength(bareTxPayload);
-  return barePayload + listHeaderLength(barePayload);
+  return { size, bare: barePayload + listHeaderLength(barePayload) };
 }
 
 /** The length of an RLP header for a payload of n bytes (list or long string). */

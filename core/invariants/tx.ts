@@ -18,6 +18,9 @@ import { bigintOf, bytes, EncodingError, has, type Json } from './encoding.ts';
 /** The types whose envelope is recomputed here (0x0 legacy, 0x1 EIP-2930, 0x2 EIP-1559, 0x3 EIP-4844, 0x4 EIP-7702). */
 export const RECOMPUTABLE_TYPES = ['0x0', '0x1', '0x2', '0x3', '0x4'] as const;
 
+/** Whether this harness re-encodes a type (absent: legacy): a transaction's hash, a block's roots and size. */
+export const recomputable = (type: unknown): boolean => (RECOMPUTABLE_TYPES as readonly unknown[]).includes(type ?? '0x0');
+
 export class UnsupportedTxType extends EncodingError {
   constructor(readonly type: string) {
     super(`transaction type ${type} is not one this harness can re-encode (an L2 type?)`, '/type');

@@ -98,10 +98,13 @@ async function minedWithParent(t: CheckContext, hash: string): Promise<{ tx: Min
  * (a deadline, an MEV bot's checks) may revert there, which says nothing about the estimate. Such an
  * answer leaves the check inconclusive; any other error or an estimate that does not cover is judged.
  */
+/** An error answer that says the call reverted: code 3, or a message saying so (the codes clients used before code 3). */
+const isRevert = (e: { code?: unknown; message?: unknown }): boolean => e.code === 3 || /revert/i.test(String(e.message ?? ''));
+
 async function replayEstimate(t: CheckContext, call: Record<string, unknown>, parent: string): Promise<bigint> {
   const ex = await t.exchange(suite.method, [call, parent]);
   const error = (ex.body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
-  if (error && (error.code === 3 || /revert/i.test(String(error.message)))) {
+  if (error && isRevert(error)) {
     t.inconclusive(`the transaction reverts when replayed in its parent block's context (${String(error.message)}): it depends on the block (number, timestamp, coinbase), not only on the state`);
   }
   return expectEstimate(t, [call, parent]);
@@ -140,7 +143,7 @@ suite.check(
     if (body && 'result' in body && !body.error) {
       t.inconclusive(reverted ? 'the replay in the parent block\'s context does not revert: the failure depended on the block (number, timestamp, coinbase)' : 'the failed transaction used all its gas and its replay finds no revert: it may have run out of gas rather than reverted');
     }
-    if (body?.error && body.error.code !== 3 && !/revert/i.test(String(body.error.message ?? ''))) {
+    if (body?.error && !isRevert(body.error)) {
       t.inconclusive(`the replay fails otherwise than by a revert (${String(body.error.code)}: ${String(body.error.message)}): the transaction's failure is not one this check can replay`);
     }
     const err = await t.rpcError(suite.method, [callOf(tx), parent]);

@@ -5,7 +5,7 @@ import { envelopeChecks, futureBlock, nullOnMiss } from './framework/common.ts';
 import { assertReceipt, expectReceiptsRoot, type Receipt, receiptsInBlock } from './framework/receipt-checks.ts';
 import { toQuantity } from '../core/hex.ts';
 import { effectiveGasPrices, gasAccounting, logIndexes, receiptBlooms, removedLogs } from '../core/invariants/block-receipts.ts';
-import type { Json, Violation } from '../core/invariants/encoding.ts';
+import type { Json } from '../core/invariants/encoding.ts';
 import { failOnViolations, fullTxs, judgedRefs, recompute, TypedBlocks } from './framework/invariant-checks.ts';
 import { atHead } from './framework/head.ts';
 
@@ -155,9 +155,7 @@ suite.check(
   { intent: 'receipts-match-txs', clause: 'invariant: receipts against transactions; §2.4, §2.5', layer: 'invariant', title: 'one well-formed receipt (schemas/rpc/receipt.json) per transaction of each block judged, in order, each with its transaction\'s hash, type, from and to, a contractAddress exactly when to is null, the block\'s hash and number, its position as transactionIndex, logs pointing back at it, and a blob transaction\'s blobGasUsed 131072 per blob', covers: ['hit'] },
   async (t) => {
     // Every block is judged before the verdict (receipts-in-order reads the busiest one only).
-    const violations: Violation[] = [];
-    for (const { name, receipts, block } of await receiptsAndBlocks(t)) violations.push(...receiptsInBlock(receipts, fullTxs(t, block, name), block).map((v) => ({ ...v, message: `${name}: ${v.message}` })));
-    failOnViolations(t, violations, '/result');
+    await t.each(await receiptsAndBlocks(t), ({ name, receipts, block }) => failOnViolations(t, receiptsInBlock(receipts, fullTxs(t, block, name), block), '/result', name));
   },
 );
 

@@ -173,7 +173,7 @@ export class CheckContext {
         this.fail(`expected a result, got JSON-RPC error ${err.code}: ${err.rpcMessage}`, { pointer: '/error' });
       }
       // Nor does an answer from it that is not usable at all (too deep, not JSON, an HTTP error): its own checks judge that.
-      if (method !== this.method) this.inconclusive(`leans on ${method}, whose answer is unusable (${(err as TransportError).message}): ${this.method} cannot be judged by this check here`);
+      if (method !== this.method) this.unusable(method, err as TransportError);
       throw this.untestable(err as TransportError);
     }
   }
@@ -203,9 +203,14 @@ export class CheckContext {
       value = resultOf<T | null>(ex);
     } catch (err) {
       if (err instanceof RpcError) return undefined;
-      this.inconclusive(`leans on ${method}, whose answer is unusable (${(err as TransportError).message}): ${this.method} cannot be judged by this check here`);
+      this.unusable(method, err as TransportError);
     }
     return this.usable(method, value, what);
+  }
+
+  /** Another method's answer that is not usable at all (too deep, not JSON, an HTTP error): its own checks judge that. */
+  private unusable(method: string, err: TransportError): never {
+    return this.inconclusive(`leans on ${method}, whose answer is unusable (${err.message}): ${this.method} cannot be judged by this check here`);
   }
 
   /** The error object of a call that must fail with a JSON-RPC error. */

@@ -93,10 +93,10 @@ export function judgeStep(input: StepInput): CapacityStep {
   // k6 short of CPU and the step short of the SLO: k6's own delays are in the figures (CPU and the requests together).
   if (saturated && (slow || unsent)) return { ...step, verdict: 'generator', reason: `k6 used ${input.cpuCores} of ${input.availableCores} cores while ${slow ?? unsent}` };
   if (slow) return { ...step, verdict: 'slo', reason: slow };
-  if (droppedShare > slo.maxDroppedShare && busyVUs < input.maxVUs * IDLE_VU_SHARE) {
-    return { ...step, verdict: 'generator', reason: `${pct(droppedShare)} not started while about ${Math.ceil(busyVUs)} of ${input.maxVUs} VUs waited for answers${input.cpuCores === undefined ? '' : ` (k6 used ${input.cpuCores} of ${input.availableCores} cores)`}` };
+  if (unsent && busyVUs < input.maxVUs * IDLE_VU_SHARE) {
+    return { ...step, verdict: 'generator', reason: `${unsent} while about ${Math.ceil(busyVUs)} of ${input.maxVUs} VUs waited for answers${input.cpuCores === undefined ? '' : ` (k6 used ${input.cpuCores} of ${input.availableCores} cores)`}` };
   }
-  if (droppedShare > slo.maxDroppedShare) return { ...step, verdict: 'slo', reason: `${pct(droppedShare)} not started: every VU was waiting for answers` };
+  if (unsent) return { ...step, verdict: 'slo', reason: `${unsent}: every VU was waiting for answers` };
   return { ...step, verdict: 'within' };
 }
 

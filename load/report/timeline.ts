@@ -5,6 +5,7 @@
 // metric name announced so far, each array holding that metric type's aggregates. Pure.
 import { bucketQuantile } from '../shared/histogram.ts';
 import { CLASSES, metricName, type Subject } from '../shared/methods.ts';
+import { requestsOf } from '../shared/shard.ts';
 import { type ScenarioPlan, targetRpsAt } from '../shared/profiles.ts';
 import { round, subjectCounts } from '../shared/summary.ts';
 
@@ -95,7 +96,7 @@ function periodPoint(byName: Map<string, number[]>, t: number, seconds: number, 
   for (const m of methods) {
     // The dashboard splits the histogram's counters by bucket (its tag b): the period's own histogram.
     const { classes, buckets, successes } = subjectCounts((name, key) => stat(name, 'counter', key) ?? 0, m);
-    const requests = CLASSES.reduce((a, c) => a + classes[c], 0);
+    const requests = requestsOf(classes);
     if (requests === 0) continue;
     const p = (q: number) => round(bucketQuantile(buckets, successes, q), 3);
     point.methods[m] = {

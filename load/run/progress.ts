@@ -3,7 +3,7 @@
 // GET per metric (the whole /v1/metrics is ~1 MB with the histogram's sub-metrics, over a second to build).
 // On a terminal the block is redrawn every few seconds; elsewhere one line every 30 s, so CI logs stay short.
 import { bucketQuantile, GROUP_BUCKETS, HISTOGRAM_GROUPS } from '../shared/histogram.ts';
-import { COUNTED_CLASSES, metricName, SUCCESS_CLASSES, type Subject } from '../shared/methods.ts';
+import { CLASSES, metricName, SUCCESS_CLASSES, type Subject } from '../shared/methods.ts';
 import { bucketMetric } from '../shared/summary.ts';
 
 export interface ProgressOptions {
@@ -152,10 +152,11 @@ async function readFigures(api: string, subject: Subject): Promise<Figures> {
     const body = (await res.json().catch(() => undefined)) as { data?: { attributes?: { sample?: Record<string, number> } } } | undefined;
     return body?.data?.attributes?.sample?.['count'] ?? 0;
   };
-  const counted = await Promise.all(COUNTED_CLASSES.map(async (c) => [c, await count(metricName.calls(subject, c))] as const));
+  // Successes are the histogram's (every success records its bucket): only the failure classes are read as counters.
+  const failed = await Promise.all(CLASSES.filter((c) => !SUCCESS_CLASSES.includes(c)).map((c) => count(metricName.calls(subject, c))));
   const groups = await Promise.all(Array.from({ length: HISTOGRAM_GROUPS }, (_, g) => count(metricName.histogram(subject, g))));
   const successes = groups.reduce((a, n) => a + n, 0);
-  const errors = counted.filter(([c]) => !SUCCESS_CLASSES.includes(c)).reduce((a, [, n]) => a + n, 0);
+  const errors = failed.reduce((a, n) => a + n, 0);
   return { requests: successes + errors, errors, ...(successes > 0 ? { p95: await p95(groups, (b) => count(bucketMetric(subject, b))) } : {}) };
 }
 

@@ -21,7 +21,7 @@ export function groupOf(bucket: number): number {
 
 export interface Histogram {
   count: number;
-  /** Exact sum, min and max of the samples (k6 measures them exactly; they merge exactly). */
+  /** Sum of the samples, from the buckets (within the histogram's 1%); min and max are exact (k6 measures them; they merge exactly). */
   sum: number;
   min: number;
   max: number;

@@ -224,6 +224,17 @@ describe('conformance checks fire on their faults', function () {
     expect(r.targets?.scanned.blocks, 'the block is still walked').to.equal(cleanRun.targets?.scanned.blocks);
   });
 
+  it('judged-shape names every block served malformed, not only the first: the blob and set-code blocks without their number, and the judged blocks beside them', async function () {
+    const odd = targets.judgedBlocks!.filter((b) => b.why.includes('type 0x4') || b.why.includes('type 0x3')).map((b) => b.hash);
+    expect(odd).to.have.length(2);
+    proxy.fault = { name: 'number dropped from two blocks', kills: [], rewrite: (_req, res) => (res.result && odd.includes(String((res.result as Record<string, unknown>)['hash'])) ? { ...res, result: { ...(res.result as object), number: undefined } } : res) };
+    const r = await runConformance({ url: proxy.url, methods: ['eth_getBlockByHash'], fixtures: [{ targets: seed, source: 'seed' }] });
+    const c = byId(r, 'eth_getBlockByHash/judged-shape');
+    expect(c?.verdict).to.equal('fail');
+    const walked = (c?.violations ?? []).filter((v) => /as the discovery walk read it/.test(v));
+    expect(walked, JSON.stringify(c?.violations)).to.have.length(2);
+  });
+
   it('every check of the suite is killed by at least one fault', function () {
     const killed = new Set(catalogue.flatMap((f) => f.kills));
     const all = allSuites.flatMap((s) => s.checks.map((c) => s.id(c.spec.intent)));

@@ -9,7 +9,7 @@ import { SharedArray } from 'k6/data';
 import exec from 'k6/execution';
 import http from 'k6/http';
 import { Counter, Gauge } from 'k6/metrics';
-import { replyText } from '../../core/reply.ts';
+import { markedText } from '../../core/reply.ts';
 import { answerDigest } from '../shared/answer.ts';
 import { anchorOf, boundsFault, sameAnswerDue } from '../shared/bounds.ts';
 import { type Classification, classify, metVerdict } from '../shared/classify.ts';
@@ -164,7 +164,7 @@ function sha256Hex(text: string): string {
 /** The answer sampling saw, with this request's id (its fingerprint, core/reply.ts): its verdict is known without parsing. */
 function recognised(entry: PackedEntry, id: number, status: number, body: string | null): boolean {
   if (entry.reply === undefined || status !== 200 || body === null) return false;
-  const text = replyText(body, id);
+  const text = markedText(body, id);
   return text !== undefined && sha256Hex(text) === entry.reply;
 }
 

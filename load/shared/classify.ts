@@ -64,12 +64,15 @@ export function classify(outcome: HttpOutcome, expected: Expectation): Classific
   return expected.expect === 'value' ? { cls: 'ok', envelope } : { cls: 'invalid' };
 }
 
-/** The verdict of an answer that meets the expectation: what an answer recognised by its fingerprint gets (core/reply.ts). */
+/** The verdict of an answer that meets the expectation: what an answer recognised by its fingerprint gets (core/reply.ts).
+ * The commonest verdicts are shared objects, not built per request: readers never change a verdict. */
 export function metVerdict(expected: Expectation): Classification {
-  if (expected.expect === 'value') return { cls: 'ok' };
-  if (expected.expect === 'null') return { cls: 'ok_null' };
+  if (expected.expect === 'value') return MET_VALUE;
+  if (expected.expect === 'null') return MET_NULL;
   return expected.errorCode === undefined ? { cls: 'ok_error' } : { cls: 'ok_error', code: expected.errorCode };
 }
+const MET_VALUE: Readonly<Classification> = Object.freeze({ cls: 'ok' });
+const MET_NULL: Readonly<Classification> = Object.freeze({ cls: 'ok_null' });
 
 function parse(body: string | null): Envelope | undefined {
   if (!body) return undefined;

@@ -7,11 +7,10 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { transform } from 'esbuild';
 import { runK6 } from '../load/run/k6.ts';
 import { ensureK6 } from '../scripts/setup-k6.ts';
 import { REQUEST } from './support/endpoint.ts';
-import { round, saveFigure, startResponder } from './support/lib.ts';
+import { pureScript, round, saveFigure, startResponder } from './support/lib.ts';
 
 const CALLS = 20_000;
 const MARKER = 'COSTS';
@@ -31,12 +30,8 @@ const OPERATIONS: Record<string, string> = {
   'its fingerprint (cut at the id, sha256)': "crypto.sha256(replyText(body, 1), 'hex')",
   'its answer digest (canonical JSON, sha256)': "answerDigest(parsed.result, (text) => crypto.sha256(text, 'hex'))",
 };
-/** The pure functions the scenario runs, as k6 gets them (esbuild strips the types, as bundling does). */
-const PURE = await Promise.all(['../core/reply.ts', '../load/shared/answer.ts', '../load/shared/corpus.ts', '../load/k6/packed-entry.ts'].map(async (file) => {
-  const { code } = await transform(await readFile(new URL(file, import.meta.url), 'utf8'), { loader: 'ts', format: 'esm' });
-  // One script: what one file imports from another is defined beside it.
-  return code.replace(/^export /gm, '').replace(/^import .*$/gm, '');
-}));
+/** The pure functions the scenario runs. */
+const PURE = await pureScript(['core/reply.ts', 'load/shared/answer.ts', 'load/shared/corpus.ts', 'load/k6/packed-entry.ts']);
 
 const responder = await startResponder('fast');
 const dir = await mkdtemp(join(tmpdir(), 'rpc-certify-bench-'));
@@ -51,7 +46,7 @@ import { SharedArray } from 'k6/data';
 import exec from 'k6/execution';
 import { Counter, Trend } from 'k6/metrics';
 export const options = { scenarios: { costs: { executor: 'shared-iterations', iterations: 1, vus: 1 } } };
-${PURE.join('\n')}
+${PURE}
 const counter = new Counter('cost_counter'); const trend = new Trend('cost_trend', true); const tags = { b: '123' };
 const entry = (i) => ({ params: ['0x' + String(i).padStart(64, '0')], note: 'bench', kind: 'hit', answer: '1x2b3c4d5e6f', reply: 'f'.repeat(64) });
 const objects = new SharedArray('objects', () => Array.from({ length: 200 }, (_, i) => entry(i)));

@@ -4,7 +4,8 @@
 // script's own ceiling, closed loop. The bare script then runs the harness's own k6 scenario (same
 // executor and VU limits), so the only difference left is what each does per request. A third script,
 // the floor, is the bare one plus only the one metric sample the harness records for an ok answer: what
-// any harness that keeps mergeable per-request latency in k6 costs at least. A peer row runs vegeta
+// any harness that keeps mergeable per-request latency in k6 costs at least; the judged floor adds what judging each
+// answer exactly costs at the least (its corpus line read, its answer recognised as the sampled one). A peer row runs vegeta
 // (flood's engine, which classifies nothing) at the same rates. Then all again at a rate all keep up
 // with, where CPU per request is the generator's cost without saturation effects (k6 starting VUs for
 // iterations it cannot serve). CPU per request counts the generator's CPU while it sends only.
@@ -20,9 +21,10 @@ const responder = await startResponder('fast');
 try {
   const [ceiling] = await fastest([() => runCeiling(responder.url)]);
   const { rate } = ceiling;
-  const [bare, floor, harness, vegeta] = await fastest([
+  const [bare, floor, judged, harness, vegeta] = await fastest([
     () => whileSending(responder, () => runBare(responder.url, harnessScenario(rate, CEILING.sec), CEILING.sec)),
-    () => whileSending(responder, () => runBare(responder.url, harnessScenario(rate, CEILING.sec), CEILING.sec, true)),
+    () => whileSending(responder, () => runBare(responder.url, harnessScenario(rate, CEILING.sec), CEILING.sec, 'floor')),
+    () => whileSending(responder, () => runBare(responder.url, harnessScenario(rate, CEILING.sec), CEILING.sec, 'judged')),
     () => whileSending(responder, () => runHarness(responder.url, rate, CEILING.sec)),
     () => whileSending(responder, () => runVegeta(responder, rate, CEILING.sec)),
   ]);
@@ -31,9 +33,10 @@ try {
   // (the machine's other tenants), and the share says nothing.
   const saturated = Math.min(bare.rps, harness.rps) < SATURATED * rate;
   const steady = Math.min(STEADY_RPS, Math.floor(harness.rps / 200) * 100);
-  const [bareSteady, floorSteady, harnessSteady, vegetaSteady] = await leastCpu([
+  const [bareSteady, floorSteady, judgedSteady, harnessSteady, vegetaSteady] = await leastCpu([
     () => whileSending(responder, () => runBare(responder.url, harnessScenario(steady, CEILING.sec), CEILING.sec)),
-    () => whileSending(responder, () => runBare(responder.url, harnessScenario(steady, CEILING.sec), CEILING.sec, true)),
+    () => whileSending(responder, () => runBare(responder.url, harnessScenario(steady, CEILING.sec), CEILING.sec, 'floor')),
+    () => whileSending(responder, () => runBare(responder.url, harnessScenario(steady, CEILING.sec), CEILING.sec, 'judged')),
     () => whileSending(responder, () => runHarness(responder.url, steady, CEILING.sec)),
     () => whileSending(responder, () => runVegeta(responder, steady, CEILING.sec)),
   ]);
@@ -45,9 +48,10 @@ try {
     harness: { rps: harness.rps, dropped: harness.dropped, cpuMsPerRequest: cpuMs(harness) },
     harnessShare: round(share, 3),
     floor: { rps: round(floor.rps), cpuMsPerRequest: cpuMs(floor), share: round(floor.rps / bare.rps, 3) },
+    judged: { rps: round(judged.rps), cpuMsPerRequest: cpuMs(judged), share: round(judged.rps / bare.rps, 3) },
     vegeta: { rps: round(vegeta.rps), cpuMsPerRequest: cpuMs(vegeta) },
     saturated,
-    steady: { rps: steady, bareCpuMsPerRequest: cpuMs(bareSteady), floorCpuMsPerRequest: cpuMs(floorSteady), harnessCpuMsPerRequest: cpuMs(harnessSteady), vegetaCpuMsPerRequest: cpuMs(vegetaSteady), harnessRatio: round(steadyRatio, 3) },
+    steady: { rps: steady, bareCpuMsPerRequest: cpuMs(bareSteady), floorCpuMsPerRequest: cpuMs(floorSteady), judgedCpuMsPerRequest: cpuMs(judgedSteady), harnessCpuMsPerRequest: cpuMs(harnessSteady), vegetaCpuMsPerRequest: cpuMs(vegetaSteady), harnessRatio: round(steadyRatio, 3) },
     rows: [
       [`k6 ceiling (bare script, closed loop, ${CEILING.vus} VUs, fastest of 2)`, `${round(ceiling.rps, 0)} rps, ${cpuMs(ceiling)} ms CPU/request`, '-', 'n/a'],
       [
@@ -62,10 +66,16 @@ try {
         '-',
         'n/a',
       ],
+      [
+        `Judged floor: the floor + reading each request's corpus line and recognising its answer exactly (asked for ${rate} rps, fastest of 2)`,
+        `${round(judged.rps, 0)} rps = ${round((judged.rps / bare.rps) * 100, 1)}% of bare; CPU/request ${cpuMs(judged)} ms`,
+        '-',
+        'n/a',
+      ],
       [`Peer: vegeta ${VEGETA_VERSION} asked for ${rate} rps (classifies nothing, fastest of 2)`, `${round(vegeta.rps, 0)} rps = ${round((vegeta.rps / bare.rps) * 100, 1)}% of bare k6; CPU/request ${cpuMs(vegeta)} ms`, '-', 'n/a'],
       [
         `Generator cost at ${steady} rps (all keep up, least CPU of 2)`,
-        `CPU/request harness ${cpuMs(harnessSteady)} ms, floor ${cpuMs(floorSteady)} ms, bare ${cpuMs(bareSteady)} ms, vegeta ${cpuMs(vegetaSteady)} ms (harness ×${round(steadyRatio, 2)}, floor ×${round(cpuMs(floorSteady) / cpuMs(bareSteady), 2)}, vegeta ×${round(cpuMs(vegetaSteady) / cpuMs(bareSteady), 2)} of bare)`,
+        `CPU/request harness ${cpuMs(harnessSteady)} ms, judged floor ${cpuMs(judgedSteady)} ms, floor ${cpuMs(floorSteady)} ms, bare ${cpuMs(bareSteady)} ms, vegeta ${cpuMs(vegetaSteady)} ms (harness ×${round(steadyRatio, 2)}, judged floor ×${round(cpuMs(judgedSteady) / cpuMs(bareSteady), 2)}, floor ×${round(cpuMs(floorSteady) / cpuMs(bareSteady), 2)}, vegeta ×${round(cpuMs(vegetaSteady) / cpuMs(bareSteady), 2)} of bare)`,
         '≤ 1.3× bare',
         steadyRatio <= 1.3 ? 'yes' : 'no',
       ],

@@ -1,6 +1,7 @@
 // Figure 1d, the profiles behind the overhead figure: where k6's CPU goes per request (Go's CPU profile, split
 // by the goroutine roots that own it: http.post and the transport, the script's JavaScript, the metric
-// pipeline, GC) for bare k6, the floor (bare plus the harness's one metric sample) and the harness as users
+// pipeline, GC) for bare k6, the floor (bare plus the harness's one metric sample), the judged floor (plus reading
+// the corpus line and recognising the answer: lib.ts) and the harness as users
 // run it (runLoad, gate profile, with k6's dashboard), all at one steady rate against the same responder; and
 // which allocation sites hold the memory k6 gained meanwhile (heap profiles after a collection, before and after).
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -68,8 +69,9 @@ async function profiled(name: string, start: (onApi: (api: string) => void) => P
 
 try {
   const scenario = harnessScenario(RATE, RUN_SEC);
-  const bare = await profiled('bare', (onApi) => runBare(responder.url, scenario, RUN_SEC, false, onApi));
-  const floor = await profiled('floor', (onApi) => runBare(responder.url, scenario, RUN_SEC, true, onApi));
+  const bare = await profiled('bare', (onApi) => runBare(responder.url, scenario, RUN_SEC, 'bare', onApi));
+  const floor = await profiled('floor', (onApi) => runBare(responder.url, scenario, RUN_SEC, 'floor', onApi));
+  const judged = await profiled('judged', (onApi) => runBare(responder.url, scenario, RUN_SEC, 'judged', onApi));
   const harness = await profiled('harness', (onApi) => runHarness(responder.url, RATE, RUN_SEC, onApi));
   const parts = (p: Profiled) => {
     const u = p.usPerRequest;
@@ -81,9 +83,10 @@ try {
     windowSec: WINDOW_SEC,
     bare,
     floor,
+    judged,
     harness,
     rows: [
-      [`k6 CPU per request at ${RATE} rps, by part (Go CPU profile over ${WINDOW_SEC} s)`, `bare ${parts(bare)}; floor ${parts(floor)}; harness ${parts(harness)}`, '-', 'n/a'],
+      [`k6 CPU per request at ${RATE} rps, by part (Go CPU profile over ${WINDOW_SEC} s)`, `bare ${parts(bare)}; floor ${parts(floor)}; judged floor ${parts(judged)}; harness ${parts(harness)}`, '-', 'n/a'],
       [`k6 live heap growth over the same ${WINDOW_SEC} s (heap profiles after a collection; top allocation sites)`, `bare ${growth(bare)}; harness ${growth(harness)}`, '-', 'n/a'],
     ],
   });

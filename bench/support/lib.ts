@@ -7,6 +7,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { transform } from 'esbuild';
 import { replyFingerprint, sha256Hex } from '../../core/fingerprint.ts';
 import { answerDigest } from '../../load/shared/answer.ts';
 import { CLOCK_TICKS_PER_SEC, cpuSeconds, procStatFields, runK6, STAT } from '../../load/run/k6.ts';
@@ -118,14 +119,33 @@ export interface BareFigures {
 }
 
 /**
- * A minimal hand-written k6 script sending the same call, under the given k6 scenario (its `exec` is "call").
- * With `samples`, it also records the one metric sample the harness records for an `ok` answer (its histogram
- * bucket, with the histogram's bookkeeping thresholds) and nothing else: the floor of any harness that keeps
- * per-request latency in k6 and merges it across instances.
+ * What a hand-written k6 script does per request, on top of sending it:
+ * - bare: nothing (the same call every time);
+ * - floor: records the one metric sample the harness records for an `ok` answer (its histogram bucket, with the histogram's
+ *   bookkeeping thresholds) and nothing else: the floor of any harness that keeps per-request latency in k6 and merges it;
+ * - judged: the floor, plus the least a generator must do to judge each answer exactly: read its corpus line (a SharedArray),
+ *   send that entry's request with its own id, and recognise the answer as the sampled one (core/reply.ts), with the harness's
+ *   own functions. Every answer must be recognised, or the run fails: the figure is of judging, not of skipping it.
  */
-export async function runBare(url: string, scenario: Record<string, unknown>, durationSec: number, samples = false, pprof?: (api: string) => void): Promise<BareFigures> {
+export type BareLevel = 'bare' | 'floor' | 'judged';
+
+/** The harness's pure functions as k6 gets them (esbuild strips the types, as bundling does), in one script: what one file
+ * imports from another is defined beside it. */
+export async function pureScript(files: readonly string[]): Promise<string> {
+  const parts = await Promise.all(
+    files.map(async (file) => {
+      const { code } = await transform(await readFile(new URL(`../../${file}`, import.meta.url), 'utf8'), { loader: 'ts', format: 'esm' });
+      return code.replace(/^export /gm, '').replace(/^import .*$/gm, '');
+    }),
+  );
+  return parts.join('\n');
+}
+
+/** A minimal hand-written k6 script sending the bench's call at `level` (above), under the given k6 scenario (its `exec` is "call"). */
+export async function runBare(url: string, scenario: Record<string, unknown>, durationSec: number, level: BareLevel = 'bare', pprof?: (api: string) => void): Promise<BareFigures> {
   const dir = await mkdtemp(join(tmpdir(), 'rpc-certify-bench-'));
   try {
+    const samples = level !== 'bare';
     const options = {
       scenarios: { bare: { ...scenario, exec: 'call' } },
       summaryTrendStats: ['med', 'p(99)', 'p(99.9)', 'max'],
@@ -139,15 +159,33 @@ ${bucketOf.toString()}
 ${groupOf.toString()}
 const tags = [];`;
     const record = `const b = bucketOf(res.timings.duration); groups[groupOf(b)].add(1, (tags[b] ??= { b: String(b) }));`;
+    const judged = `${await pureScript(['core/reply.ts', 'load/shared/corpus.ts', 'load/k6/packed-entry.ts'])}
+const lines = new SharedArray('corpus', () => ${JSON.stringify(benchCorpus().entries[METHOD])}.map(packEntry));
+const unrecognised = new Counter('${UNRECOGNISED}');
+let scenario;`;
+    const send =
+      level === 'judged'
+        ? `const i = (scenario ??= exec.scenario).iterationInTest; const entry = unpackEntry(lines[i % lines.length]); const id = i + 1;
+  const res = http.post(__ENV.URL, \`{"jsonrpc":"2.0","id":\${id},"method":${JSON.stringify(METHOD)},"params":\${entry.params}}\`, params);
+  const text = res.status === 200 && typeof res.body === 'string' ? markedText(res.body, id) : undefined;
+  if (text === undefined || crypto.sha256(text, 'hex') !== entry.reply) unrecognised.add(1);`
+        : 'const res = http.post(__ENV.URL, body, params);';
     await writeFile(
       script,
       `import http from 'k6/http';
+import crypto from 'k6/crypto';
+import { SharedArray } from 'k6/data';
+import exec from 'k6/execution';
 import { Counter } from 'k6/metrics';
 export const options = ${JSON.stringify(options)};
 const body = ${JSON.stringify(REQUEST)};
 const params = { headers: { 'Content-Type': 'application/json' } };
 ${samples ? metrics : ''}
-export function call() { const res = http.post(__ENV.URL, body, params); ${samples ? record : ''} }
+${level === 'judged' ? judged : ''}
+export function call() {
+  ${send}
+  ${samples ? record : ''}
+}
 export function handleSummary(data) { return { [__ENV.SUMMARY]: JSON.stringify(data) }; }
 `,
     );
@@ -160,12 +198,17 @@ export function handleSummary(data) { return { [__ENV.SUMMARY]: JSON.stringify(d
     const requests = summary.metrics?.['http_reqs']?.values['count'];
     const d = summary.metrics?.['http_req_duration']?.values;
     if (run.exitCode !== 0 || requests === undefined || !d) throw new Error(`bare k6 run failed (exit ${run.exitCode}): ${run.log.at(-1)?.line ?? 'no output'}`);
+    const missed = summary.metrics?.[UNRECOGNISED]?.values['count'] ?? 0;
+    if (missed > 0) throw new Error(`the judged script recognised ${requests - missed} of ${requests} answers: the responder does not answer as the bench corpus says`);
     const stat = (name: string) => d[name] ?? NaN;
     return { requests, rps: requests / durationSec, latencyMs: { p50: stat('med'), p99: stat('p(99)'), p999: stat('p(99.9)'), max: stat('max') }, cpuSec };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+/** The judged script's count of answers it did not recognise (none, or the run fails). */
+const UNRECOGNISED = 'bench_unrecognised';
 
 /** 10 VUs keep k6 busy against a sub-millisecond responder; 8 s measure a rate to the percent. */
 export const CEILING = { vus: 10, sec: 8 };

@@ -6,7 +6,7 @@ import { bigintOf, bytes, type Json, type Violation } from '../core/invariants/e
 import { type CheckContext, MethodSuite } from './framework/check.ts';
 import { envelopeChecks, extraFieldsCheck, nullOnMiss, nullOnZeroHash, type Shaped, UNKNOWN_HASH } from './framework/common.ts';
 import { expectSameFields, failOnViolations, fullTxs, judgedRefs, recompute, SAMPLE, TypedBlocks } from './framework/invariant-checks.ts';
-import { assertReceipt, assertRootXorStatus, expectReceiptsRoot, type Receipt, receiptsInBlock } from './framework/receipt-checks.ts';
+import { assertReceipt, assertRootXorStatus, expectReceiptsRoot, type Receipt, receiptSample, receiptsInBlock } from './framework/receipt-checks.ts';
 
 const suite = new MethodSuite('eth_getTransactionReceipt');
 export default suite;
@@ -115,20 +115,62 @@ suite.check(
   },
 );
 
-/** Each block judged (judgedRefs) with its full transactions and the receipt of each, fetched one by one with this method. */
-async function receiptsOfJudgedBlocks(t: CheckContext): Promise<Array<{ name: string; block: Json; txs: Json[]; receipts: Json[] }>> {
-  const out: Array<{ name: string; block: Json; txs: Json[]; receipts: Json[] }> = [];
+type JudgedBlockTxs = { name: string; block: Json; txs: Json[] };
+type BlockReceipts = JudgedBlockTxs & { receipts: Json[] };
+
+/**
+ * Each block judged (judgedRefs) with its full transactions: `whole`, those whose receipts all fit the budget
+ * (t.receiptsBudget, RECEIPTS_BUDGET), taken in the judged order, with the receipt of each transaction fetched one by
+ * one with this method; `over`, the others, not fetched, each with why.
+ */
+async function receiptsOfJudgedBlocks(t: CheckContext): Promise<{ whole: BlockReceipts[]; over: Array<JudgedBlockTxs & { why: string }> }> {
+  const whole: BlockReceipts[] = [];
+  const over: Array<JudgedBlockTxs & { why: string }> = [];
+  let room = t.receiptsBudget;
   // A receipt answered null is a violation of its own; the other receipts and blocks are still fetched and judged.
   await t.each(judgedRefs(t), async ({ name, ref }) => {
     const block = await t.leaned<Json>('eth_getBlockByHash', [ref.hash, true], `${name} ${ref.hash}`);
     const txs = fullTxs(t, block, name);
-    const receipts: Json[] = [];
-    await t.each(txs, async (tx) => {
-      receipts.push(t.found(await t.result<Json | null>(suite.method, [tx['hash']]), `${name}: the receipt of its transaction ${String(tx['hash'])} returned null`));
-    });
-    if (receipts.length === txs.length) out.push({ name, block, txs, receipts });
+    if (txs.length > room) return void over.push({ name, block, txs, why: `${txs.length} transaction(s), over the ${room} receipt(s) left` });
+    room -= txs.length;
+    const receipts = await receiptsAt(t, name, txs, txs.map((_, i) => i));
+    if (receipts.length === txs.length) whole.push({ name, block, txs, receipts });
   });
-  return out;
+  return { whole, over };
+}
+
+/** The receipts of a block's transactions at these positions, fetched one by one; a null one is a violation (t.each), left out. */
+async function receiptsAt(t: CheckContext, name: string, txs: Json[], positions: number[]): Promise<Json[]> {
+  const receipts: Json[] = [];
+  await t.each(positions, async (i) => {
+    receipts.push(t.found(await t.result<Json | null>(suite.method, [txs[i]?.['hash']]), `${name}: the receipt of its transaction ${String(txs[i]?.['hash'])} returned null`));
+  });
+  return receipts;
+}
+
+/**
+ * The blocks a whole-block check judges: those within the budget. Blocks left out are named in its note; when no
+ * block holding a receipt was judged while some were left out, the check is inconclusive: never a pass on an empty list.
+ */
+async function wholeBlocks(t: CheckContext): Promise<BlockReceipts[]> {
+  const { whole, over } = await receiptsOfJudgedBlocks(t);
+  if (over.length === 0) return whole;
+  const left = `left out, over the budget of ${t.receiptsBudget} receipts fetched one by one: ${over.map(({ name, why }) => `${name}: ${why}`).join('; ')} (eth_getBlockReceipts's own checks judge every judged block whole, one request each, where it is served)`;
+  if (!whole.some(({ receipts }) => receipts.length > 0)) t.inconclusive(`no block with transactions judged: ${left}`);
+  t.note(`judged ${whole.length} block(s): ${whole.map(({ name }) => name).join('; ')}; ${left}`);
+  return whole;
+}
+
+/** The positions of a sample, as ranges: "receipts 0-15, 311 of 312", or "all 6 receipts". */
+function positionsText(positions: number[], of: number): string {
+  if (positions.length === of) return `all ${of} receipts`;
+  const ranges: Array<[number, number]> = [];
+  for (const p of positions) {
+    const last = ranges.at(-1);
+    if (last && last[1] === p - 1) last[1] = p;
+    else ranges.push([p, p]);
+  }
+  return `receipts ${ranges.map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(', ')} of ${of}`;
 }
 
 /** A violation found in a block's receipts (pointer `/<i>/...`), as one of the exchange that served receipt i. */
@@ -144,7 +186,7 @@ suite.check(
     // (ganache's failed-status encoding) must not hide another fault on it or on the blocks judged after it.
     // A block whose receipts' encoding is unknown (an L2 type) still has its gas judged; only its root is left out.
     const typed = new TypedBlocks(t);
-    await t.each(await receiptsOfJudgedBlocks(t), ({ name, block, txs, receipts }) =>
+    await t.each(await wholeBlocks(t), ({ name, block, txs, receipts }) =>
       t.each(
         [
           () => expectReceiptsRoot(t, typed, receipts, block, name, ', fetched one by one,'),
@@ -160,9 +202,22 @@ suite.check(
 suite.check(
   { intent: 'judged-receipts', clause: '§4.7, §2.4, §2.5', layer: 'spec', title: 'the receipt of every transaction of each block judged, fetched one by one, is well formed (schemas/rpc/receipt.json) and is that transaction\'s in that block: blockHash, blockNumber, transactionIndex (its position), transactionHash, type, from and to are theirs, contractAddress is set exactly when to is null, each log points back at it, and a blob transaction\'s blobGasUsed is 131072 per blob', covers: ['hit'] },
   async (t) => {
-    // Every receipt of every block is judged before the verdict, so the failure counts them all.
+    // Every receipt judged, of every block, before the verdict, so the failure counts them all. A block over the
+    // budget of the whole-block checks has a sample of its receipts judged (receiptSample): each block looked at.
     const violations: Violation[] = [];
-    for (const { name, block, txs, receipts } of await receiptsOfJudgedBlocks(t)) violations.push(...receiptsInBlock(receipts, txs, block).map(inReceipt(name)));
+    const { whole, over } = await receiptsOfJudgedBlocks(t);
+    for (const { name, block, txs, receipts } of whole) violations.push(...receiptsInBlock(receipts, txs, block).map(inReceipt(name)));
+    const sampled: string[] = [];
+    for (const { name, block, txs } of over) {
+      const positions = receiptSample(txs);
+      const receipts = await receiptsAt(t, name, txs, positions);
+      if (receipts.length !== positions.length) continue;
+      const sparse: Json[] = new Array<Json>(txs.length);
+      positions.forEach((p, i) => (sparse[p] = receipts[i]!));
+      violations.push(...receiptsInBlock(sparse, txs, block).map(inReceipt(name)));
+      sampled.push(`${name}: ${positionsText(positions, txs.length)}`);
+    }
+    if (over.length) t.note(`every receipt judged of ${whole.length} block(s)${whole.length ? ` (${whole.map(({ name }) => name).join('; ')})` : ''}; a sample judged of those over the budget of ${t.receiptsBudget} receipts fetched one by one: ${sampled.join('; ')}`);
     failOnViolations(t, violations, '/result');
   },
 );
@@ -171,7 +226,7 @@ suite.check(
   { intent: 'log-indexes', clause: 'invariant: logIndex', layer: 'invariant', title: 'logIndex numbers each judged block\'s logs from 0x0, contiguously across the receipts of its transactions fetched one by one, in order', covers: ['hit'] },
   async (t) => {
     const violations: Violation[] = [];
-    for (const { name, receipts } of await receiptsOfJudgedBlocks(t)) violations.push(...(await recompute(t, '/result', `the log indexes of ${name}`, () => logIndexes(receipts))).map(inReceipt(name)));
+    for (const { name, receipts } of await wholeBlocks(t)) violations.push(...(await recompute(t, '/result', `the log indexes of ${name}`, () => logIndexes(receipts))).map(inReceipt(name)));
     failOnViolations(t, violations, '/result');
   },
 );

@@ -89,6 +89,8 @@ export interface RunState {
   targets: Targets;
   /** Exchanges shared between checks of one run (same method and params), to keep request counts low. */
   memo: Map<string, Promise<Exchange>>;
+  /** Receipts the whole-block checks of eth_getTransactionReceipt may fetch one by one (RECEIPTS_BUDGET). */
+  receiptsBudget: number;
 }
 
 const EXCERPT = 4000;
@@ -121,6 +123,10 @@ export class CheckContext {
 
   get client(): RpcClient {
     return this.state.client;
+  }
+
+  get receiptsBudget(): number {
+    return this.state.receiptsBudget;
   }
 
   /**

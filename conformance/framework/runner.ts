@@ -11,6 +11,7 @@ import { expectationFor, type Expectations } from './expectations.ts';
 import { fixtureTargets } from './fixtures.ts';
 import { RpcClient, TransportError, RpcError, resultOf } from './rpc-client.ts';
 import { allSuites } from '../methods.ts';
+import { RECEIPTS_BUDGET } from './receipt-checks.ts';
 
 export interface RunOptions {
   url: string;
@@ -28,6 +29,8 @@ export interface RunOptions {
   network?: { name: string; chainId: string };
   /** Requests discovery may spend walking (default DEFAULT_DISCOVERY_BUDGET). */
   discoveryBudget?: number;
+  /** Receipts the whole-block receipt checks may fetch one by one (default RECEIPTS_BUDGET). */
+  receiptsBudget?: number;
   /** Called as each check ends, for progress output. */
   onResult?: (r: CheckResult) => void;
   /** Ctrl-C: stops the run at once, also in preflight and discovery; what ran is kept and the result is marked incomplete. */
@@ -103,7 +106,7 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
       if (!stop.signal.aborted) throw err;
     }
 
-    const checks = targets && !stop.signal.aborted ? await runMocha(suites, { client, targets, memo: new Map() }, opts.onResult, stop.signal, opts.expect) : [];
+    const checks = targets && !stop.signal.aborted ? await runMocha(suites, { client, targets, memo: new Map(), receiptsBudget: opts.receiptsBudget ?? RECEIPTS_BUDGET }, opts.onResult, stop.signal, opts.expect) : [];
     const interrupted = opts.signal?.aborted === true;
     const deadlineReached = !interrupted && stop.signal.aborted;
     // Every check gets a verdict unless Ctrl-C stopped the run: one that did not run (the deadline) is inconclusive.

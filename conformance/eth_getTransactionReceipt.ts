@@ -6,7 +6,7 @@ import { bigintOf, bytes, type Json, type Violation } from '../core/invariants/e
 import { type CheckContext, MethodSuite } from './framework/check.ts';
 import { envelopeChecks, extraFieldsCheck, nullOnMiss, nullOnZeroHash, type Shaped, UNKNOWN_HASH } from './framework/common.ts';
 import { expectSameFields, failOnViolations, fullTxs, judgedRefs, recompute, SAMPLE, TypedBlocks } from './framework/invariant-checks.ts';
-import { assertReceipt, assertRootXorStatus, expectReceiptsRoot, type Receipt, receiptSample, receiptsInBlock } from './framework/receipt-checks.ts';
+import { assertReceipt, assertRootXorStatus, expectReceiptsRoot, type Receipt, ReceiptsBudget, receiptSample, receiptsInBlock } from './framework/receipt-checks.ts';
 
 const suite = new MethodSuite('eth_getTransactionReceipt');
 export default suite;
@@ -120,23 +120,22 @@ type BlockReceipts = JudgedBlockTxs & { receipts: Json[] };
 
 /**
  * Each block judged (judgedRefs) with its full transactions: `whole`, those whose receipts all fit the budget
- * (t.receiptsBudget, RECEIPTS_BUDGET), taken in the judged order, with the receipt of each transaction fetched one by
- * one with this method; `over`, the others, not fetched, each with why.
+ * (ReceiptsBudget), taken in the judged order, with the receipt of each transaction fetched one by one with this
+ * method; `over`, the others, not fetched; `budget`, to name them.
  */
-async function receiptsOfJudgedBlocks(t: CheckContext): Promise<{ whole: BlockReceipts[]; over: Array<JudgedBlockTxs & { why: string }> }> {
+async function receiptsOfJudgedBlocks(t: CheckContext): Promise<{ whole: BlockReceipts[]; over: JudgedBlockTxs[]; budget: ReceiptsBudget }> {
   const whole: BlockReceipts[] = [];
-  const over: Array<JudgedBlockTxs & { why: string }> = [];
-  let room = t.receiptsBudget;
+  const over: JudgedBlockTxs[] = [];
+  const budget = new ReceiptsBudget(t);
   // A receipt answered null is a violation of its own; the other receipts and blocks are still fetched and judged.
   await t.each(judgedRefs(t), async ({ name, ref }) => {
     const block = await t.leaned<Json>('eth_getBlockByHash', [ref.hash, true], `${name} ${ref.hash}`);
     const txs = fullTxs(t, block, name);
-    if (txs.length > room) return void over.push({ name, block, txs, why: `${txs.length} transaction(s), over the ${room} receipt(s) left` });
-    room -= txs.length;
+    if (!budget.admits(name, txs.length)) return void over.push({ name, block, txs });
     const receipts = await receiptsAt(t, name, txs, txs.map((_, i) => i));
     if (receipts.length === txs.length) whole.push({ name, block, txs, receipts });
   });
-  return { whole, over };
+  return { whole, over, budget };
 }
 
 /** The receipts of a block's transactions at these positions, fetched one by one; a null one is a violation (t.each), left out. */
@@ -148,16 +147,10 @@ async function receiptsAt(t: CheckContext, name: string, txs: Json[], positions:
   return receipts;
 }
 
-/**
- * The blocks a whole-block check judges: those within the budget. Blocks left out are named in its note; when no
- * block holding a receipt was judged while some were left out, the check is inconclusive: never a pass on an empty list.
- */
+/** The blocks a whole-block check judges: those within the budget, the others named (ReceiptsBudget.settle). */
 async function wholeBlocks(t: CheckContext): Promise<BlockReceipts[]> {
-  const { whole, over } = await receiptsOfJudgedBlocks(t);
-  if (over.length === 0) return whole;
-  const left = `left out, over the budget of ${t.receiptsBudget} receipts fetched one by one: ${over.map(({ name, why }) => `${name}: ${why}`).join('; ')} (eth_getBlockReceipts's own checks judge every judged block whole, one request each, where it is served)`;
-  if (!whole.some(({ receipts }) => receipts.length > 0)) t.inconclusive(`no block with transactions judged: ${left}`);
-  t.note(`judged ${whole.length} block(s): ${whole.map(({ name }) => name).join('; ')}; ${left}`);
+  const { whole, budget } = await receiptsOfJudgedBlocks(t);
+  budget.settle();
   return whole;
 }
 
@@ -180,7 +173,7 @@ const inReceipt = (name: string) => (v: Violation): Violation => ({ ...v, pointe
 // committed fields, gas figures, shape, place and log indexes judged nowhere beyond the few targets:
 // agrees-with-block-receipts is inconclusive there, and the checks above read only judgedReceipts().
 suite.check(
-  { intent: 'committed-receipts', clause: 'invariant: receiptsRoot, cumulativeGasUsed, effectiveGasPrice', layer: 'invariant', title: 'the receipts of each block judged, fetched one by one with this method, are the ones it committed to: their trie root is its receiptsRoot, their gas adds up to its gasUsed, each effectiveGasPrice is its transaction\'s', covers: ['hit'] },
+  { intent: 'committed-receipts', clause: 'invariant: receiptsRoot, cumulativeGasUsed, effectiveGasPrice', layer: 'invariant', title: 'the receipts of each block judged that fit the budget of receipts fetched one by one (RECEIPTS_BUDGET; the others named, none: inconclusive), fetched with this method, are the ones it committed to: their trie root is its receiptsRoot, their gas adds up to its gasUsed, each effectiveGasPrice is its transaction\'s', covers: ['hit'] },
   async (t) => {
     // Every block is judged, each fault its own violation: a deviation an --expect entry names on one block
     // (ganache's failed-status encoding) must not hide another fault on it or on the blocks judged after it.
@@ -200,7 +193,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'judged-receipts', clause: '§4.7, §2.4, §2.5', layer: 'spec', title: 'the receipt of every transaction of each block judged, fetched one by one, is well formed (schemas/rpc/receipt.json) and is that transaction\'s in that block: blockHash, blockNumber, transactionIndex (its position), transactionHash, type, from and to are theirs, contractAddress is set exactly when to is null, each log points back at it, and a blob transaction\'s blobGasUsed is 131072 per blob', covers: ['hit'] },
+  { intent: 'judged-receipts', clause: '§4.7, §2.4, §2.5', layer: 'spec', title: `the receipt of every transaction of each block judged (of a block over the budget of receipts fetched one by one: the first ${SAMPLE}, the last and one per type), fetched one by one, is well formed (schemas/rpc/receipt.json) and is that transaction's in that block: blockHash, blockNumber, transactionIndex (its position), transactionHash, type, from and to are theirs, contractAddress is set exactly when to is null, each log points back at it, and a blob transaction's blobGasUsed is 131072 per blob`, covers: ['hit'] },
   async (t) => {
     // Every receipt judged, of every block, before the verdict, so the failure counts them all. A block over the
     // budget of the whole-block checks has a sample of its receipts judged (receiptSample): each block looked at.
@@ -223,7 +216,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'log-indexes', clause: 'invariant: logIndex', layer: 'invariant', title: 'logIndex numbers each judged block\'s logs from 0x0, contiguously across the receipts of its transactions fetched one by one, in order', covers: ['hit'] },
+  { intent: 'log-indexes', clause: 'invariant: logIndex', layer: 'invariant', title: 'logIndex numbers each judged block\'s logs from 0x0, contiguously across the receipts of its transactions fetched one by one, in order (the blocks that fit the budget of receipts fetched one by one; the others named, none: inconclusive)', covers: ['hit'] },
   async (t) => {
     const violations: Violation[] = [];
     for (const { name, receipts } of await wholeBlocks(t)) violations.push(...(await recompute(t, '/result', `the log indexes of ${name}`, () => logIndexes(receipts))).map(inReceipt(name)));

@@ -52,16 +52,57 @@ export function assertReceipt(t: CheckContext, r: Receipt, at: string): void {
   });
 }
 
+/** What is left of the budget of receipts fetched one by one (RECEIPTS_BUDGET), spent over the blocks judged in order. */
+export class ReceiptsBudget {
+  private room: number;
+  private readonly judged: Array<{ name: string; receipts: number }> = [];
+  private readonly over: Array<{ name: string; why: string }> = [];
+  constructor(private readonly t: CheckContext) {
+    this.room = t.receiptsBudget;
+  }
+
+  /** True when the block's n receipts fit what is left (then spent); otherwise the block is left out, with why. */
+  admits(name: string, n: number): boolean {
+    if (n > this.room) {
+      this.over.push({ name, why: `${n} transaction(s), over the ${this.room} receipt(s) left` });
+      return false;
+    }
+    this.room -= n;
+    this.judged.push({ name, receipts: n });
+    return true;
+  }
+
+  /** The blocks left out, with why, for a note. */
+  get left(): string {
+    return `left out, over the budget of ${this.t.receiptsBudget} receipts fetched one by one: ${this.over.map(({ name, why }) => `${name}: ${why}`).join('; ')} (eth_getBlockReceipts's own checks judge every judged block whole, one request each, where it is served)`;
+  }
+
+  get leftOut(): number {
+    return this.over.length;
+  }
+
+  /**
+   * After the last block, for a check that judges whole blocks: the blocks left out named in its note; none with
+   * a receipt judged while some were left out is inconclusive, never a pass on an empty list.
+   */
+  settle(): void {
+    if (this.over.length === 0) return;
+    if (!this.judged.some(({ receipts }) => receipts > 0)) this.t.inconclusive(`no block with transactions judged: ${this.left}`);
+    this.t.note(`judged ${this.judged.length} block(s): ${this.judged.map(({ name }) => name).join('; ')}; ${this.left}`);
+  }
+}
+
 /**
  * All receipts of a block, for a check of another method that leans on them: eth_getBlockReceipts when the
  * endpoint serves it, else the equivalent path, eth_getTransactionReceipt for each of the block's
- * transactions (hardhat and ganache lack eth_getBlockReceipts). Either one failing to serve makes the check
- * inconclusive, naming it.
+ * transactions (hardhat and ganache lack eth_getBlockReceipts), within the budget: undefined when the block is over
+ * it (left out, named by budget.settle()). Either one failing to serve makes the check inconclusive, naming it.
  */
-export async function receiptsOfBlock(t: CheckContext, ref: { hash: string; number: string }, name: string): Promise<Json[]> {
+export async function receiptsOfBlock(t: CheckContext, ref: { hash: string; number: string }, name: string, budget: ReceiptsBudget): Promise<Json[] | undefined> {
   const all = await t.ifServed<Json[]>('eth_getBlockReceipts', [ref.number], `${name} ${ref.number}`);
   if (all) return all;
   const block = await t.leaned<{ transactions: string[] }>('eth_getBlockByHash', [ref.hash, false], `${name} ${ref.hash}`);
+  if (!budget.admits(name, block.transactions.length)) return undefined;
   const out: Json[] = [];
   for (const hash of block.transactions) out.push(await t.leaned<Json>('eth_getTransactionReceipt', [hash], `transaction ${hash} of ${name}`));
   return out;

@@ -32,10 +32,10 @@ describe('eth_getTransactionReceipt: the receipts fetched one by one are bounded
       return change(req, res);
     },
   });
-  const run = (receiptsBudget: number | undefined, change?: (req: RpcRequest, res: RpcResponse) => RpcResponse) => {
+  const run = (receiptsBudget: number | undefined, change?: (req: RpcRequest, res: RpcResponse) => RpcResponse, methods = [M]) => {
     asked = [];
     proxy.fault = observe(change);
-    return runConformance({ url: proxy.url, methods: [M], fixtures: [{ targets: { reverts: devnet.seed.reverts }, source: 'seed' }], ...(receiptsBudget === undefined ? {} : { receiptsBudget }) });
+    return runConformance({ url: proxy.url, methods, fixtures: [{ targets: { reverts: devnet.seed.reverts }, source: 'seed' }], ...(receiptsBudget === undefined ? {} : { receiptsBudget }) });
   };
   const bigName = () => `block ${BigInt(big.number)} (most transactions`;
 
@@ -113,5 +113,20 @@ describe('eth_getTransactionReceipt: the receipts fetched one by one are bounded
     }
     expect(byId(r, 'judged-receipts')?.verdict).to.equal('pass');
     expect(byId(r, 'judged-receipts')?.note).to.include(`every receipt judged of `).and.include(`: receipts 0-15, ${BIG - 1} of ${BIG}`).and.match(/block \d+ \(type 0x0[^)]*\): all 6 receipts/);
+  });
+
+  it('eth_getBlockByHash/logs-bloom, where eth_getBlockReceipts is not served, fetches the receipts one by one within the same budget: the blocks over it named, none with transactions: inconclusive', async function () {
+    const noBlockReceipts = (req: RpcRequest, res: RpcResponse): RpcResponse => (req.method === 'eth_getBlockReceipts' ? { jsonrpc: '2.0', id: res.id, error: { code: -32601, message: 'the method does not exist' } } : res);
+    const bloom = (r: RunResult) => r.checks.find((c) => c.id === 'eth_getBlockByHash/logs-bloom');
+    const some = await run(BUDGET, noBlockReceipts, ['eth_getBlockByHash']);
+    expect(bloom(some)?.verdict).to.equal('pass');
+    expect(bloom(some)?.note).to.include(`left out, over the budget of ${BUDGET} receipts fetched one by one: ${bigName()}`);
+    // Discovery reads receipts of its own, within --discovery-budget: the check's own evidence is what it asked for.
+    const receiptsAsked = bloom(some)!.evidence.map((e) => e.request as { method: string; params: unknown[] }).filter((q) => q.method === M).map((q) => String(q.params[0]));
+    expect(receiptsAsked.filter((h) => big.txs.includes(h)), 'the big block\'s receipts asked for').to.deep.equal([]);
+    expect(receiptsAsked.length, 'the other blocks\' receipts asked for').to.be.within(1, BUDGET);
+    const none = await run(0, noBlockReceipts, ['eth_getBlockByHash']);
+    expect(bloom(none)?.verdict).to.equal('inconclusive');
+    expect(bloom(none)?.reason).to.match(/^no block with transactions judged: left out, over the budget of 0 receipts fetched one by one: /);
   });
 });

@@ -15,6 +15,8 @@ const GROWTH = [
   { blocks: 1, txsPerBlock: 50 },
   { blocks: 1, txsPerBlock: 200 },
 ];
+/** Then mainnet-sized blocks, as many as are judged, walked alone: what the receipts budget bounds (thousands of receipts). */
+const FULL_BLOCKS = { blocks: 16, txsPerBlock: 300 };
 
 const devnet = await startDevnet();
 const wallet = createWalletClient({ transport: http(devnet.nodeUrl) });
@@ -56,11 +58,13 @@ async function measure() {
   return { ...median, peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024) }; // the bench process's peak so far
 }
 
-async function measureOnce() {
+async function measureOnce(receiptsBudget?: number, discoveryDepth = DEFAULT_DEPTH + added) {
   const t0 = performance.now();
   // Discovery walks past the added blocks to the seeded targets.
-  const r = await runConformance({ url: devnet.url, discoveryDepth: DEFAULT_DEPTH + added, fixtures: [{ targets: { reverts: devnet.seed.reverts }, source: 'seed' }] });
+  const r = await runConformance({ url: devnet.url, discoveryDepth, fixtures: [{ targets: { reverts: devnet.seed.reverts }, source: 'seed' }], ...(receiptsBudget === undefined ? {} : { receiptsBudget }) });
   return {
+    judgedTxs: (r.targets?.judgedBlocks ?? []).reduce((n, b) => n + (b.txCount ?? 0), 0),
+    verdicts: r.checks.filter((c) => c.verdict !== 'pass').map((c) => `${c.id}: ${c.verdict}`),
     wallMs: Math.round(performance.now() - t0),
     requests: r.requestCount,
     checks: r.checks.length,
@@ -76,6 +80,11 @@ try {
     steps.push(await measure());
   }
   const [base, deeper, wide, wider] = steps as [Step, Step, Step, Step];
+  await grow(FULL_BLOCKS);
+  // Once each, the walk over the full blocks only (every block judged is full): the budgeted run (the default), and
+  // the same without a budget (every receipt one by one, as before it).
+  const budgeted = await measureOnce(undefined, FULL_BLOCKS.blocks);
+  const unbounded = await measureOnce(Number.MAX_SAFE_INTEGER, FULL_BLOCKS.blocks);
   const per = (a: Step, b: Step, by: number) => ({ ms: round((b.wallMs - a.wallMs) / by), requests: round((b.requests - a.requests) / by) });
   const perBlock = per(base, deeper, deeper.blocksScanned - base.blocksScanned);
   const perTx = per(wide, wider, wider.targetBlockTxs - wide.targetBlockTxs);
@@ -86,8 +95,9 @@ try {
     ['Conformance: peak memory (the bench process)', `${base.peakRssMiB} MiB RSS; ${wider.peakRssMiB} MiB after the largest chain`, '-', 'n/a'],
     ['Conformance growth, per block discovery walks', `+${perBlock.ms} ms, +${perBlock.requests} requests (${step(base)} → ${step(deeper)})`, '-', 'n/a'],
     ['Conformance growth, per tx in the target block', `+${perTx.ms} ms, +${perTx.requests} requests (${step(wide)} → ${step(wider)})`, '-', 'n/a'],
+    [`Conformance, ${FULL_BLOCKS.blocks} blocks of ${FULL_BLOCKS.txsPerBlock} txs judged (receipts budget)`, `${budgeted.requests} requests, ${budgeted.wallMs} ms with the default budget; ${unbounded.requests} requests, ${unbounded.wallMs} ms without one (${budgeted.judgedTxs} txs in the blocks judged)`, '-', 'n/a'],
   ];
-  await saveFigure('conformance', { runsPerStep: RUNS, steps, perBlock, perTx, rows });
+  await saveFigure('conformance', { runsPerStep: RUNS, steps, perBlock, perTx, fullBlocks: { ...FULL_BLOCKS, budgeted, unbounded }, rows });
 } finally {
   await devnet.stop();
 }

@@ -47,6 +47,8 @@ Options:
                           (a JSON list of {kind, to, data, reason, expectedData}, as \`devnet\` writes it)
   --discovery-depth N     blocks to walk back from the head when discovering (default 64)
   --discovery-budget N    requests discovery may spend on that walk (default 256)
+  --receipts-budget N     receipts the block checks may fetch one by one, over the blocks judged (default 512);
+                          a block over it is named in their notes (docs/conformance.md)
   --timeout MS            per-request timeout (default 10000)
   --deadline D            the whole run's deadline: 90s, 10m (default ${DEFAULT_DEADLINE_MS / 60_000}m); what is unfinished
                           then is inconclusive, and the reports are written
@@ -70,6 +72,7 @@ export interface ConformanceOptions {
   targetsFile?: string;
   discoveryDepth?: number;
   discoveryBudget?: number;
+  receiptsBudget?: number;
   timeoutMs?: number;
   deadlineMs?: number;
   concurrency?: number;
@@ -94,6 +97,7 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
       reverts: { type: 'string' },
       'discovery-depth': { type: 'string' },
       'discovery-budget': { type: 'string' },
+      'receipts-budget': { type: 'string' },
       timeout: { type: 'string' },
       deadline: { type: 'string' },
       concurrency: { type: 'string' },
@@ -119,6 +123,7 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
     ...(values.targets ? { targetsFile: values.targets } : {}),
     ...(values['discovery-depth'] ? { discoveryDepth: positive(values['discovery-depth'], '--discovery-depth') } : {}),
     ...(values['discovery-budget'] ? { discoveryBudget: positive(values['discovery-budget'], '--discovery-budget') } : {}),
+    ...(values['receipts-budget'] ? { receiptsBudget: positive(values['receipts-budget'], '--receipts-budget') } : {}),
     ...(values.timeout ? { timeoutMs: positive(values.timeout, '--timeout') } : {}),
     ...(values.deadline ? { deadlineMs: duration(values.deadline, '--deadline') } : {}),
     ...(values.concurrency ? { concurrency: positive(values.concurrency, '--concurrency') } : {}),
@@ -205,6 +210,7 @@ export async function certify(opts: ConformanceOptions): Promise<number> {
       ...(opts.targetsFile ? { targetsFile: opts.targetsFile } : {}),
       ...(opts.discoveryDepth ? { discoveryDepth: opts.discoveryDepth } : {}),
       ...(opts.discoveryBudget ? { discoveryBudget: opts.discoveryBudget } : {}),
+      ...(opts.receiptsBudget ? { receiptsBudget: opts.receiptsBudget } : {}),
       ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
       deadlineMs: opts.deadlineMs ?? DEFAULT_DEADLINE_MS,
       ...(opts.concurrency ? { concurrency: opts.concurrency } : {}),

@@ -9,7 +9,7 @@
 // (flood's engine, which classifies nothing) at the same rates. Then all again at a rate all keep up
 // with, where CPU per request is the generator's cost without saturation effects (k6 starting VUs for
 // iterations it cannot serve). CPU per request counts the generator's CPU while it sends only.
-import { CEILING, cpuMsPerRequest as cpuMs, fastest, harnessScenario, leastCpu, round, runBare, runCeiling, runHarness, saveFigure, startResponder, whileSending } from './support/lib.ts';
+import { type BareLevel, CEILING, cpuMsPerRequest as cpuMs, fastest, harnessScenario, leastCpu, round, runBare, runCeiling, runHarness, saveFigure, startResponder, whileSending } from './support/lib.ts';
 import { runVegeta, VEGETA_VERSION } from './support/vegeta.ts';
 
 /** The steady rate: half what the harness reached flat out, at most this. */
@@ -18,28 +18,27 @@ const STEADY_RPS = 2000;
 const SATURATED = 0.98;
 
 const responder = await startResponder('fast');
+
+/** The runs as a tuple, each keeping its own result type. */
+const runs = <T extends unknown[]>(...list: T): T => list;
+
+/** Each generator asked for `rps`, its figures taken while it sends. */
+function generatorsAt(rps: number) {
+  const sending = <T extends { cpuSec: number; requests: number }>(run: () => Promise<T>) => () => whileSending(responder, run);
+  const bare = (level: BareLevel) => sending(() => runBare(responder.url, harnessScenario(rps, CEILING.sec), CEILING.sec, level));
+  return runs(bare('bare'), bare('floor'), bare('judged'), sending(() => runHarness(responder.url, rps, CEILING.sec)), sending(() => runVegeta(responder, rps, CEILING.sec)));
+}
+
 try {
   const [ceiling] = await fastest([() => runCeiling(responder.url)]);
   const { rate } = ceiling;
-  const [bare, floor, judged, harness, vegeta] = await fastest([
-    () => whileSending(responder, () => runBare(responder.url, harnessScenario(rate, CEILING.sec), CEILING.sec)),
-    () => whileSending(responder, () => runBare(responder.url, harnessScenario(rate, CEILING.sec), CEILING.sec, 'floor')),
-    () => whileSending(responder, () => runBare(responder.url, harnessScenario(rate, CEILING.sec), CEILING.sec, 'judged')),
-    () => whileSending(responder, () => runHarness(responder.url, rate, CEILING.sec)),
-    () => whileSending(responder, () => runVegeta(responder, rate, CEILING.sec)),
-  ]);
+  const [bare, floor, judged, harness, vegeta] = await fastest(generatorsAt(rate));
   const share = harness.rps / bare.rps;
   // The figure is about a rate k6 cannot exceed: if both kept up with it, the ceiling run was starved
   // (the machine's other tenants), and the share says nothing.
   const saturated = Math.min(bare.rps, harness.rps) < SATURATED * rate;
   const steady = Math.min(STEADY_RPS, Math.floor(harness.rps / 200) * 100);
-  const [bareSteady, floorSteady, judgedSteady, harnessSteady, vegetaSteady] = await leastCpu([
-    () => whileSending(responder, () => runBare(responder.url, harnessScenario(steady, CEILING.sec), CEILING.sec)),
-    () => whileSending(responder, () => runBare(responder.url, harnessScenario(steady, CEILING.sec), CEILING.sec, 'floor')),
-    () => whileSending(responder, () => runBare(responder.url, harnessScenario(steady, CEILING.sec), CEILING.sec, 'judged')),
-    () => whileSending(responder, () => runHarness(responder.url, steady, CEILING.sec)),
-    () => whileSending(responder, () => runVegeta(responder, steady, CEILING.sec)),
-  ]);
+  const [bareSteady, floorSteady, judgedSteady, harnessSteady, vegetaSteady] = await leastCpu(generatorsAt(steady));
   const steadyRatio = cpuMs(harnessSteady) / cpuMs(bareSteady);
   await saveFigure('overhead', {
     askedRps: rate,

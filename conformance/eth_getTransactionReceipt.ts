@@ -210,6 +210,7 @@ suite.check(
       violations.push(...receiptsInBlock(sparse, txs, block).map(inReceipt(name)));
       sampled.push(`${name}: ${positionsText(positions, txs.length)}`);
     }
+    if (over.length) t.partly(`every receipt of ${whole.length} of ${whole.length + over.length} judged blocks, a sample of the others (budget of ${t.receiptsBudget} receipts fetched one by one)`);
     if (over.length) t.note(`every receipt judged of ${whole.length} block(s)${whole.length ? ` (${whole.map(({ name }) => name).join('; ')})` : ''}; a sample judged of those over the budget of ${t.receiptsBudget} receipts fetched one by one: ${sampled.join('; ')}`);
     failOnViolations(t, violations, '/result');
   },

@@ -48,6 +48,8 @@ export interface CheckResult {
   violations?: string[];
   /** What a check observed beyond its verdict (e.g. the protocol fields an extra-fields check met). */
   note?: string;
+  /** What a check judged only in part, and why (a request budget): its verdict covers less than its title says. */
+  partial?: string;
   pointer?: string;
   expected?: string;
   actual?: string;
@@ -110,6 +112,8 @@ const LEANED_SHAPES: Partial<Record<string, ShapeName>> = {
 export class CheckContext {
   readonly evidence: Evidence[] = [];
   readonly notes: string[] = [];
+  /** Set by partly(): what the check left unjudged (CheckResult.partial). */
+  partial: string | undefined;
   /** Failures recorded by each() while the check went on judging the other items. */
   readonly violations: CheckOutcome[] = [];
   constructor(
@@ -293,6 +297,11 @@ export class CheckContext {
   /** Records an observation for the report, whatever the verdict. */
   note(text: string): void {
     this.notes.push(text);
+  }
+
+  /** Records that the verdict covers only part of what the check judges (the summary and JUnit name it, not only the note). */
+  partly(what: string): void {
+    this.partial = what;
   }
 
   fail(message: string, detail: { pointer?: string | undefined; expected?: unknown; actual?: unknown } = {}): never {

@@ -89,6 +89,7 @@ export class ReceiptsBudget {
     if (this.over.length === 0) return;
     if (!this.judged.some(({ receipts }) => receipts > 0)) this.t.inconclusive(`no block with transactions judged: ${this.left}`);
     this.t.note(`judged ${this.judged.length} block(s): ${this.judged.map(({ name }) => name).join('; ')}; ${this.left}`);
+    this.t.partly(`${this.judged.length} of ${this.judged.length + this.over.length} judged blocks whole (budget of ${this.t.receiptsBudget} receipts fetched one by one)`);
   }
 }
 

@@ -232,7 +232,9 @@ async function runMocha(suites: MethodSuite[], state: RunState, onResult?: (r: C
           result.durationMs = Math.round(performance.now() - started);
           const expectation = expect && expectationFor(id, expect, today);
           if (expectation) result.expectation = expectation;
-          if (t.notes.length) result.note = t.notes.join('\n');
+          // Notes can quote the endpoint (the fields it added, the blocks it served): redacted like a verdict's texts.
+          if (t.notes.length) result.note = redactCapped(t.notes.join('\n'), MAX_NOTE);
+          if (t.partial) result.partial = redactCapped(t.partial, MAX_TEXT);
           results.push(result);
           onResult?.(result);
           if (result.verdict === 'skip' || result.verdict === 'inconclusive') this.skip();
@@ -266,6 +268,8 @@ function judged(base: ReturnType<typeof baseOf>, v: Pick<CheckResult, 'verdict' 
 
 /** Texts of a verdict (reason, expected, actual) are capped: an endpoint may send a 200 KB error message. */
 const MAX_TEXT = 2000;
+/** A note lists what a check met (blocks, fields): longer than a verdict's texts, still capped. */
+const MAX_NOTE = 8000;
 
 /** The verdict of a check that found one or more violations: the first one's detail, every one's message. */
 function violated(all: CheckOutcome[]): Pick<CheckResult, 'verdict' | 'reason' | 'violations' | 'pointer' | 'expected' | 'actual'> {

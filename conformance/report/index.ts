@@ -48,6 +48,8 @@ export function formatSummary(report: ConformanceReport, paths: ReportPaths): st
     const notJudged = unjudged.length ? `; expected to fail but not judged (${unjudged.map((c) => `${c.id}: ${c.verdict}`).join(', ')})` : '';
     lines.push(`  expectations: ${exp.file}: ${s.expectedFailures} expected failure(s), ${s.unexpectedPasses} unexpected pass(es)${overdue ? `, ${overdue} entr${overdue === 1 ? 'y' : 'ies'} past their review date` : ''}${notJudged}`);
   }
+  const partial = report.checks.filter((c) => c.partial);
+  if (partial.length) lines.push(`  judged in part (a request budget; each check's note names what it left out): ${partial.map((c) => `${c.id}: ${c.partial}`).join('; ')}`);
   const coverage = coverageLine(report);
   if (coverage) lines.push(coverage);
   if (!report.run.complete) lines.push(`  incomplete: ${report.run.incompleteReason ?? 'the run stopped early'}`);

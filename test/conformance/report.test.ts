@@ -261,6 +261,19 @@ describe('conformance report', () => {
       expect(line).to.match(/ unexpected pass\(es\); expected to fail but not judged \(eth_getUncleByBlockNumberAndIndex\/invariant-skip: skip\)$/);
     });
 
+    it('names a pass that judged only part of what its title says (a request budget), in the summary and in JUnit', () => {
+      const report = sampleReport();
+      const pass = report.checks.find((c) => c.verdict === 'pass' && c.layer === 'spec')!;
+      expect(formatSummary(report, paths)).not.to.include('judged in part');
+      pass.partial = '3 of 16 judged blocks whole (budget of 512 receipts fetched one by one)';
+      pass.note = 'left out: block 7';
+      const line = formatSummary(report, paths).split('\n').find((l) => l.includes('judged in part'));
+      expect(line).to.equal(`  judged in part (a request budget; each check's note names what it left out): ${pass.id}: 3 of 16 judged blocks whole (budget of 512 receipts fetched one by one)`);
+      const xml = junitXml(report);
+      const testcase = xml.slice(xml.indexOf(`${pass.id} [`), xml.indexOf('</testcase>', xml.indexOf(`${pass.id} [`)));
+      expect(testcase).to.include('passed, judged in part: 3 of 16 judged blocks whole').and.include('left out: block 7').and.not.include('<failure');
+    });
+
     it('says why a run is incomplete', () => {
       expect(formatSummary(sampleReport({ complete: false }), paths)).to.match(/INCOMPLETE[\s\S]*rate limited for too long/);
     });

@@ -14,19 +14,34 @@
 /** Characters that would continue a JSON number after its integer digits. */
 const NUMBER_GOES_ON = /^[0-9.eE]/;
 
-/** The answer with NUL for the digits of the id it echoes (`"id":<id>` exactly once, where that number ends). */
+/** The answer with NUL for the digits of the id it echoes (`"id":<id>` exactly once, where that number ends), when
+ * that mark is the envelope's id: another number put there must be what the parsed answer's id reads (red team F1: an
+ * envelope id spelled `"id": 5`, `"\u0069d":5` or given twice, with `"id":5` elsewhere, put the mark on the other one). */
 export function replyText(body: string, id: number): string | undefined {
   const token = `"id":${id}`;
   const at = body.indexOf(token);
   const end = at + token.length;
   if (at < 0 || body.indexOf(token, at + 1) >= 0 || NUMBER_GOES_ON.test(body.charAt(end))) return undefined;
-  return `${body.slice(0, end - String(id).length)}\0${body.slice(end)}`;
+  const text = `${body.slice(0, end - String(id).length)}\0${body.slice(end)}`;
+  return envelopeIdAt(text, id) ? text : undefined;
+}
+
+/** Whether the mark is where the parsed envelope reads its id: two other numbers put there are read back as the id. */
+function envelopeIdAt(text: string, id: number): boolean {
+  return [id + 1, id + 2].every((probe) => {
+    try {
+      const parsed: unknown = JSON.parse(text.replace('\0', String(probe)));
+      return typeof parsed === 'object' && parsed !== null && (parsed as { id?: unknown }).id === probe;
+    } catch {
+      return false;
+    }
+  });
 }
 
 /**
  * replyText for comparing with a fingerprint only: the first `"id":<id>` marked, unchecked. A text that equals a fingerprinted
  * one is still that answer with this id: the fingerprinted text holds one NUL (JSON text holds none), where the envelope's id
- * was, before a character that does not continue a number; so the same bytes precede the mark (the envelope's `"id":` key),
+ * was (replyText checks that the parsed answer reads its id there), before a character that does not continue a number; so the same bytes precede the mark (the envelope's `"id":` key),
  * the id is this one, whole, and the same bytes follow.
  */
 export function markedText(body: string, id: number): string | undefined {

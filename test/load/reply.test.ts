@@ -50,6 +50,24 @@ describe('load: answers recognised by fingerprint (core/reply.ts)', () => {
     expect(replyFingerprint(tx(1), 1)).to.not.equal(replyFingerprint(tx(1).replace(':1,', ':1 ,'), 1));
   });
 
+  it('an envelope id spelled otherwise ("id": 5, "\\u0069d":5, given twice) with "id":5 elsewhere: no fingerprint, so never recognised (red team F1)', () => {
+    const result = '{"hash":"0xab","nonce":"0x1"}';
+    // Each as sampled with id 5, then as a hostile endpoint answers request 77 (the envelope's id frozen at 5).
+    const shapes: Array<[string, (id: number) => string, (id: number) => string]> = [
+      ['a space after the colon', (id) => `{"jsonrpc":"2.0","id": ${id},"result":${result},"x":{"id":${id}}}`, (id) => `{"jsonrpc":"2.0","id": 5,"result":${result},"x":{"id":${id}}}`],
+      ['a key escaped', (id) => `{"jsonrpc":"2.0","\\u0069d":${id},"result":${result},"x":{"id":${id}}}`, (id) => `{"jsonrpc":"2.0","\\u0069d":5,"result":${result},"x":{"id":${id}}}`],
+      ['the key given twice (the last wins)', (id) => `{"jsonrpc":"2.0","id":${id},"result":${result},"id" :${id}}`, (id) => `{"jsonrpc":"2.0","id":${id},"result":${result},"id" :5}`],
+      ['nested in the result', (id) => `{"jsonrpc":"2.0","id": ${id},"result":{"hash":"0xab","id":${id}}}`, (id) => `{"jsonrpc":"2.0","id": 5,"result":{"hash":"0xab","id":${id}}}`],
+    ];
+    for (const [name, sampledAs, answered] of shapes) {
+      expect(classify({ status: 200, body: sampledAs(5), id: 5 }, { expect: 'value' }).cls, `${name}: a good answer at sampling`).to.equal('ok');
+      expect(replyFingerprint(sampledAs(5), 5), name).to.equal(undefined);
+      expect(classify({ status: 200, body: answered(77), id: 77 }, { expect: 'value' }).cls, `${name}: wrong under load`).to.equal('wrong');
+    }
+    // The same answer with the envelope's id where replyText marks it keeps its fingerprint.
+    expect(replyFingerprint(`{"jsonrpc":"2.0","id":5,"result":${result}}`, 5)).to.match(/^[0-9a-f]{64}$/);
+  });
+
   it('under load, the cheaper mark (markedText) matches a fingerprint only in the sampled answer with this id', () => {
     const sampledFingerprint = replyFingerprint(tx(1), 1);
     const underLoad = (body: string, id: number) => {
@@ -88,7 +106,8 @@ describe('load: answers recognised by fingerprint (core/reply.ts)', () => {
       if (replyFingerprint(outcome.body, id) === e.reply) expect(seen, outcome.body).to.equal(true);
       if (!seen) continue;
       recognised++;
-      expect(strip(classify(outcome, e.expected)), `${JSON.stringify(outcome)} as ${e.expected.expect}`).to.deep.equal(metVerdict(e.expected));
+      // With the request's id, as the scenario classifies: an answer carrying another id is `wrong`.
+      expect(strip(classify({ ...outcome, id }, e.expected)), `${JSON.stringify(outcome)} as ${e.expected.expect}`).to.deep.equal(metVerdict(e.expected));
     }
     expect(recognised, 'recognition was exercised').to.be.above(1000);
   });
@@ -98,7 +117,7 @@ describe('load: answers recognised by fingerprint (core/reply.ts)', () => {
 function sampled(answer: (id: number) => HttpOutcome, expected: Expectation, id: number): string | undefined {
   const outcome = answer(id);
   if (outcome.status !== 200 || outcome.body === null || !isJson(outcome.body)) return undefined;
-  const verdict = strip(classify(outcome, expected));
+  const verdict = strip(classify({ ...outcome, id }, expected));
   const met = metVerdict(expected);
   return verdict.cls === met.cls && verdict.code === met.code ? replyFingerprint(outcome.body, id) : undefined;
 }
@@ -118,7 +137,7 @@ const strip = ({ cls, code }: Classification): Classification => (code === undef
 /** An answer as a function of the request id: echoing or not, with nested "id" keys, errors, nulls, odd statuses. */
 function randomAnswer(rng: Rng): (id: number) => HttpOutcome {
   const status = rng.pick([200, 200, 200, 200, 500, 429]);
-  const nested = rng.next() < 0.3;
+  const nested = rng.next() < 0.5;
   const result = rng.pick<unknown>([null, '0x5208', { hash: rng.hex(4) }, [{ id: 3 }], { logs: [] }]);
   const body = rng.pick<Record<string, unknown>>([
     { result },
@@ -126,15 +145,30 @@ function randomAnswer(rng: Rng): (id: number) => HttpOutcome {
     { error: { code: 3, message: 'execution reverted', data: { id: 12 } } },
     {},
   ]);
-  const echoes = rng.pick(['id', 'id', 'id', 'id', 'one', 'longer']);
+  // 'frozen': the envelope echoes the first call's id (sampling's) ever after.
+  const echoes = rng.pick(['id', 'id', 'id', 'one', 'longer', 'frozen', 'frozen']);
   // A nested "id" before the envelope's, and a raw NUL (no JSON text holds one), try to move or fake the mark.
   const nestedFirst = rng.next() < 0.5;
   const nul = rng.next() < 0.05;
+  // Hand-written JSON: the envelope's id spelled another way, or given twice (red team F1).
+  const spelling = rng.pick(['plain', 'spaced', 'escaped', 'twice']);
+  // The id of the first call (sampling's): a frozen envelope id, or a second "id" key, is right then and wrong under load.
+  let first: number | undefined;
   return (id) => {
-    const echo = echoes === 'id' ? id : echoes === 'one' ? 1 : Number(`${id}7`);
+    first ??= id;
+    const echo = echoes === 'id' ? id : echoes === 'one' ? 1 : echoes === 'frozen' ? first : Number(`${id}7`);
     const extra = nested ? { meta: { id: rng.next() < 0.5 ? id : echo } } : {};
-    const text = nested && nestedFirst ? JSON.stringify({ ...extra, jsonrpc: '2.0', id: echo, ...body }) : envelope(echo, { ...body, ...extra });
+    const text = respell(nested && nestedFirst ? JSON.stringify({ ...extra, jsonrpc: '2.0', id: echo, ...body }) : envelope(echo, { ...body, ...extra }), spelling, first);
     const faulted = nul ? text.replace(`"id":${echo}`, `"id":\0${echo}`) : text;
     return { status, body: rng.next() < 0.02 ? `${faulted}x` : faulted };
   };
+}
+
+/** The envelope's id (the first "id" key of the text) spelled another way: `"id": n`, `"\\u0069d":n`, or followed by a second
+ * `"id"` key (JSON.parse keeps the last) holding `frozen`. */
+function respell(text: string, spelling: string, frozen: number): string {
+  if (spelling === 'spaced') return text.replace('"id":', '"id": ');
+  if (spelling === 'escaped') return text.replace('"id":', '"\\u0069d":');
+  if (spelling === 'twice') return `${text.slice(0, -1)},"id" :${frozen}}`;
+  return text;
 }

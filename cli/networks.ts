@@ -1,6 +1,6 @@
 // Building `{base_url}/v3/<KEY>` from the networks table (core/networks.ts).
 import { networks } from '../core/networks.ts';
-import { registerSecret, registerUrlSecrets } from '../core/redact.ts';
+import { registerSecret, registerUrlSecrets, urlKeySegments } from '../core/redact.ts';
 
 export function networkUrl(name: string, apiKey: string, baseUrl?: string): string {
   const net = networks[name];
@@ -73,13 +73,14 @@ export function warnShortKey(url: string): void {
   );
 }
 
-/** The key of a {base_url}/v3/<KEY> URL, as the endpoint reads it (percent-decoded). */
+/** The shortest secret path segment of the URL (the key, in a {base_url}/v3/<KEY> URL), as the endpoint reads it (percent-decoded). */
 function urlKey(url: string): string | undefined {
-  const raw = /\/v3\/([^/?#]+)/.exec(url)?.[1];
-  if (raw === undefined) return undefined;
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    return raw;
-  }
+  const decoded = urlKeySegments(url).map((raw) => {
+    try {
+      return decodeURIComponent(raw);
+    } catch {
+      return raw;
+    }
+  });
+  return decoded.sort((a, b) => [...a].length - [...b].length)[0];
 }

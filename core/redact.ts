@@ -1,11 +1,12 @@
-// API keys live in the URL path ({base_url}/v3/<KEY>). Everything the harness prints or writes goes
+// API keys live in the URL path ({base_url}/v3/<KEY>, or another provider's shape: urlKeySegments). Everything the harness prints or writes goes
 // through these helpers, so a key can appear in no report, log line or metric.
 //
 // An endpoint can echo the key in any encoding: raw, percent-encoded as the client sent it (either hex
 // case), JSON-escaped (`\u007b`, `\u007B`, `\"`), or a mix of these character by character. Each key is
 // therefore matched by a pattern that accepts every one of those spellings of each of its characters.
 // It can also echo it base64 or base64url-encoded, alone or inside a longer encoded text (a token, a
-// path): those forms are secrets too (base64Forms).
+// path), or hex-encoded (Ethereum data): those forms are secrets too (base64Forms, hexForms). Every
+// form is matched in any letter case.
 // Redaction works on text values (a body, a message, a field), never on a serialised report: a key such
 // as `true` or `1` would otherwise cut through JSON syntax.
 
@@ -20,7 +21,7 @@ export function registerSecret(secret: string | undefined): void {
   if (!secret) return;
   for (const text of new Set([secret, percentDecoded(secret)])) {
     if (!text) continue;
-    for (const form of [text, ...base64Forms(text)]) {
+    for (const form of [text, ...base64Forms(text), ...hexForms(text)]) {
       if (secrets.has(form)) continue;
       secrets.set(form, pattern(form));
       longestForm = Math.max(longestForm, form.length * 32);
@@ -32,14 +33,14 @@ export function registerSecret(secret: string | undefined): void {
   for (const [k, v] of sorted) secrets.set(k, v);
 }
 
-/** Registers the key segment of a /v3/<KEY> URL (and any userinfo and query values) as secrets. */
+/**
+ * Registers every path segment that can hold the key (urlKeySegments), and any userinfo and query values, as secrets.
+ * A URL with no path (a plain node) registers nothing.
+ */
 export function registerUrlSecrets(url: string): void {
-  const key = /\/v3\/([^/?#]+)/.exec(url)?.[1];
-  registerSecret(key);
+  for (const key of urlKeySegments(url)) registerSecret(key);
   try {
     const u = new URL(url);
-    // The path as the client sends it: `{`, `}`, spaces and non-ASCII percent-encoded.
-    registerSecret(/\/v3\/([^/?#]+)/.exec(u.pathname)?.[1]);
     registerSecret(u.password);
     registerSecret(u.username);
     for (const v of u.searchParams.values()) registerSecret(v);
@@ -48,11 +49,45 @@ export function registerUrlSecrets(url: string): void {
   }
 }
 
-/** `https://host/v3/abc` -> `https://host/v3/<redacted>`; also strips userinfo and query values. */
+/** `v3`, `V2`: an API version, a label in front of the key rather than part of it. */
+const VERSION_LABEL = /^v[0-9]+$/i;
+
+/**
+ * The path segments of a URL that are secret, as written in it and as the client sends them (`{`, `}`, spaces and
+ * non-ASCII percent-encoded). Not only `/v3/<KEY>`: providers put the key in `/v2/<KEY>`, `/<KEY>`, `/<network>/<KEY>`,
+ * and a typo (`/v3//KEY`, `/V3/KEY`) must not print it. So every non-empty segment is secret except a version label
+ * in front of another segment (`/v3/v12345678`: the second one is the key).
+ */
+export function urlKeySegments(url: string): string[] {
+  const paths = [/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*([^?#]*)/i.exec(url)?.[1] ?? ''];
+  try {
+    paths.push(new URL(url).pathname);
+  } catch {
+    // not a URL: the text as written is all there is
+  }
+  return [...new Set(paths.flatMap((path) => secretSegments(path.split('/')).filter((s): s is string => s !== undefined)))];
+}
+
+/** The segments of a path split on "/", each kept where it is secret and undefined where it is not (empty, a version label). */
+function secretSegments(segments: string[]): Array<string | undefined> {
+  const filled = segments.map((s, i) => (s ? i : -1)).filter((i) => i >= 0);
+  return segments.map((s, i) => {
+    if (!s) return undefined;
+    const at = filled.indexOf(i);
+    const next = filled[at + 1];
+    const previous = at > 0 ? segments[filled[at - 1]!] : undefined;
+    const label = VERSION_LABEL.test(s) && next !== undefined && !(previous !== undefined && VERSION_LABEL.test(previous));
+    return label ? undefined : s;
+  });
+}
+
+/** `https://host/v3/abc` -> `https://host/v3/<redacted>`, `https://host/abc/def` -> `https://host/<redacted>/<redacted>`; also strips userinfo and query values. */
 export function redactUrl(url: string): string {
   try {
     const u = new URL(url);
-    const cleanPath = u.pathname.replace(KEY_IN_PATH, `/v3/${REDACTED}`);
+    const segments = u.pathname.split('/');
+    const secret = secretSegments(segments);
+    const cleanPath = segments.map((s, i) => (secret[i] === undefined ? s : REDACTED)).join('/');
     const query = [...u.searchParams.keys()].map((k) => `${k}=${REDACTED}`).join('&');
     return redact(`${u.protocol}//${u.host}${cleanPath}${query ? `?${query}` : ''}`);
   } catch {
@@ -60,11 +95,14 @@ export function redactUrl(url: string): string {
   }
 }
 
-/** Removes every spelling of every registered secret, and any /v3/<segment>, from a text. */
+/**
+ * Removes every spelling of every registered secret, and any /v3/<segment>, from a text. The secrets go first: a key
+ * holding "/" would otherwise be cut by the /v3/<segment> rule and leave its tail behind.
+ */
 export function redact(text: string): string {
-  let out = text.replace(KEY_IN_PATH, `/v3/${REDACTED}`);
+  let out = text;
   for (const re of secrets.values()) out = out.replace(re, REDACTED);
-  return out;
+  return out.replace(KEY_IN_PATH, `/v3/${REDACTED}`);
 }
 
 /**
@@ -106,6 +144,18 @@ export function schemaVocabulary(schema: unknown): Set<string> {
   return words;
 }
 
+/** A key's hex spelling shorter than this many digits is left alone: it would match by chance inside hashes and quantities. */
+const MIN_HEX = 8;
+
+/**
+ * The hex of a text's UTF-8 bytes (the wire encoding of Ethereum bytes: an endpoint can echo the key as `0x…` data).
+ * Matched in either case like every form, with or without `0x`, alone or inside longer hex data.
+ */
+export function hexForms(text: string): string[] {
+  const hex = [...new TextEncoder().encode(text)].map((b) => b.toString(16).padStart(2, '0')).join('');
+  return hex.length >= MIN_HEX && hex.toLowerCase() !== text.toLowerCase() ? [hex] : [];
+}
+
 /** The base64 characters of a key inside a longer encoded text, when fewer than this, are left alone: they would match by chance. */
 const MIN_EMBEDDED_BASE64 = 8;
 
@@ -136,10 +186,13 @@ function percentDecoded(text: string): string | undefined {
   }
 }
 
-/** Every spelling of the text, character by character: literal, JSON escapes, percent-encoded UTF-8. */
+/**
+ * Every spelling of the text, character by character: literal, JSON escapes, percent-encoded UTF-8, in any letter
+ * case (gateways normalise paths: "invalid project <the key lower-cased>").
+ */
 function pattern(text: string): RegExp {
   const parts = [...text].map((ch) => `(?:${charForms(ch).join('|')})`);
-  return new RegExp(parts.join(''), 'g');
+  return new RegExp(parts.join(''), 'gi');
 }
 
 function charForms(ch: string): string[] {

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { reportFaults } from '../../conformance/report/json.ts';
-import { redact, redactCapped, redactDeep, registerUrlSecrets } from '../../core/redact.ts';
+import { redact, redactCapped, redactDeep, redactUrl, registerUrlSecrets } from '../../core/redact.ts';
 import { assertReport, type LoadReport } from '../../load/report/report.ts';
 import { startDevnet, type Devnet } from '../../devnet/index.ts';
 import { cli } from '../support/cli.ts';
@@ -19,7 +19,7 @@ import { cli } from '../support/cli.ts';
 const OPEN = '@@';
 const CLOSE = '@@';
 
-const KEYS: Array<{ name: string; key: string; via: 'url' | 'api-key' }> = [
+const KEYS: Array<{ name: string; key: string; via: 'url' | 'api-key'; prefix?: string }> = [
   { name: 'URL-special characters', key: '{s"e c<r>t}', via: 'url' },
   { name: 'URL-special characters, given as --api-key', key: 'k{e}y|^`x', via: 'api-key' },
   { name: 'non-ASCII', key: 'ключ-ü-密钥', via: 'url' },
@@ -27,6 +27,8 @@ const KEYS: Array<{ name: string; key: string; via: 'url' | 'api-key' }> = [
   { name: 'the hex prefix', key: '0x', via: 'url' },
   { name: 'one character', key: '7', via: 'url' },
   { name: 'three characters', key: 'Qz9', via: 'api-key' },
+  // Not /v3/<KEY>: the key is still found in the path (and echoed lower-, upper-cased and hex-encoded, like every key of 8 or more).
+  { name: 'an Alchemy-style /v2/<KEY> URL', key: 'SENTINELKEY123456', via: 'url', prefix: '/v2/' },
   { name: '128 characters', key: Array.from({ length: 128 }, (_, i) => 'AbCdEfGhJkMnPqRsTuVwXyZ23456789'[(i * 7) % 31]).join(''), via: 'url' },
 ];
 
@@ -56,7 +58,10 @@ async function echoingEndpoint(upstream: string, key: () => string): Promise<Ser
         const r = await fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
         let text = await r.text();
         const echo = `${OPEN}${key()}${CLOSE}`;
-        const where = `${path} ${path.replace(/^\/v3\//, '')}`;
+        const where = `${path} ${path.replace(/^\/v[0-9]+\//, '')}`;
+        // A gateway that normalises the path's case, and Ethereum data (hex of the key's bytes); for keys long enough not to occur by chance.
+        const k = key();
+        const recased = [...k].length >= 8 ? ` ${OPEN}${k.toLowerCase()}${CLOSE} ${OPEN}${k.toUpperCase()}${CLOSE} ${OPEN}0x${Buffer.from(k).toString('hex')}${CLOSE} ${OPEN}0x${Buffer.from(k).toString('hex').toUpperCase()}${CLOSE}` : '';
         try {
           const parsed = JSON.parse(text) as unknown;
           const request = JSON.parse(body) as { method?: unknown } | unknown[];
@@ -67,9 +72,9 @@ async function echoingEndpoint(upstream: string, key: () => string): Promise<Ser
             const session = Buffer.from(`session=${path};`).toString('base64url');
             if (m['error'] && typeof m['error'] === 'object') {
               const e = m['error'] as { message?: string };
-              return { ...m, error: { ...e, message: `${e.message ?? ''} (${OPEN}${where}${CLOSE} ${echo} ${token})`, data: { echo, path: `${OPEN}${path}${CLOSE}`, session } } };
+              return { ...m, error: { ...e, message: `${e.message ?? ''} (${OPEN}${where}${CLOSE} ${echo} ${token}${recased})`, data: { echo, path: `${OPEN}${path}${CLOSE}`, session } } };
             }
-            if (method === 'web3_clientVersion') return { ...m, result: `${echo} at ${OPEN}${where}${CLOSE} as ${token} in ${session}` };
+            if (method === 'web3_clientVersion') return { ...m, result: `${echo} at ${OPEN}${where}${CLOSE} as ${token} in ${session}${recased}` };
             if (m['result'] === null) return { jsonrpc: '2.0', id: m['id'], error: { code: -32000, message: `nothing at ${OPEN}${where}${CLOSE} for ${echo}, token ${token}`, data: { echo, session } } };
             if (m['result'] && typeof m['result'] === 'object' && !Array.isArray(m['result'])) return { ...m, result: { ...(m['result'] as object), echo, token: `${OPEN}${Buffer.from(key()).toString('base64url')}${CLOSE}`, session } };
             return m;
@@ -97,8 +102,9 @@ function spellings(key: string, sentPath: string): string[] {
   const jsonInner = JSON.stringify(key).slice(1, -1);
   const lowerU = unicodeEscaped(key).replace(/\\u([0-9A-F]{4})/g, (_, h: string) => `\\u${h.toLowerCase()}`);
   const upperU = lowerU.replace(/\\u([0-9a-f]{4})/g, (_, h: string) => `\\u${h.toUpperCase()}`);
-  const sentKey = sentPath.replace(/^\/v3\//, '');
-  return [...new Set([key, encoded, encoded.toLowerCase(), sentKey, sentKey.toLowerCase(), jsonInner, lowerU, upperU, unicodeEscaped(key), ...base64Spellings(key), ...base64Spellings(sentKey)])];
+  const sentKey = sentPath.replace(/^\/v[0-9]+\//, '');
+  const hex = Buffer.from(key).toString('hex');
+  return [...new Set([key, key.toLowerCase(), key.toUpperCase(), hex, hex.toUpperCase(), encoded, encoded.toLowerCase(), sentKey, sentKey.toLowerCase(), jsonInner, lowerU, upperU, unicodeEscaped(key), ...base64Spellings(key), ...base64Spellings(sentKey)])];
 }
 
 /**
@@ -162,6 +168,76 @@ describe('redact(): every spelling of a key', () => {
   });
 });
 
+describe('redact(): keys in other URL shapes, other cases, hex, and holding "/"', () => {
+  // Each test registers its own key, one no other test could contain (the registry is one per process).
+  const hex = (text: string) => Buffer.from(text).toString('hex');
+
+  const shapes: Array<[string, (key: string) => string, string]> = [
+    ['/v3//KEY (a doubled slash)', (k) => `http://127.0.0.1:1/v3//${k}`, 'http://127.0.0.1:1/v3//<redacted>'],
+    ['/V3/KEY (upper-case V)', (k) => `http://127.0.0.1:1/V3/${k}`, 'http://127.0.0.1:1/V3/<redacted>'],
+    ['/v2/KEY (Alchemy-style)', (k) => `http://127.0.0.1:1/v2/${k}`, 'http://127.0.0.1:1/v2/<redacted>'],
+    ['/KEY (QuickNode-style)', (k) => `http://127.0.0.1:1/${k}`, 'http://127.0.0.1:1/<redacted>'],
+    ['/KEY/ (a trailing slash)', (k) => `http://127.0.0.1:1/${k}/`, 'http://127.0.0.1:1/<redacted>/'],
+    // Segments no other test holds: each one becomes a secret for the whole process.
+    ['/<network>/KEY (a deeper path)', (k) => `http://127.0.0.1:1/netQz5/${k}`, 'http://127.0.0.1:1/<redacted>/<redacted>'],
+    ['/v2/KEY/<extra> (a deeper path)', (k) => `http://127.0.0.1:1/v2/${k}/extQz6`, 'http://127.0.0.1:1/v2/<redacted>/<redacted>'],
+  ];
+  shapes.forEach(([name, url, shown], i) => {
+    it(`a URL shaped ${name}: the key is a secret, and redactUrl() hides it`, () => {
+      const key = `ShapeKey${i}Zq7Wx`;
+      registerUrlSecrets(url(key));
+      expect(redactUrl(url(key))).to.equal(shown);
+      expect(redact(`invalid project ${key} (path ${url(key)})`)).to.not.include(key);
+      expect(redact(`invalid project ${key} (path ${url(key)})`)).to.not.match(/Qz[56]/);
+    });
+  });
+
+  it('/v3/<KEY> stays as it was: the version label is shown, the key is not', () => {
+    registerUrlSecrets('http://127.0.0.1:1/v3/V3keepKey88');
+    expect(redactUrl('http://127.0.0.1:1/v3/V3keepKey88?a=1')).to.equal('http://127.0.0.1:1/v3/<redacted>?a=<redacted>');
+    expect(redact('at /v3/V3keepKey88 and /v3/someoneElse')).to.equal('at /v3/<redacted> and /v3/<redacted>');
+  });
+
+  it('a URL with no path (a plain node) registers nothing', () => {
+    for (const url of ['http://127.0.0.1:8545', 'http://127.0.0.1:8545/']) {
+      registerUrlSecrets(url);
+      expect(redactUrl(url)).to.equal('http://127.0.0.1:8545/');
+    }
+    expect(redact('8545 127.0.0.1 http eth_getBlockByHash 0x1')).to.equal('8545 127.0.0.1 http eth_getBlockByHash 0x1');
+  });
+
+  it('lower-cased, upper-cased, mixed-case: still the key', () => {
+    const key = 'CaseKey9SENTINELab';
+    registerUrlSecrets(`http://127.0.0.1:1/v3/${key}`);
+    for (const form of [key.toLowerCase(), key.toUpperCase(), 'cAsEkEy9sentinelAB', encodeURIComponent(key).toLowerCase()]) {
+      expect(redact(`invalid project ${form} here`), form).to.equal('invalid project <redacted> here');
+    }
+  });
+
+  it('hex-encoded UTF-8 bytes, with or without 0x, either case, alone or inside longer hex data', () => {
+    const key = 'HexKey7SENTINEL-ü';
+    registerUrlSecrets(`http://127.0.0.1:1/v2/${encodeURIComponent(key)}`);
+    const h = hex(key);
+    for (const form of [h, h.toUpperCase(), `0x${h}`, `0X${h.toUpperCase()}`]) {
+      const clean = redact(`data ${form} end`);
+      expect(clean, form).to.not.include(h.slice(2, -2));
+      expect(clean.toLowerCase(), form).to.not.include(h.slice(2, -2));
+      expect(clean, form).to.include('<redacted>');
+    }
+    const abi = `0x${'00'.repeat(31)}20${'00'.repeat(31)}${(h.length / 2).toString(16)}${h}${'00'.repeat(7)}`;
+    expect(redact(abi).toLowerCase()).to.not.include(h.slice(2, -2));
+  });
+
+  it('a key holding "/" (sent as %2F) is removed whole, before the /v3/<segment> rule can cut it', () => {
+    registerUrlSecrets('http://127.0.0.1:1/v3/SLASHY%2FKEY123456');
+    for (const text of ['error at /v3/SLASHY/KEY123456 denied', 'key SLASHY/KEY123456', 'path /v3/SLASHY%2FKEY123456', 'key SLASHY%2fKEY123456 x', 'key SLASHY\\/KEY123456']) {
+      const clean = redact(text);
+      expect(clean, text).to.not.match(/SLASHY|KEY123456/i);
+      expect(clean, text).to.include('<redacted>');
+    }
+  });
+});
+
 describe('key-echo matrix: no form of the API key reaches any output', function () {
   let devnet: Devnet;
   let server: Server;
@@ -213,12 +289,12 @@ describe('key-echo matrix: no form of the API key reaches any output', function 
     });
   }
 
-  for (const { name, key, via } of KEYS) {
+  for (const { name, key, via, prefix = '/v3/' } of KEYS) {
     it(`${name}: ${JSON.stringify(key.length > 20 ? `${key.slice(0, 12)}…` : key)} (${via === 'url' ? '--url' : '--api-key'})`, async () => {
       current = key;
       const out = await mkdtemp(join(tmpdir(), 'rc-keys-'));
       const base = `http://127.0.0.1:${port}`;
-      const endpoint = via === 'url' ? ['--url', `${base}/v3/${key}`] : ['--network', 'local-devnet', '--base-url', base, '--api-key', key];
+      const endpoint = via === 'url' ? ['--url', `${base}${prefix}${key}`] : ['--network', 'local-devnet', '--base-url', base, '--api-key', key];
       const run = await cli(['conformance', ...endpoint, '--out', out, '--timeout', '5000']);
       expect(run.code, run.err).to.be.oneOf([0, 1]);
       // A key short enough to occur by chance in evidence is named as such before the run starts (not the key itself).
@@ -227,18 +303,19 @@ describe('key-echo matrix: no form of the API key reaches any output', function 
 
       const files = Object.fromEntries(await Promise.all((await readdir(out)).map(async (f) => [f, await readFile(join(out, f), 'utf8')] as const)));
       expect(Object.keys(files).sort()).to.deep.equal(['conformance.html', 'conformance.json', 'conformance.junit.xml', 'targets.lock.json']);
-      const report = JSON.parse(files['conformance.json']!) as { checks: unknown[]; summary: { verdict: string } };
+      const report = JSON.parse(files['conformance.json']!) as { run: { endpoint: string }; checks: unknown[]; summary: { verdict: string } };
+      expect(report.run.endpoint).to.equal(`${base}${prefix}<redacted>`);
       expect(reportFaults(report), 'the report is whole').to.deep.equal([]);
       expect(report.checks.length).to.be.above(100);
       JSON.parse(files['targets.lock.json']!);
 
       const outputs: Record<string, string> = { stdout: run.out, stderr: run.err, ...files };
-      const sentPath = new URL(`${base}/v3/${via === 'url' ? key : encodeURIComponent(key)}`).pathname;
+      const sentPath = new URL(`${base}${prefix}${via === 'url' ? key : encodeURIComponent(key)}`).pathname;
       // Every echo that made it into an output holds the redaction mark and nothing else.
       for (const [file, text] of Object.entries(outputs)) {
         for (const m of text.matchAll(/@@([^@\n]*?)@@/g)) {
           const echoed = m[1]!.replace(/&lt;/g, '<').replace(/&gt;/g, '>');
-          expect(echoed.replace(/\/v3\/|<redacted>|\s/g, ''), `${file}: an echo at ${m.index}: ${echoed}`).to.equal('');
+          expect(echoed.replace(/\/v[0-9]+\/|<redacted>|\s|^0x/gi, ''), `${file}: an echo at ${m.index}: ${echoed}`).to.equal('');
           expect(echoed).to.include('<redacted>');
         }
       }

@@ -56,7 +56,7 @@ const VERSION_LABEL = /^v[0-9]+$/i;
  * The path segments of a URL that are secret, as written in it and as the client sends them (`{`, `}`, spaces and
  * non-ASCII percent-encoded). Not only `/v3/<KEY>`: providers put the key in `/v2/<KEY>`, `/<KEY>`, `/<network>/<KEY>`,
  * and a typo (`/v3//KEY`, `/V3/KEY`) must not print it. So every non-empty segment is secret except a version label
- * in front of another segment (`/v3/v12345678`: the second one is the key).
+ * (`v3`, `V2`) that does not follow another one (`/v3/v12345678`: the second one is the key).
  */
 export function urlKeySegments(url: string): string[] {
   const paths = [/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*([^?#]*)/i.exec(url)?.[1] ?? ''];
@@ -68,15 +68,16 @@ export function urlKeySegments(url: string): string[] {
   return [...new Set(paths.flatMap((path) => secretSegments(path.split('/')).filter((s): s is string => s !== undefined)))];
 }
 
-/** The segments of a path split on "/", each kept where it is secret and undefined where it is not (empty, a version label). */
+/**
+ * The segments of a path split on "/", each kept where it is secret and undefined where it is not: empty, or a version
+ * label not right after another one (the harness's own probes send `/v3/` with no key: `v3` must stay readable).
+ */
 function secretSegments(segments: string[]): Array<string | undefined> {
-  const filled = segments.map((s, i) => (s ? i : -1)).filter((i) => i >= 0);
-  return segments.map((s, i) => {
+  let previous: string | undefined;
+  return segments.map((s) => {
     if (!s) return undefined;
-    const at = filled.indexOf(i);
-    const next = filled[at + 1];
-    const previous = at > 0 ? segments[filled[at - 1]!] : undefined;
-    const label = VERSION_LABEL.test(s) && next !== undefined && !(previous !== undefined && VERSION_LABEL.test(previous));
+    const label = VERSION_LABEL.test(s) && !(previous !== undefined && VERSION_LABEL.test(previous));
+    previous = s;
     return label ? undefined : s;
   });
 }

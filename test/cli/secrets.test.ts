@@ -198,6 +198,14 @@ describe('redact(): keys in other URL shapes, other cases, hex, and holding "/"'
     expect(redact('at /v3/V3keepKey88 and /v3/someoneElse')).to.equal('at /v3/<redacted> and /v3/<redacted>');
   });
 
+  it('a version label alone (/v3/, /v2) is no secret; one after a label is the key (/v3/v12345678)', () => {
+    for (const url of ['http://127.0.0.1:1/v3/', 'http://127.0.0.1:1/v2']) registerUrlSecrets(url);
+    expect(redact('api v3 and v2')).to.equal('api v3 and v2');
+    registerUrlSecrets('http://127.0.0.1:1/v3/v90817263');
+    expect(redactUrl('http://127.0.0.1:1/v3/v90817263')).to.equal('http://127.0.0.1:1/v3/<redacted>');
+    expect(redact('key v90817263')).to.equal('key <redacted>');
+  });
+
   it('a URL with no path (a plain node) registers nothing', () => {
     for (const url of ['http://127.0.0.1:8545', 'http://127.0.0.1:8545/']) {
       registerUrlSecrets(url);
@@ -304,7 +312,9 @@ describe('key-echo matrix: no form of the API key reaches any output', function 
       const files = Object.fromEntries(await Promise.all((await readdir(out)).map(async (f) => [f, await readFile(join(out, f), 'utf8')] as const)));
       expect(Object.keys(files).sort()).to.deep.equal(['conformance.html', 'conformance.json', 'conformance.junit.xml', 'targets.lock.json']);
       const report = JSON.parse(files['conformance.json']!) as { run: { endpoint: string }; checks: unknown[]; summary: { verdict: string } };
-      expect(report.run.endpoint).to.equal(`${base}${prefix}<redacted>`);
+      // (A key of one character is also removed from the host: the garbling the warning names.)
+      if (key.length >= 8) expect(report.run.endpoint).to.equal(`${base}${prefix}<redacted>`);
+      else expect(report.run.endpoint).to.match(new RegExp(`${prefix}<redacted>$`));
       expect(reportFaults(report), 'the report is whole').to.deep.equal([]);
       expect(report.checks.length).to.be.above(100);
       JSON.parse(files['targets.lock.json']!);

@@ -121,12 +121,12 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
     ...(values.methods ? { methods: methodList(values.methods, [...METHODS, 'service']) } : {}),
     strict: values.strict,
     ...(values.targets ? { targetsFile: values.targets } : {}),
-    ...(values['discovery-depth'] ? { discoveryDepth: positive(values['discovery-depth'], '--discovery-depth') } : {}),
-    ...(values['discovery-budget'] ? { discoveryBudget: positive(values['discovery-budget'], '--discovery-budget') } : {}),
-    ...(values['receipts-budget'] ? { receiptsBudget: positive(values['receipts-budget'], '--receipts-budget') } : {}),
-    ...(values.timeout ? { timeoutMs: positive(values.timeout, '--timeout') } : {}),
+    ...(values['discovery-depth'] !== undefined ? { discoveryDepth: positive(values['discovery-depth'], '--discovery-depth') } : {}),
+    ...(values['discovery-budget'] !== undefined ? { discoveryBudget: positive(values['discovery-budget'], '--discovery-budget') } : {}),
+    ...(values['receipts-budget'] !== undefined ? { receiptsBudget: positive(values['receipts-budget'], '--receipts-budget') } : {}),
+    ...(values.timeout !== undefined ? { timeoutMs: positive(values.timeout, '--timeout') } : {}),
     ...(values.deadline ? { deadlineMs: duration(values.deadline, '--deadline') } : {}),
-    ...(values.concurrency ? { concurrency: positive(values.concurrency, '--concurrency') } : {}),
+    ...(values.concurrency !== undefined ? { concurrency: positive(values.concurrency, '--concurrency') } : {}),
     quiet: values.quiet,
   };
   // The files next: the suite (Mocha, viem, the schemas) loads only once the command line is known good.

@@ -22,9 +22,10 @@ export function methodList(text: string, known: readonly string[]): string[] {
   return names;
 }
 
+/** A count: decimal digits only (Number() would take "", "0x10", "1e3" and " 7"), no leading zero, safe. */
 export function positive(text: string, flag: string): number {
   const n = Number(text);
-  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} takes a positive whole number, got "${text}"`);
+  if (!/^[1-9][0-9]*$/.test(text) || !Number.isSafeInteger(n)) throw new UsageError(`${flag} takes a positive whole number, got "${text}"`);
   return n;
 }
 

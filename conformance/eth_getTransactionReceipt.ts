@@ -198,7 +198,8 @@ suite.check(
     // Every receipt judged, of every block, before the verdict, so the failure counts them all. A block over the
     // budget of the whole-block checks has a sample of its receipts judged (receiptSample): each block looked at.
     const violations: Violation[] = [];
-    const { whole, over } = await receiptsOfJudgedBlocks(t);
+    const { whole, over, budget } = await receiptsOfJudgedBlocks(t);
+    budget.requireTransactions();
     for (const { name, block, txs, receipts } of whole) violations.push(...receiptsInBlock(receipts, txs, block).map(inReceipt(name)));
     const sampled: string[] = [];
     for (const { name, block, txs } of over) {

@@ -81,11 +81,27 @@ export class ReceiptsBudget {
     return this.over.length;
   }
 
+  /** A block judged whole with its receipts fetched another way (eth_getBlockReceipts): no budget spent. */
+  whole(name: string, n: number): void {
+    this.judged.push({ name, receipts: n });
+  }
+
+  /**
+   * Skips when no judged block holds a transaction and none was left out: nothing for a receipt check to judge,
+   * never a pass on an empty list (a quiet chain, transactions older than the blocks judged).
+   */
+  requireTransactions(): void {
+    if (this.over.length === 0 && !this.judged.some(({ receipts }) => receipts > 0)) {
+      this.t.skip(`no judged block has a transaction, so no receipt was judged (${this.judged.map(({ name }) => name).join('; ') || 'no block judged'})`);
+    }
+  }
+
   /**
    * After the last block, for a check that judges whole blocks: the blocks left out named in its note; none with
-   * a receipt judged while some were left out is inconclusive, never a pass on an empty list.
+   * a receipt judged is inconclusive when some were left out, a skip when none had any: never a pass on an empty list.
    */
   settle(): void {
+    this.requireTransactions();
     if (this.over.length === 0) return;
     if (!this.judged.some(({ receipts }) => receipts > 0)) this.t.inconclusive(`no block with transactions judged: ${this.left}`);
     this.t.note(`judged ${this.judged.length} block(s): ${this.judged.map(({ name }) => name).join('; ')}; ${this.left}`);
@@ -101,7 +117,10 @@ export class ReceiptsBudget {
  */
 export async function receiptsOfBlock(t: CheckContext, ref: { hash: string; number: string }, name: string, budget: ReceiptsBudget): Promise<Json[] | undefined> {
   const all = await t.ifServed<Json[]>('eth_getBlockReceipts', [ref.number], `${name} ${ref.number}`);
-  if (all) return all;
+  if (all) {
+    budget.whole(name, all.length);
+    return all;
+  }
   const block = await t.leaned<{ transactions: string[] }>('eth_getBlockByHash', [ref.hash, false], `${name} ${ref.hash}`);
   if (!budget.admits(name, block.transactions.length)) return undefined;
   const out: Json[] = [];

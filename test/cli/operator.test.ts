@@ -50,6 +50,14 @@ describe('operator safety', function () {
     oneLineUsage(await cli(['load', '--bogus']), /Unknown option '--bogus'; `rpc-certify load --help` lists the options/);
   });
 
+  it('a count option takes only a positive decimal whole number: empty, hex, exponent or padded is refused, never the default', async () => {
+    const url = 'http://127.0.0.1:1/v3/operator-key-1';
+    for (const bad of ['', '0x10', '1e3', ' 7', '7 ', '+7', '07.0']) {
+      oneLineUsage(await cli(['conformance', '--url', url, `--receipts-budget=${bad}`]), new RegExp(`--receipts-budget takes a positive whole number, got "${bad.replace(/[.+]/g, '\\$&')}"`));
+    }
+    oneLineUsage(await cli(['conformance', '--url', url, '--discovery-budget=']), /--discovery-budget takes a positive whole number, got ""/);
+  });
+
   it('runs the CLI bundled into dist/ (bin/build-cli.js), rebuilt for the current sources', async () => {
     const { currentBuild } = (await import(new URL('../../bin/build-cli.js', import.meta.url).href)) as { currentBuild: () => string };
     const { existsSync } = await import('node:fs');

@@ -4,6 +4,9 @@
 // the whole-block checks are inconclusive, never a pass on an empty list. Against the embedded default with one
 // block of BIG transfers added, and a small budget given to the run (the real code path, the real chain).
 import { expect } from 'chai';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { toQuantity } from '../../core/hex.ts';
 import { startDevnet, type Devnet } from '../../devnet/index.ts';
 import { runConformance, type RunResult } from '../../conformance/framework/runner.ts';
@@ -131,5 +134,31 @@ describe('eth_getTransactionReceipt: the receipts fetched one by one are bounded
     const none = await run(0, noBlockReceipts, ['eth_getBlockByHash']);
     expect(bloom(none)?.verdict).to.equal('inconclusive');
     expect(bloom(none)?.reason).to.match(/^no block with transactions judged: left out, over the budget of 0 receipts fetched one by one: /);
+  });
+
+  it('every judged block empty (a quiet chain): the receipt checks over the judged blocks skip, saying no judged block has a transaction, never a pass on no receipt', async function () {
+    const mined = await fetch(devnet.nodeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'evm_mine', params: [] }) });
+    expect(mined.ok).to.equal(true);
+    const first = await run(undefined);
+    const empty = (await fetch(devnet.nodeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockByNumber', params: ['latest', false] }) }).then((r) => r.json())) as { result: { number: string; hash: string; transactions: unknown[] } };
+    expect(empty.result.transactions).to.have.length(0);
+    const dir = await mkdtemp(join(tmpdir(), 'rpc-certify-empty-'));
+    try {
+      const lock = join(dir, 'targets.lock.json');
+      await writeFile(lock, JSON.stringify({ ...first.targets, judgedBlocks: [{ number: empty.result.number, hash: empty.result.hash, era: '?', txCount: 0, why: ['empty'] }] }));
+      const skipped = (r: RunResult, id: string) => {
+        expect(r.checks.find((c) => c.id === id), id).to.include({ verdict: 'skip' });
+        expect(r.checks.find((c) => c.id === id)?.reason, id).to.match(/^no judged block has a transaction, so no receipt was judged \(block \d+ \(empty\)\)$/);
+      };
+      for (const budget of [undefined, 0]) {
+        const r = await runConformance({ url: proxy.url, methods: [M, 'eth_getBlockByHash'], targetsFile: lock, ...(budget === undefined ? {} : { receiptsBudget: budget }) });
+        for (const id of ['committed-receipts', 'judged-receipts', 'log-indexes']) skipped(r, `${M}/${id}`);
+        skipped(r, 'eth_getBlockByHash/logs-bloom');
+      }
+      proxy.fault = observe((req, res) => (req.method === 'eth_getBlockReceipts' ? { jsonrpc: '2.0', id: res.id, error: { code: -32601, message: 'the method does not exist' } } : res));
+      skipped(await runConformance({ url: proxy.url, methods: ['eth_getBlockByHash'], targetsFile: lock }), 'eth_getBlockByHash/logs-bloom');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -17,6 +17,9 @@ export async function writeHtmlReport(report: ConformanceReport, path: string): 
 
 type Judged = CheckResult & { outcome: Outcome };
 
+/** A pass that judged only part of what its title covers: shown as a card of its own, never among the plain passes. */
+const inPart = (c: Judged): boolean => c.outcome === 'pass' && c.partial !== undefined;
+
 export function renderHtml(report: ConformanceReport): string {
   const checks: Judged[] = report.checks.map((c) => ({ ...c, outcome: outcomeOf(c, report.run.strict) }));
   const only = (o: Outcome) => checks.filter((c) => c.outcome === o);
@@ -39,8 +42,9 @@ ${cardSection(report.run.endpoint, 'unexpected', 'Unexpected passes', only('unex
 ${cardSection(report.run.endpoint, 'advisory', 'Advisory failures', only('advisory'), '', 'they do not fail the run; --strict makes them fatal')}
 ${cardSection(report.run.endpoint, 'expected', 'Expected failures', only('expected'), '', `known deviations listed in ${report.run.expectations?.file ?? 'the --expect file'}: they do not fail the run`)}
 ${cardSection(report.run.endpoint, 'inconclusive', 'Inconclusive', only('inconclusive'), '', 'the endpoint could not be tested (rate limits, timeouts): they neither pass nor fail')}
+${cardSection(report.run.endpoint, 'partial', 'Passed, judged in part', checks.filter(inPart), '', 'a request budget left part of what their title covers unjudged: each names what; the pass covers only the rest')}
 ${skippedSection(only('skip'))}
-${passedSection(only('pass'))}
+${passedSection(only('pass').filter((c) => !inPart(c)))}
 ${targetsSection(report.targets)}
 </main>
 <footer>${esc(`${report.harness.name} ${report.harness.version}`)} · finished ${esc(when(report.run.finishedAt))}</footer>
@@ -119,6 +123,7 @@ ${s.expectedFailures > 0 ? stat('expected', s.expectedFailures, 'expected', 'exp
 ${stat('inconclusive', s.inconclusive, 'inconclusive', 'inconclusive')}
 ${stat('skip', s.skip, 'skipped', 'skipped')}
 ${stat('pass', s.pass, 'passed', 'passed')}
+${s.partial > 0 ? stat('inconclusive', s.partial, 'of them judged in part', 'partial') : ''}
 <span class="spacer"></span>
 <a href="#matrix">Matrix</a> · <a href="#coverage">Coverage</a> · <a href="#targets">Target coverage</a>
 </div></nav>`;
@@ -212,9 +217,10 @@ function card(c: Judged, endpoint: string): string {
   const failed = c.outcome !== 'pass' && c.outcome !== 'skip' && c.outcome !== 'inconclusive' && c.outcome !== 'unexpected-pass';
   const [first, ...more] = failingFirst(c.evidence, failed);
   return `<article class="check o-${c.outcome}" id="${esc(c.id)}">
-<div class="head"><span class="pill o-${c.outcome}">${LEGEND[c.outcome]}</span><code class="id">${esc(c.id)}</code><span class="pill plain">${esc(c.clause)}</span><span class="pill plain">${esc(c.layer)}</span><span class="dur">${esc(formatDuration(c.durationMs))}</span></div>
+<div class="head"><span class="pill o-${c.outcome}">${LEGEND[c.outcome]}</span>${c.partial !== undefined ? '<span class="pill o-inconclusive">judged in part</span>' : ''}<code class="id">${esc(c.id)}</code><span class="pill plain">${esc(c.clause)}</span><span class="pill plain">${esc(c.layer)}</span><span class="dur">${esc(formatDuration(c.durationMs))}</span></div>
 <h3>${esc(c.title)}</h3>
 ${c.reason ? `<p class="reason">${esc(c.reason)}</p>` : ''}${c.violations ? `<ul class="violations">${c.violations.map((v) => `<li>${esc(v)}</li>`).join('')}</ul>` : ''}
+${c.partial !== undefined ? `<p class="reason">judged in part: ${esc(c.partial)}</p>${c.note ? `<p class="muted">${esc(c.note)}</p>` : ''}` : ''}
 ${c.expectation ? expectationHtml(c.expectation) : ''}
 ${shown.length ? `<dl class="detail">${shown.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>` : ''}
 ${first ? exchange(first, endpoint, failed && more.length > 0 ? 'the failing exchange (the last the check made)' : '') : '<p class="empty">No exchange recorded.</p>'}
@@ -315,7 +321,7 @@ function when(iso: string): string {
 
 function tooltip(c: Judged): string {
   const intent = c.id.startsWith(`${c.method}/`) ? c.id.slice(c.method.length + 1) : c.id;
-  return `${intent} [${c.clause}] ${LEGEND[c.outcome]}: ${c.title}${c.reason ? `\n${c.reason}` : ''}`;
+  return `${intent} [${c.clause}] ${LEGEND[c.outcome]}${c.partial !== undefined ? ' (judged in part)' : ''}: ${c.title}${c.reason ? `\n${c.reason}` : ''}${c.partial !== undefined ? `\njudged in part: ${c.partial}` : ''}`;
 }
 
 function tally(checks: Judged[]): string {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { writeHtmlReport } from './html.ts';
 import { writeJsonReport } from './json.ts';
 import { writeJunitReport } from './junit.ts';
-import { type ConformanceReport, outcomeOf } from './model.ts';
+import { type ConformanceReport, expectedButUnjudged, outcomeOf } from './model.ts';
 import { inert } from '../../core/inert.ts';
 import { formatDuration, notServedLine, scopeLine } from './text.ts';
 
@@ -44,12 +44,13 @@ export function formatSummary(report: ConformanceReport, paths: ReportPaths): st
   if (exp) {
     const overdue = report.checks.filter((c) => c.expectation?.overdue).length;
     // An entry whose check did not run to a verdict was neither confirmed nor refuted: named, never silent.
-    const unjudged = report.checks.filter((c) => c.expectation?.kind === 'fail' && (c.verdict === 'skip' || c.verdict === 'inconclusive'));
-    const notJudged = unjudged.length ? `; expected to fail but not judged (${unjudged.map((c) => `${c.id}: ${c.verdict}`).join(', ')})` : '';
+    const unjudged = expectedButUnjudged(report.checks);
+    const notJudged = unjudged.length ? `; expected to fail but not judged (${unjudged.map((c) => `${c.id}: ${c.how}`).join(', ')})` : '';
     lines.push(`  expectations: ${exp.file}: ${s.expectedFailures} expected failure(s), ${s.unexpectedPasses} unexpected pass(es)${overdue ? `, ${overdue} entr${overdue === 1 ? 'y' : 'ies'} past their review date` : ''}${notJudged}`);
   }
   const partial = report.checks.filter((c) => c.partial);
-  if (partial.length) lines.push(`  judged in part (a request budget; each check's note names what it left out): ${partial.map((c) => `${c.id}: ${c.partial}`).join('; ')}`);
+  // One line a check: a list on one line is cut by the terminal's line cap (inertLines) before its last ids.
+  if (partial.length) lines.push(`  judged in part (a request budget; each check's note names what it left out):`, ...partial.map((c) => `    ${c.id}: ${c.partial}`));
   const coverage = coverageLine(report);
   if (coverage) lines.push(coverage);
   if (!report.run.complete) lines.push(`  incomplete: ${report.run.incompleteReason ?? 'the run stopped early'}`);

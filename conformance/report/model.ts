@@ -47,6 +47,10 @@ export interface ConformanceReport {
     expectedFailures: number;
     /** Checks the --expect file lists as failing that passed: they fail the run (the file is out of date). */
     unexpectedPasses: number;
+    /** Passes that judged only part of what their title covers (CheckResult.partial, a request budget), among `pass`. */
+    partial: number;
+    /** Their ids, when there are any. */
+    partialChecks?: string[];
     verdict: Verdict;
     /** Why the verdict is not a plain pass or fail: the methods that never answered, the inconclusive share. */
     verdictReason?: string;
@@ -86,8 +90,10 @@ export type Outcome = 'pass' | 'fail' | 'unexpected-pass' | 'advisory' | 'expect
 /** Worst first: the order the HTML report lists sections in and ranks coverage cells by. */
 export const OUTCOMES: readonly Outcome[] = ['fail', 'unexpected-pass', 'advisory', 'inconclusive', 'expected', 'skip', 'pass'];
 
-export function outcomeOf(check: Pick<CheckResult, 'layer' | 'verdict' | 'expectation' | 'reason' | 'violations'>, strict: boolean): Outcome {
-  if (check.verdict === 'pass') return check.expectation?.kind === 'fail' ? 'unexpected-pass' : 'pass';
+export function outcomeOf(check: Pick<CheckResult, 'layer' | 'verdict' | 'expectation' | 'reason' | 'violations' | 'partial'>, strict: boolean): Outcome {
+  // A pass in part of a check listed as failing is not a refutation: the failure may sit in what it left out
+  // (a block over the receipts budget). It is named as not judged in full (expectedButUnjudged), not counted against the file.
+  if (check.verdict === 'pass') return check.expectation?.kind === 'fail' && !check.partial ? 'unexpected-pass' : 'pass';
   if (check.verdict !== 'fail') return check.verdict;
   // A scoped entry (its `match`) explains only the deviation it names: another failure of the check stands.
   if (explains(check.expectation, check)) return 'expected';
@@ -125,6 +131,7 @@ export function summarize(checks: CheckResult[], strict: boolean, complete: bool
   // --expect file accounting for all of them makes it a known gap.
   const failed = fatalFailures > 0 || unexpectedPasses > 0 || notServed.some((m) => !m.expected);
   const verdict: Verdict = !complete ? 'incomplete' : failed ? 'fail' : reasons.length > 0 ? 'inconclusive' : 'pass';
+  const partial = checks.filter((c) => c.verdict === 'pass' && c.partial).map((c) => c.id);
   return {
     total: checks.length,
     pass: count('pass'),
@@ -135,11 +142,20 @@ export function summarize(checks: CheckResult[], strict: boolean, complete: bool
     advisoryFailures,
     expectedFailures,
     unexpectedPasses,
+    partial: partial.length,
+    ...(partial.length > 0 ? { partialChecks: partial } : {}),
     verdict,
     ...(reasons.length > 0 ? { verdictReason: reasons.join('; ') } : {}),
     ...(unanswered.length > 0 ? { unansweredMethods: unanswered } : {}),
     ...(notServed.length > 0 ? { notServed } : {}),
   };
+}
+
+/** Checks an --expect entry lists as failing that ran to no full verdict: skipped, inconclusive, or passed only in part. */
+export function expectedButUnjudged(checks: CheckResult[]): Array<{ id: string; how: string }> {
+  return checks
+    .filter((c) => c.expectation?.kind === 'fail' && (c.verdict === 'skip' || c.verdict === 'inconclusive' || (c.verdict === 'pass' && c.partial)))
+    .map((c) => ({ id: c.id, how: c.verdict === 'pass' ? 'passed in part' : c.verdict }));
 }
 
 /** Transport faults that mean no answer came at all (as opposed to a bad one: not JSON, an HTTP error). */

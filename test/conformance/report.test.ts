@@ -10,6 +10,7 @@ import { renderHtml } from '../../conformance/report/html.ts';
 import { junitXml } from '../../conformance/report/junit.ts';
 import { curlText, failingFirst } from '../../conformance/report/text.ts';
 import { METHODS } from '../../load/shared/methods.ts';
+import { inertLines } from '../../core/inert.ts';
 import { type ConformanceReport, summarize } from '../../conformance/report/model.ts';
 
 const LAYERS: Layer[] = ['spec', 'invariant', 'advisory'];
@@ -267,11 +268,48 @@ describe('conformance report', () => {
       expect(formatSummary(report, paths)).not.to.include('judged in part');
       pass.partial = '3 of 16 judged blocks whole (budget of 512 receipts fetched one by one)';
       pass.note = 'left out: block 7';
-      const line = formatSummary(report, paths).split('\n').find((l) => l.includes('judged in part'));
-      expect(line).to.equal(`  judged in part (a request budget; each check's note names what it left out): ${pass.id}: 3 of 16 judged blocks whole (budget of 512 receipts fetched one by one)`);
+      const lines = formatSummary(report, paths).split('\n');
+      const at = lines.findIndex((l) => l.includes('judged in part'));
+      expect(lines.slice(at, at + 2)).to.deep.equal([`  judged in part (a request budget; each check's note names what it left out):`, `    ${pass.id}: 3 of 16 judged blocks whole (budget of 512 receipts fetched one by one)`]);
       const xml = junitXml(report);
       const testcase = xml.slice(xml.indexOf(`${pass.id} [`), xml.indexOf('</testcase>', xml.indexOf(`${pass.id} [`)));
       expect(testcase).to.include('passed, judged in part: 3 of 16 judged blocks whole').and.include('left out: block 7').and.not.include('<failure');
+    });
+
+    it('a pass judged in part is visible everywhere: one terminal line per check (none cut), the summary counts it (schema), the HTML shows it on the check (red-team F3)', () => {
+      const passes = LAYERS.map((layer) => check(METHODS[0]!, layer, 'pass')).concat(METHODS.slice(4, 6).map((m) => check(m, 'spec', 'pass')));
+      passes.forEach((c, i) => (c.partial = `${i + 3} of ${i + 11} judged blocks whole (budget of 123456789 receipts fetched one by one, a long reason that makes five of them far longer than one capped line) ${'x'.repeat(60)}`));
+      passes[0]!.note = 'left out: block 7 (most transactions): 400 transaction(s)';
+      const checks = [...sampleReport().checks, ...passes];
+      const report = { ...sampleReport(), checks, summary: summarize(checks, false, true) };
+      expect(report.summary).to.include({ partial: passes.length, pass: passes.length + 3 });
+      expect(report.summary.partialChecks).to.deep.equal(passes.map((c) => c.id));
+      expect(reportFaults(JSON.parse(JSON.stringify(report)))).to.deep.equal([]);
+      expect(summarize(sampleReport().checks, false, true)).to.include({ partial: 0 }).and.not.have.property('partialChecks');
+      const printed = inertLines(formatSummary(report, paths)).split('\n');
+      for (const c of passes) expect(printed, c.id).to.include(`    ${c.id}: ${c.partial!}`);
+      const html = renderHtml(report);
+      for (const c of passes) {
+        const card = html.slice(html.indexOf(`<article class="check o-pass" id="${c.id}">`), html.indexOf('</article>', html.indexOf(`id="${c.id}"`)));
+        expect(card, c.id).to.include('<span class="pill o-inconclusive">judged in part</span>').and.include(`judged in part: ${c.partial!}`);
+        expect(count(html, `id="${c.id}"`), c.id).to.equal(1);
+      }
+      expect(html).to.include('<section id="partial"><h2>Passed, judged in part').and.include('left out: block 7 (most transactions)').and.include(`<b>${passes.length}</b>of them judged in part`);
+    });
+
+    it('an --expect failure that passed only in part is not an unexpected pass: named as not judged in full, and the run does not fail on it (red-team F8)', () => {
+      const report = sampleReport();
+      report.checks = report.checks.filter((c) => c.verdict === 'pass' || c.verdict === 'skip');
+      report.run.expectations = { file: 'ganache.json', entries: 1 };
+      const pass = report.checks.find((c) => c.verdict === 'pass' && c.layer === 'spec')!;
+      pass.expectation = { kind: 'fail', reason: 'failed status encoded as 0x00' };
+      expect(summarize(report.checks, false, true)).to.include({ unexpectedPasses: 1, verdict: 'fail' });
+      pass.partial = '3 of 16 judged blocks whole (budget of 20 receipts fetched one by one)';
+      report.summary = summarize(report.checks, false, true);
+      expect(report.summary).to.include({ unexpectedPasses: 0, verdict: 'pass', partial: 1 });
+      const text = formatSummary(report, paths);
+      expect(text).to.match(new RegExp(`expectations: ganache\\.json: 0 expected failure\\(s\\), 0 unexpected pass\\(es\\); expected to fail but not judged \\(${pass.id}: passed in part\\)`)).and.not.include('take them out');
+      expect(renderHtml(report)).not.to.include('<section id="unexpected">');
     });
 
     it('says why a run is incomplete', () => {

@@ -53,10 +53,9 @@ export function registerUrlSecrets(url: string): void {
 const VERSION_LABEL = /^v[0-9]+$/i;
 
 /**
- * The path segments of a URL that are secret, as written in it and as the client sends them (`{`, `}`, spaces and
- * non-ASCII percent-encoded). Not only `/v3/<KEY>`: providers put the key in `/v2/<KEY>`, `/<KEY>`, `/<network>/<KEY>`,
- * and a typo (`/v3//KEY`, `/V3/KEY`) must not print it. So every non-empty segment is secret except a version label
- * (`v3`, `V2`) that does not follow another one (`/v3/v12345678`: the second one is the key).
+ * The path segments of a URL that are secret (secretSegments), as written in it and as the client sends them (`{`, `}`,
+ * spaces and non-ASCII percent-encoded). Not only `/v3/<KEY>`: providers put the key in `/v2/<KEY>`, `/<KEY>`,
+ * `/<network>/<KEY>`, and a typo (`/v3//KEY`, `/V3/KEY`) must not print it.
  */
 export function urlKeySegments(url: string): string[] {
   const paths = [/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*([^?#]*)/i.exec(url)?.[1] ?? ''];
@@ -68,18 +67,28 @@ export function urlKeySegments(url: string): string[] {
   return [...new Set(paths.flatMap((path) => secretSegments(path.split('/')).filter((s): s is string => s !== undefined)))];
 }
 
+/** A key's length at least: providers' keys are 32-64 characters; a segment this long anywhere in the path is secret. */
+const KEY_LENGTH = 16;
+
 /**
- * The segments of a path split on "/", each kept where it is secret and undefined where it is not: empty, or a version
- * label not right after another one (the harness's own probes send `/v3/` with no key: `v3` must stay readable).
+ * The segments of a path split on "/", each kept where it is secret and undefined where it is not. Secret: the segment
+ * after a version label (`/v3/<KEY>`, `/v2/<KEY>`), and any segment as long as a key (`/eth/<KEY>`, `/<KEY>/`). Only
+ * when none is, every segment but a version label is (a short key anywhere: the short-key warning says what that
+ * garbles). So `/eth/<KEY>` keeps `eth` readable (it would otherwise cut every method name), while no key is shown. A
+ * version label is never secret unless right after another one (the harness's probes send `/v3/` with no key).
  */
 function secretSegments(segments: string[]): Array<string | undefined> {
   let previous: string | undefined;
-  return segments.map((s) => {
-    if (!s) return undefined;
-    const label = VERSION_LABEL.test(s) && !(previous !== undefined && VERSION_LABEL.test(previous));
-    previous = s;
-    return label ? undefined : s;
+  const kinds = segments.map((s) => {
+    const afterLabel = previous !== undefined && VERSION_LABEL.test(previous);
+    if (s) previous = s;
+    if (!s) return 'none';
+    if (afterLabel) return 'key';
+    if (VERSION_LABEL.test(s)) return 'none';
+    return s.length >= KEY_LENGTH ? 'key' : 'maybe';
   });
+  const anyKey = kinds.includes('key');
+  return segments.map((s, i) => (kinds[i] === 'key' || (kinds[i] === 'maybe' && !anyKey) ? s : undefined));
 }
 
 /** `https://host/v3/abc` -> `https://host/v3/<redacted>`, `https://host/abc/def` -> `https://host/<redacted>/<redacted>`; also strips userinfo and query values. */

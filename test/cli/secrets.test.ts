@@ -180,7 +180,8 @@ describe('redact(): keys in other URL shapes, other cases, hex, and holding "/"'
     ['/KEY/ (a trailing slash)', (k) => `http://127.0.0.1:1/${k}/`, 'http://127.0.0.1:1/<redacted>/'],
     // Segments no other test holds: each one becomes a secret for the whole process.
     ['/<network>/KEY (a deeper path)', (k) => `http://127.0.0.1:1/netQz5/${k}`, 'http://127.0.0.1:1/<redacted>/<redacted>'],
-    ['/v2/KEY/<extra> (a deeper path)', (k) => `http://127.0.0.1:1/v2/${k}/extQz6`, 'http://127.0.0.1:1/v2/<redacted>/<redacted>'],
+    // The key after its version label is enough: a short word beside it stays readable.
+    ['/v2/KEY/<extra> (a deeper path)', (k) => `http://127.0.0.1:1/v2/${k}/extQz6`, 'http://127.0.0.1:1/v2/<redacted>/extQz6'],
   ];
   shapes.forEach(([name, url, shown], i) => {
     it(`a URL shaped ${name}: the key is a secret, and redactUrl() hides it`, () => {
@@ -188,8 +189,17 @@ describe('redact(): keys in other URL shapes, other cases, hex, and holding "/"'
       registerUrlSecrets(url(key));
       expect(redactUrl(url(key))).to.equal(shown);
       expect(redact(`invalid project ${key} (path ${url(key)})`)).to.not.include(key);
-      expect(redact(`invalid project ${key} (path ${url(key)})`)).to.not.match(/Qz[56]/);
+      if (i === 5) expect(redact(`invalid project ${key} (path ${url(key)})`)).to.not.match(/Qz5/);
     });
+  });
+
+  it('/eth/<KEY> (Ankr-style): the key, as long as a key, is the secret; eth stays readable, so method names are not cut', () => {
+    const key = `${'ab12'.repeat(16)}`;
+    registerUrlSecrets(`http://127.0.0.1:1/eth/${key}`);
+    expect(redactUrl(`http://127.0.0.1:1/eth/${key}`)).to.equal('http://127.0.0.1:1/eth/<redacted>');
+    expect(redact(`eth_getBlockByHash failed for ${key.toUpperCase()}`)).to.equal('eth_getBlockByHash failed for <redacted>');
+    registerUrlSecrets(`http://127.0.0.1:1/${key.slice(0, 40)}/rpcQz7`);
+    expect(redactUrl(`http://127.0.0.1:1/${key.slice(0, 40)}/rpcQz7`)).to.equal('http://127.0.0.1:1/<redacted>/rpcQz7');
   });
 
   it('/v3/<KEY> stays as it was: the version label is shown, the key is not', () => {

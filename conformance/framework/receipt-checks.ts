@@ -77,10 +77,6 @@ export class ReceiptsBudget {
     return `left out, over the budget of ${this.t.receiptsBudget} receipts fetched one by one: ${this.over.map(({ name, why }) => `${name}: ${why}`).join('; ')} (eth_getBlockReceipts's own checks judge every judged block whole, one request each, where it is served)`;
   }
 
-  get leftOut(): number {
-    return this.over.length;
-  }
-
   /** A block judged whole with its receipts fetched another way (eth_getBlockReceipts): no budget spent. */
   whole(name: string, n: number): void {
     this.judged.push({ name, receipts: n });

@@ -50,6 +50,9 @@ export interface CheckResult {
   note?: string;
   /** What a check judged only in part, and why (a request budget): its verdict covers less than its title says. */
   partial?: string;
+  /** A skip because this chain cannot have what the check judges (an era it has not reached, uncles after the
+   * merge): left out of the judged share, listed with its reason. Any other skip counts as not judged. */
+  inapplicable?: true;
   pointer?: string;
   expected?: string;
   actual?: string;
@@ -81,6 +84,8 @@ export class CheckOutcome extends Error {
     readonly verdict: Exclude<Verdict, 'pass'>,
     message: string,
     readonly detail: { pointer?: string; expected?: unknown; actual?: unknown } = {},
+    /** A skip whose premise this chain cannot meet (CheckResult.inapplicable). */
+    readonly inapplicable = false,
   ) {
     super(message);
   }
@@ -310,6 +315,11 @@ export class CheckContext {
 
   skip(reason: string): never {
     throw new CheckOutcome('skip', reason);
+  }
+
+  /** A skip because this chain cannot have what the check judges (a fork it has not reached, uncles after the merge): the reason names why. */
+  notOnThisChain(reason: string): never {
+    throw new CheckOutcome('skip', reason, {}, true);
   }
 
   inconclusive(reason: string): never {

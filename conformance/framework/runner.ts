@@ -252,10 +252,11 @@ async function runMocha(suites: MethodSuite[], state: RunState, onResult?: (r: C
 }
 
 /** The check's result with everything that came from the endpoint redacted and capped. */
-function judged(base: ReturnType<typeof baseOf>, v: Pick<CheckResult, 'verdict' | 'reason' | 'violations' | 'pointer' | 'expected' | 'actual'>, t: CheckContext): CheckResult {
+function judged(base: ReturnType<typeof baseOf>, v: Pick<CheckResult, 'verdict' | 'reason' | 'violations' | 'pointer' | 'expected' | 'actual' | 'inapplicable'>, t: CheckContext): CheckResult {
   return {
     ...base,
     verdict: v.verdict,
+    ...(v.inapplicable ? { inapplicable: true as const } : {}),
     ...(v.reason !== undefined ? { reason: redactCapped(v.reason, MAX_TEXT) } : {}),
     ...(v.violations !== undefined ? { violations: v.violations.map((m) => redactCapped(m, MAX_TEXT)) } : {}),
     ...(v.pointer !== undefined ? { pointer: redactCapped(v.pointer, 500) } : {}),
@@ -280,11 +281,12 @@ function violated(all: CheckOutcome[]): Pick<CheckResult, 'verdict' | 'reason' |
   return { ...first, reason, violations: all.map((v) => v.message) };
 }
 
-function verdictOf(err: unknown): Pick<CheckResult, 'verdict' | 'reason' | 'pointer' | 'expected' | 'actual'> {
+function verdictOf(err: unknown): Pick<CheckResult, 'verdict' | 'reason' | 'pointer' | 'expected' | 'actual' | 'inapplicable'> {
   if (err instanceof CheckOutcome) {
     return {
       verdict: err.verdict,
       reason: err.message,
+      ...(err.inapplicable ? { inapplicable: true as const } : {}),
       ...(err.detail.pointer !== undefined ? { pointer: err.detail.pointer } : {}),
       ...(err.detail.expected !== undefined ? { expected: show(err.detail.expected) } : {}),
       ...(err.detail.actual !== undefined ? { actual: show(err.detail.actual) } : {}),

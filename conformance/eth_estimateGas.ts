@@ -170,6 +170,7 @@ const AUTHORITY_KEY = keccak256(toHex('rpc-certify: EIP-7702 authority for eth_e
 suite.check(
   { intent: 'blob-call-fields', clause: '§4.1, §2.1', layer: 'advisory', title: 'a call object with EIP-4844 fields (blobVersionedHashes, maxFeePerBlobGas), which the spec does not list, is estimated: a quantity of at least 21000', covers: ['hit'] },
   async (t) => {
+    t.needFork('cancun', 'EIP-4844 blob fields');
     // From a sender that has funds (a real transaction's): a node may ask for the blob fee's balance.
     const hash = t.targets.successTx;
     const sender = hash ? (await t.ifServed<{ from: string }>('eth_getTransactionByHash', [hash], `the known transaction ${hash}`))?.from : undefined;
@@ -180,6 +181,7 @@ suite.check(
 suite.check(
   { intent: 'set-code-call-fields', clause: '§4.1, §2.1', layer: 'advisory', title: 'a call object with an EIP-7702 authorizationList, which the spec does not list, is estimated with the authorization\'s cost: at least 21000 + 25000 per authorization', covers: ['hit'] },
   async (t) => {
+    t.needFork('prague', 'EIP-7702 authorizations');
     const signed = await privateKeyToAccount(AUTHORITY_KEY).signAuthorization({ chainId: Number(BigInt(t.targets.chainId)), address: PROBE_TRANSFER.to, nonce: 0 });
     const authorization = { chainId: t.targets.chainId, address: signed.address, nonce: '0x0', yParity: toQuantity(signed.yParity ?? 0), r: toQuantity(BigInt(signed.r)), s: toQuantity(BigInt(signed.s)) };
     const gas = await expectEstimate(t, [{ ...PROBE_TRANSFER, authorizationList: [authorization] }, 'latest']);

@@ -6,6 +6,7 @@ import { legacyChainId, RECOMPUTABLE_TYPES, recoverSender, txHash } from '../cor
 import { type CheckContext, MethodSuite } from './framework/check.ts';
 import { envelopeChecks, extraFieldsCheck, nullOnMiss, nullOnZeroHash, type Shaped, UNKNOWN_HASH } from './framework/common.ts';
 import { KNOWN_TYPES } from './framework/discovery.ts';
+import { TYPE_FORK } from './framework/era.ts';
 import { expectSameFields, placedTxs, recompute, SAMPLE } from './framework/invariant-checks.ts';
 
 type Tx = Record<string, unknown> & { hash: string; type: string };
@@ -21,6 +22,8 @@ for (const type of KNOWN_TYPES) {
   suite.check(
     { intent: `type-${type}-shape`, clause: '§4.6, §2.3', layer: 'spec', title: `a mined type ${type} transaction has every field the spec and its type require, well formed`, covers: ['hit', `type:${type}`] },
     async (t) => {
+      const era = TYPE_FORK[type];
+      if (era) t.needFork(era.fork, era.what);
       const hash = t.need(t.targets.txByType[type], `type ${type} transaction`);
       const tx = t.found(await t.result<Tx | null>(suite.method, [hash]), 'a known transaction hash returned null');
       t.expectShape('transaction', tx);

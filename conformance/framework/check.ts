@@ -5,6 +5,8 @@ import type { Targets } from '../../core/targets.ts';
 import { redact } from '../../core/redact.ts';
 import { type Exchange, type RpcClient, resultOf, RpcError, TransportError } from './rpc-client.ts';
 import type { ExpectationNote } from './expectations.ts';
+import { beforeFork } from './era.ts';
+import type { Fork } from '../../core/invariants/header.ts';
 
 /** `spec` and `invariant` failures fail the run; `advisory` ones only with --strict. */
 export type Layer = 'spec' | 'invariant' | 'advisory';
@@ -320,6 +322,12 @@ export class CheckContext {
   /** A skip because this chain cannot have what the check judges (a fork it has not reached, uncles after the merge): the reason names why. */
   notOnThisChain(reason: string): never {
     throw new CheckOutcome('skip', reason, {}, true);
+  }
+
+  /** A premise that needs a fork (`what` came with it): on a chain whose era is before it, the check skips as not on this chain, naming the era. */
+  needFork(fork: Fork, what: string): void {
+    const why = beforeFork(this.targets, fork, what);
+    if (why) this.notOnThisChain(why);
   }
 
   inconclusive(reason: string): never {

@@ -18,6 +18,9 @@ const FORK_FIELDS = [
 
 export type Fork = 'frontier' | (typeof FORK_FIELDS)[number]['fork'];
 
+/** The forks a header can tell apart, oldest first ('frontier' = anything before London). */
+export const FORKS: readonly Fork[] = ['frontier', ...FORK_FIELDS.map((s) => s.fork)];
+
 /** The newest fork whose header fields are present; a later fork's field without an earlier one's is an error. */
 export function headerFork(header: Json): Fork {
   let fork: Fork = 'frontier';

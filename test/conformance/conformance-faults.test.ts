@@ -235,6 +235,25 @@ describe('conformance checks fire on their faults', function () {
     expect(walked, JSON.stringify(c?.violations)).to.have.length(2);
   });
 
+  it('a check whose premise needs a fork skips on a chain whose head is before it, the era named, left out of the judged share (inapplicable); on the Prague chain it runs', async function () {
+    // Every block served without the Cancun and Prague header fields: the chain reads as Shanghai.
+    const later = ['blobGasUsed', 'excessBlobGas', 'parentBeaconBlockRoot', 'requestsHash'];
+    const shanghai = (b: Record<string, unknown>) => Object.fromEntries(Object.entries(b).filter(([k]) => !later.includes(k)));
+    proxy.fault = { name: 'blocks without their Cancun and Prague fields', kills: [], rewrite: (req, res) => (/^eth_getBlockBy/.test(req.method) && res.result && typeof res.result === 'object' ? { ...res, result: shanghai(res.result as Record<string, unknown>) } : res) };
+    const r = await runConformance({ url: proxy.url, methods: ['eth_estimateGas', 'eth_getTransactionByHash'], fixtures: [{ targets: seed, source: 'seed' }] });
+    const skipped = (id: string, era: RegExp) => {
+      expect(byId(r, id), id).to.deep.include({ verdict: 'skip', inapplicable: true });
+      expect(byId(r, id)?.reason, id).to.match(era);
+      expect(byId(r, id)?.evidence, `${id} sent nothing`).to.deep.equal([]);
+    };
+    skipped('eth_estimateGas/set-code-call-fields', /^EIP-7702 authorizations came with Prague; this chain is in the Shanghai era/);
+    skipped('eth_estimateGas/blob-call-fields', /^EIP-4844 blob fields came with Cancun; this chain is in the Shanghai era/);
+    skipped('eth_getTransactionByHash/type-0x4-shape', /^EIP-7702 set-code transactions \(type 0x4\) came with Prague; this chain is in the Shanghai era/);
+    skipped('eth_getTransactionByHash/type-0x3-shape', /^EIP-4844 blob transactions \(type 0x3\) came with Cancun; this chain is in the Shanghai era/);
+    expect(byId(r, 'eth_getTransactionByHash/type-0x2-shape')?.verdict, 'London is reached').to.equal('pass');
+    for (const id of ['eth_estimateGas/set-code-call-fields', 'eth_estimateGas/blob-call-fields']) expect(byId(cleanRun, id)?.verdict, `${id} on the Prague chain`).to.equal('pass');
+  });
+
   it('every check of the suite is killed by at least one fault', function () {
     const killed = new Set(catalogue.flatMap((f) => f.kills));
     const all = allSuites.flatMap((s) => s.checks.map((c) => s.id(c.spec.intent)));

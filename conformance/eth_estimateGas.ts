@@ -168,7 +168,7 @@ suite.check(
 const AUTHORITY_KEY = keccak256(toHex('rpc-certify: EIP-7702 authority for eth_estimateGas'));
 
 suite.check(
-  { intent: 'blob-call-fields', clause: '§4.1, §2.1', layer: 'advisory', title: 'a call object with EIP-4844 fields (blobVersionedHashes, maxFeePerBlobGas), which the spec does not list, is estimated: a quantity of at least 21000', covers: ['hit'] },
+  { intent: 'blob-call-fields', clause: '§4.1, §2.1', layer: 'advisory', title: 'a call object with EIP-4844 fields (blobVersionedHashes, maxFeePerBlobGas), which the spec does not list, is estimated: a quantity of at least 21000 (on a chain from Cancun on)', covers: ['hit'] },
   async (t) => {
     t.needFork('cancun', 'EIP-4844 blob fields');
     // From a sender that has funds (a real transaction's): a node may ask for the blob fee's balance.
@@ -179,7 +179,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'set-code-call-fields', clause: '§4.1, §2.1', layer: 'advisory', title: 'a call object with an EIP-7702 authorizationList, which the spec does not list, is estimated with the authorization\'s cost: at least 21000 + 25000 per authorization', covers: ['hit'] },
+  { intent: 'set-code-call-fields', clause: '§4.1, §2.1', layer: 'advisory', title: 'a call object with an EIP-7702 authorizationList, which the spec does not list, is estimated with the authorization\'s cost: at least 21000 + 25000 per authorization (on a chain from Prague on)', covers: ['hit'] },
   async (t) => {
     t.needFork('prague', 'EIP-7702 authorizations');
     const signed = await privateKeyToAccount(AUTHORITY_KEY).signAuthorization({ chainId: Number(BigInt(t.targets.chainId)), address: PROBE_TRANSFER.to, nonce: 0 });

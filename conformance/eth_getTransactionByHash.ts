@@ -6,7 +6,7 @@ import { legacyChainId, RECOMPUTABLE_TYPES, recoverSender, txHash } from '../cor
 import { type CheckContext, MethodSuite } from './framework/check.ts';
 import { envelopeChecks, extraFieldsCheck, nullOnMiss, nullOnZeroHash, type Shaped, UNKNOWN_HASH } from './framework/common.ts';
 import { KNOWN_TYPES } from './framework/discovery.ts';
-import { TYPE_FORK } from './framework/era.ts';
+import { eraName, TYPE_FORK } from './framework/era.ts';
 import { expectSameFields, placedTxs, recompute, SAMPLE } from './framework/invariant-checks.ts';
 
 type Tx = Record<string, unknown> & { hash: string; type: string };
@@ -20,7 +20,7 @@ envelopeChecks(suite, (t) => [t.need(anyTx(t), 'transaction')], () => ['0xabc'])
 
 for (const type of KNOWN_TYPES) {
   suite.check(
-    { intent: `type-${type}-shape`, clause: '§4.6, §2.3', layer: 'spec', title: `a mined type ${type} transaction has every field the spec and its type require, well formed`, covers: ['hit', `type:${type}`] },
+    { intent: `type-${type}-shape`, clause: '§4.6, §2.3', layer: 'spec', title: `a mined type ${type} transaction has every field the spec and its type require, well formed${TYPE_FORK[type] ? ` (on a chain from ${eraName(TYPE_FORK[type].fork)} on)` : ''}`, covers: ['hit', `type:${type}`] },
     async (t) => {
       const era = TYPE_FORK[type];
       if (era) t.needFork(era.fork, era.what);

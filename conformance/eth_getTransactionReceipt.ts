@@ -80,6 +80,21 @@ extraFieldsCheck(suite, 'the receipts judged and their logs', async (t) =>
   (await judgedReceipts(t)).flatMap(({ receipt }): Shaped => [['receipt', receipt], ...receipt.logs.map((log): Shaped[number] => ['log', log])]),
 );
 
+/** EIP-4844's receipt fields: a blob transaction's (type 0x3), and no other's. */
+const BLOB_RECEIPT_FIELDS = ['blobGasUsed', 'blobGasPrice'] as const;
+
+suite.check(
+  { intent: 'blob-fields-blob-only', clause: '§2.4 (lists no blob field: not shown); EIP-4844', layer: 'advisory', title: 'blobGasUsed and blobGasPrice (EIP-4844) are on a blob transaction\'s receipt only: absent from the receipt of every other transaction judged (type 0x0, 0x1, 0x2, 0x4)', covers: ['hit'] },
+  async (t) => {
+    const plain = (await judgedReceipts(t)).filter(({ receipt }) => receipt.type !== '0x3');
+    if (plain.length === 0) t.skip('no receipt of a transaction other than a blob one was judged');
+    await t.each(plain, ({ what, hash, receipt }) => {
+      const present = BLOB_RECEIPT_FIELDS.filter((f) => f in receipt);
+      t.expect(present.length === 0, `${what} ${hash} (type ${String(receipt.type)}): ${present.join(' and ')} on the receipt of a non-blob transaction`, { pointer: `/result/${present[0] ?? ''}`, actual: Object.fromEntries(present.map((f) => [f, receipt[f]])) });
+    });
+  },
+);
+
 // Invariant layer (facts.md, "Protocol invariants"): the receipt recomputed, and against the other methods.
 
 /** The receipts judged: the successful, failed, creation and logs targets, then the block with transactions (first SAMPLE). */

@@ -108,6 +108,55 @@ suite.check(
   },
 );
 
+// The envelope's id (§1: an integer, echoed back). JSON-RPC 2.0 allows a string, a number or null, discourages
+// null (a notification is a call without any id) and numbers with fractions; any other id is an invalid request.
+
+/** One eth_chainId call whose id is this JSON text, answered as JSON-RPC must answer a call: one object, in an HTTP 200. */
+async function withId(t: CheckContext, id: string): Promise<Record<string, unknown>> {
+  const text = `{"jsonrpc":"2.0","id":${id},"method":"eth_chainId","params":[]}`;
+  const answer = await raw(t, text, JSON.parse(text));
+  if (answer.text.trim() === '') t.fail(`a call with id ${id} got no answer (HTTP ${answer.status ?? 'none'}), as if it were a notification`, { pointer: '' });
+  const got = answer.body === undefined ? 'no JSON' : Array.isArray(answer.body) ? 'an array' : !isObject(answer.body) ? typeof answer.body : `HTTP ${answer.status}`;
+  if (answer.status !== 200 || !isObject(answer.body)) t.fail(`a call with id ${id} must get one JSON-RPC answer in an HTTP 200, got ${got}`, { pointer: '', actual: answer.text.slice(0, 200) });
+  return answer.body;
+}
+
+/** A call with an id that may be served or refused: served, it echoes the id exactly with this call's result; refused, -32600 with id null. */
+function servedOrRefused(t: CheckContext, body: Record<string, unknown>, id: string): void {
+  if ('result' in body && !('error' in body)) {
+    t.expectEqual(body['id'], JSON.parse(id), `a call with id ${id} was answered with id ${JSON.stringify(body['id']) ?? 'none'}`, '/id');
+    t.expectEqual(body['result'], t.targets.chainId, `a call with id ${id} was answered with another call's result`, '/result');
+    return;
+  }
+  invalidRequest(t, body, id);
+}
+
+/** JSON-RPC 2.0 "Invalid Request": error -32600, and id null (the request's id could not be taken). */
+function invalidRequest(t: CheckContext, body: Record<string, unknown>, id: string): void {
+  const code = errorCode(body);
+  t.expectEqual(code, -32600, `a call with id ${id} refused must be error -32600 (invalid request), got ${code === undefined ? 'no error' : `error ${JSON.stringify(code)}`}`, '/error/code');
+  t.expectEqual(body['id'], null, `the error refusing a call with id ${id} must have id null, got ${JSON.stringify(body['id']) ?? 'none'}`, '/id');
+}
+
+suite.check(
+  { intent: 'id-null', clause: '§1 id (JSON-RPC 2.0: a null id is discouraged)', layer: 'advisory', title: 'a call with id null is answered with id null and its result, or refused with error -32600 and id null: never left unanswered as a notification, never answered with another id', covers: ['robustness'] },
+  async (t) => servedOrRefused(t, await withId(t, 'null'), 'null'),
+);
+
+suite.check(
+  { intent: 'id-object', clause: '§1 id (JSON-RPC 2.0: an id is a string, a number or null)', layer: 'advisory', title: 'a call with an object as its id ({}) is refused with error -32600 (invalid request) and id null, never served', covers: ['robustness'] },
+  async (t) => {
+    const body = await withId(t, '{}');
+    t.expect(!('result' in body), 'a call with id {} was served', { pointer: '/result', actual: body['result'] });
+    invalidRequest(t, body, '{}');
+  },
+);
+
+suite.check(
+  { intent: 'id-fractional', clause: '§1 id (JSON-RPC 2.0: a number id should have no fraction)', layer: 'advisory', title: 'a call with a fractional id (1.5) is answered with id 1.5 exactly and its result, or refused with error -32600 and id null: never answered with another id (1, "1.5")', covers: ['robustness'] },
+  async (t) => servedOrRefused(t, await withId(t, '1.5'), '1.5'),
+);
+
 // A stack trace ("at f (/srv/app/x.js:1:2)", Go's "/x.go:12") or a source path tells an attacker what runs where.
 const LEAK = /\bat \S.*\(?\S+:\d+:\d+\)?|(?:\/[\w.@-]+){2,}\.(?:js|mjs|cjs|ts|go|rs|py|java|rb)\b|node_modules|[A-Z]:\\\\\w/;
 

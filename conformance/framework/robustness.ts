@@ -44,6 +44,12 @@ export function robustnessChecks(suite: MethodSuite): void {
       await expectRejected(t, suite.method, m.params(call.params(t.targets), call.first));
     });
   }
+  if (suite.method === 'eth_getBlockByHash') {
+    // The flag is a boolean (§4.2); ganache reads the string "true" as true and serves the block.
+    suite.check({ intent: 'robust-flag-string', clause: '§4.2 params (malformed params: not shown)', layer: 'advisory', title: 'the transaction details flag as the string "true" (§4.2: a boolean) gets a JSON-RPC error -32602 (invalid params), never a block', covers: ['robustness'] }, async (t) => {
+      await expectRejected(t, suite.method, [t.targets.head.hash, 'true']);
+    });
+  }
   if (call.first === 'call') return;
   // geth and anvil accept uppercase hex digits and a 0X prefix in input; what matters is that it means the
   // same value: the same answer as the lowercase form, or a clean rejection.

@@ -76,6 +76,27 @@ function serviceFaults(): Fault[] {
       },
     },
     {
+      name: 'service: a call with id null taken for a notification (no answer)',
+      kills: ['service/id-null'],
+      rawRequest: (text) => (single(text)?.['id'] === null ? { status: 204, contentType: 'application/json', body: '' } : undefined),
+    },
+    {
+      name: 'service: an object id refused, but echoed as the error\'s id',
+      kills: ['service/id-object'],
+      rawRequest: (text) => {
+        const id = single(text)?.['id'];
+        return typeof id === 'object' && id !== null ? reply({ jsonrpc: '2.0', id, error: { code: -32600, message: 'Invalid request' } }) : undefined;
+      },
+    },
+    {
+      name: 'service: a fractional id answered with it truncated',
+      kills: ['service/id-fractional'],
+      rawRequest: (text) => {
+        const id = single(text)?.['id'];
+        return typeof id === 'number' && !Number.isInteger(id) ? reply({ jsonrpc: '2.0', id: Math.trunc(id), result: '0x1' }) : undefined;
+      },
+    },
+    {
       name: 'service: error objects carry a stack (ganache)',
       kills: ['service/error-no-stack'],
       rewrite: (_req, res) => (res.error ? { ...res, error: { ...res.error, name: 'Error', stack: 'Error: boom\n    at handle (/srv/node/rpc/handler.js:41:13)' } } : res),

@@ -127,6 +127,8 @@ export function faultCatalogue(targets: Targets): Fault[] {
     fault('block (full): the set-code transaction relabelled as type 0x7e', [`${M.block}/tx-types`], results(M.block, (b: Json) => ({ ...b, transactions: (b['transactions'] as Array<Json | string>).map((tx) => (typeof tx === 'object' && tx['type'] === '0x4' ? { ...tx, type: '0x7e' } : tx)) }), (req) => req.params[1] === true)),
     fault('block: totalDifficulty dropped', [`${M.block}/total-difficulty`], results(M.block, (b: Json) => ({ ...b, totalDifficulty: undefined }))),
     fault('block: an L2 field added', [`${M.block}/extra-fields`], results(M.block, (b: Json) => ({ ...b, l1BlockNumber: '0x1' }))),
+    // ganache: the string "true" read as the boolean, and the full block served.
+    fault('block: the flag "true" (a string) read as true', [`${M.block}/robust-flag-string`], async (req, res, ctx) => (req.method === M.block && req.params[1] === 'true' ? { jsonrpc: '2.0', id: res.id, result: (await ctx.upstream(M.block, [req.params[0], true])).result } : res)),
 
     // uncles (synthetic history: the empty block is given one uncle)
     ...[M.uncleN, M.uncleH].flatMap((m) => [
@@ -188,6 +190,8 @@ export function faultCatalogue(targets: Targets): Fault[] {
     fault('receipt: logs flagged removed', [`${M.receipt}/logs-not-removed`], results(M.receipt, (r: Json) => ({ ...r, logs: (r['logs'] as Json[]).map((l) => ({ ...l, removed: true })) }))),
     nullToError(M.receipt, ['null-on-miss']),
     fault('receipt: an extra field', [`${M.receipt}/extra-fields`], results(M.receipt, (r: Json) => ({ ...r, l1Fee: '0x1' }))),
+    // anvil: blobGasPrice on every receipt, a blob transaction's or not.
+    fault('receipt: blobGasPrice on the receipts of non-blob transactions', [`${M.receipt}/blob-fields-blob-only`], results(M.receipt, (r: Json) => (r['type'] === '0x3' ? r : { ...r, blobGasPrice: '0x1' }))),
 
     // eth_getBlockReceipts
     ...envelopeFaults(M.blockReceipts),

@@ -27,6 +27,8 @@ interface ClientCase {
   fails: Record<string, RegExp>;
   /** Checks that pass although facts.md (or a guess) would have them fail: how the suite judges them, pinned. */
   passes: string[];
+  /** Checks whose premise needs a fork this chain's era is before: skipped as not on this chain, the reason naming the era. */
+  notOnThisChain: Record<string, RegExp>;
   /** Methods it does not serve: the conformance summary names them first (NOT SERVED), the load smoke finds them too. */
   notServed: string[];
   /** What sampling must report besides (each a reason the load run fails). */
@@ -92,7 +94,9 @@ const cases: ClientCase[] = [
     // jsonrpc-version: facts.md says hardhat serves a missing or "1.0" jsonrpc; 2.28.6 rejects both (-32600).
     // yParity is left off typed transactions and chainId off legacy ones: the service spec lists v, and chainId
     // "only for EIP-1559 transactions" (§2.3), so shape and signature checks pass on v.
-    passes: ['service/jsonrpc-version', 'eth_getTransactionReceipt/committed-receipts', 'eth_getTransactionByHash/type-0x0-shape', 'eth_getTransactionByHash/type-0x2-shape', 'eth_getTransactionByHash/signature', 'eth_getTransactionByHash/signed-hash'],
+    // Its chain is Prague-era (osaka), so the set-code estimate is judged, and passes; it refuses a null and an object id (-32600, id null), echoes 1.5, and refuses the flag "true".
+    passes: ['service/jsonrpc-version', 'eth_getTransactionReceipt/committed-receipts', 'eth_getTransactionByHash/type-0x0-shape', 'eth_getTransactionByHash/type-0x2-shape', 'eth_getTransactionByHash/signature', 'eth_getTransactionByHash/signed-hash', 'eth_estimateGas/set-code-call-fields', 'eth_getTransactionByHash/type-0x4-shape', 'service/id-null', 'service/id-object', 'service/id-fractional', 'eth_getBlockByHash/robust-flag-string', 'eth_getTransactionReceipt/blob-fields-blob-only'],
+    notOnThisChain: {},
     notServed: ['eth_getUncleByBlockNumberAndIndex', 'eth_getUncleByBlockHashAndIndex', 'eth_getBlockReceipts'],
     loadFindings: [/sampling found eth_estimateGas: \d+ revert entr(y|ies) answered rpc_error -32603/],
     ownDeviations: {
@@ -116,14 +120,24 @@ const cases: ClientCase[] = [
       'service/notification': /got a body/,
       'service/jsonrpc-version': /without "jsonrpc" was served/,
       'service/error-no-stack': /carries stack/,
+      'service/id-object': /^a call with id \{\} was served$/,
+      'eth_getBlockByHash/robust-flag-string': /^a malformed request was answered with a result$/,
     },
-    // ganache serves the uncle methods (null on a chain without uncles), and its block size and roots are right.
-    passes: ['eth_getUncleByBlockNumberAndIndex/null-no-uncle', 'eth_getUncleByBlockHashAndIndex/null-no-uncle', 'eth_getBlockByHash/block-size', 'eth_getBlockByHash/transactions-root', 'eth_getTransactionByHash/signature'],
+    // A shanghai chain (its head's header fields): no blob or set-code transaction can be on it, nor judged in a call object.
+    notOnThisChain: {
+      'eth_estimateGas/set-code-call-fields': /^EIP-7702 authorizations came with Prague; this chain is in the Shanghai era/,
+      'eth_estimateGas/blob-call-fields': /^EIP-4844 blob fields came with Cancun; this chain is in the Shanghai era/,
+      'eth_getTransactionByHash/type-0x3-shape': /^EIP-4844 blob transactions \(type 0x3\) came with Cancun; this chain is in the Shanghai era/,
+      'eth_getTransactionByHash/type-0x4-shape': /^EIP-7702 set-code transactions \(type 0x4\) came with Prague; this chain is in the Shanghai era/,
+    },
+    // ganache serves the uncle methods (null on a chain without uncles), and its block size and roots are right; it echoes a null and a fractional id.
+    passes: ['eth_getUncleByBlockNumberAndIndex/null-no-uncle', 'eth_getUncleByBlockHashAndIndex/null-no-uncle', 'eth_getBlockByHash/block-size', 'eth_getBlockByHash/transactions-root', 'eth_getTransactionByHash/signature', 'service/id-null', 'service/id-fractional', 'eth_getTransactionReceipt/blob-fields-blob-only'],
     notServed: ['eth_getBlockReceipts'],
     loadFindings: [/sampling found eth_estimateGas: \d+ revert entr(y|ies) answered rpc_error -32000/, /sampling found eth_getTransactionByBlockNumberAndIndex: \d+ miss entr(y|ies) answered rpc_error -32700 .*toJSON/],
     ownDeviations: {
       // Its decimal checks fail on their first call, by hex: the one answer the fault changes is the uppercase-hex robustness call's, to an error it may get.
       'block receipts: decimal block numbers rejected': 'eth_getBlockReceipts is not served',
+      'block: the flag "true" (a string) read as true': 'ganache reads the string "true" as true and serves the block (ganache.json: robust-flag-string)',
     },
     openFindings: Object.fromEntries(
       ['eth_getBlockByHash', 'eth_getUncleByBlockNumberAndIndex', 'eth_getUncleByBlockHashAndIndex', 'eth_getTransactionByBlockNumberAndIndex', 'eth_getTransactionByHash', 'eth_getTransactionReceipt'].map((m) => [
@@ -202,6 +216,10 @@ for (const c of cases) {
         expect(byId.get(id)?.reason, id).to.match(reason);
       }
       for (const id of c.passes) expect(byId.get(id)?.verdict, id).to.equal('pass');
+      for (const [id, era] of Object.entries(c.notOnThisChain)) {
+        expect(byId.get(id), id).to.deep.include({ verdict: 'skip', inapplicable: true });
+        expect(byId.get(id)?.reason, id).to.match(era);
+      }
       // The one check leaning on eth_getBlockReceipts says it could not judge, rather than passing.
       expect(ids('inconclusive')).to.deep.equal(['eth_getTransactionReceipt/agrees-with-block-receipts']);
     });

@@ -52,13 +52,15 @@ export function envelopeDefects(): Fault[] {
   const envelope = (pattern: RegExp) => ids.filter((id) => pattern.test(id));
   const everyAnswer = (name: string, kills: string[], change: (res: RpcResponse) => RpcResponse): Fault => fault(`envelope: ${name}`, kills, (_req, res) => change(res), { methods: allSuites.map((s) => s.method), exact: true });
   const both = /\/envelope(-error)?$/;
+  // The service's id checks see it too: their answers (a result for id null, -32600 with id null otherwise) carry another id.
+  const idChecks = ['service/id-null', 'service/id-object', 'service/id-fractional'];
   return [
-    everyAnswer('another id echoed', envelope(both), (res) => ({ ...res, id: Number(res.id) + 1000 })),
-    everyAnswer('the id echoed as a string', envelope(both), (res) => ({ ...res, id: String(res.id) })),
+    everyAnswer('another id echoed', [...envelope(both), ...idChecks], (res) => ({ ...res, id: Number(res.id) + 1000 })),
+    everyAnswer('the id echoed as a string', [...envelope(both), ...idChecks], (res) => ({ ...res, id: String(res.id) })),
     everyAnswer('id null', envelope(both), (res) => ({ ...res, id: null })),
     // On answers with a value only: with a null result, which of the two was meant cannot be told (and a
-    // dev chain's uncle lookups all answer null).
-    everyAnswer('both result and error', envelope(/^(?!eth_getUncle).*\/envelope$/), (res) => (res.result !== undefined && res.result !== null ? { ...res, error: { code: -32000, message: 'spurious' } } : res)),
+    // dev chain's uncle lookups all answer null). The answer to id null is a value: both there fail service/id-null.
+    everyAnswer('both result and error', [...envelope(/^(?!eth_getUncle).*\/envelope$/), 'service/id-null'], (res) => (res.result !== undefined && res.result !== null ? { ...res, error: { code: -32000, message: 'spurious' } } : res)),
   ];
 }
 

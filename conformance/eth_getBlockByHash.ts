@@ -12,7 +12,7 @@ import type { Targets } from '../core/targets.ts';
 import { toQuantity } from '../core/hex.ts';
 import { type CheckContext, CheckOutcome, MethodSuite } from './framework/check.ts';
 import { envelopeChecks, extraFieldsCheck, nullOnMiss, nullOnZeroHash, type Shaped, UNKNOWN_HASH } from './framework/common.ts';
-import { expectHeaderHash, failOnViolations, judgedRefs, recompute, TypedBlocks } from './framework/invariant-checks.ts';
+import { expectHeaderHash, failOnViolations, judgedRefs, NO_TX_JUDGED, recompute, TypedBlocks } from './framework/invariant-checks.ts';
 import { receiptsOfBlock, ReceiptsBudget } from './framework/receipt-checks.ts';
 
 interface Block {
@@ -112,6 +112,7 @@ suite.check(
     let theirs = 0;
     for (const { name, block } of await judgedBlocks(t)) {
       const txs = Array.isArray(block['transactions']) ? (block['transactions'] as unknown[]) : [];
+      t.judging(txs.length, NO_TX_JUDGED);
       txs.forEach((tx, i) => {
         if (typeof tx !== 'object' || tx === null) return;
         const type = (tx as Json)['type'] ?? '0x0';

@@ -6,7 +6,7 @@ import { assertReceipt, expectReceiptsRoot, type Receipt, receiptsInBlock } from
 import { toQuantity } from '../core/hex.ts';
 import { effectiveGasPrices, gasAccounting, logIndexes, receiptBlooms, removedLogs } from '../core/invariants/block-receipts.ts';
 import type { Json } from '../core/invariants/encoding.ts';
-import { failOnViolations, fullTxs, judgedRefs, recompute, TypedBlocks } from './framework/invariant-checks.ts';
+import { failOnViolations, fullTxs, judgedRefs, logCount, NO_LOG_JUDGED, NO_TX_JUDGED, recompute, TypedBlocks } from './framework/invariant-checks.ts';
 import { atHead } from './framework/head.ts';
 
 const suite = new MethodSuite('eth_getBlockReceipts');
@@ -133,7 +133,7 @@ suite.check(
 suite.check(
   { intent: 'receipt-blooms', clause: 'invariant: logsBloom', layer: 'invariant', title: 'each receipt\'s logsBloom recomputed from its own logs (address and topics)', covers: ['hit'] },
   async (t) => {
-    await t.each(await receiptsAndBlocks(t), async ({ name, receipts }) => failOnViolations(t, await recompute(t, '/result', `the receipt blooms of ${name}`, () => receiptBlooms(receipts)), '/result', name));
+    await t.each(await receiptsAndBlocks(t), async ({ name, receipts }) => (t.judging(receipts.length, NO_TX_JUDGED), failOnViolations(t, await recompute(t, '/result', `the receipt blooms of ${name}`, () => receiptBlooms(receipts)), '/result', name)));
   },
 );
 
@@ -147,7 +147,7 @@ suite.check(
 suite.check(
   { intent: 'log-indexes', clause: 'invariant: logIndex', layer: 'invariant', title: 'logIndex numbers the block\'s logs from 0x0, contiguously across all its receipts, in order', covers: ['hit'] },
   async (t) => {
-    await t.each(await receiptsAndBlocks(t), async ({ name, receipts }) => failOnViolations(t, await recompute(t, '/result', `the log indexes of ${name}`, () => logIndexes(receipts)), '/result', name));
+    await t.each(await receiptsAndBlocks(t), async ({ name, receipts }) => (t.judging(logCount(receipts), NO_LOG_JUDGED), failOnViolations(t, await recompute(t, '/result', `the log indexes of ${name}`, () => logIndexes(receipts)), '/result', name)));
   },
 );
 
@@ -155,21 +155,21 @@ suite.check(
   { intent: 'receipts-match-txs', clause: 'invariant: receipts against transactions; §2.4, §2.5', layer: 'invariant', title: 'one well-formed receipt (schemas/rpc/receipt.json) per transaction of each block judged, in order, each with its transaction\'s hash, type, from and to, a contractAddress exactly when to is null, the block\'s hash and number, its position as transactionIndex, logs pointing back at it, and a blob transaction\'s blobGasUsed 131072 per blob', covers: ['hit'] },
   async (t) => {
     // Every block is judged before the verdict (receipts-in-order reads the busiest one only).
-    await t.each(await receiptsAndBlocks(t), ({ name, receipts, block }) => failOnViolations(t, receiptsInBlock(receipts, fullTxs(t, block, name), block), '/result', name));
+    await t.each(await receiptsAndBlocks(t), ({ name, receipts, block }) => (t.judging(receipts.length, NO_TX_JUDGED), failOnViolations(t, receiptsInBlock(receipts, fullTxs(t, block, name), block), '/result', name)));
   },
 );
 
 suite.check(
   { intent: 'effective-gas-price', clause: '§2.4 effectiveGasPrice; invariant: EIP-1559', layer: 'invariant', title: 'effectiveGasPrice is the transaction\'s gasPrice for types 0x0/0x1 and min(maxFeePerGas, baseFeePerGas + maxPriorityFeePerGas) from 0x2 on, against its block\'s base fee, in each block judged', covers: ['hit'] },
   async (t) => {
-    await t.each(await receiptsAndBlocks(t), async ({ name, receipts, block }) => failOnViolations(t, await recompute(t, '/result', `the effective gas prices of ${name}`, () => effectiveGasPrices(receipts, fullTxs(t, block, name), block)), '/result', name));
+    await t.each(await receiptsAndBlocks(t), async ({ name, receipts, block }) => (t.judging(receipts.length, NO_TX_JUDGED), failOnViolations(t, await recompute(t, '/result', `the effective gas prices of ${name}`, () => effectiveGasPrices(receipts, fullTxs(t, block, name), block)), '/result', name)));
   },
 );
 
 suite.check(
   { intent: 'logs-not-removed', clause: '§2.5 removed', layer: 'spec', title: 'every log in the receipts of a canonical block judged has removed: false', covers: ['hit'] },
   async (t) => {
-    await t.each(await receiptsAndBlocks(t), ({ name, receipts }) => failOnViolations(t, removedLogs(receipts), '/result', name));
+    await t.each(await receiptsAndBlocks(t), ({ name, receipts }) => (t.judging(logCount(receipts), NO_LOG_JUDGED), failOnViolations(t, removedLogs(receipts), '/result', name)));
   },
 );
 

@@ -3,7 +3,8 @@ import { toQuantity } from '../core/hex.ts';
 import type { Json } from '../core/invariants/encoding.ts';
 import { MethodSuite } from './framework/check.ts';
 import { envelopeChecks, futureBlock, nullOnMiss } from './framework/common.ts';
-import { expectSameFields, placedTxs, SAMPLE } from './framework/invariant-checks.ts';
+import { fieldDiffs } from '../core/invariants/compare.ts';
+import { expectSameFields, NO_TX_JUDGED, placedTxs, SAMPLE } from './framework/invariant-checks.ts';
 import { atHead } from './framework/head.ts';
 
 type Tx = Record<string, unknown> & { hash: string; transactionIndex: string | null; blockNumber: string | null; blockHash: string | null };
@@ -66,16 +67,21 @@ nullOnMiss(suite, 'null-future-block', '§4.5, §7', 'a block number beyond the 
 // Invariant layer (facts.md, "Protocol invariants"): the same transaction through each method.
 
 suite.check(
-  { intent: 'agrees-with-hash', clause: 'invariant: same transaction through each method', layer: 'invariant', title: `each index of every block judged (first ${SAMPLE} of each) serves, field for field, the transaction eth_getBlockByHash(full) holds at that position, naming that block and index (eth_getTransactionByHash/agrees-with-block holds the by-hash answer to the same copy)`, covers: ['hit'] },
+  { intent: 'agrees-with-hash', clause: 'invariant: same transaction through each method', layer: 'invariant', title: `each index of every block judged (first ${SAMPLE} of each) serves, field for field, the transaction eth_getBlockByHash(full) holds at that position, naming that block and index, and eth_getTransactionByHash serves that same copy (leaned on: an answer missing, unusable or another copy leaves this check inconclusive; eth_getTransactionByHash/agrees-with-block judges it)`, covers: ['hit'] },
   async (t) => {
     // Every judged block and every index are judged, each difference naming the block, the index, its type and the
-    // values (red-team A5c: only the busiest block was looked up). The by-hash answer is not compared here: its
-    // own check judges it against the same copy, so a fault of that method is never blamed on this one.
+    // values (red-team A5c: only the busiest block was looked up). The by-hash answer is the other side of the
+    // agreement this check states, so it is read too (the run's memo shares it with agrees-with-block): without it
+    // the check passed on an endpoint that never answered eth_getTransactionByHash. A by-hash answer that differs
+    // from the block's copy is that method's fault (its own check fails it), never blamed on this one: inconclusive.
     await t.each(await placedTxs(t), ({ name, ref, txs }) =>
       t.each(txs, async (full, i) => {
         const tx = t.found(await t.result<Json | null>(suite.method, [ref.number, toQuantity(i)]), `${name}: index ${i} returned null`);
         expectSameFields(t, tx, full, `${name}, index ${i} (type ${String(full['type'] ?? '0x0')}) differs from the block's transaction ${i} in eth_getBlockByHash(full)`, '/result');
-      }),
+        const byHash = await t.leaned<Json>('eth_getTransactionByHash', [full['hash']], `${name}: its transaction ${i} ${String(full['hash'])}`);
+        const differ = fieldDiffs(byHash, full);
+        if (differ.length > 0) t.inconclusive(`leans on eth_getTransactionByHash, whose answer for ${name}: its transaction ${i} differs from the block's copy (${differ.join(', ')}), which index ${i} serves: eth_getTransactionByHash/agrees-with-block judges that`);
+      }, NO_TX_JUDGED),
     );
   },
 );

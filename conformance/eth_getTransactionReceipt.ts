@@ -4,8 +4,9 @@ import { effectiveGasPrices, gasAccounting, logIndexes, receiptBlooms, removedLo
 import { sameAddress } from '../core/invariants/compare.ts';
 import { bigintOf, bytes, type Json, type Violation } from '../core/invariants/encoding.ts';
 import { type CheckContext, MethodSuite } from './framework/check.ts';
+import { needHistory } from './framework/history.ts';
 import { envelopeChecks, extraFieldsCheck, nullOnMiss, nullOnZeroHash, type Shaped, UNKNOWN_HASH } from './framework/common.ts';
-import { expectSameFields, failOnViolations, fullTxs, judgedRefs, recompute, SAMPLE, TypedBlocks } from './framework/invariant-checks.ts';
+import { expectSameFields, failOnViolations, fullTxs, judgedRefs, logCount, NO_LOG_JUDGED, recompute, SAMPLE, TypedBlocks } from './framework/invariant-checks.ts';
 import { assertReceipt, assertRootXorStatus, expectReceiptsRoot, type Receipt, ReceiptsBudget, receiptSample, receiptsInBlock } from './framework/receipt-checks.ts';
 
 const suite = new MethodSuite('eth_getTransactionReceipt');
@@ -47,7 +48,7 @@ suite.check(
 suite.check(
   { intent: 'pre-byzantium-root', clause: '§2.4', layer: 'spec', title: 'a pre-Byzantium receipt carries root (32 bytes) and no status', covers: ['hit'] },
   async (t) => {
-    const hash = t.need(t.targets.preByzantiumTx, 'pre-Byzantium transaction (per-network fixture)');
+    const hash = await needHistory(t, t.targets.preByzantiumTx, 'pre-Byzantium transaction (per-network fixture)', 'pre-byzantium');
     const r = t.found(await t.result<Receipt | null>(suite.method, [hash]), 'the receipt of a mined transaction returned null (history pruned?)');
     t.expect(typeof r.root === 'string' && !('status' in r), 'a pre-Byzantium receipt carries root, not status', { pointer: '/result/root', actual: { root: r.root, status: r.status } });
   },
@@ -236,7 +237,10 @@ suite.check(
   { intent: 'log-indexes', clause: 'invariant: logIndex', layer: 'invariant', title: 'logIndex numbers each judged block\'s logs from 0x0, contiguously across the receipts of its transactions fetched one by one, in order (the blocks that fit the budget of receipts fetched one by one; the others named, none: inconclusive)', covers: ['hit'] },
   async (t) => {
     const violations: Violation[] = [];
-    for (const { name, receipts } of await wholeBlocks(t)) violations.push(...(await recompute(t, '/result', `the log indexes of ${name}`, () => logIndexes(receipts))).map(inReceipt(name)));
+    for (const { name, receipts } of await wholeBlocks(t)) {
+      t.judging(logCount(receipts), NO_LOG_JUDGED);
+      violations.push(...(await recompute(t, '/result', `the log indexes of ${name}`, () => logIndexes(receipts))).map(inReceipt(name)));
+    }
     failOnViolations(t, violations, '/result');
   },
 );
@@ -267,7 +271,7 @@ suite.check(
 suite.check(
   { intent: 'logs-not-removed', clause: '§2.5 removed', layer: 'spec', title: 'every log of the receipts judged (mined, so in a canonical block) has removed: false', covers: ['hit'] },
   async (t) => {
-    await t.each(await judgedReceipts(t), ({ what, receipt }) => failOnViolations(t, removedLogs([receipt]).map((v) => ({ ...v, pointer: v.pointer.replace(/^\/0/, '') })), '/result', what));
+    await t.each(await judgedReceipts(t), ({ what, receipt }) => (t.judging(receipt.logs.length, NO_LOG_JUDGED), failOnViolations(t, removedLogs([receipt]).map((v) => ({ ...v, pointer: v.pointer.replace(/^\/0/, '') })), '/result', what)));
   },
 );
 

@@ -3,7 +3,7 @@
 import { validateShape, type ShapeName } from '../../core/schemas.ts';
 import type { Targets } from '../../core/targets.ts';
 import { redact } from '../../core/redact.ts';
-import { type Exchange, type RpcClient, resultOf, RpcError, TransportError } from './rpc-client.ts';
+import { type Exchange, NO_ANSWER, type RpcClient, resultOf, RpcError, TransportError } from './rpc-client.ts';
 import type { ExpectationNote } from './expectations.ts';
 import { beforeFork } from './era.ts';
 import type { Fork } from '../../core/invariants/header.ts';
@@ -55,6 +55,11 @@ export interface CheckResult {
   /** A skip because this chain cannot have what the check judges (an era it has not reached, uncles after the
    * merge): left out of the judged share, listed with its reason. Any other skip counts as not judged. */
   inapplicable?: true;
+  /**
+   * For a check that judges the blocks discovery picked (judgedRefs): how many it set out to judge and the hashes of
+   * those it judged whole (none unless its verdict is pass or fail). The summary's block coverage is computed from these.
+   */
+  blocks?: { picked: number; whole: string[] };
   pointer?: string;
   expected?: string;
   actual?: string;
@@ -123,6 +128,15 @@ export class CheckContext {
   partial: string | undefined;
   /** Failures recorded by each() while the check went on judging the other items. */
   readonly violations: CheckOutcome[] = [];
+  /**
+   * What the check judged, for the runner's rule that a check which compared nothing never passes (judgedNothing):
+   * its own method's calls that were answered, the calls of any method that were not, and the items each() judged.
+   */
+  readonly tally: { answered: number; unanswered: string[]; lists: number; leaves: number; counted?: number; empty: string[] } = { answered: 0, unanswered: [], lists: 0, leaves: 0, empty: [] };
+  /** The each() items being judged, innermost last: an item whose judge opens another each() is not a leaf. */
+  private readonly items: Array<{ nested: boolean }> = [];
+  /** The judged blocks the check set out to judge (judgedRefs: name -> hash) and those it left out. */
+  readonly blockScope = { picked: new Map<string, string>(), left: new Set<string>() };
   constructor(
     private readonly state: RunState,
     readonly method: string,
@@ -169,6 +183,10 @@ export class CheckContext {
       ...(ex.fault ? { fault: `${ex.fault}: ${ex.faultDetail ?? ''}` } : {}),
       ...(due ? { resultDue: true } : {}),
     });
+    const method = (ex.request as { method?: unknown } | null)?.method;
+    if (ex.fault !== undefined && NO_ANSWER.includes(ex.fault)) this.tally.unanswered.push(`${typeof method === 'string' ? method : 'a request'} (${ex.fault}${ex.faultDetail ? `: ${ex.faultDetail}` : ''})`);
+    // The service suite judges the endpoint as a whole: an answer to any call is its own.
+    else if (method === this.method || this.method === 'service') this.tally.answered++;
     // A rate limit (429, after the polite retries) or a stopped run says nothing of the endpoint's conformance,
     // whatever the check wanted of this exchange: the check could not be tested (red team B2).
     if (ex.fault === 'rate-limited' || ex.fault === 'interrupted') this.inconclusive(`endpoint could not be tested: ${ex.fault}: ${ex.faultDetail ?? ''}`.trim());
@@ -280,16 +298,42 @@ export class CheckContext {
    * Judges every item: a failure on one is recorded and the next is judged, so the check reports every
    * violation (and an --expect `match` is held to each), not the first one only. Any other outcome stops the check.
    */
-  async each<T>(items: Iterable<T>, judge: (item: T, index: number) => void | Promise<void>): Promise<void> {
+  async each<T>(items: Iterable<T>, judge: (item: T, index: number) => void | Promise<void>, none = 'an empty list'): Promise<void> {
+    const outer = this.items.at(-1);
+    if (outer) outer.nested = true;
+    this.tally.lists++;
     let i = 0;
     for (const item of items) {
+      const frame = { nested: false };
+      this.items.push(frame);
       try {
         await judge(item, i++);
       } catch (err) {
         if (!(err instanceof CheckOutcome) || err.verdict !== 'fail') throw err;
         this.violations.push(err);
+      } finally {
+        this.items.pop();
+        // Only an item judged itself counts: a block whose transactions are judged counts by its transactions.
+        if (!frame.nested) this.tally.leaves++;
       }
     }
+    if (i === 0 && !this.tally.empty.includes(none)) this.tally.empty.push(none);
+  }
+
+  /**
+   * Declares that n of what the check judges (the receipts or logs of a block) were judged here: a check that
+   * declares some and whose blocks held none of them judged nothing, and the runner says so with `none`.
+   */
+  judging(n: number, none: string): void {
+    // Declared counts replace each()'s leaves: the items fetched on the way (a block's receipts) are not what is judged (its logs).
+    this.tally.counted = (this.tally.counted ?? 0) + n;
+    if (n === 0 && !this.tally.empty.includes(none)) this.tally.empty.push(none);
+  }
+
+  /** A judged block (judgedRefs) left out of this check, by the name judgedRefs gave it: not judged whole. */
+  leaveOut(name: string): void {
+    const hash = this.blockScope.picked.get(name) ?? [...this.blockScope.picked].find(([n]) => name.startsWith(n))?.[1];
+    if (hash) this.blockScope.left.add(hash);
   }
 
   /** Fails with every violation given (none: nothing happens): the runner reports each, the reason names the first. */

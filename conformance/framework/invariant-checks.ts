@@ -9,6 +9,7 @@ import { EncodingError, type Json, type Violation } from '../../core/invariants/
 import { headerHash } from '../../core/invariants/header.ts';
 import { recomputable, UnsupportedTxType } from '../../core/invariants/tx.ts';
 import type { CheckContext, MethodSuite } from './check.ts';
+import { needHistory } from './history.ts';
 
 /** How many items of a block the per-item cross-checks look at (the roots still cover the whole block). */
 export const SAMPLE = 16;
@@ -26,7 +27,10 @@ export function judgedRefs(t: CheckContext): Array<{ name: string; ref: JudgedBl
         ...(emptyBlock && emptyBlock.hash !== multiTxBlock?.hash ? [{ ...emptyBlock, era: '?', txCount: 0, why: ['empty'] }] : []),
       ];
   if (refs.length === 0) t.skip('no block found on this endpoint to judge');
-  return refs.map((ref) => ({ name: `block ${/^0x[0-9a-f]+$/i.test(ref.number) ? BigInt(ref.number) : ref.number} (${ref.why.join(', ')})`, ref }));
+  const named = refs.map((ref) => ({ name: `block ${/^0x[0-9a-f]+$/i.test(ref.number) ? BigInt(ref.number) : ref.number} (${ref.why.join(', ')})`, ref }));
+  // The check's block scope: the summary counts, per check, the blocks it judged whole (CheckResult.blocks).
+  for (const { name, ref } of named) t.blockScope.picked.set(name, ref.hash);
+  return named;
 }
 
 /**
@@ -65,6 +69,7 @@ export class TypedBlocks {
     }
     const what = `${name}: it holds a transaction of type ${String(odd['type'])}`;
     this.left.push(what);
+    this.t.leaveOut(name);
     this.t.note(`not judged: ${what}, whose encoding this harness does not know (an L2 type?)`);
     return false;
   }
@@ -97,10 +102,22 @@ export async function placedTxs(t: CheckContext): Promise<Array<{ name: string; 
   const out: Array<{ name: string; ref: JudgedBlock; txs: Json[] }> = [];
   for (const { name, ref } of judgedRefs(t)) {
     const block = await t.leaned<Json>('eth_getBlockByHash', [ref.hash, true], `${name} ${ref.hash}`);
-    const txs = fullTxs(t, block, name).slice(0, SAMPLE).map((tx, i) => ({ ...tx, blockHash: block['hash'], blockNumber: block['number'], transactionIndex: toQuantity(i) }));
+    const all = fullTxs(t, block, name);
+    // A sample is not the whole block: the summary's block coverage says so.
+    if (all.length > SAMPLE) t.leaveOut(name);
+    const txs = all.slice(0, SAMPLE).map((tx, i) => ({ ...tx, blockHash: block['hash'], blockNumber: block['number'], transactionIndex: toQuantity(i) }));
     out.push({ name, ref, txs });
   }
   return out;
+}
+
+/** What each() over the transactions of the judged blocks says when there were none (the runner's "judged nothing"). */
+export const NO_TX_JUDGED = 'no transaction in the blocks judged';
+export const NO_LOG_JUDGED = 'no log in the receipts judged';
+
+/** How many logs the receipts hold (for t.judging: a log check over receipts without logs judged nothing). */
+export function logCount(receipts: Json[]): number {
+  return receipts.reduce((n, r) => n + (Array.isArray(r['logs']) ? r['logs'].length : 0), 0);
 }
 
 /** Fails with every violation, each its own (so an --expect `match` is held to each one). */
@@ -131,7 +148,7 @@ export function uncleHashCheck(suite: MethodSuite, clause: string, blockParam: (
   suite.check(
     { intent: 'uncle-hash', clause: `invariant: block hash (${clause})`, layer: 'invariant', title: 'each uncle\'s hash recomputed as keccak256(rlp(uncle header)) equals its hash and the hash its block lists at that index', covers: ['hit'] },
     async (t) => {
-      const block = t.need(t.targets.uncleBlock, 'block with uncles (per-network fixture; post-merge chains have none)');
+      const block = await needHistory(t, t.targets.uncleBlock, 'block with uncles (per-network fixture; post-merge chains have none)', 'pre-merge');
       const parent = t.found(await t.result<{ uncles: string[] } | null>('eth_getBlockByHash', [block.hash, false]), `the fixture block ${block.hash} is not served (history pruned?)`);
       if (parent.uncles.length === 0) t.fail('the fixture block lists no uncles', { pointer: '/result/uncles' });
       for (let i = 0; i < parent.uncles.length; i++) {

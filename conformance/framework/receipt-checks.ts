@@ -65,6 +65,7 @@ export class ReceiptsBudget {
   admits(name: string, n: number): boolean {
     if (n > this.room) {
       this.over.push({ name, why: `${n} transaction(s), over the ${this.room} receipt(s) left` });
+      this.t.leaveOut(name);
       return false;
     }
     this.room -= n;

@@ -10,6 +10,9 @@ import { redact, redactCapped, registerUrlSecrets } from '../../core/redact.ts';
 
 export type TransportFault = 'unreachable' | 'timeout' | 'http-status' | 'non-json' | 'too-large' | 'too-deep' | 'rate-limited' | 'interrupted';
 
+/** Faults that mean no answer came at all (as opposed to a bad one: not JSON, an HTTP error). */
+export const NO_ANSWER: readonly TransportFault[] = ['timeout', 'unreachable', 'rate-limited', 'interrupted'];
+
 /** Nesting an answer may have: these methods nest a few levels; 100,000 would overflow every recursive walk. */
 export const MAX_DEPTH = 256;
 /** The share of a raw body kept for evidence. */

@@ -217,7 +217,7 @@ async function runMocha(suites: MethodSuite[], state: RunState, onResult?: (r: C
           let result: CheckResult;
           try {
             await body(t);
-            result = judged(base, t.violations.length > 0 ? violated(t.violations) : { verdict: 'pass' }, t);
+            result = judged(base, t.violations.length > 0 ? violated(t.violations) : (judgedNothing(t) ?? { verdict: 'pass' }), t);
           } catch (err) {
             try {
               // A violation found before the check stopped stands, whatever stopped it.
@@ -235,6 +235,8 @@ async function runMocha(suites: MethodSuite[], state: RunState, onResult?: (r: C
           // Notes can quote the endpoint (the fields it added, the blocks it served): redacted like a verdict's texts.
           if (t.notes.length) result.note = redactCapped(t.notes.join('\n'), MAX_NOTE);
           if (t.partial) result.partial = redactCapped(t.partial, MAX_TEXT);
+          const picked = [...new Set(t.blockScope.picked.values())];
+          if (picked.length > 0) result.blocks = { picked: picked.length, whole: result.verdict === 'pass' || result.verdict === 'fail' ? picked.filter((h) => !t.blockScope.left.has(h)) : [] };
           results.push(result);
           onResult?.(result);
           if (result.verdict === 'skip' || result.verdict === 'inconclusive') this.skip();
@@ -265,6 +267,23 @@ function judged(base: ReturnType<typeof baseOf>, v: Pick<CheckResult, 'verdict' 
     durationMs: 0,
     evidence: redactDeep(t.evidence),
   };
+}
+
+/**
+ * A check that ended without a violation passes only if it judged something (red team: two agrees-with checks
+ * passed on blocks without transactions having sent only eth_getBlockByHash). Inconclusive when a call it made got
+ * no answer (the other side of its comparison, or its own method); a skip, "judged nothing", when no call of its own
+ * method (the service suite: of any) got an answer, or when every list each() went through was empty.
+ */
+function judgedNothing(t: CheckContext): Pick<CheckResult, 'verdict' | 'reason'> | undefined {
+  const { answered, unanswered, lists, leaves, counted, empty } = t.tally;
+  if (unanswered.length > 0) return { verdict: 'inconclusive', reason: `judged without an answer: ${unanswered[0]}${unanswered.length > 1 ? ` (+${unanswered.length - 1} more call(s) unanswered)` : ''}` };
+  if (answered === 0) {
+    const sent = [...new Set(t.evidence.map((e) => (e.request as { method?: unknown } | null)?.method).filter((m): m is string => typeof m === 'string'))];
+    return { verdict: 'skip', reason: `judged nothing: no answered call of ${t.method === 'service' ? 'any method' : t.method}${sent.length ? ` (it asked only ${sent.join(', ')})` : ''}` };
+  }
+  if (counted !== undefined ? counted === 0 : lists > 0 && leaves === 0) return { verdict: 'skip', reason: `judged nothing: ${empty.join('; ') || 'every list it goes through was empty'}` };
+  return undefined;
 }
 
 /** Texts of a verdict (reason, expected, actual) are capped: an endpoint may send a 200 KB error message. */

@@ -3,6 +3,7 @@ import type { BlockRef } from '../../core/targets.ts';
 import { toQuantity } from '../../core/hex.ts';
 import type { CheckContext, MethodSuite } from './check.ts';
 import { envelopeChecks, nullOnMiss } from './common.ts';
+import { needHistory } from './history.ts';
 
 type Uncle = Record<string, unknown> & { hash: string; transactions?: unknown[] };
 
@@ -14,7 +15,7 @@ export function uncleChecks(suite: MethodSuite, clause: string, blockParam: (ref
   suite.check(
     { intent: 'uncle-shape', clause: `${clause}, §2.2`, layer: 'spec', title: 'each uncle of a block with uncles has the block shape, no individual transactions, totalDifficulty null, and the hash its block lists', covers: ['hit'] },
     async (t) => {
-      const block = t.need(t.targets.uncleBlock, 'block with uncles (per-network fixture; post-merge chains have none)');
+      const block = await needHistory(t, t.targets.uncleBlock, 'block with uncles (per-network fixture; post-merge chains have none)', 'pre-merge');
       const parent = t.found(await t.result<{ uncles: string[] } | null>('eth_getBlockByHash', [block.hash, false]), `the fixture block ${block.hash} is not served (history pruned?)`);
       for (let i = 0; i < parent.uncles.length; i++) {
         const uncle = t.found(await t.result<Uncle | null>(suite.method, [blockParam(block), toQuantity(i)]), `uncle ${i} of a block listing ${parent.uncles.length} uncles returned null`);

@@ -5,6 +5,7 @@ import type { CheckResult } from '../framework/check.ts';
 import type { ExpectationNote } from '../framework/expectations.ts';
 import type { BlockRef, Targets } from '../../core/targets.ts';
 import { type NotServedMethod, notServedMethods } from './not-served.ts';
+import { NO_ANSWER } from '../framework/rpc-client.ts';
 
 export interface ConformanceReport {
   schemaVersion: 1;
@@ -158,15 +159,13 @@ export function expectedButUnjudged(checks: CheckResult[]): Array<{ id: string; 
     .map((c) => ({ id: c.id, how: c.verdict === 'pass' ? 'passed in part' : c.verdict }));
 }
 
-/** Transport faults that mean no answer came at all (as opposed to a bad one: not JSON, an HTTP error). */
-const NO_ANSWER = ['timeout', 'unreachable', 'rate-limited', 'interrupted'];
 
 /** Methods their own checks asked at least once and that never answered any of those calls. */
 export function unansweredMethods(checks: CheckResult[]): string[] {
   const answered = new Map<string, boolean>();
   for (const { method, evidence } of checks) {
     for (const ev of evidence.filter((e) => (e.request as { method?: unknown } | null)?.method === method)) {
-      const none = ev.fault !== undefined && NO_ANSWER.includes(ev.fault.split(':', 1)[0] ?? '');
+      const none = ev.fault !== undefined && (NO_ANSWER as readonly string[]).includes(ev.fault.split(':', 1)[0] ?? '');
       answered.set(method, (answered.get(method) ?? false) || !none);
     }
   }

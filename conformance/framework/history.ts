@@ -1,0 +1,27 @@
+// Targets only old history holds: uncles (before the merge) and receipts with `root` (before Byzantium). A chain
+// that never had that era cannot hold them: its check is left out of the judged share (t.notOnThisChain), listed
+// with the reason, rather than counted as a skip, which a chain that has the era but no such target gets.
+import { isObject } from '../../core/hex.ts';
+import type { CheckContext } from './check.ts';
+
+type Era = 'pre-merge' | 'pre-byzantium';
+
+/** The target, or a skip: "not on this chain" when its genesis shows the chain began after the era, else missing. */
+export async function needHistory<T>(t: CheckContext, value: T | undefined, what: string, era: Era): Promise<T> {
+  if (value !== undefined && value !== null) return value;
+  const why = await laterThan(t, era);
+  if (why) t.notOnThisChain(`no ${what}: ${why}`);
+  return t.need(value, what);
+}
+
+/** Why the chain cannot have had the era, read off its genesis header; undefined when it may have (or genesis is not served). */
+async function laterThan(t: CheckContext, era: Era): Promise<string | undefined> {
+  const genesis = (await t.exchange('eth_getBlockByNumber', ['0x0', false])).body;
+  const header = isObject(genesis) && isObject(genesis['result']) ? genesis['result'] : undefined;
+  if (!header) return undefined;
+  // Proof of work never has difficulty 0: a genesis with it is proof of stake from the start, after every pre-merge fork.
+  if (header['difficulty'] === '0x0') return `the chain is proof of stake from its genesis (difficulty 0): it has no ${era} era`;
+  // A base fee in genesis is London at genesis, long after Byzantium (uncles may still come before the merge).
+  if (era === 'pre-byzantium' && typeof header['baseFeePerGas'] === 'string') return 'the chain starts at London or later (its genesis has a base fee): it has no pre-Byzantium era';
+  return undefined;
+}

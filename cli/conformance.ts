@@ -49,6 +49,9 @@ Options:
   --discovery-budget N    requests discovery may spend on that walk (default 256)
   --receipts-budget N     receipts the block checks may fetch one by one, over the blocks judged (default 512);
                           a block over it is named in their notes (docs/conformance.md)
+  --min-judged P          the judged share a run needs to pass, a percentage 0-100 (default 90): fatal checks
+                          judged (passed or failed) over those this chain can have; below it the run is
+                          INCONCLUSIVE (exit 3), naming what could not be judged and why
   --timeout MS            per-request timeout (default 10000)
   --deadline D            the whole run's deadline: 90s, 10m (default ${DEFAULT_DEADLINE_MS / 60_000}m); what is unfinished
                           then is inconclusive, and the reports are written
@@ -58,8 +61,8 @@ Options:
   -h, --help              this text
 
 Exit codes: 0 pass, 1 a failed check in a fatal layer (or an unexpected pass under --expect),
-  2 usage error or endpoint not usable, 3 inconclusive (a method never answered, or over 5% of the fatal
-  checks could not be tested: no pass without answers), 130 interrupted (Ctrl-C, SIGTERM: the reports are
+  2 usage error or endpoint not usable, 3 inconclusive (a method never answered, over 5% of the fatal
+  checks could not be tested, or less than --min-judged of them judged: no pass without answers), 130 interrupted (Ctrl-C, SIGTERM: the reports are
   written, marked incomplete).
 Reports: <out>/conformance.json, conformance.junit.xml, conformance.html, targets.lock.json.`;
 
@@ -73,6 +76,8 @@ export interface ConformanceOptions {
   discoveryDepth?: number;
   discoveryBudget?: number;
   receiptsBudget?: number;
+  /** --min-judged, as a share 0..1 (default MIN_JUDGED). */
+  minJudged?: number;
   timeoutMs?: number;
   deadlineMs?: number;
   concurrency?: number;
@@ -98,6 +103,7 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
       'discovery-depth': { type: 'string' },
       'discovery-budget': { type: 'string' },
       'receipts-budget': { type: 'string' },
+      'min-judged': { type: 'string' },
       timeout: { type: 'string' },
       deadline: { type: 'string' },
       concurrency: { type: 'string' },
@@ -124,6 +130,7 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
     ...(values['discovery-depth'] !== undefined ? { discoveryDepth: positive(values['discovery-depth'], '--discovery-depth') } : {}),
     ...(values['discovery-budget'] !== undefined ? { discoveryBudget: positive(values['discovery-budget'], '--discovery-budget') } : {}),
     ...(values['receipts-budget'] !== undefined ? { receiptsBudget: positive(values['receipts-budget'], '--receipts-budget') } : {}),
+    ...(values['min-judged'] !== undefined ? { minJudged: percentage(values['min-judged'], '--min-judged') } : {}),
     ...(values.timeout !== undefined ? { timeoutMs: positive(values.timeout, '--timeout') } : {}),
     ...(values.deadline ? { deadlineMs: duration(values.deadline, '--deadline') } : {}),
     ...(values.concurrency !== undefined ? { concurrency: positive(values.concurrency, '--concurrency') } : {}),
@@ -191,6 +198,14 @@ export function duration(text: string, flag: string): number {
   const ms = m ? ((Number(m[1] ?? 0) * 60 + Number(m[2] ?? 0)) * 60 + Number(m[3] ?? 0)) * 1000 : NaN;
   if (!text.trim() || !Number.isFinite(ms) || ms <= 0) throw new UsageError(`${flag} takes a duration such as 90s, 10m or 1h30m, got "${text}"`);
   return ms;
+}
+
+/** A percentage, 0 to 100, with or without its % sign, as a share 0..1. */
+export function percentage(text: string, flag: string): number {
+  const m = /^(\d+(?:\.\d+)?)%?$/.exec(text.trim());
+  const n = m ? Number(m[1]) : NaN;
+  if (!Number.isFinite(n) || n > 100) throw new UsageError(`${flag} takes a percentage from 0 to 100, such as 90 or 90%, got "${text}"`);
+  return n / 100;
 }
 
 /** Runs the suite and writes the reports; returns the exit code. */
@@ -272,7 +287,7 @@ function toReport(run: RunResult, opts: ConformanceOptions, summarize: typeof im
       ...(run.deadlineMs !== undefined ? { deadlineMs: run.deadlineMs, deadlineReached: run.deadlineReached ?? false } : {}),
     },
     ...(run.targets ? { targets: redactDeep(run.targets, reportWords()) } : {}),
-    summary: { ...summarize(run.checks, opts.strict, run.complete), ...(left.length ? { notCertified: left } : {}) },
+    summary: { ...summarize(run.checks, opts.strict, run.complete, { ...(opts.minJudged !== undefined ? { minJudged: opts.minJudged } : {}), ...(run.targets ? { targets: run.targets } : {}) }), ...(left.length ? { notCertified: left } : {}) },
     checks: run.checks,
   };
   // Redaction works on the values the endpoint supplied (above, and in the runner for every check), never

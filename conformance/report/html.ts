@@ -8,8 +8,8 @@ import type { ExpectationNote } from '../framework/expectations.ts';
 import { COVERAGE_CLASSES } from '../framework/discovery.ts';
 import { writeFileAtomic } from './atomic.ts';
 import { STYLE } from './html-style.ts';
-import { type ConformanceReport, methodsOf, type Outcome, OUTCOMES, outcomeOf } from './model.ts';
-import { curlText, exchangeMeta, failingFirst, formatDuration, requestText, responseText, scopeLine, uncertified } from './text.ts';
+import { type ConformanceReport, methodsOf, type Outcome, OUTCOMES, outcomeOf, percent } from './model.ts';
+import { blockCoverage, blockCoverageText, curlText, exchangeMeta, failingFirst, formatDuration, inapplicableGroups, requestText, responseText, scopeLine, uncertified } from './text.ts';
 
 export async function writeHtmlReport(report: ConformanceReport, path: string): Promise<void> {
   await writeFileAtomic(path, renderHtml(report));
@@ -31,10 +31,11 @@ export function renderHtml(report: ConformanceReport): string {
 <body>
 ${hero(report)}
 ${notServedBanner(report)}${scopeBanner(report)}
-${report.summary.verdictReason && report.summary.verdict === 'inconclusive' ? `<div class="banner"><div class="wrap">Inconclusive: ${esc(report.summary.verdictReason)}. A run cannot pass on checks the endpoint never answered.</div></div>` : ''}
+${report.summary.verdictReason && report.summary.verdict === 'inconclusive' ? `<div class="banner"><div class="wrap">Inconclusive: ${esc(report.summary.verdictReason)}. A run cannot pass on what it could not judge.</div></div>` : ''}
 ${report.run.complete ? '' : `<div class="banner"><div class="wrap">Incomplete run: ${esc(report.run.incompleteReason ?? 'the run stopped before every check ran')}. Passing checks prove nothing about the ones that did not run.</div></div>`}
 ${stickyBar(report)}
 <main class="wrap">
+${judgedSection(report)}
 ${methodMatrix(report, checks)}
 ${coverageMatrix(report, checks)}
 ${cardSection(report.run.endpoint, 'failures', 'Failures', only('fail'), 'No fatal failures.')}
@@ -45,7 +46,7 @@ ${cardSection(report.run.endpoint, 'inconclusive', 'Inconclusive', only('inconcl
 ${cardSection(report.run.endpoint, 'partial', 'Passed, judged in part', checks.filter(inPart), '', 'a request budget left part of what their title covers unjudged: each names what; the pass covers only the rest')}
 ${skippedSection(only('skip'))}
 ${passedSection(only('pass').filter((c) => !inPart(c)))}
-${targetsSection(report.targets)}
+${targetsSection(report)}
 </main>
 <footer>${esc(`${report.harness.name} ${report.harness.version}`)} · finished ${esc(when(report.run.finishedAt))}</footer>
 <script>
@@ -68,7 +69,9 @@ function hero(report: ConformanceReport): string {
           ? `${missing} ${missing === 1 ? 'method' : 'methods'} not served`
           : plural(summary.fatalFailures, 'fatal failure')
         : summary.verdict === 'inconclusive'
-          ? 'not enough answers'
+          ? summary.judged.share < summary.judged.floor
+            ? `${percent(summary.judged.share)} judged`
+            : 'not enough answers'
           : `${summary.pass} of ${summary.total} passed`;
   const facts: Array<[string, string | undefined]> = [
     ['Network', run.network && esc(run.network)],
@@ -91,6 +94,21 @@ function hero(report: ConformanceReport): string {
     .map(([k, v]) => `<div><dt>${esc(k)}</dt><dd>${v}</dd></div>`)
     .join('')}</dl></div>
 </div></header>`;
+}
+
+/** The judged share, before the matrices: part of the verdict. Per method, what this chain cannot have, and why the rest was not judged. */
+function judgedSection(report: ConformanceReport): string {
+  const j = report.summary.judged;
+  const rows = j.perMethod
+    .filter((m) => m.of > 0)
+    .map((m) => `<tr><td>${esc(m.method)}</td><td class="num">${m.judged}</td><td class="num">${m.of}</td><td class="num">${esc(percent(m.judged / m.of))}</td></tr>`);
+  const groups = (title: string, list: Array<{ reason: string; checks: string[] }>) =>
+    list.length ? `<h3>${esc(title)}</h3><ul>${list.map((g) => `<li><b>${g.checks.length}</b> × ${esc(g.reason)} <span class="muted">${esc(g.checks.join(', '))}</span></li>`).join('')}</ul>` : '';
+  const below = j.share < j.floor;
+  return `<section id="judged"><h2>Judged <span class="n">${esc(`${j.judged} of the ${j.of} fatal checks this chain can have: ${percent(j.share)} (--min-judged ${percent(j.floor)})`)}</span>${below ? ' <span class="pill o-inconclusive">below the floor: not a pass</span>' : ''}</h2>
+<table class="list"><thead><tr><th>method</th><th>judged</th><th>of</th><th>share</th></tr></thead><tbody>${rows.join('\n')}</tbody></table>
+${groups('Not judged (skipped or inconclusive), by reason', j.notJudged)}
+${groups('Not on this chain (left out of the share)', inapplicableGroups(j))}</section>`;
 }
 
 /** Each method not served, named before anything else: one finding, not the twenty failed checks it causes. */
@@ -260,7 +278,8 @@ function passedSection(checks: Judged[]): string {
 const COVERAGE_LABEL: Record<CoverageEntry['status'], string> = { found: 'found', malformed: 'found, malformed', absent: 'not on this chain', 'out-of-budget': 'out of budget', 'not-looked-for': 'not looked for (deadline/interrupted)' };
 const COVERAGE_CLASS: Record<CoverageEntry['status'], string> = { found: 'o-pass', malformed: 'o-fail', absent: 'o-skip', 'out-of-budget': 'o-inconclusive', 'not-looked-for': 'o-inconclusive' };
 
-function targetsSection(t: Targets | undefined): string {
+function targetsSection(report: ConformanceReport): string {
+  const t = report.targets;
   if (!t) return `<section id="targets"><h2>Targets</h2><p class="empty">No targets recorded for this run.</p></section>`;
   const labels = new Map<string, string>(COVERAGE_CLASSES.map(([k, l]) => [k, l]));
   const coverage = t.coverage ?? {};
@@ -280,13 +299,14 @@ function targetsSection(t: Targets | undefined): string {
   const reverts = t.reverts.map(
     (r) => `<tr><td>${esc(`reverting call (${r.kind})`)}</td><td></td><td><code>${esc(r.to ?? '(create)')}</code>${r.reason ? ` <span class="muted">“${esc(r.reason)}”</span>` : ''}</td><td>${t.sources['reverts'] ? `<span class="pill plain">${esc(t.sources['reverts'])}</span>` : ''}</td></tr>`,
   );
+  const cov = blockCoverage(report);
   const judged = (t.judgedBlocks ?? []).map(
-    (b) => `<tr><td>${blockHtml(b)}</td><td>${esc(b.era)}</td><td class="num">${b.txCount ?? ''}</td><td>${esc(b.why.join(', '))}</td></tr>`,
+    (b) => `<tr><td>${blockHtml(b)}</td><td>${esc(b.era)}</td><td class="num">${b.txCount ?? ''}</td><td>${esc(b.why.join(', '))}</td><td class="num">${esc(`${cov.perBlock.get(b.hash) ?? 0} of ${cov.checks}`)}</td></tr>`,
   );
   return `<section id="targets"><h2>Target coverage <span class="n">chain ${esc(withDecimal(t.chainId))} · head ${blockHtml(t.head, true)} · ${esc(walk)}</span></h2>
 <table class="list targets"><thead><tr><th>target class</th><th>coverage</th><th>target</th><th>source</th></tr></thead><tbody>${[...rows, ...reverts].join('\n')}</tbody></table>
-<h3>Blocks judged <span class="n">every block-level invariant (header hash, roots, bloom, size, gas, log indexes, receipts against transactions) ran on each</span></h3>
-${judged.length ? `<table class="list"><thead><tr><th>block</th><th>era</th><th>txs</th><th>picked for</th></tr></thead><tbody>${judged.join('\n')}</tbody></table>` : '<p class="empty">No block list recorded: the busiest and the empty block were judged.</p>'}</section>`;
+<h3>Blocks judged <span class="n">${esc(blockCoverageText(report) ?? '')}</span></h3>
+${judged.length ? `<table class="list"><thead><tr><th>block</th><th>era</th><th>txs</th><th>picked for</th><th>judged whole by (block-level checks)</th></tr></thead><tbody>${judged.join('\n')}</tbody></table>` : '<p class="empty">No block list recorded: the busiest and the empty block were judged.</p>'}</section>`;
 }
 
 const STOPPED: Record<NonNullable<Targets['scanned']['stoppedBy']>, string> = { 'all-found': 'every class found', range: 'range walked', budget: 'request budget spent', interrupted: 'stopped by the deadline or an interrupt' };

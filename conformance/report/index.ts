@@ -6,7 +6,7 @@ import { writeJsonReport } from './json.ts';
 import { writeJunitReport } from './junit.ts';
 import { type ConformanceReport, expectedButUnjudged, outcomeOf } from './model.ts';
 import { inert } from '../../core/inert.ts';
-import { formatDuration, notServedLine, scopeLine } from './text.ts';
+import { blockCoverageText, formatDuration, inapplicableGroups, judgedLine, notServedLine, perMethodLine, reasonGroups, scopeLine } from './text.ts';
 
 export type { ConformanceReport } from './model.ts';
 export { summarize } from './model.ts';
@@ -18,6 +18,8 @@ export interface ReportPaths {
 }
 
 const LISTED_FAILURES = 10;
+/** Reasons a check was not judged, listed in the terminal; the HTML lists them all. */
+const LISTED_REASONS = 6;
 
 export async function writeReports(report: ConformanceReport, outDir: string): Promise<ReportPaths> {
   await mkdir(outDir, { recursive: true });
@@ -35,6 +37,9 @@ export function formatSummary(report: ConformanceReport, paths: ReportPaths): st
   const notServed = s.notServed ?? [];
   const lines = [
     `conformance: ${s.verdict.toUpperCase()}  (${s.total} checks in ${formatDuration(report.run.durationMs)}, ${report.run.requestCount} requests${report.run.strict ? ', strict' : ''})`,
+    // The judged share leads: it is part of the verdict (a pass that judged half the catalogue is no pass).
+    `  ${judgedLine(s.judged)}`,
+    `  ${perMethodLine(s.judged)}`,
     // Named first: one method missing is one finding, not the twenty failures below it.
     ...notServed.map((m) => `  ${notServedLine(m, report.run.expectations?.file)}`),
     ...[scopeLine(report)].filter((l) => l !== undefined).map((l) => `  ${l}`),
@@ -53,6 +58,15 @@ export function formatSummary(report: ConformanceReport, paths: ReportPaths): st
   if (partial.length) lines.push(`  judged in part (a request budget; each check's note names what it left out):`, ...partial.map((c) => `    ${c.id}: ${c.partial}`));
   const coverage = coverageLine(report);
   if (coverage) lines.push(coverage);
+  const blocks = blockCoverageText(report);
+  if (blocks) lines.push(`  blocks judged: ${blocks}`);
+  const notHere = inapplicableGroups(s.judged);
+  if (notHere.length) lines.push(`  not on this chain (left out of the judged share):`, ...reasonGroups(notHere).map((l) => `    ${l}`));
+  // What could not be judged, and why, whenever the share is short of whole: the reader sees what the verdict leaves out.
+  if (s.judged.notJudged.length) {
+    lines.push(`  not judged (${s.judged.of - s.judged.judged} fatal check(s)):`, ...reasonGroups(s.judged.notJudged.slice(0, LISTED_REASONS)).map((l) => `    ${l}`));
+    if (s.judged.notJudged.length > LISTED_REASONS) lines.push(`    … and ${s.judged.notJudged.length - LISTED_REASONS} more reason(s) (see the HTML report)`);
+  }
   if (!report.run.complete) lines.push(`  incomplete: ${report.run.incompleteReason ?? 'the run stopped early'}`);
   if (s.verdict === 'inconclusive' && s.verdictReason) lines.push(`  inconclusive: ${s.verdictReason}`);
   if (report.run.deadlineReached) lines.push(`  deadline: the run deadline passed; what was unfinished is inconclusive (--deadline)`);
@@ -74,7 +88,7 @@ export function formatSummary(report: ConformanceReport, paths: ReportPaths): st
   return lines.join('\n');
 }
 
-/** What the certification looked at: target classes found or not, and the blocks every block-level invariant judged. */
+/** What discovery found: target classes found or not (what the checks judged of the blocks is blockCoverageText's). */
 function coverageLine(report: ConformanceReport): string | undefined {
   const t = report.targets;
   if (!t?.coverage) return undefined;
@@ -85,15 +99,12 @@ function coverageLine(report: ConformanceReport): string | undefined {
   const budget = missing('out-of-budget');
   const malformed = missing('malformed');
   const notLooked = missing('not-looked-for');
-  const judged = t.judgedBlocks ?? [];
-  const eras = [...new Set(judged.map((b) => b.era))];
   return [
     `  targets: ${found} of ${entries.length} classes found in ${t.scanned.blocks} blocks walked`,
     absent.length ? `; not on this chain within them: ${absent.join(', ')}` : '',
     budget.length ? `; OUT OF BUDGET (--discovery-budget): ${budget.join(', ')}` : '',
     malformed.length ? `; FOUND, MALFORMED (in a block failing its shape): ${malformed.join(', ')}` : '',
     notLooked.length ? `; NOT LOOKED FOR (deadline/interrupted): ${notLooked.join(', ')}` : '',
-    judged.length ? `; ${judged.length} block(s) judged in full (${eras.join(', ')})` : '',
   ].join('');
 }
 

@@ -4,8 +4,8 @@ import junitModule, { type Builder, type TestCase } from 'junit-report-builder';
 import type { CheckResult } from '../framework/check.ts';
 import { xmlSafe } from '../../core/inert.ts';
 import { writeFileAtomic } from './atomic.ts';
-import { type ConformanceReport, methodsOf, outcomeOf } from './model.ts';
-import { exchangeMeta, notServedLine, requestText, responseText, uncertified } from './text.ts';
+import { type ConformanceReport, methodsOf, outcomeOf, percent } from './model.ts';
+import { exchangeMeta, inapplicableGroups, judgedLine, notServedLine, perMethodLine, reasonGroups, requestText, responseText, uncertified } from './text.ts';
 
 // The typings declare an ES default export, but under Node the CJS build's module.exports (the
 // builder itself) is what a default import yields.
@@ -38,14 +38,18 @@ export function junitXml(report: ConformanceReport): string {
 }
 
 /**
- * The run's own findings, first: each method not served (a failure unless the --expect file accounts for it), and a
+ * The run's own findings, first: the judged share, each method not served (a failure unless the --expect file accounts for it), and a
  * run that cannot pass without failing a check (no answers, interrupted), which still turns CI red.
  */
 function runSuite(builder: Builder, report: ConformanceReport): void {
-  const { verdict, verdictReason, notServed = [] } = report.summary;
+  const { verdict, verdictReason, notServed = [], judged } = report.summary;
   const open = verdict === 'inconclusive' || verdict === 'incomplete';
-  if (!open && notServed.length === 0) return;
   const suite = builder.testSuite().name('rpc-certify').timestamp(report.run.startedAt);
+  // The judged share leads: part of the verdict, so below the floor it is a failure of its own (the run is INCONCLUSIVE).
+  const share = suite.testCase().className('rpc-certify.run').name(xmlSafe(`judged share ${judged.judged}/${judged.of} (${percent(judged.share)})`));
+  const detail = [judgedLine(judged), perMethodLine(judged), ...reasonGroups(inapplicableGroups(judged)).map((l) => `not on this chain: ${l}`), ...reasonGroups(judged.notJudged).map((l) => `not judged: ${l}`)].join('\n');
+  share.standardOutput(xmlSafe(detail));
+  if (judged.share < judged.floor) share.failure(xmlSafe(`${judgedLine(judged)}; ${reasonGroups(judged.notJudged.slice(0, 3)).join('; ')}`), 'below-min-judged');
   for (const m of notServed) {
     const tc = suite.testCase().className('rpc-certify.run').name(xmlSafe(`${m.method} ${m.expected ? 'not served (expected)' : 'NOT SERVED'}`));
     const line = xmlSafe(notServedLine(m, report.run.expectations?.file));

@@ -64,15 +64,44 @@ export interface ConformanceReport {
     notServed?: NotServedMethod[];
     /** The spec's methods (and the service-wide checks) a --methods subset left out: the verdict says nothing of them. */
     notCertified?: string[];
+    /** How much of what this chain can have was judged: part of the verdict (below the floor, never a pass). */
+    judged: JudgedShare;
   };
   checks: CheckResult[];
 }
 
 /**
+ * Fatal checks judged (verdict pass or fail) over the fatal checks this chain can have: those whose skip says the
+ * chain cannot have what they judge (CheckResult.inapplicable) are left out and listed; every other skip and every
+ * inconclusive check counts as not judged, grouped by its reason.
+ */
+export interface JudgedShare {
+  judged: number;
+  of: number;
+  /** judged / of (1 when of is 0: nothing fatal was asked of this chain). */
+  share: number;
+  /** The --min-judged floor the share was held to (a share, 0..1). */
+  floor: number;
+  perMethod: Array<{ method: string; judged: number; of: number }>;
+  /** Fatal checks this chain cannot have, left out of `of`, with why. */
+  inapplicable: Array<{ id: string; reason: string }>;
+  /** The fatal checks not judged, by reason (most checks first). */
+  notJudged: Array<{ reason: string; verdict: 'skip' | 'inconclusive'; checks: string[] }>;
+}
+
+/**
+ * The default --min-judged floor: 90% of the fatal checks this chain can have. Measured (docs/conformance.md): the
+ * embedded default and geth --dev judge all of them (100%), a transaction-less anvil 55%; a chain with transactions
+ * but without one class of target (no contract creation, no log, no failed transaction) loses a few checks each,
+ * which a 90% floor still lets pass while a chain that cannot show a third of the catalogue cannot.
+ */
+export const MIN_JUDGED = 0.9;
+
+/**
  * pass: every fatal check ran and none failed. fail: a fatal check failed, an --expect entry passed, or a method is
  * not served without the --expect file accounting for every failure of it.
- * inconclusive: too much could not be tested (a method never answered, or more than INCONCLUSIVE_SHARE of
- * the fatal checks), so neither verdict holds. incomplete: the run was interrupted.
+ * inconclusive: too much could not be tested or judged (a method never answered, more than INCONCLUSIVE_SHARE of
+ * the fatal checks inconclusive, or a judged share below the --min-judged floor), so neither verdict holds. incomplete: the run was interrupted.
  */
 export type Verdict = 'pass' | 'fail' | 'inconclusive' | 'incomplete';
 
@@ -112,7 +141,51 @@ export function explains(note: ExpectationNote | undefined, check: Pick<CheckRes
   return (check.violations ?? [check.reason ?? '']).every((v) => match.test(v));
 }
 
-export function summarize(checks: CheckResult[], strict: boolean, complete: boolean): ConformanceReport['summary'] {
+/** The judged share of a run's checks (JudgedShare), held to `floor`. */
+export function judgedShare(checks: CheckResult[], strict: boolean, floor = MIN_JUDGED): JudgedShare {
+  const fatal = checks.filter((c) => strict || c.layer !== 'advisory');
+  const applicable = fatal.filter((c) => !(c.verdict === 'skip' && c.inapplicable));
+  const isJudged = (c: CheckResult) => c.verdict === 'pass' || c.verdict === 'fail';
+  const groups = new Map<string, JudgedShare['notJudged'][number]>();
+  for (const c of applicable.filter((x) => !isJudged(x))) {
+    const verdict = c.verdict as 'skip' | 'inconclusive';
+    const reason = c.reason ?? '(no reason given)';
+    const key = `${verdict}\n${reason}`;
+    const group = groups.get(key) ?? { reason, verdict, checks: [] };
+    group.checks.push(c.id);
+    groups.set(key, group);
+  }
+  const methods = [...new Set(fatal.map((c) => c.method))];
+  const judged = applicable.filter(isJudged).length;
+  return {
+    judged,
+    of: applicable.length,
+    share: applicable.length === 0 ? 1 : judged / applicable.length,
+    floor,
+    perMethod: methods.map((method) => {
+      const mine = applicable.filter((c) => c.method === method);
+      return { method, judged: mine.filter(isJudged).length, of: mine.length };
+    }),
+    inapplicable: fatal.filter((c) => c.verdict === 'skip' && c.inapplicable).map((c) => ({ id: c.id, reason: c.reason ?? '' })),
+    notJudged: [...groups.values()].sort((a, b) => b.checks.length - a.checks.length),
+  };
+}
+
+/** "61 of 111 (55%)": a share as a reader checks it. Rounded down, so a share just under the floor never prints as the floor. */
+export function percent(share: number): string {
+  return `${Math.floor(share * 1000) / 10}%`;
+}
+
+/** Why a share below its floor is not a pass: the first groups of what was not judged, each with its count. */
+function belowFloor(j: JudgedShare, targets?: Targets): string {
+  const groups = j.notJudged.slice(0, 3).map((g) => `${g.checks.length} × ${g.reason}`);
+  const more = j.notJudged.length > 3 ? `; and ${j.notJudged.length - 3} more reason(s)` : '';
+  // The cause a reader looks for first, when discovery saw it: a chain with nothing to judge most checks on.
+  const quiet = targets && Object.keys(targets.txByType).length === 0 && !targets.multiTxBlock && !targets.successTx ? `no transaction on this chain within the ${targets.scanned.blocks} block(s) walked: ` : '';
+  return `${quiet}judged ${j.judged} of the ${j.of} fatal checks this chain can have (${percent(j.share)}), below the --min-judged floor of ${percent(j.floor)}: not judged: ${groups.join('; ')}${more}`;
+}
+
+export function summarize(checks: CheckResult[], strict: boolean, complete: boolean, opts: { minJudged?: number; targets?: Targets } = {}): ConformanceReport['summary'] {
   const count = (o: Outcome) => checks.filter((c) => outcomeOf(c, strict) === o).length;
   const fatalFailures = count('fail');
   const advisoryFailures = count('advisory');
@@ -122,9 +195,12 @@ export function summarize(checks: CheckResult[], strict: boolean, complete: bool
   const inconclusiveFatal = fatal.filter((c) => c.verdict === 'inconclusive').length;
   const unanswered = unansweredMethods(checks);
   const notServed = notServedMethods(checks, (c) => outcomeOf(c, strict) === 'expected');
+  const judged = judgedShare(checks, strict, opts.minJudged);
   const reasons = [
     ...(unanswered.length > 0 ? [`never answered: ${unanswered.join(', ')}`] : []),
     ...(inconclusiveFatal > fatal.length * INCONCLUSIVE_SHARE ? [`${inconclusiveFatal} of ${fatal.length} fatal checks inconclusive (more than ${INCONCLUSIVE_SHARE * 100}%)`] : []),
+    // Coverage is part of the verdict: a certificate that judged half the catalogue must not read like one that judged it all.
+    ...(judged.share < judged.floor ? [belowFloor(judged, opts.targets)] : []),
   ];
   // The one place the run's verdict is decided. A run cut short proves nothing either way, whatever its
   // failures so far; a failure stands even when other methods could not be tested; a pass needs answers.
@@ -149,6 +225,7 @@ export function summarize(checks: CheckResult[], strict: boolean, complete: bool
     ...(reasons.length > 0 ? { verdictReason: reasons.join('; ') } : {}),
     ...(unanswered.length > 0 ? { unansweredMethods: unanswered } : {}),
     ...(notServed.length > 0 ? { notServed } : {}),
+    judged,
   };
 }
 

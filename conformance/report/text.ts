@@ -2,7 +2,7 @@
 import type { Evidence } from '../framework/check.ts';
 import { inert } from '../../core/inert.ts';
 import { METHODS } from '../../load/shared/methods.ts';
-import type { ConformanceReport } from './model.ts';
+import { type ConformanceReport, type JudgedShare, percent } from './model.ts';
 import type { NotServedMethod } from './not-served.ts';
 
 export function formatDuration(ms: number): string {
@@ -76,3 +76,49 @@ export function scopeLine(report: ConformanceReport): string | undefined {
   return left.length ? `scope: ${certified} of the spec's ${METHODS.length} methods (--methods); NOT certified by this run: ${left.join(', ')}` : undefined;
 }
 
+
+/** The judged share, first line: "judged: 106 of the 106 fatal checks this chain can have (100%; --min-judged 90%)". */
+export function judgedLine(j: JudgedShare): string {
+  return `judged: ${j.judged} of the ${j.of} fatal checks this chain can have (${percent(j.share)}; --min-judged ${percent(j.floor)})${j.share < j.floor ? ' BELOW THE FLOOR' : ''}`;
+}
+
+/** Per method, "eth_getTransactionReceipt 8/25", the ones short of whole first. */
+export function perMethodLine(j: JudgedShare): string {
+  const methods = [...j.perMethod].filter((m) => m.of > 0).sort((a, b) => a.judged / a.of - b.judged / b.of);
+  return `per method: ${methods.map((m) => `${m.method} ${m.judged}/${m.of}`).join(', ')}`;
+}
+
+/** Groups of checks by reason: "N × reason (id, id, …)". */
+export function reasonGroups(groups: Array<{ reason: string; checks: string[] }>, ids = 4): string[] {
+  return groups.map((g) => `${g.checks.length} × ${inert(g.reason, 160)} (${g.checks.slice(0, ids).join(', ')}${g.checks.length > ids ? ', …' : ''})`);
+}
+
+/** What this chain cannot have, left out of the share, grouped by reason. */
+export function inapplicableGroups(j: JudgedShare): Array<{ reason: string; checks: string[] }> {
+  const groups = new Map<string, string[]>();
+  for (const { id, reason } of j.inapplicable) groups.set(reason, [...(groups.get(reason) ?? []), id]);
+  return [...groups].map(([reason, checks]) => ({ reason, checks }));
+}
+
+/**
+ * What the block-level checks did with the blocks discovery picked, from their results (CheckResult.blocks): per
+ * block, how many of them judged it whole; how many blocks every one of them judged whole; the checks short of all.
+ */
+export function blockCoverage(report: ConformanceReport): { picked: number; checks: number; wholeByAll: number; perBlock: Map<string, number>; short: Array<{ id: string; whole: number; verdict: string }> } {
+  const picked = report.targets?.judgedBlocks ?? [];
+  const level = report.checks.filter((c) => c.blocks !== undefined);
+  const perBlock = new Map(picked.map((b) => [b.hash, level.filter((c) => c.blocks?.whole.includes(b.hash)).length]));
+  const short = level.filter((c) => (c.blocks?.whole.length ?? 0) < picked.length).map((c) => ({ id: c.id, whole: c.blocks?.whole.length ?? 0, verdict: c.verdict }));
+  return { picked: picked.length, checks: level.length, wholeByAll: [...perBlock.values()].filter((n) => n === level.length && n > 0).length, perBlock, short };
+}
+
+/** "blocks judged: 11 picked (…); judged whole by every one of the 28 block-level checks: 4 (fewer: …)", from the checks' results. */
+export function blockCoverageText(report: ConformanceReport): string | undefined {
+  const judged = report.targets?.judgedBlocks ?? [];
+  if (judged.length === 0) return undefined;
+  const cov = blockCoverage(report);
+  const eras = [...new Set(judged.map((b) => b.era))].join(', ');
+  const fewer = cov.short.map((s) => `${s.id} ${s.whole}${s.verdict === 'pass' || s.verdict === 'fail' ? '' : ` (${s.verdict})`}`);
+  const unfinished = report.run.deadlineReached ? '; the deadline stopped some checks before they ran: they judged none' : '';
+  return `${judged.length} block(s) picked (${eras}); judged whole by every one of the ${cov.checks} block-level checks that ran: ${cov.wholeByAll}${fewer.length ? ` (fewer: ${fewer.slice(0, 6).join(', ')}${fewer.length > 6 ? `, and ${fewer.length - 6} more` : ''})` : ''}${unfinished}`;
+}

@@ -95,8 +95,10 @@ describe('conformance report', () => {
 
     it('passes a run whose only failure is advisory, and never fails on inconclusive checks', () => {
       const checks = sampleReport().checks.filter((c) => c.layer === 'advisory' || (c.verdict !== 'fail' && c.verdict !== 'inconclusive'));
-      expect(summarize(checks, false, true)).to.include({ verdict: 'pass', inconclusive: 1, advisoryFailures: 1 });
-      expect(summarize(checks, true, true).verdict).to.equal('fail');
+      // The judged share is held to no floor here (its own tests are in judged.test.ts): half of these checks skip.
+      expect(summarize(checks, false, true, { minJudged: 0 })).to.include({ verdict: 'pass', inconclusive: 1, advisoryFailures: 1 });
+      expect(summarize(checks, true, true, { minJudged: 0 }).verdict).to.equal('fail');
+      expect(summarize(checks, false, true).verdict, 'at the default floor: 2 of the 5 fatal checks judged').to.equal('inconclusive');
     });
 
     it('is inconclusive, never pass, when more than 5% of the fatal checks are inconclusive, and names why', () => {
@@ -167,15 +169,17 @@ describe('conformance report', () => {
 
     it('writes JUnit with one suite per method and only fatal failures as <failure>', async () => {
       const xml = await readFile(paths.junit, 'utf8');
-      expect(count(xml, '<testsuite ')).to.equal(METHODS.length + 1);
-      expect(count(xml, '<testcase ')).to.equal(12);
-      expect(count(xml, '<failure')).to.equal(2);
+      // The run's own suite (rpc-certify) leads, with the judged share: 4 of 8 fatal checks, a failure below the floor.
+      expect(count(xml, '<testsuite ')).to.equal(METHODS.length + 2);
+      expect(count(xml, '<testcase ')).to.equal(13);
+      expect(count(xml, '<failure')).to.equal(3);
+      expect(xml).to.match(/<testsuite name="rpc-certify"[^>]*>\s*<testcase classname="rpc-certify.run" name="judged share 4\/8 \(50%\)"[^>]*>\s*<failure message="judged: 4 of the 8 fatal checks this chain can have \(50%; --min-judged 90%\) BELOW THE FLOOR; 1 × (spec|invariant)-(skip|inconclusive): /);
       expect(count(xml, '<skipped message="')).to.equal(6);
       // Each skip carries its reason where CI shows it, not only in system-out.
       for (const c of report.checks.filter((x) => x.verdict === 'skip' || x.verdict === 'inconclusive')) {
         expect(xml).to.include(`<skipped message="${c.verdict === 'skip' ? 'skipped' : 'inconclusive'}: ${(c.reason ?? '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')}`);
       }
-      expect(xml).to.match(/<testsuites [^>]*tests="12" failures="2" errors="0" skipped="6"/);
+      expect(xml).to.match(/<testsuites [^>]*tests="13" failures="3" errors="0" skipped="6"/);
       expect(xml).to.include('classname="rpc-certify.eth_getBlockByHash"');
       expect(xml).to.include('name="eth_getBlockByHash/spec-fail [§4.2] spec check that ends fail"');
       expect(xml).to.include('time="0.013"');
@@ -231,13 +235,13 @@ describe('conformance report', () => {
   describe('JUnit under --strict', () => {
     it('makes the advisory failure a <failure> too', () => {
       const xml = junitXml(sampleReport({ strict: true }));
-      expect(count(xml, '<failure')).to.equal(3);
+      expect(count(xml, '<failure')).to.equal(4);
       expect(xml).not.to.include('advisory: ');
     });
 
     it('does not accumulate across reports built in one process', () => {
       junitXml(sampleReport());
-      expect(count(junitXml(sampleReport()), '<testcase ')).to.equal(12);
+      expect(count(junitXml(sampleReport()), '<testcase ')).to.equal(13);
     });
   });
 
@@ -305,7 +309,7 @@ describe('conformance report', () => {
       pass.expectation = { kind: 'fail', reason: 'failed status encoded as 0x00' };
       expect(summarize(report.checks, false, true)).to.include({ unexpectedPasses: 1, verdict: 'fail' });
       pass.partial = '3 of 16 judged blocks whole (budget of 20 receipts fetched one by one)';
-      report.summary = summarize(report.checks, false, true);
+      report.summary = summarize(report.checks, false, true, { minJudged: 0 });
       expect(report.summary).to.include({ unexpectedPasses: 0, verdict: 'pass', partial: 1 });
       const text = formatSummary(report, paths);
       expect(text).to.match(new RegExp(`expectations: ganache\\.json: 0 expected failure\\(s\\), 0 unexpected pass\\(es\\); expected to fail but not judged \\(${pass.id}: passed in part\\)`)).and.not.include('take them out');
@@ -322,8 +326,15 @@ describe('conformance report', () => {
         coverage: { multiTxBlock: { status: 'found', source: 'discovery' }, uncleBlock: { status: 'absent', within: 16 }, preByzantiumTx: { status: 'out-of-budget', within: 16 }, 'era.london': { status: 'found' } },
         judgedBlocks: [{ number: '0x5', hash: `0x${'c'.repeat(64)}`, era: 'london', txCount: 3, why: ['most transactions'] }],
       };
-      const line = formatSummary(report, paths).split('\n').find((l) => l.includes('targets:'));
-      expect(line).to.equal('  targets: 1 of 3 classes found in 16 blocks walked; not on this chain within them: uncleBlock; OUT OF BUDGET (--discovery-budget): preByzantiumTx; 1 block(s) judged in full (london)');
+      const lines = formatSummary(report, paths).split('\n');
+      expect(lines.find((l) => l.includes('targets:'))).to.equal('  targets: 1 of 3 classes found in 16 blocks walked; not on this chain within them: uncleBlock; OUT OF BUDGET (--discovery-budget): preByzantiumTx');
+      // What the blocks were judged by comes from the checks' results, never from the blocks picked (issue 24).
+      const [judging, skipped] = [report.checks.find((c) => c.verdict === 'pass')!, report.checks.find((c) => c.verdict === 'skip')!];
+      judging.blocks = { picked: 1, whole: [`0x${'c'.repeat(64)}`] };
+      skipped.blocks = { picked: 1, whole: [] };
+      expect(formatSummary(report, paths).split('\n').find((l) => l.includes('blocks judged:'))).to.equal(`  blocks judged: 1 block(s) picked (london); judged whole by every one of the 2 block-level checks that ran: 0 (fewer: ${skipped.id} 0 (skip))`);
+      skipped.blocks.whole = [`0x${'c'.repeat(64)}`];
+      expect(formatSummary(report, paths)).to.include('  blocks judged: 1 block(s) picked (london); judged whole by every one of the 2 block-level checks that ran: 1\n');
     });
   });
 });

@@ -64,7 +64,11 @@ describe('geth --dev, seeded, certified as it is', function () {
     expect(ids('fail'), 'failures').to.deep.equal(expectations.fail.map((e) => e.id).sort());
     expect(ids('skip'), 'skips').to.deep.equal(expectations.skip.map((e) => e.id).sort());
     expect(ids('inconclusive'), 'inconclusive').to.deep.equal([]);
-    expect(summarize(run.checks, false, run.complete)).to.include({ unexpectedPasses: 0, fatalFailures: 0, verdict: 'pass' });
+    const summary = summarize(run.checks, false, run.complete);
+    expect(summary).to.include({ unexpectedPasses: 0, fatalFailures: 0, verdict: 'pass' });
+    // The targets a dev chain cannot hold are not on this chain (left out of the judged share): all the rest is judged.
+    expect(summary.judged.inapplicable.map((c) => c.id).sort(), 'not on this chain').to.deep.equal(expectations.skip.map((e) => e.id).sort());
+    expect(summary.judged.share, 'the judged share clears the default --min-judged floor').to.equal(1);
     // Each failure, advisory ones too (--strict), is the deviation its entry describes: every violation matches.
     const unexplained = run.checks.filter((c) => c.verdict === 'fail' && outcomeOf(c, true) !== 'expected').map((c) => `${c.id}: ${c.reason}`);
     expect(unexplained, 'failures their entry does not describe').to.deep.equal([]);

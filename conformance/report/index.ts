@@ -37,11 +37,11 @@ export function formatSummary(report: ConformanceReport, paths: ReportPaths): st
   const notServed = s.notServed ?? [];
   const lines = [
     `conformance: ${s.verdict.toUpperCase()}  (${s.total} checks in ${formatDuration(report.run.durationMs)}, ${report.run.requestCount} requests${report.run.strict ? ', strict' : ''})`,
-    // The judged share leads: it is part of the verdict (a pass that judged half the catalogue is no pass).
-    `  ${judgedLine(s.judged)}`,
-    `  ${perMethodLine(s.judged)}`,
     // Named first: one method missing is one finding, not the twenty failures below it.
     ...notServed.map((m) => `  ${notServedLine(m, report.run.expectations?.file)}`),
+    // Then the judged share: it is part of the verdict (a pass that judged half the catalogue is no pass).
+    `  ${judgedLine(s.judged)}`,
+    `  ${perMethodLine(s.judged)}`,
     ...[scopeLine(report)].filter((l) => l !== undefined).map((l) => `  ${l}`),
     `  ${s.pass} passed, ${s.fatalFailures} failed, ${s.advisoryFailures} advisory, ${s.inconclusive} inconclusive, ${s.skip} skipped`,
   ];

@@ -41,11 +41,13 @@ Profiles:
   capacity   the capacity knee: each method alone, then a weighted mix, at a rate raised in steps (default
              50, 100, 150 ... rps, 10 s a step) until a step breaks the SLO; reports the highest rate within
              it and every step's figures; a step where k6 itself could not keep up is marked generator-bound;
-             only measures (exit 0)
+             only measures (exit 0), unless an answer was wrong, a method not served or the head went back
   soak       a long constant rate (default 10 rps x 30m): thresholds and latency drift over time
 
 Every profile fully validates a share of the answers (schemas, and the answer recorded at sampling for
 lookups by hash: a fast wrong answer counts as \`wrong\`) and checks that eth_blockNumber never goes back.
+Any \`wrong\` answer fails the run, whatever its rate (the rate is in the reason): another id than the
+request's, a value where a miss's null or a revert's error 3 is due, another answer than the one sampled.
 While k6 runs, a terminal shows per method the rate, p95 and errors every 3 s, with elapsed time and ETA
 (capacity: the step being tried); elsewhere, one line every 30 s.
 
@@ -66,7 +68,8 @@ ${TEST_OPTIONS_HELP}
   --keep-work           keep the bundled script, k6's shards and event records, and print where
   -h, --help            this text
 
-Exit codes: 0 pass, 1 a threshold, regression, head regression or drift failed, 2 usage error or endpoint not usable,
+Exit codes: 0 pass, 1 a wrong answer, a method not served, a threshold, regression, head regression or drift
+  failed (the summary, load.json and load.junit.xml list the same reasons), 2 usage error or endpoint not usable,
   130 interrupted (Ctrl-C, SIGTERM, timeout: k6 is stopped gracefully, the reports are written marked incomplete).
 Reports: <out>/load.json, load.html, load.junit.xml, load.k6-dashboard.html (one instance), load.corpus.json.`;
 
@@ -196,7 +199,7 @@ export async function compareCommand(argv: string[]): Promise<number> {
     if (values.help) return print(compareHelp);
     const [basePath, currentPath, ...extra] = positionals;
     if (!basePath || !currentPath || extra.length) throw new UsageError('compare takes two reports: BASELINE CURRENT (see --help)');
-    const [{ readReport }, { failedOnItsOwn }] = await Promise.all([import('../load/report/report.ts'), import('../load/report/headline.ts')]);
+    const [{ readReport }, { failedOnItsOwn }] = await Promise.all([import('../load/report/report.ts'), import('../load/report/verdict.ts')]);
     const read = (path: string) => readReport(path).catch((e: unknown) => Promise.reject(new UsageError(`${path}: ${(e as Error).message}`)));
     const [base, current] = [await read(basePath), await read(currentPath)];
     const incomplete = [incompleteness(base, basePath), incompleteness(current, currentPath)].filter((why) => why !== undefined);

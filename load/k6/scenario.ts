@@ -139,7 +139,7 @@ export function call(): void {
     verdict = validated(method, entry, verdict.envelope, verdict, r, seen);
     m.validated.add(1);
   } else if (verdict.envelope) verdict = compared(method, entry, verdict.envelope, verdict, r, seen);
-  else if (verdict.cls === 'wrong') logOnce(r, 'wrong', `${method} ${entry.params}: the answer carries another id than the request's`);
+  else if (verdict.cls === 'wrong') logOnce(r, 'wrong', `${method} ${entry.params}: ${verdict.why ?? 'wrong'}`);
 
   const { cls, code } = verdict;
   if (SUCCESS_CLASSES.includes(cls)) {

@@ -307,7 +307,7 @@ function judge(method: RpcMethod, entry: CorpusEntry, verdict: Classification, e
     if (entry.note.startsWith(REPLAY)) return { reject: `replay fails at its parent state (error ${code ?? '?'})` };
     if (code === 4444 || NOT_KEPT.test(message)) return { reject: `history not kept (error ${code ?? '?'})` };
   }
-  return { finding: { kind: entry.kind, cls, ...(code === undefined ? {} : { code }), example: example(entry, describeAnswer(ex)) } };
+  return { finding: { kind: entry.kind, cls, ...(code === undefined ? {} : { code }), example: example(entry, `${describeAnswer(ex)}${verdict.why ? `: ${verdict.why}` : ''}`) } };
 }
 
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);

@@ -1,4 +1,5 @@
-// load.html: one self-contained page a person reads after a run (charts are inline SVG).
+// load.html: one self-contained page a person reads after a run (charts are inline SVG); the verdict and its reasons
+// are the decision's (verdict.ts).
 import { describeCheck } from './compare.ts';
 import { CLASSES, type RpcClass } from '../shared/methods.ts';
 import { ENTRY_KINDS, isDegenerate } from '../shared/corpus.ts';
@@ -6,6 +7,7 @@ import { ESTIMATE_SPREAD } from '../shared/bounds.ts';
 import { generatorSentence, headline } from './headline.ts';
 import type { LoadReport } from './report.ts';
 import { capacitySection } from './html-capacity.ts';
+import { decide } from './verdict.ts';
 import { escapeXml as esc, groupedBars, lineChart, PALETTE, stackedBars } from './svg.ts';
 
 const CLASS_COLORS: Record<RpcClass, string> = {
@@ -23,6 +25,7 @@ const CLASS_COLORS: Record<RpcClass, string> = {
 
 /** `dashboardFile`: k6's own dashboard next to it (one instance only: an instance's dashboard shows only its share). */
 export function renderHtml(r: LoadReport, dashboardFile: string | undefined): string {
+  const { verdict } = decide(r);
   const names = Object.keys(r.methods);
   const color = (name: string) => PALETTE[names.indexOf(name) % PALETTE.length] ?? '#000';
   const series = (key: 'p95' | 'rps' | 'targetRps', dashed = false) =>
@@ -38,7 +41,7 @@ export function renderHtml(r: LoadReport, dashboardFile: string | undefined): st
   const legend = `<p class="legend">${names.map((n) => `<span><i style="background:${color(n)}"></i>${esc(n)}</span>`).join('')}</p>`;
 
   return charts(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>rpc-certify load: ${esc(r.profile)} ${esc(r.verdict)}</title>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>rpc-certify load: ${esc(r.profile)} ${esc(verdict)}</title>
 <style>
 body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1040px;padding:0 12px;color:#222}
 .why{border-left:4px solid #999;background:#f7f7f7;padding:8px 12px;margin:12px 0}.why.fail{border-color:#d62728;color:#222}.why.pass{border-color:#2ca02c;color:#222}.why.measured{border-color:#1f77b4;color:#222}.why.incomplete{border-color:#ff7f0e}
@@ -51,7 +54,7 @@ td:first-child,th:first-child{text-align:left}.pass{color:#2ca02c}.fail{color:#d
 svg text{font:11px system-ui,sans-serif;fill:#333}svg .small{font-size:10px}svg .axis{stroke:#999}svg .grid{stroke:#eee}
 .legend span{margin-right:14px;white-space:nowrap}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px}
 </style></head><body>
-<h1>Load test: <span class="${r.verdict}">${esc(r.verdict.toUpperCase())}</span> <span class="muted">(${esc(r.profile)} profile)</span></h1>
+<h1>Load test: <span class="${verdict}">${esc(verdict.toUpperCase())}</span> <span class="muted">(${esc(r.profile)} profile)</span></h1>
 ${whyBox(r)}
 <p>Endpoint ${esc(r.endpoint)} · chain ${esc(r.corpus.chainId)} · k6 ${esc(r.k6.version)} · ${r.durationSec} s · corpus seed ${r.corpus.seed}, ${Math.round(r.corpus.missShare * 100)}% misses · ${esc(r.createdAt)}</p>
 <p>${generatorLine(r)}
@@ -112,7 +115,8 @@ function charts(html: string): string {
 /** The verdict and why, first on the page: which threshold, regression or method (headline.ts). */
 function whyBox(r: LoadReport): string {
   const h = headline(r);
-  return `<div class="why ${r.verdict}"><b>${esc(r.verdict === 'measured' ? 'Capacity' : r.verdict.toUpperCase())}: ${esc(h.summary)}</b><ul>${h.reasons.map((x) => `<li>${esc(x)}</li>`).join('')}</ul></div>`;
+  const { verdict } = decide(r);
+  return `<div class="why ${verdict}"><b>${esc(verdict === 'measured' ? 'Capacity' : verdict.toUpperCase())}: ${esc(h.summary)}</b><ul>${h.reasons.map((x) => `<li>${esc(x)}</li>`).join('')}</ul></div>`;
 }
 
 function generatorLine(r: LoadReport): string {

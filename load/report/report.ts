@@ -16,6 +16,7 @@ import { expectedIterations, type Plan, type Profile, type Slo } from '../shared
 import { failureRate, type Latency, latencyOf, requestsOf } from '../shared/shard.ts';
 import { round } from '../shared/summary.ts';
 import type { TimelinePoint } from './timeline.ts';
+import { withVerdict } from './verdict.ts';
 
 export interface MethodReport {
   requests: number;
@@ -29,8 +30,9 @@ export interface MethodReport {
   /** JSON-RPC error codes seen, per class ("rpc_error" -> {"-32000": 4}). */
   errorCodes: Record<string, Record<string, number>>;
   failureRate: number;
-  /** Answers validated against the schemas (`invalid` counts what failed); `wrong` counts answers with another id, or
-   * another answer than the one recorded at sampling, validated or not. */
+  /** Answers validated against the schemas (`invalid` counts what failed); `wrong` counts answers that say something
+   * false, validated or not: another id than the request's, a value where a miss's null or a revert's error is due,
+   * another answer than the one recorded at sampling, or one outside its bounds. */
   validated: number;
   /** Answers the generator parsed to classify them: the validated ones, and any that was not the answer sampling saw
    * (byte for byte, but for the id: core/reply.ts). The others were recognised by their fingerprint. */
@@ -53,7 +55,10 @@ export interface LoadReport {
   createdAt: string;
   profile: Profile;
   endpoint: string;
+  /** Decided by verdict.ts (withVerdict) from the figures below, with its reasons: nothing else sets them. */
   verdict: 'pass' | 'fail' | 'measured' | 'incomplete';
+  /** Why the run failed, most decisive first (empty when it did not); absent from reports written before it was recorded. */
+  reasons?: string[];
   /** Why a run stopped early (Ctrl-C, SIGTERM). */
   incompleteReason?: string;
   k6: { version: string; source: string; exitCode: number };
@@ -155,39 +160,6 @@ export function corpusInfo(corpus: Corpus, selected: readonly RpcMethod[]): Corp
   const { seed, missShare, chainId, head, finalBlock, blocksSampled } = corpus;
   const methods = Object.fromEntries(selected.map((m) => [m, { ...compositionOf(corpus.entries[m] ?? []), ...corpus.sampling[m] }]));
   return { seed, missShare, chainId, head, ...(finalBlock === undefined ? {} : { finalBlock }), blocksSampled, methods };
-}
-
-/** pass/fail from what sampling found, thresholds, head regressions, drift and the baseline; capacity only measures. */
-export function withVerdict(report: LoadReport): LoadReport {
-  if (report.verdict === 'incomplete') return report;
-  if (report.profile === 'capacity') return { ...report, verdict: 'measured' };
-  const failed =
-    sampledFaults(report).length > 0 ||
-    report.thresholds.some((t) => !t.ok) ||
-    report.head.regressions > 0 ||
-    Object.values(report.drift ?? {}).some((d) => d.drifted) ||
-    report.baseline?.ok === false;
-  return { ...report, verdict: failed ? 'fail' : 'pass' };
-}
-
-export interface SampledFault {
-  method: string;
-  notServed: boolean;
-  text: string;
-}
-
-/** What sampling found that fails a run by itself: a method not served (whose reason sums up what its entries
- * answered), answers that contradicted their entry's kind. */
-export function sampledFaults(report: Pick<LoadReport, 'corpus'>): SampledFault[] {
-  return Object.entries(report.corpus.methods ?? {}).flatMap(([method, c]): SampledFault[] =>
-    c.status === 'not served'
-      ? [{ method, notServed: true, text: `${method} not served: ${c.reason ?? ''}` }]
-      : (c.findings ?? []).map((f) => ({
-          method,
-          notServed: false,
-          text: `${method}: ${f.count} ${f.kind} ${f.count === 1 ? 'entry' : 'entries'} answered ${f.cls}${f.code === undefined ? '' : ` ${f.code}`} at sampling, e.g. ${f.example}`,
-        })),
-  );
 }
 
 /** Error codes per class in load.json: the most frequent few, the rest added up under "other" (an endpoint can answer any number of codes). */

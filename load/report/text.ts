@@ -1,31 +1,26 @@
-// The few lines a load run prints when it ends.
+// The few lines a load run prints when it ends: the decision (verdict.ts) and its reasons first, then the figures.
 import { ENTRY_KINDS, isDegenerate } from '../shared/corpus.ts';
 import { ESTIMATE_SPREAD } from '../shared/bounds.ts';
 import { generatorSentence, headline } from './headline.ts';
 import type { LoadReport, MethodCorpus } from './report.ts';
+import { decide } from './verdict.ts';
 
 export function summaryText(r: LoadReport, reportPaths: string[]): string {
   const pad = (s: string | number, n: number) => String(s).padStart(n);
   const lines = [
-    `load ${r.profile}: ${r.verdict.toUpperCase()} in ${r.durationSec} s against ${r.endpoint} (k6 ${r.k6.version}, corpus seed ${r.corpus.seed})`,
-    // Why, first: the reader should not have to scroll past the table to learn which threshold or method failed.
+    `load ${r.profile}: ${decide(r).verdict.toUpperCase()} in ${r.durationSec} s against ${r.endpoint} (k6 ${r.k6.version}, corpus seed ${r.corpus.seed})`,
+    // Why, first: the reader should not have to scroll past the table to learn which threshold or method failed
+    // (the reasons carry the details: a wrong answer's rate and example, how far the head went back, the drift).
     ...(({ summary, reasons }) => [`  ${summary}${reasons.length ? ':' : ''}`, ...reasons.map((x) => `  - ${x}`)])(headline(r)),
-    `${'method'.padEnd(42)}${pad('requests', 9)}${pad('rps/target', 14)}${pad('p50 ms', 9)}${pad('p95', 9)}${pad('p99', 9)}${pad('failures', 10)}`,
+    `${'method'.padEnd(42)}${pad('requests', 9)}${pad('rps/target', 14)}${pad('p50 ms', 9)}${pad('p95', 9)}${pad('p99', 9)}${pad('failures', 10)}${pad('wrong', 7)}`,
     ...Object.entries(r.methods).map(([name, m]) => {
       const l = m.latencyMs;
       const latency = l ? `${pad(l.p50, 9)}${pad(l.p95, 9)}${pad(l.p99, 9)}` : pad(m.requests ? 'no successful answer' : 'completed no request', 27);
-      return `${name.padEnd(42)}${pad(m.requests, 9)}${pad(`${m.achievedRps}/${m.targetRps}`, 14)}${latency}${pad(`${(m.failureRate * 100).toFixed(2)}%`, 10)}`;
+      return `${name.padEnd(42)}${pad(m.requests, 9)}${pad(`${m.achievedRps}/${m.targetRps}`, 14)}${latency}${pad(`${(m.failureRate * 100).toFixed(2)}%`, 10)}${pad(m.classes.wrong, 7)}`;
     }),
     `corpus per method (as sampled; "compared": answers checked against the one sampled, an estimate at a final block within ${ESTIMATE_SPREAD * 100}% of it):`,
     ...Object.entries(r.corpus.methods).map(([name, c]) => `  ${name.padEnd(40)}${describeCorpus(c)}`),
     `generator: ${r.generator.instances > 1 ? `${r.generator.instances} k6 instances, merged; ` : ''}${generatorSentence(r).text.replace(/^the generator /, '')}${r.generator.cpuCores === undefined ? '' : ` (k6 used ${r.generator.cpuCores} of ${r.generator.availableCores} cores)`}`,
-    ...Object.entries(r.methods)
-      .filter(([, m]) => m.classes.wrong > 0)
-      .map(([n, m]) => `wrong answers ${n}: ${m.classes.wrong} of ${m.requests}${m.wrongSample ? `, e.g. ${m.wrongSample}` : ''}`),
-    ...(r.head.regressions ? [`head went back ${r.head.regressions} times (up to ${r.head.deepestBlocks} blocks)${r.head.sample ? `, e.g. ${r.head.sample}` : ''}`] : []),
-    ...Object.entries(r.drift ?? {})
-      .filter(([, d]) => d.drifted)
-      .map(([n, d]) => `drift ${n}: p95 ${d.startP95Ms} ms -> ${d.endP95Ms} ms`),
     `reports: ${reportPaths.join(', ')}`,
   ];
   return lines.join('\n');

@@ -16,7 +16,6 @@ import type { Targets } from '../../core/targets.ts';
 import { ensureK6 } from '../../scripts/setup-k6.ts';
 import { findCapacity, type StepOptions } from '../report/capacity.ts';
 import { compareReports, DEFAULT_TOLERANCE, incompleteness, type RunShape, shapeDifferences, shapeOf } from '../report/compare.ts';
-import { failedOnItsOwn } from '../report/headline.ts';
 import { type Corpus, fromLearnedCorpus, type LearnedCorpus } from '../shared/corpus.ts';
 import { renderHtml } from '../report/html.ts';
 import { type Measurement, measure, ToolError } from './instances.ts';
@@ -24,7 +23,8 @@ import { renderJunit } from '../report/junit.ts';
 import { LiveProgress } from './progress.ts';
 import { isRpcMethod, METHODS, type RpcMethod, type Subject } from '../shared/methods.ts';
 import { buildPlan, capacitySubjects, DEFAULT_MAX_STEPS, DEFAULT_MISS_SHARE, type Plan, type PlanInput, type Profile, type Slo } from '../shared/profiles.ts';
-import { assertReport, buildReport, corpusInfo, type LoadReport, readReport, withVerdict } from '../report/report.ts';
+import { assertReport, buildReport, corpusInfo, type LoadReport, readReport } from '../report/report.ts';
+import { exitCodeOf, failedOnItsOwn, withVerdict } from '../report/verdict.ts';
 import { EndpointError, sampleCorpus } from '../plan/sample.ts';
 import { summaryText } from '../report/text.ts';
 
@@ -162,7 +162,7 @@ async function run(opts: LoadOptions, log: (line: string) => void): Promise<Load
       report = buildReport({ ...common, plan, measurement });
     }
     if (opts.keepWork) log(`load: work files kept in ${work}`);
-    if (opts.signal?.aborted) report = { ...report, verdict: 'incomplete', incompleteReason: `interrupted by ${String(opts.signal.reason)}: the figures cover the run until then` };
+    if (opts.signal?.aborted) report = withVerdict({ ...report, incompleteReason: `interrupted by ${String(opts.signal.reason)}: the figures cover the run until then` });
     return await conclude(report, opts, baseline, { dashboard, corpus: !opts.corpus });
   } finally {
     if (!opts.keepWork) await rm(work, { recursive: true, force: true });
@@ -236,10 +236,11 @@ export function refuseUnlike(baseline: LoadReport, current: RunShape): void {
 /** Judges the report against the baseline, writes it, and says how the run went. */
 export async function conclude(report: LoadReport, opts: { out: string; baseline?: string; tolerance?: number }, baseline: LoadReport | undefined, extra: { dashboard?: string; corpus: boolean }): Promise<LoadOutcome> {
   if (baseline) refuseUnlike(baseline, shapeOf(report));
-  const judged = baseline && opts.baseline ? withBaseline(report, baseline, opts.baseline, opts.tolerance ?? DEFAULT_TOLERANCE) : report;
+  // The one decision (verdict.ts), taken on the report as written: load.json stores it, the other files, the summary and
+  // the exit code print it.
+  const judged = withVerdict(baseline && opts.baseline ? withBaseline(report, baseline, opts.baseline, opts.tolerance ?? DEFAULT_TOLERANCE) : report);
   const reportPaths = await writeReports(judged, opts.out, extra);
-  const exitCode = judged.verdict === 'incomplete' ? INTERRUPTED_EXIT : judged.verdict === 'fail' ? 1 : 0;
-  return { exitCode, reportPaths, summary: summaryText(judged, reportPaths) };
+  return { exitCode: exitCodeOf(judged.verdict), reportPaths, summary: summaryText(judged, reportPaths) };
 }
 
 async function writeReports(loaded: LoadReport, dir: string, extra: { dashboard?: string; corpus: boolean }): Promise<string[]> {
@@ -258,7 +259,7 @@ async function writeReports(loaded: LoadReport, dir: string, extra: { dashboard?
 
 function withBaseline(report: LoadReport, baseline: LoadReport, file: string, tolerance: number): LoadReport {
   const checks = compareReports(baseline, report, tolerance);
-  return withVerdict({ ...report, baseline: { file, tolerance, ok: checks.every((c) => c.ok), checks } });
+  return { ...report, baseline: { file, tolerance, ok: checks.every((c) => c.ok), checks } };
 }
 
 function selectMethods(names: string[] | undefined): RpcMethod[] {

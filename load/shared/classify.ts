@@ -1,6 +1,8 @@
 // Sorts one HTTP exchange into a class. Only the expected outcome is a success: a JSON-RPC error inside an
 // HTTP 200 is one only where the corpus expects exactly that code (a revert: 3), a null only where it
-// expects a miss, and an answer carrying another request's id is `wrong`. Pure: used by k6 per request and by sampling.
+// expects a miss. An answer carrying another request's id, and a value where a miss's null or a revert's
+// error is due, are `wrong`: well-formed answers that say something false, not malformed ones (`invalid`).
+// Pure: used by k6 per request and by sampling.
 import type { RpcClass } from './methods.ts';
 
 export interface Expectation {
@@ -30,6 +32,8 @@ export interface Classification {
   code?: number;
   /** The parsed body, for sampled schema validation of the successful classes. */
   envelope?: Envelope;
+  /** For `wrong`: what was wrong with it, in a few words. */
+  why?: string;
 }
 
 // EIP-1474 "limit exceeded" and providers' own quota answers (some put the HTTP status in the code).
@@ -52,17 +56,22 @@ export function classify(outcome: HttpOutcome, expected: Expectation): Classific
     const coded = (cls: RpcClass): Classification => (code === undefined ? { cls } : { cls, code });
     if (isRateLimit(code, error.message)) return coded('rate_limited');
     if (outcome.status < 200 || outcome.status > 299) return coded('http_error');
-    if (outcome.id !== undefined && envelope.id !== outcome.id) return { cls: 'wrong' };
+    if (outcome.id !== undefined && envelope.id !== outcome.id) return OTHER_ID;
     if (expected.expect === 'error' && code !== undefined && expected.errorCode === code) return { ...coded('ok_error'), envelope };
     return coded('rpc_error');
   }
   if (outcome.status < 200 || outcome.status > 299) return { cls: 'http_error' };
   if (!envelope || !('result' in envelope)) return { cls: 'invalid' };
-  if (outcome.id !== undefined && envelope.id !== outcome.id) return { cls: 'wrong' };
+  if (outcome.id !== undefined && envelope.id !== outcome.id) return OTHER_ID;
   if (envelope.result === null) return expected.expect === 'null' ? { cls: 'ok_null', envelope } : { cls: 'null_unexpected' };
-  // A value where the corpus expects a miss or an error means the endpoint answers something else.
-  return expected.expect === 'value' ? { cls: 'ok', envelope } : { cls: 'invalid' };
+  // A value where a miss or a revert is due: data that does not exist, or a call that reverts, answered as if it did not.
+  if (expected.expect === 'null') return VALUE_FOR_NULL;
+  return expected.expect === 'error' ? valueForError(expected.errorCode) : { cls: 'ok', envelope };
 }
+
+const OTHER_ID: Readonly<Classification> = Object.freeze({ cls: 'wrong', why: "the answer carries another id than the request's" });
+const VALUE_FOR_NULL: Readonly<Classification> = Object.freeze({ cls: 'wrong', why: 'a value where null is due (a miss)' });
+const valueForError = (code: number | undefined): Classification => ({ cls: 'wrong', why: `a value where ${code === undefined ? 'an error' : `error ${code}`} is due (a revert)` });
 
 /** The verdict of an answer that meets the expectation: what an answer recognised by its fingerprint gets (core/reply.ts).
  * The commonest verdicts are shared objects, not built per request: readers never change a verdict. */

@@ -40,7 +40,7 @@ export const CLASSES = [
   'http_error',
   'timeout',
   'invalid', // unparseable, or a value that breaks its schema (validation is sampled)
-  'wrong', // schema-valid, but not the answer recorded at sampling for an immutable lookup (validation is sampled)
+  'wrong', // a well-formed answer that says something false: another id, a value where a miss's null or a revert's error is due, not the answer sampled, outside its bounds; any one fails the run (report/verdict.ts)
 ] as const;
 export type RpcClass = (typeof CLASSES)[number];
 

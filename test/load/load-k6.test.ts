@@ -113,7 +113,7 @@ describe('load: real k6 runs against the embedded default (sentinel API key)', f
     const out = join(dir, 'out');
     expect(await readdir(out)).to.include.members(['load.json', 'load.html', 'load.junit.xml', 'load.k6-dashboard.html', 'load.corpus.json']);
     const junit = await readFile(join(out, 'load.junit.xml'), 'utf8');
-    expect((junit.match(/<testcase /g) ?? []).length, 'run complete, thresholds, head, one per method sampled').to.equal(1 + report.thresholds.length + 1 + 8);
+    expect((junit.match(/<testcase /g) ?? []).length, 'run complete, thresholds, head, one per method sampled, one per method measured').to.equal(1 + report.thresholds.length + 1 + 8 + 8);
     expect(await readFile(join(out, 'load.html'), 'utf8')).to.include('<svg');
   });
 
@@ -169,7 +169,7 @@ describe('load: real k6 runs against the embedded default (sentinel API key)', f
     const m = r.methods['eth_getBlockByHash'];
     expect(m?.parsed, 'parsed: the validated ones only').to.equal(m?.validated);
     expect(m?.requests).to.be.above(m?.parsed ?? Infinity);
-    expect(await readFile(join(out, 'load.junit.xml'), 'utf8')).to.match(/<failure message="regressed: eth_getBlockByHash p95/);
+    expect(await readFile(join(out, 'load.junit.xml'), 'utf8')).to.match(/<failure message="regressed against [^"]*: eth_getBlockByHash p95/);
 
     const regressed = await cli(['compare', base, join(out, 'load.json')], dir);
     expect(regressed.code, regressed.stdout + regressed.stderr).to.equal(1);

@@ -321,15 +321,19 @@ describe('load: the headline (why the verdict)', () => {
       { metric: 'failed_eth_getTransactionReceipt', expression: 'rate<0.01', ok: false, value: 0.0312 },
     ],
     head: { checks: 60, regressions: 0, deepestBlocks: 0 },
-    methods: { eth_getBlockByHash: { classes: { wrong: 0 } }, eth_getTransactionReceipt: { classes: { wrong: 2 } } },
+    methods: { eth_getBlockByHash: { requests: 300, classes: { wrong: 0 } }, eth_getTransactionReceipt: { requests: 400, classes: { wrong: 2 }, wrongSample: '["0xab"]: not the answer recorded at sampling' } },
     corpus: { methods: {} },
     generator: { keptUp: true },
     plan: { slo: { p99Ms: 250, maxFailureRate: 0.01 } },
   } as unknown as LoadReport;
 
-  it('names each failed threshold per method with the measured value, and wrong answers', () => {
+  it('names each failed threshold per method with the measured value, and wrong answers first, with their rate and an example', () => {
     const h = headline(base);
-    expect(h.reasons).to.deep.equal(['eth_getBlockByHash: p(95) 612.5 ms (threshold <500)', 'eth_getTransactionReceipt: failure rate 3.12% (threshold < 1%)', 'eth_getTransactionReceipt: 2 wrong answers']);
+    expect(h.reasons).to.deep.equal([
+      'eth_getTransactionReceipt: 2 wrong answers in 400 (0.5%), e.g. ["0xab"]: not the answer recorded at sampling',
+      'eth_getBlockByHash: p(95) 612.5 ms (threshold <500)',
+      'eth_getTransactionReceipt: failure rate 3.12% (threshold < 1%)',
+    ]);
   });
 
   it('says what held on a pass, and gives the capacity knee per method with its confidence', () => {
@@ -341,6 +345,8 @@ describe('load: the headline (why the verdict)', () => {
     const step = (offeredRps: number, verdict: string) => ({ offeredRps, verdict, reason: verdict === 'slo' ? 'p99 300 ms > 250 ms' : undefined });
     const capacity = headline({
       ...base,
+      methods: {},
+      thresholds: [],
       verdict: 'measured',
       capacity: {
         eth_getBlockByHash: { sustainableRps: 100, limitedBy: 'endpoint', confidence: 'confirmed', steps: [step(50, 'within'), step(100, 'within'), step(150, 'slo'), { ...step(150, 'slo'), repeat: true }] },

@@ -3,7 +3,7 @@
 // where null is due or reverts with another code than 3 fails at sampling, by name; one that answers the
 // wrong block by number, echoes another id or completes nothing fails under load, with no validation at all.
 import { expect } from 'chai';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Devnet } from '../../devnet/index.ts';
@@ -155,7 +155,7 @@ describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)
         expect(report.methods[m]?.failureRate, m).to.equal(0);
       }
       const junit = await readFile(join(run.reportPaths[2] ?? ''), 'utf8');
-      expect(junit).to.match(/<testcase classname="load.sampling.eth_getBlockReceipts"[^>]*>\s*<failure message="eth_getBlockReceipts not served/);
+      expect(junit).to.match(/<testcase classname="load.sampling.eth_getBlockReceipts"[^>]*>\s*<failure message="Not served: eth_getBlockReceipts not served/);
       expect(junit).to.match(/<testcase classname="load.sampling.eth_getBlockByHash"[^>]*\/>/);
       const html = await readFile(join(run.reportPaths[1] ?? ''), 'utf8');
       expect(html).to.include('Corpus per method');
@@ -218,7 +218,7 @@ describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)
       const m = report.methods['eth_getBlockReceipts']!;
       expect(m.classes.wrong, JSON.stringify(m.classes)).to.be.above(0);
       expect(m.wrongSample, 'its own blockNumber gives it away before any digest').to.match(/an answer of block 0x[0-9a-f]+ to a lookup of block/);
-      expect(run.summary).to.match(/wrong answers eth_getBlockReceipts/);
+      expect(run.summary).to.match(/\n {2}- eth_getBlockReceipts: \d+ wrong answers? in \d+ \([\d.]+%\), e\.g\. .*an answer of block/);
     });
 
     it('every answer echoing the request id plus one: wrong', async () => {
@@ -368,5 +368,72 @@ describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)
         expect(m.wrongSample).to.match(sample);
       });
     }
+  });
+  describe('an endpoint answering wrongly ONCE: a gate run fails, and its summary, load.json and JUnit say why (issue 24)', function () {
+    const methods: RpcMethod[] = ['eth_estimateGas', 'eth_getTransactionByHash', 'eth_getTransactionReceipt'];
+    let corpus: Corpus;
+    let corpusFile: string;
+    before(async function () {
+      await needsK6.call(this);
+      proxy.fault = undefined;
+      corpus = await sampleCorpus({ url: proxy.url, seed: 1, missShare: 0.1, methods });
+      corpusFile = join(await outDir(), 'load.corpus.json');
+      await writeFile(corpusFile, JSON.stringify(corpus));
+    });
+
+    /** A gate run of one method, at 50 rps for 3 s (150 requests: one wrong answer is 0.67%, under the 1% failure
+     * threshold, which held: the run failed on the wrong answer alone), through a fault that fires once. */
+    async function gateWith(method: RpcMethod, once: (req: RpcRequest, res: RpcResponse, upstream: FaultProxy['ctx']['upstream']) => Promise<RpcResponse | undefined>, why: RegExp) {
+      let fired = 0;
+      proxy.fault = {
+        name: 'wrong once',
+        kills: [],
+        rewrite: async (req, res, ctx) => {
+          if (fired > 0 || req.method !== method) return res;
+          const wrong = await once(req, res, ctx.upstream);
+          if (wrong) fired++;
+          return wrong ?? res;
+        },
+      };
+      const out = await outDir();
+      const run = await runLoad({ url: proxy.url, profile: 'gate', rate: 50, duration: '3s', methods: [method], corpus: corpusFile, out, log: () => undefined });
+      expect(fired, 'the fault fired').to.equal(1);
+      const report = await reportIn(out);
+      const m = report.methods[method]!;
+      expect(m.classes.wrong, JSON.stringify(m.classes)).to.equal(1);
+      expect(report.thresholds.find((t) => t.metric === `failed_${method}`), 'the failure rate stayed under its 1% threshold').to.deep.include({ ok: true });
+      const reason = new RegExp(`^${method}: 1 wrong answer in ${m.requests} \\(0\\.\\d+%\\), e\\.g\\. \\[.*${why.source}`);
+      expect(run.exitCode, run.summary).to.equal(1);
+      expect(run.summary.split('\n')[0]).to.match(/^load gate: FAIL in /);
+      expect(run.summary.split('\n').some((line) => reason.test(line.replace(/^ {2}- /, ''))), run.summary).to.equal(true);
+      expect(report.verdict).to.equal('fail');
+      expect(report.reasons?.some((r) => reason.test(r)), JSON.stringify(report.reasons)).to.equal(true);
+      const junit = await readFile(join(out, 'load.junit.xml'), 'utf8');
+      const failure = new RegExp(`<testcase classname="load.answers.${method}"[^>]*>\\s*<failure message="${method}: 1 wrong answer in ${m.requests} `);
+      expect(junit).to.match(failure);
+    }
+
+    it('another valid transaction answered for one hash: exit 1, FAIL with the reason everywhere', async () => {
+      const hashes = corpus.entries.eth_getTransactionByHash.filter((e) => e.kind === 'hit').map((e) => String(e.params[0]));
+      await gateWith('eth_getTransactionByHash', async (req, res, upstream) => {
+        const other = hashes.find((h) => h !== req.params[0]);
+        if (!res.result || !other) return undefined;
+        const answer = await upstream('eth_getTransactionByHash', [other]);
+        return answer.result ? { ...answer, id: res.id } : undefined;
+      }, /not the answer recorded at sampling/);
+    });
+
+    it("a gas number answered for one revert (where error 3 is due): exit 1, FAIL with the reason everywhere", async () => {
+      await gateWith('eth_estimateGas', async (_req, res) => (res.error?.code === 3 ? { jsonrpc: '2.0', id: res.id, result: '0x5208' } : undefined), /a value where error 3 is due \(a revert\)/);
+    });
+
+    it('a real receipt answered for one unknown hash (where null is due): exit 1, FAIL with the reason everywhere', async () => {
+      const known = corpus.entries.eth_getTransactionReceipt.find((e) => e.kind === 'hit')?.params[0];
+      await gateWith('eth_getTransactionReceipt', async (_req, res, upstream) => {
+        if (res.result !== null || 'error' in res) return undefined;
+        const answer = await upstream('eth_getTransactionReceipt', [known]);
+        return answer.result ? { ...answer, id: res.id } : undefined;
+      }, /a value where null is due \(a miss\)/);
+    });
   });
 });

@@ -74,10 +74,15 @@ describe('load: classification of one answer', () => {
   it('timeout: the request ran out of time', () => {
     expect(classify({ status: 0, body: null, timedOut: true }, value).cls).to.equal('timeout');
   });
-  it('invalid: not JSON, neither result nor error, or a value where a miss or an error is expected', () => {
+  it('invalid: not JSON, or neither result nor error', () => {
     expect(classify({ status: 200, body: 'not json' }, value).cls).to.equal('invalid');
     expect(classify({ status: 200, body: body({}) }, value).cls).to.equal('invalid');
-    expect(classify({ status: 200, body: body({ result: { hash: '0x1' } }) }, miss).cls).to.equal('invalid');
+  });
+  it('wrong, saying why: a value where a miss\'s null is due (an object for an unknown hash), a value where a revert\'s error 3 is due (a gas number)', () => {
+    expect(classify({ status: 200, body: body({ result: { hash: '0x1' } }) }, miss)).to.deep.equal({ cls: 'wrong', why: 'a value where null is due (a miss)' });
+    expect(classify({ status: 200, body: body({ result: '0x5208' }) }, revert)).to.deep.equal({ cls: 'wrong', why: 'a value where error 3 is due (a revert)' });
+    expect(classify({ status: 200, body: body({ result: [] }) }, miss).cls, 'an empty list is a value too').to.equal('wrong');
+    expect(classify({ status: 200, body: JSON.stringify({ jsonrpc: '2.0', id: 8, result: '0x1' }), id: 7 }, value)).to.deep.include({ cls: 'wrong', why: "the answer carries another id than the request's" });
   });
 });
 

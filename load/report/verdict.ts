@@ -1,0 +1,145 @@
+// The one decision of a load run: every check the run is held to (the run completing, what sampling found, wrong
+// answers, the head, thresholds, the baseline, drift), which of them failed and why, and from that its verdict and
+// exit code. load.json stores it (withVerdict); the terminal summary, load.html and load.junit.xml print it; `compare`
+// and `--baseline` read it; none of them judges on its own. Pure.
+import { INTERRUPTED_EXIT } from '../../cli/interrupt.ts';
+import { describeCheck } from './compare.ts';
+import type { LoadReport } from './report.ts';
+
+export type Verdict = LoadReport['verdict'];
+
+/** What a check is about; also its rank among the reasons (most decisive first) and its place in load.junit.xml. */
+export const CHECK_KINDS = ['run', 'sampling', 'answers', 'head', 'threshold', 'baseline', 'drift'] as const;
+export type CheckKind = (typeof CHECK_KINDS)[number];
+
+export interface GateCheck {
+  kind: CheckKind;
+  /** JUnit's classname and test case name. */
+  className: string;
+  name: string;
+  /** Why it failed: the reason the summary lists and the JUnit failure. None when it held. */
+  failure?: string;
+}
+
+export interface Decision {
+  verdict: Verdict;
+  /** Every check, in load.junit.xml's order. */
+  checks: GateCheck[];
+  /** The failed checks' reasons, most decisive first: empty exactly when nothing failed. */
+  reasons: string[];
+}
+
+/**
+ * Any failed check fails the run, whatever the profile: a capacity run only measures when every check held.
+ * A wrong answer fails it whatever its rate (the rate is in the reason): an endpoint that answers wrongly once in
+ * 10,000 calls answers wrongly, and no failure-rate threshold excuses it.
+ */
+export function decide(r: LoadReport): Decision {
+  const checks = gateChecks(r);
+  const failed = checks.filter((c) => c.failure !== undefined);
+  const rank = (c: GateCheck) => CHECK_KINDS.indexOf(c.kind);
+  const reasons = [...failed].sort((a, b) => rank(a) - rank(b)).map((c) => c.failure ?? '');
+  const verdict: Verdict = isIncomplete(r) ? 'incomplete' : failed.length ? 'fail' : r.profile === 'capacity' ? 'measured' : 'pass';
+  return { verdict, checks, reasons };
+}
+
+/** The report with the decision's verdict and reasons: the only way a report gets them. */
+export function withVerdict(r: LoadReport): LoadReport {
+  const { verdict, reasons } = decide(r);
+  return { ...r, verdict, reasons };
+}
+
+/** The exit code of a decided run: 0 pass (or measured), 1 fail, 130 incomplete. */
+export function exitCodeOf(verdict: Verdict): number {
+  return verdict === 'incomplete' ? INTERRUPTED_EXIT : verdict === 'fail' ? 1 : 0;
+}
+
+/**
+ * Why a completed run failed on its own (a regression against its own baseline aside), for `compare` and `load --baseline`:
+ * such a run is no baseline (its limits would allow the same failures), and no current run that could pass a comparison.
+ * Decided again from the report's figures, so an older report that passed with a wrong answer is judged as today.
+ */
+export function failedOnItsOwn(r: LoadReport, which: string): string | undefined {
+  const own = decide(r).checks.filter((c) => c.failure !== undefined && c.kind !== 'baseline' && c.kind !== 'run');
+  if (own.length === 0) return undefined;
+  const shown = own.slice(0, 3).map((c) => c.failure).join('; ');
+  return `${which} is a failed run (${shown}${own.length > 3 ? `; ${own.length - 3} more` : ''})`;
+}
+
+const isIncomplete = (r: Pick<LoadReport, 'verdict' | 'incompleteReason'>) => r.incompleteReason !== undefined || r.verdict === 'incomplete';
+
+function gateChecks(r: LoadReport): GateCheck[] {
+  const p = `load.${r.profile}`;
+  const checks: GateCheck[] = [
+    { kind: 'run', className: `${p}.run`, name: 'the run completed as planned', ...(isIncomplete(r) ? { failure: `incomplete: ${r.incompleteReason ?? 'stopped early'}` } : {}) },
+    ...r.thresholds.map((t): GateCheck => ({ kind: 'threshold', className: `${p}.${t.metric}`, name: `${t.metric} ${t.expression}`, ...(t.ok ? {} : { failure: thresholdFailure(t) }) })),
+    {
+      kind: 'head',
+      className: `${p}.head`,
+      name: 'eth_blockNumber never goes back',
+      ...(r.head.regressions ? { failure: `eth_blockNumber went back ${r.head.regressions} times in ${r.head.checks} checks (up to ${r.head.deepestBlocks} blocks)${r.head.sample ? `, e.g. ${r.head.sample}` : ''}` } : {}),
+    },
+  ];
+  const faults = sampledFaults(r);
+  for (const method of Object.keys(r.corpus.methods ?? {})) {
+    const mine = faults.filter((f) => f.method === method);
+    checks.push({
+      kind: 'sampling',
+      className: `load.sampling.${method}`,
+      name: `${method} served, every entry answering as its kind requires`,
+      ...(mine.length ? { failure: mine.map((f) => (f.notServed ? `Not served: ${f.text}` : `sampling found ${f.text}`)).join('; ') } : {}),
+    });
+  }
+  for (const [method, m] of Object.entries(r.methods)) {
+    const wrong = m.classes.wrong;
+    checks.push({
+      kind: 'answers',
+      className: `load.answers.${method}`,
+      name: `${method} never answered wrongly under load`,
+      ...(wrong > 0 ? { failure: `${method}: ${wrong} wrong answer${wrong === 1 ? '' : 's'} in ${m.requests} (${share(wrong, m.requests)})${m.wrongSample ? `, e.g. ${m.wrongSample}` : ''}` } : {}),
+    });
+  }
+  for (const c of r.baseline?.checks ?? []) {
+    checks.push({ kind: 'baseline', className: `load.baseline.${c.method}`, name: `${c.method} ${c.metric}`, ...(c.ok ? {} : { failure: `regressed against ${r.baseline?.file}: ${describeCheck(c)}` }) });
+  }
+  for (const [name, d] of Object.entries(r.drift ?? {})) {
+    checks.push({ kind: 'drift', className: `load.drift.${name}`, name: `${name} p95 drift`, ...(d.drifted ? { failure: `${name} drifted: p95 ${d.startP95Ms} ms at the start, ${d.endP95Ms} ms at the end (x${d.ratio})` } : {}) });
+  }
+  return checks;
+}
+
+/** A share in percent with two significant digits: 1 in 150 is 0.67%, 1 in 10,000 is 0.01%. */
+function share(n: number, of: number): string {
+  return of > 0 ? `${Number(((100 * n) / of).toPrecision(2))}%` : 'n/a';
+}
+
+/** A failed threshold: "eth_getBlockByHash: p(95) 521.1 ms (threshold <500)", "…: failure rate 3.12% (threshold < 1%)". */
+function thresholdFailure(t: LoadReport['thresholds'][number]): string {
+  const m = /^(latency|failed)_(.+)$/.exec(t.metric);
+  const [stat, limit] = t.expression.split(/(?=[<>=!])/, 2);
+  const failed = m?.[1] === 'failed';
+  const value = t.value === undefined ? 'n/a' : failed ? `${Math.round(t.value * 10000) / 100}%` : `${t.value}${m ? ' ms' : ''}`;
+  const rate = /^rate\s*([<>=!]+)\s*([\d.]+)$/.exec(t.expression);
+  const threshold = failed && rate ? `${rate[1]} ${Math.round(Number(rate[2]) * 10000) / 100}%` : (limit ?? '');
+  return `${m?.[2] ?? t.metric}: ${failed ? 'failure rate' : (stat ?? t.expression)} ${value} (threshold ${threshold})`;
+}
+
+export interface SampledFault {
+  method: string;
+  notServed: boolean;
+  text: string;
+}
+
+/** What sampling found that fails a run by itself: a method not served (whose reason sums up what its entries
+ * answered), answers that contradicted their entry's kind. */
+export function sampledFaults(report: Pick<LoadReport, 'corpus'>): SampledFault[] {
+  return Object.entries(report.corpus.methods ?? {}).flatMap(([method, c]): SampledFault[] =>
+    c.status === 'not served'
+      ? [{ method, notServed: true, text: `${method} not served: ${c.reason ?? ''}` }]
+      : (c.findings ?? []).map((f) => ({
+          method,
+          notServed: false,
+          text: `${method}: ${f.count} ${f.kind} ${f.count === 1 ? 'entry' : 'entries'} answered ${f.cls}${f.code === undefined ? '' : ` ${f.code}`} at sampling, e.g. ${f.example}`,
+        })),
+  );
+}

@@ -385,12 +385,16 @@ describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)
      * threshold, which held: the run failed on the wrong answer alone), through a fault that fires once. */
     async function gateWith(method: RpcMethod, once: (req: RpcRequest, res: RpcResponse, upstream: FaultProxy['ctx']['upstream']) => Promise<RpcResponse | undefined>, why: RegExp) {
       let fired = 0;
+      // Claimed before the first await: answers in flight together must not all be rewritten.
+      let busy = false;
       proxy.fault = {
         name: 'wrong once',
         kills: [],
         rewrite: async (req, res, ctx) => {
-          if (fired > 0 || req.method !== method) return res;
+          if (busy || fired > 0 || req.method !== method) return res;
+          busy = true;
           const wrong = await once(req, res, ctx.upstream);
+          busy = false;
           if (wrong) fired++;
           return wrong ?? res;
         },

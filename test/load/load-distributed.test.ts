@@ -193,7 +193,7 @@ describe('load: beyond one process, capacity knee, correctness under load (real 
     expect(m.validated).to.equal(m.requests);
     expect(m.wrongSample).to.match(/not the answer recorded at sampling/);
     expect(report.head).to.deep.include({ regressions: 1, deepestBlocks: 2 });
-    expect(outcome.summary).to.match(/wrong answers eth_getBlockByHash: \d+ of \d+, e.g./);
-    expect(outcome.summary).to.match(/head went back 1 times/);
+    expect(outcome.summary).to.match(/\n {2}- eth_getBlockByHash: \d+ wrong answers in \d+ \([\d.]+%\), e\.g\. /);
+    expect(outcome.summary).to.match(/\n {2}- eth_blockNumber went back 1 times in \d+ checks \(up to 2 blocks\)/);
   });
 });

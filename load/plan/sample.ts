@@ -86,7 +86,7 @@ export async function sampleCorpus(opts: SampleOptions): Promise<Corpus> {
     const finalBlock = await finalBlockOf(reference, head);
     const rng = createRng(opts.seed);
     const blocks = await fetchBlocks(reference, chainSpread(head, MAX_BLOCKS, rng));
-    const candidates = buildCandidates(blocks, head, rng, opts.targets);
+    const candidates = buildCandidates(blocks, { head, finalBlock }, rng, opts.targets);
     const headLimit = q(blocks.find((b) => q(b.number) === head)?.gasLimit);
     const gasCap = headLimit === undefined ? undefined : headLimit * GAS_CAP_BLOCKS;
 
@@ -171,7 +171,8 @@ interface ChainPoint {
 }
 type Pools = Record<RpcMethod, { hits: Candidate[]; misses: Candidate[] }>;
 
-function buildCandidates(blocks: RawBlock[], head: bigint, rng: Rng, targets: SampleOptions['targets']): Pools {
+function buildCandidates(blocks: RawBlock[], chain: Pick<ChainPoint, 'head' | 'finalBlock'>, rng: Rng, targets: SampleOptions['targets']): Pools {
+  const { head, finalBlock } = chain;
   const pools = Object.fromEntries(METHODS.map((m) => [m, { hits: [], misses: [] }])) as unknown as Pools;
   const add = (m: RpcMethod, kind: EntryKind, params: unknown[], note: string, at?: { block: string; byNumber?: boolean }) =>
     pools[m][onMissSide(kind) ? 'misses' : 'hits'].push({ params, note: kind === 'miss' ? `miss: ${note}` : note, kind, ...(at ? { block: q(at.block) ?? 0n, byNumber: at.byNumber === true } : {}) });
@@ -182,18 +183,22 @@ function buildCandidates(blocks: RawBlock[], head: bigint, rng: Rng, targets: Sa
     const txs = b.transactions.filter((t) => typeof t === 'object');
     const byHash = { block: b.number };
     const byNumber = { block: b.number, byNumber: true };
+    // A null due by number (no uncle there, an index past the last transaction) holds only while the block at that
+    // number stays the one sampled: a value is `wrong` and fails the run, so only final blocks give such entries.
+    const final = finalBlock !== undefined && (q(b.number) ?? head) <= finalBlock;
     add('eth_getBlockByHash', 'hit', [b.hash, rng.next() < 0.5], age(b), byHash);
     add('eth_getBlockReceipts', 'hit', [b.number], age(b), byNumber);
     for (const [m, ref] of [['eth_getUncleByBlockNumberAndIndex', b.number], ['eth_getUncleByBlockHashAndIndex', b.hash]] as const) {
       const at = m === 'eth_getUncleByBlockNumberAndIndex' ? byNumber : byHash;
+      const nullDue = m === 'eth_getUncleByBlockHashAndIndex' || final;
       // Post-merge blocks have no uncles: the realistic uncle query then answers null.
-      if (b.uncles.length === 0) add(m, 'empty', [ref, '0x0'], 'block without uncles');
+      if (b.uncles.length === 0 && nullDue) add(m, 'empty', [ref, '0x0'], 'block without uncles');
       b.uncles.forEach((_, i) => add(m, 'hit', [ref, toQuantity(i)], 'uncle', at));
-      add(m, 'miss', [ref, toQuantity(b.uncles.length + 1)], 'uncle index out of range');
+      if (nullDue) add(m, 'miss', [ref, toQuantity(b.uncles.length + 1)], 'uncle index out of range');
     }
     if (txs.length > 0) {
       for (let i = 0; i < Math.min(3, txs.length); i++) add('eth_getTransactionByBlockNumberAndIndex', 'hit', [b.number, toQuantity(rng.int(txs.length))], age(b), byNumber);
-      add('eth_getTransactionByBlockNumberAndIndex', 'miss', [b.number, toQuantity(txs.length)], 'index out of range');
+      if (final) add('eth_getTransactionByBlockNumberAndIndex', 'miss', [b.number, toQuantity(txs.length)], 'index out of range');
     }
     for (const tx of txs) {
       const type = `tx type ${tx.type ?? '0x0'}`;

@@ -91,6 +91,18 @@ describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)
       expect(corpus.entries.eth_getTransactionReceipt.every((e) => e.kind === 'miss'), 'only the misses are asked').to.equal(true);
     });
 
+    it('a null due by block number (no uncle there, an index past the last transaction) only for final blocks: a reorg near the head cannot make a right answer `wrong`', async () => {
+      const corpus = await sample(undefined, ['eth_getUncleByBlockNumberAndIndex', 'eth_getTransactionByBlockNumberAndIndex']);
+      const final = BigInt(corpus.finalBlock ?? '-0x1');
+      const pastHead = BigInt(corpus.head) + 1_000_000n;
+      for (const m of ['eth_getUncleByBlockNumberAndIndex', 'eth_getTransactionByBlockNumberAndIndex'] as const) {
+        const nullDue = corpus.entries[m].filter((e) => e.kind !== 'hit').map((e) => BigInt(String(e.params[0])));
+        expect(nullDue.length, m).to.be.above(0);
+        expect(nullDue.filter((n) => n > final && n !== pastHead).map((n) => `0x${n.toString(16)}`), `${m}: above the final block ${corpus.finalBlock}`).to.deep.equal([]);
+      }
+      expect(corpus.entries.eth_getUncleByBlockNumberAndIndex.some((e) => e.kind === 'empty'), 'empty uncle lookups of final blocks remain').to.equal(true);
+    });
+
     it('answers echoing another id are `wrong` at sampling too', async () => {
       const corpus = await sample((req, res) => (req.method === 'eth_getBlockByHash' ? { ...res, id: req.id + 1 } : res), ['eth_getBlockByHash']);
       expect(corpus.sampling.eth_getBlockByHash?.status).to.equal('not served');

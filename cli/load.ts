@@ -10,7 +10,8 @@ import { METHODS } from '../load/shared/methods.ts';
 import { DEFAULT_MAX_STEPS, DEFAULT_MISS_SHARE, parseDuration, PROFILES, type Profile } from '../load/shared/profiles.ts';
 import type { LoadOptions, TestOptions } from '../load/run/run.ts';
 import { findK6, K6_VERSION, toolsDir } from '../scripts/setup-k6.ts';
-import { endpointOptions, expectedNetwork, methodList, positive, resolveEndpoint, UsageError, warnShortKey } from './networks.ts';
+import { BLOCK_TIME_HELP } from '../devnet/moving.ts';
+import { blockTime, endpointOptions, expectedNetwork, methodList, positive, resolveEndpoint, UsageError, warnShortKey } from './networks.ts';
 import { interruptSignal } from './interrupt.ts';
 
 /** The options that shape the test, shared by `load` and `k8s`. */
@@ -56,6 +57,7 @@ Options:
   --network NAME        or a network of fixtures/networks.json, with --api-key KEY (or RPC_CERTIFY_API_KEY);
                         an endpoint serving another chain is refused (exit 2)
   --base-url URL        override the network's base address
+  --block-time S        with no --url: ${BLOCK_TIME_HELP}
 ${TEST_OPTIONS_HELP}
   --segments N          run N k6 processes here, each an execution segment of the test, merged into one report
   --step-rate N         capacity: what each step adds (default: --rate)
@@ -155,10 +157,12 @@ export async function loadCommand(argv: string[]): Promise<number> {
         baseline: { type: 'string' },
         tolerance: { type: 'string' },
         'keep-work': { type: 'boolean', default: false },
+        'block-time': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
     if (values.help) return print(loadHelp);
+    const blockTimeS = blockTime(values['block-time']);
     const steps = {
       ...(values['step-rate'] ? { stepRps: positive(values['step-rate'], '--step-rate') } : {}),
       ...(values['max-steps'] ? { maxSteps: positive(values['max-steps'], '--max-steps') } : {}),
@@ -179,13 +183,15 @@ export async function loadCommand(argv: string[]): Promise<number> {
     const [{ refuseOverwrite, runLoad }, { startDevnet }] = await Promise.all([import('../load/run/run.ts'), import('../devnet/index.ts')]);
     if (values.baseline) await refuseOverwrite(values.baseline, values.out);
     const url = resolveEndpoint(values);
+    if (url && blockTimeS !== undefined) throw new UsageError('--block-time makes the embedded default move: it takes no --url or --network');
     if (url) {
       warnShortKey(url);
       return report(await runLoad({ ...opts, url }));
     }
-    const devnet = await startDevnet();
+    const devnet = await startDevnet(blockTimeS ? { blockTimeS } : {});
     try {
-      console.log(`embedded default: seeded anvil behind the reference gateway at ${redactUrl(devnet.url)}`);
+      const moving = blockTimeS ? `, moving: a block every ${blockTimeS} s with background traffic` : '';
+      console.log(`embedded default: seeded anvil behind the reference gateway at ${redactUrl(devnet.url)}${moving}`);
       return report(await runLoad({ ...opts, url: devnet.url, endpointName: EMBEDDED_ENDPOINT, targets: { reverts: devnet.seed.reverts } }));
     } finally {
       await devnet.stop();

@@ -9,7 +9,8 @@ import { parseArgs } from 'node:util';
 import { inert, inertLines } from '../core/inert.ts';
 import { redact, redactUrl } from '../core/redact.ts';
 import { interruptSignal, releaseEarlySignals } from './interrupt.ts';
-import { UsageError } from './networks.ts';
+import { BLOCK_TIME_HELP, DEFAULT_TX_PER_BLOCK } from '../devnet/moving.ts';
+import { blockTime, UsageError } from './networks.ts';
 import { harnessVersion } from './version.ts';
 
 const mainHelp = `rpc-certify ${harnessVersion}: conformance and load testing for Ethereum JSON-RPC node-access services
@@ -53,6 +54,7 @@ Options:
   --api-key KEY  the key the gateway accepts (default: a generated one, printed with the URL)
   --node NAME    anvil (default: normalised by the reference gateway) or geth (geth --dev, built by
                  \`npm run setup\`, seeded the same way; the gateway passes its answers through untouched)
+  --block-time S ${BLOCK_TIME_HELP.replace(/^ {24}/gm, ' '.repeat(17))}
   -h, --help     this text`;
 
 type Command = (argv: string[]) => Promise<number>;
@@ -112,14 +114,17 @@ async function checksCommand(argv: string[]): Promise<number> {
 }
 
 async function devnetCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { port: { type: 'string' }, 'api-key': { type: 'string' }, node: { type: 'string', default: 'anvil' }, help: { type: 'boolean', short: 'h' } } });
+  const { values } = parseArgs({ args: argv, options: { port: { type: 'string' }, 'api-key': { type: 'string' }, node: { type: 'string', default: 'anvil' }, 'block-time': { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
   if (values.help) return print(devnetHelp);
   if (values.node !== 'anvil' && values.node !== 'geth') throw new UsageError(`--node takes anvil or geth, got "${values.node}"`);
+  const blockTimeS = blockTime(values['block-time']);
+  if (blockTimeS !== undefined && values.node !== 'anvil') throw new UsageError('--block-time moves the anvil devnet only; geth --dev mines on demand here');
   const { startDevnet } = await import('../devnet/index.ts');
-  const devnet = await startDevnet({ node: values.node, ...(values.port ? { port: Number(values.port) } : {}), ...(values['api-key'] ? { apiKey: values['api-key'] } : {}) });
+  const devnet = await startDevnet({ node: values.node, ...(values.port ? { port: Number(values.port) } : {}), ...(values['api-key'] ? { apiKey: values['api-key'] } : {}), ...(blockTimeS ? { blockTimeS } : {}) });
   // A key the user chose is theirs and stays out of the output; a generated one is printed, or the URL would be unusable.
   console.log(`${devnet.node === 'geth' ? 'geth devnet' : 'embedded default'} listening: ${values['api-key'] ? redactUrl(devnet.url) : devnet.url}`);
   console.log(`chain id ${devnet.seed.chainId}; ${devnet.node} behind it at ${devnet.nodeUrl}. Ctrl-C stops both.`);
+  if (blockTimeS) console.log(`moving: a block every ${blockTimeS} s, with background traffic (${DEFAULT_TX_PER_BLOCK} transactions a block) from block ${BigInt(devnet.seed.blocks.multiTx.number) + 1n} on`);
   for (const line of seedSkips(devnet.seed)) console.log(line);
   // What the chain itself commits to (anvil's blob transactionsRoot, no uncles on a dev chain) fails the
   // suite however the gateway normalises; the --expect file lists it, with reasons, as `start` applies it.

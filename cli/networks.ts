@@ -29,6 +29,11 @@ export function positive(text: string, flag: string): number {
   return n;
 }
 
+/** --block-time: whole seconds (anvil's interval mining), or undefined for a chain that stands still once seeded. */
+export function blockTime(text: string | undefined): number | undefined {
+  return text === undefined ? undefined : positive(text, '--block-time');
+}
+
 /** A mistake in the command line: exit code 2 with a one-line reason. */
 export class UsageError extends Error {}
 

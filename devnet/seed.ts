@@ -69,9 +69,10 @@ const builtinErrors = [
  * KZG commitments are too slow to compute per start), signed again for this chain with the same sidecar;
  * for anvil's chain id it is the fixture itself (deterministic signatures).
  */
-async function blobTransaction(chainId: number): Promise<Hex> {
+export async function blobTransaction(chainId: number, opts: { from?: LocalAccount; nonce?: number } = {}): Promise<Hex> {
   const { r: _r, s: _s, v: _v, yParity: _y, ...unsigned } = parseTransaction(blobTx.raw as Hex);
-  return devAccount(BLOB_SENDER_INDEX).signTransaction({ ...unsigned, chainId } as TransactionSerializable);
+  const from = opts.from ?? devAccount(BLOB_SENDER_INDEX);
+  return from.signTransaction({ ...unsigned, chainId, ...(opts.nonce !== undefined ? { nonce: opts.nonce } : {}) } as TransactionSerializable);
 }
 
 /** The node's own words for a transaction type its hardfork lacks (anvil, geth: "not supported"; ganache: it cannot decode it). */
@@ -88,11 +89,11 @@ async function unlessForkLacks(step: string, skipped: SeedInfo['skipped'], run: 
   }
 }
 
-type TxRequest = Record<string, unknown>;
-type Rpc = (method: string, params?: unknown[]) => Promise<unknown>;
+export type TxRequest = Record<string, unknown>;
+export type Rpc = (method: string, params?: unknown[]) => Promise<unknown>;
 
 /** Sends (or only signs) a transaction from a local account, fees and gas filled in by viem. */
-interface Signer {
+export interface Signer {
   send(from: LocalAccount, request: TxRequest): Promise<Hex>;
   sign(from: LocalAccount, request: TxRequest): Promise<Hex>;
 }
@@ -175,10 +176,9 @@ function gethDriver(rpc: Rpc, signer: Signer, mined: (hash: Hex) => Promise<unkn
 /** The nodes the seed knows how to drive; hardhat and ganache are started with the same dev mnemonic as anvil. */
 export type SeedNode = 'anvil' | 'geth' | 'hardhat' | 'ganache';
 
-export async function seedChain(nodeUrl: string, node: SeedNode = 'anvil'): Promise<SeedInfo> {
-  // anvil loads its KZG trusted setup at the first blob proof it checks (6-12 s of one core): viem's 10 s
-  // timeout would fail the blob transaction or resend it, and its second answer ("nonce too low") drop it.
-  const transport = http(nodeUrl, { timeout: 60_000, retryCount: 0 });
+/** viem clients for a node: what the seed and the background traffic (traffic.ts) both send through. */
+export async function chainClients(nodeUrl: string, timeoutMs: number) {
+  const transport = http(nodeUrl, { timeout: timeoutMs, retryCount: 0 });
   const chainId = await createPublicClient({ transport }).getChainId();
   const chain = defineChain({
     id: chainId,
@@ -187,14 +187,24 @@ export async function seedChain(nodeUrl: string, node: SeedNode = 'anvil'): Prom
     rpcUrls: { default: { http: [nodeUrl] } },
   });
   const pub = createPublicClient({ chain, transport });
-  const [a0, a1, a2, a3, a4, a5] = [devAccount(0), devAccount(1), devAccount(2), devAccount(3), devAccount(4), devAccount(5)];
   const wallet = (account: LocalAccount) => createWalletClient({ account, chain, transport });
-  const [w0, w1, w2, w3] = [wallet(a0), wallet(a1), wallet(a2), wallet(a3)];
   const signer: Signer = {
     send: (from, request) => wallet(from).sendTransaction(request as never),
     sign: async (from, request) => wallet(from).signTransaction((await wallet(from).prepareTransactionRequest(request as never)) as never),
   };
   const rpc: Rpc = (method, params = []) => pub.request({ method, params } as never);
+  return { chainId, pub, wallet, signer, rpc };
+}
+
+/** The seed's contracts' ABIs and creation code (fixtures/contracts/Seed.sol). */
+export const seedContracts = { emitterAbi, reverterAbi, emitterBytecode: Emitter.bytecode as Hex };
+
+export async function seedChain(nodeUrl: string, node: SeedNode = 'anvil'): Promise<SeedInfo> {
+  // anvil loads its KZG trusted setup at the first blob proof it checks (6-12 s of one core): viem's 10 s
+  // timeout would fail the blob transaction or resend it, and its second answer ("nonce too low") drop it.
+  const { chainId, pub, wallet, signer, rpc } = await chainClients(nodeUrl, 60_000);
+  const [a0, a1, a2, a3, a4, a5] = [devAccount(0), devAccount(1), devAccount(2), devAccount(3), devAccount(4), devAccount(5)];
+  const [w0, w1, w2, w3] = [wallet(a0), wallet(a1), wallet(a2), wallet(a3)];
 
   // Even with automine the receipt can lag eth_sendRawTransaction: wait, so each tx gets its own block.
   // The receipt itself is polled: viem's waitForTransactionReceipt waits for the next block after a miss,

@@ -1,6 +1,10 @@
 import { expect } from 'chai';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { toQuantity } from '../../core/hex.ts';
 import { type Devnet, startDevnet } from '../../devnet/index.ts';
+import { DEFAULT_TX_PER_BLOCK } from '../../devnet/moving.ts';
+import { trafficSender } from '../../devnet/traffic.ts';
+import { cli } from '../support/cli.ts';
 
 type Answer = { jsonrpc: string; id: unknown; result?: any; error?: { code: number; message: string; data?: unknown } };
 
@@ -141,5 +145,135 @@ describe('devnet: anvil + seed + reference gateway', function () {
         expect(error?.message).to.equal(revert.reason ? `execution reverted: ${revert.reason}` : 'execution reverted');
       }
     });
+  });
+});
+
+describe('moving devnet: rpc-certify devnet --block-time 1', function () {
+  this.timeout(60_000);
+  type Block = { number: string; transactions: Array<{ hash: string; type: string; to: string | null }> };
+  let child: ChildProcess;
+  let out = '';
+  let err = '';
+  let gateway: string;
+  let node: string;
+  let seededHead: number;
+
+  const call = async (url: string, method: string, params: unknown[]): Promise<any> => {
+    const answer = (await (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })).json()) as Answer;
+    expect(answer.error, `${method} error`).to.equal(undefined);
+    return answer.result;
+  };
+  const head = async () => Number(await call(gateway, 'eth_blockNumber', []));
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  /** The blocks mined since `from`, full, with their receipts, polled until `done` holds or the deadline passes. */
+  const blocksUntil = async (from: number, done: (seen: Array<{ block: Block; receipts: any[] }>) => boolean, ms: number) => {
+    const seen: Array<{ block: Block; receipts: any[] }> = [];
+    const deadline = Date.now() + ms;
+    let next = from;
+    while (!done(seen) && Date.now() < deadline) {
+      const top = await head();
+      for (; next <= top; next++) {
+        const block = (await call(gateway, 'eth_getBlockByNumber', [toQuantity(next), true])) as Block;
+        seen.push({ block, receipts: await call(gateway, 'eth_getBlockReceipts', [block.number]) });
+      }
+      await sleep(250);
+    }
+    return seen;
+  };
+
+  before(async () => {
+    child = spawn(process.execPath, ['bin/rpc-certify.js', 'devnet', '--block-time', '1']);
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    const deadline = Date.now() + 45_000;
+    while (!/certify it:/.test(out) && Date.now() < deadline && child.exitCode === null) await sleep(100);
+    gateway = /listening: (\S+)/.exec(out)?.[1] ?? '';
+    node = /anvil behind it at (\S+)\./.exec(out)?.[1] ?? '';
+    seededHead = Number(/from block (\d+) on/.exec(out)?.[1] ?? NaN) - 1;
+    expect(gateway, `${out}\n${err}`).to.match(/^http:\/\/127\.0\.0\.1:\d+\/v3\/[0-9a-f]{32}$/);
+  });
+  after(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+
+  it('the head advances by itself, a block a second', async () => {
+    const first = await head();
+    await sleep(2_600);
+    expect(await head()).to.be.within(first + 2, first + 4);
+  });
+
+  it('new blocks carry every transaction type anvil mines (a blob, a set-code), logs, a creation and a failed transaction', async () => {
+    const kinds = (seen: Array<{ block: Block; receipts: any[] }>) => {
+      const txs = seen.flatMap((s) => s.block.transactions);
+      const receipts = seen.flatMap((s) => s.receipts);
+      return {
+        types: [...new Set(txs.map((t) => t.type))].sort(),
+        creation: receipts.some((r) => r.to === null && typeof r.contractAddress === 'string' && r.status === '0x1'),
+        logs: receipts.some((r) => r.logs.length > 1),
+        failed: receipts.some((r) => r.status === '0x0'),
+      };
+    };
+    const all = (seen: Array<{ block: Block; receipts: any[] }>) => {
+      const k = kinds(seen);
+      return k.types.length === 5 && k.creation && k.logs && k.failed;
+    };
+    const seen = await blocksUntil(seededHead + 1, all, 12_000);
+    expect(kinds(seen)).to.deep.equal({ types: ['0x0', '0x1', '0x2', '0x3', '0x4'], creation: true, logs: true, failed: true });
+    // A few transactions a block, not a flood: the traffic keeps a steady, bounded rate.
+    for (const { block } of seen) expect(block.transactions.length, `block ${block.number}`).to.be.at.most(DEFAULT_TX_PER_BLOCK + 1);
+    expect(err).to.not.match(/devnet traffic/);
+  });
+
+  it('a send the node refuses is said once, and the traffic goes on', async () => {
+    await call(node, 'anvil_setBalance', [trafficSender('blob').address, '0x0']);
+    const from = await head();
+    // Two rounds of the seven kinds at three a second: the blob is refused twice, said once.
+    const seen = await blocksUntil(from + 1, () => false, 5_500);
+    expect(err.match(/devnet traffic: blob:/g) ?? [], err).to.have.length(1);
+    expect(err).to.match(/insufficient funds/i);
+    const types = new Set(seen.slice(1).flatMap((s) => s.block.transactions.map((t) => t.type)));
+    expect([...types].sort()).to.include.members(['0x0', '0x1', '0x2', '0x4']);
+    expect(types.has('0x3')).to.equal(false);
+  });
+
+  it('Ctrl-C stops the traffic, the gateway and anvil: no process is left behind', async () => {
+    const anvils = execFileSync('ps', ['-o', 'pid=', '--ppid', String(child.pid)]).toString().trim().split(/\s+/).map(Number).filter(Boolean);
+    expect(anvils).to.have.length(1);
+    const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
+    child.kill('SIGINT');
+    expect(await exited, err).to.equal(0);
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(anvils.filter(alive)).to.deep.equal([]);
+    const refused = async (url: string) => fetch(url, { method: 'POST', body: '{}' }).then(() => false, () => true);
+    expect(await refused(gateway)).to.equal(true);
+    expect(await refused(node)).to.equal(true);
+  });
+});
+
+describe('moving devnet: options', () => {
+  it('--block-time takes a whole number of seconds, anvil only, and in `load` no --url', async () => {
+    for (const [args, said] of [
+      [['devnet', '--block-time', '0'], /--block-time takes a positive whole number, got "0"/],
+      [['devnet', '--block-time', '0.5'], /--block-time takes a positive whole number/],
+      [['devnet', '--node', 'geth', '--block-time', '1'], /--block-time moves the anvil devnet only/],
+      [['load', '--url', 'http://127.0.0.1:9/v3/0123456789abcdef0123', '--block-time', '1'], /--block-time makes the embedded default move: it takes no --url/],
+    ] as const) {
+      const r = await cli([...args]);
+      expect(r.code, r.err).to.equal(2);
+      expect(r.err).to.match(said);
+    }
+  });
+
+  it('startDevnet refuses a moving geth before starting anything', async () => {
+    let error: unknown;
+    await startDevnet({ node: 'geth', blockTimeS: 1 }).catch((e: unknown) => (error = e));
+    expect(String(error)).to.match(/a moving devnet takes anvil/);
   });
 });

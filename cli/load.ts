@@ -10,7 +10,7 @@ import { METHODS } from '../load/shared/methods.ts';
 import { DEFAULT_MAX_STEPS, DEFAULT_MISS_SHARE, parseDuration, PROFILES, type Profile } from '../load/shared/profiles.ts';
 import type { LoadOptions, TestOptions } from '../load/run/run.ts';
 import { findK6, K6_VERSION, toolsDir } from '../scripts/setup-k6.ts';
-import { BLOCK_TIME_HELP } from '../devnet/moving.ts';
+import { blockTimeHelp } from '../devnet/moving.ts';
 import { blockTime, endpointOptions, expectedNetwork, methodList, positive, resolveEndpoint, UsageError, warnShortKey } from './networks.ts';
 import { interruptSignal } from './interrupt.ts';
 
@@ -57,7 +57,8 @@ Options:
   --network NAME        or a network of fixtures/networks.json, with --api-key KEY (or RPC_CERTIFY_API_KEY);
                         an endpoint serving another chain is refused (exit 2)
   --base-url URL        override the network's base address
-  --block-time S        with no --url: ${BLOCK_TIME_HELP}
+  --block-time S        with no --url, a moving embedded default:
+${blockTimeHelp(24)}
 ${TEST_OPTIONS_HELP}
   --segments N          run N k6 processes here, each an execution segment of the test, merged into one report
   --step-rate N         capacity: what each step adds (default: --rate)

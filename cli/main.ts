@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { inert, inertLines } from '../core/inert.ts';
 import { redact, redactUrl } from '../core/redact.ts';
 import { interruptSignal, releaseEarlySignals } from './interrupt.ts';
-import { BLOCK_TIME_HELP, DEFAULT_TX_PER_BLOCK } from '../devnet/moving.ts';
+import { blockTimeHelp, DEFAULT_TX_PER_BLOCK } from '../devnet/moving.ts';
 import { blockTime, UsageError } from './networks.ts';
 import { harnessVersion } from './version.ts';
 
@@ -44,6 +44,8 @@ Options:
   --out DIR      where the reports go (default: reports)
   --strict       advisory failures fail the run too
   --no-load      conformance only
+  --block-time S certify a moving chain (conformance and load):
+${blockTimeHelp(17)}
   --quiet        print only the summaries
   -h, --help     this text`;
 
@@ -54,7 +56,8 @@ Options:
   --api-key KEY  the key the gateway accepts (default: a generated one, printed with the URL)
   --node NAME    anvil (default: normalised by the reference gateway) or geth (geth --dev, built by
                  \`npm run setup\`, seeded the same way; the gateway passes its answers through untouched)
-  --block-time S ${BLOCK_TIME_HELP.replace(/^ {24}/gm, ' '.repeat(17))}
+  --block-time S a moving chain (anvil only):
+${blockTimeHelp(17)}
   -h, --help     this text`;
 
 type Command = (argv: string[]) => Promise<number>;
@@ -71,13 +74,15 @@ const commands: Record<string, Command> = {
 };
 
 async function startCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { out: { type: 'string', default: 'reports' }, strict: { type: 'boolean', default: false }, 'no-load': { type: 'boolean', default: false }, quiet: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } } });
+  const { values } = parseArgs({ args: argv, options: { out: { type: 'string', default: 'reports' }, strict: { type: 'boolean', default: false }, 'no-load': { type: 'boolean', default: false }, 'block-time': { type: 'string' }, quiet: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } } });
   if (values.help) return print(startHelp);
+  const blockTimeS = blockTime(values['block-time']);
   const interrupted = interruptSignal();
   const [{ startDevnet }, { certify, embeddedExpectations }] = await Promise.all([import('../devnet/index.ts'), import('./conformance.ts')]);
-  const devnet = await startDevnet();
+  const devnet = await startDevnet(blockTimeS ? { blockTimeS } : {});
   try {
-    console.log(`embedded default: seeded anvil behind the reference gateway at ${redactUrl(devnet.url)}`);
+    const moving = blockTimeS ? `, moving: a block every ${blockTimeS} s with background traffic` : '';
+    console.log(`embedded default: seeded anvil behind the reference gateway at ${redactUrl(devnet.url)}${moving}`);
     for (const line of seedSkips(devnet.seed)) console.log(line);
     const seedTargets = { reverts: devnet.seed.reverts };
     // The embedded chain's own known deviations (what anvil commits to that no gateway can restate).

@@ -10,7 +10,7 @@ import { METHODS } from '../load/shared/methods.ts';
 import { DEFAULT_MAX_STEPS, DEFAULT_MISS_SHARE, parseDuration, PROFILES, type Profile } from '../load/shared/profiles.ts';
 import type { LoadOptions, TestOptions } from '../load/run/run.ts';
 import { findK6, K6_VERSION, toolsDir } from '../scripts/setup-k6.ts';
-import { blockTimeHelp } from '../devnet/moving.ts';
+import { blockTimeHelp, movingSuffix } from '../devnet/moving.ts';
 import { blockTime, endpointOptions, expectedNetwork, methodList, positive, resolveEndpoint, UsageError, warnShortKey } from './networks.ts';
 import { interruptSignal } from './interrupt.ts';
 
@@ -191,9 +191,8 @@ export async function loadCommand(argv: string[]): Promise<number> {
     }
     const devnet = await startDevnet(blockTimeS ? { blockTimeS } : {});
     try {
-      const moving = blockTimeS ? `, moving: a block every ${blockTimeS} s with background traffic` : '';
-      console.log(`embedded default: seeded anvil behind the reference gateway at ${redactUrl(devnet.url)}${moving}`);
-      return report(await runLoad({ ...opts, url: devnet.url, endpointName: EMBEDDED_ENDPOINT, targets: { reverts: devnet.seed.reverts } }));
+      console.log(`embedded default: seeded anvil behind the reference gateway at ${redactUrl(devnet.url)}${movingSuffix(blockTimeS)}`);
+      return report(await runLoad({ ...opts, url: devnet.url, endpointName: `${EMBEDDED_ENDPOINT}${movingSuffix(blockTimeS)}`, targets: { reverts: devnet.seed.reverts } }));
     } finally {
       await devnet.stop();
     }

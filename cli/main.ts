@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { inert, inertLines } from '../core/inert.ts';
 import { redact, redactUrl } from '../core/redact.ts';
 import { interruptSignal, releaseEarlySignals } from './interrupt.ts';
-import { blockTimeHelp, DEFAULT_TX_PER_BLOCK } from '../devnet/moving.ts';
+import { blockTimeHelp, DEFAULT_TX_PER_BLOCK, movingSuffix } from '../devnet/moving.ts';
 import { blockTime, UsageError } from './networks.ts';
 import { harnessVersion } from './version.ts';
 
@@ -81,8 +81,7 @@ async function startCommand(argv: string[]): Promise<number> {
   const [{ startDevnet }, { certify, embeddedExpectations }] = await Promise.all([import('../devnet/index.ts'), import('./conformance.ts')]);
   const devnet = await startDevnet(blockTimeS ? { blockTimeS } : {});
   try {
-    const moving = blockTimeS ? `, moving: a block every ${blockTimeS} s with background traffic` : '';
-    console.log(`embedded default: seeded anvil behind the reference gateway at ${redactUrl(devnet.url)}${moving}`);
+    console.log(`embedded default: seeded anvil behind the reference gateway at ${redactUrl(devnet.url)}${movingSuffix(blockTimeS)}`);
     for (const line of seedSkips(devnet.seed)) console.log(line);
     const seedTargets = { reverts: devnet.seed.reverts };
     // The embedded chain's own known deviations (what anvil commits to that no gateway can restate).
@@ -90,7 +89,7 @@ async function startCommand(argv: string[]): Promise<number> {
     const conformance = await certify({ url: devnet.url, out: values.out, strict: values.strict, quiet: values.quiet, expect, fixtures: [{ targets: seedTargets, source: 'seed' }] });
     if (values['no-load'] || interrupted.aborted) return conformance;
     const [{ runLoad }, { EMBEDDED_ENDPOINT }] = await Promise.all([import('../load/run/run.ts'), import('../load/report/compare.ts')]);
-    const load = await runLoad({ url: devnet.url, endpointName: EMBEDDED_ENDPOINT, profile: 'smoke', out: values.out, targets: { reverts: devnet.seed.reverts }, signal: interrupted });
+    const load = await runLoad({ url: devnet.url, endpointName: `${EMBEDDED_ENDPOINT}${movingSuffix(blockTimeS)}`, profile: 'smoke', out: values.out, targets: { reverts: devnet.seed.reverts }, signal: interrupted });
     console.log(inertLines(redact(load.summary)));
     return conformance || load.exitCode;
   } finally {

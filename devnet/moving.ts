@@ -15,3 +15,7 @@ export function blockTimeHelp(indent: number): string {
     .map((line) => `${' '.repeat(indent)}${line}`)
     .join('\n');
 }
+
+/** What a moving devnet adds to the embedded default's name, in the terminal and in load reports (so a
+ *  standing run's baseline is refused for a moving run: not the same test). Empty for a standing one. */
+export const movingSuffix = (blockTimeS: number | undefined): string => (blockTimeS ? `, moving: a block every ${blockTimeS} s with background traffic` : '');

@@ -125,6 +125,13 @@ async function devnetCommand(argv: string[]): Promise<number> {
   if (blockTimeS !== undefined && values.node !== 'anvil') throw new UsageError('--block-time moves the anvil devnet only; geth --dev mines on demand here');
   const { startDevnet } = await import('../devnet/index.ts');
   const devnet = await startDevnet({ node: values.node, ...(values.port ? { port: Number(values.port) } : {}), ...(values['api-key'] ? { apiKey: values['api-key'] } : {}), ...(blockTimeS ? { blockTimeS } : {}) });
+  // The signals are this command's from the moment the devnet runs: a Ctrl-C as soon as its URL shows (before the
+  // command below is printed) stops it and exits 0, instead of bin's early handler exiting 130 mid-print.
+  const stopAsked = new Promise<void>((resolve) => {
+    releaseEarlySignals();
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
   // A key the user chose is theirs and stays out of the output; a generated one is printed, or the URL would be unusable.
   console.log(`${devnet.node === 'geth' ? 'geth devnet' : 'embedded default'} listening: ${values['api-key'] ? redactUrl(devnet.url) : devnet.url}`);
   console.log(`chain id ${devnet.seed.chainId}; ${devnet.node} behind it at ${devnet.nodeUrl}. Ctrl-C stops both.`);
@@ -139,11 +146,7 @@ async function devnetCommand(argv: string[]): Promise<number> {
   await writeFile(reverts, `${JSON.stringify(devnet.seed.reverts, null, 2)}\n`);
   const url = values['api-key'] ? `"${devnet.url.slice(0, devnet.url.lastIndexOf('/v3/') + 4)}$RPC_CERTIFY_API_KEY"` : devnet.url;
   console.log(`certify it: npx rpc-certify conformance --url ${url} --expect ${expectationsPath(devnet.node === 'geth' ? 'geth' : 'embedded')}${devnet.seed.reverts.length ? ` --reverts ${reverts}` : ''}`);
-  await new Promise<void>((resolve) => {
-    releaseEarlySignals();
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  await stopAsked;
   await devnet.stop();
   await rm(dir, { recursive: true, force: true });
   return 0;

@@ -33,8 +33,9 @@ export interface Traffic {
 const FIRST_SENDER_INDEX = 20;
 /**
  * After this many full rounds of the seven kinds the traffic pauses two and a half block times, so an empty block
- * is mined (the pause holds two mining times at least, and the second one finds nothing sent since the first): discovery walks only so many blocks back from the
- * head, and a chain whose every block is full would lose the empty block the suite judges.
+ * is mined (the pause holds two mining times at least, and the second finds nothing sent since the first):
+ * discovery walks only so many blocks back from the head, and a chain whose every block is full would lose the
+ * empty block the suite judges.
  */
 const ROUNDS_BETWEEN_PAUSES = 3;
 /** No more sending while the mempool holds this many blocks' worth: the traffic never outruns the chain. */

@@ -196,8 +196,13 @@ describe('moving devnet: rpc-certify devnet --block-time 1', function () {
     seededHead = Number(/from block (\d+) on/.exec(out)?.[1] ?? NaN) - 1;
     expect(gateway, `${out}\n${err}`).to.match(/^http:\/\/127\.0\.0\.1:\d+\/v3\/[0-9a-f]{32}$/);
   });
-  after(() => {
-    if (child.exitCode === null) child.kill('SIGKILL');
+  // A failed test leaves the CLI running: a SIGTERM stops it and its anvil (a SIGKILL would orphan anvil, which
+  // leads its own session); SIGKILL only if it does not stop in time.
+  after(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const closed = new Promise((resolve) => child.once('close', resolve));
+    child.kill('SIGTERM');
+    if ((await Promise.race([closed, sleep(10_000).then(() => 'timeout')])) === 'timeout') child.kill('SIGKILL');
   });
 
   it('the head advances by itself, a block a second', async () => {

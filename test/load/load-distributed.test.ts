@@ -19,6 +19,7 @@ import { runLoad } from '../../load/run/run.ts';
 import { sampleCorpus } from '../../load/plan/sample.ts';
 import { latencyOf, requestsOf, type Shard, shardsIn } from '../../load/shared/shard.ts';
 import { findK6 } from '../../scripts/setup-k6.ts';
+import { requireTool } from '../support/tools.ts';
 import type { FaultProxy, RpcRequest, RpcResponse } from '../support/fault-proxy.ts';
 import { faultyDevnet } from '../support/faulty-devnet.ts';
 
@@ -57,7 +58,7 @@ describe('load: beyond one process, capacity knee, correctness under load (real 
   let corpusFile: string;
 
   before(async function () {
-    if (!(await findK6())) this.skip(); // no k6 yet: `npx tsx scripts/setup-k6.ts` builds it (needs Go); the hooks below do not run
+    await requireTool(this, 'k6'); // the hooks below do not run when it skips
   });
   faultyDevnet((d, p) => ((devnet = d), (proxy = p)));
   before(async () => {

@@ -12,7 +12,7 @@ import { type Devnet, startDevnet } from '../../devnet/index.ts';
 import { METHODS, metricName } from '../../load/shared/methods.ts';
 import { DROPPED } from '../../load/shared/profiles.ts';
 import { assertReport, type LoadReport } from '../../load/report/report.ts';
-import { findK6 } from '../../scripts/setup-k6.ts';
+import { requireTool } from '../support/tools.ts';
 import { redactUrl } from '../../core/redact.ts';
 import { FaultProxy } from '../support/fault-proxy.ts';
 
@@ -67,7 +67,7 @@ describe('load: real k6 runs against the embedded default (sentinel API key)', f
   let report: LoadReport;
 
   before(async function () {
-    if (!(await findK6())) this.skip(); // no k6 yet: `npx tsx scripts/setup-k6.ts` builds it (needs Go)
+    await requireTool(this, 'k6');
     devnet = await startDevnet({ apiKey: SENTINEL });
     dir = await mkdtemp(join(tmpdir(), 'load-k6-test-'));
     // A starved machine (CI shares its cores) can stall k6 or the devnet for a second: the run then honestly

@@ -12,7 +12,7 @@ import type { LoadReport } from '../../load/report/report.ts';
 import { METHODS, type RpcMethod } from '../../load/shared/methods.ts';
 import { runLoad } from '../../load/run/run.ts';
 import { sampleCorpus } from '../../load/plan/sample.ts';
-import { findK6 } from '../../scripts/setup-k6.ts';
+import { requireTool } from '../support/tools.ts';
 import type { Fault, FaultProxy, RpcRequest, RpcResponse } from '../support/fault-proxy.ts';
 import { faultyDevnet } from '../support/faulty-devnet.ts';
 
@@ -54,7 +54,7 @@ describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)
   });
 
   const needsK6 = async function (this: Mocha.Context) {
-    if (!(await findK6())) this.skip(); // no k6 yet: `npm run setup` builds it (needs Go)
+    await requireTool(this, 'k6');
   };
 
   describe('sampling alone: what each answer makes of its entry', function () {

@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listeningPort, runK6 } from '../../load/run/k6.ts';
-import { findK6 } from '../../scripts/setup-k6.ts';
+import { requireTool } from '../support/tools.ts';
 import { groupOf } from '../../load/shared/histogram.ts';
 import { metricName } from '../../load/shared/methods.ts';
 import { LiveProgress } from '../../load/run/progress.ts';
@@ -117,8 +117,8 @@ describe('live progress', function () {
 
   it("finds when real k6 starts the test: its first request, not its API listening while the VUs' init code runs", async function () {
     this.timeout(60_000);
-    const k6 = await findK6();
-    if (!k6 || process.platform !== 'linux') this.skip();
+    if (process.platform !== 'linux') this.skip();
+    const k6 = await requireTool(this, 'k6');
     let firstRequest: number | undefined;
     const target = createServer((_req, res) => {
       firstRequest ??= Date.now();

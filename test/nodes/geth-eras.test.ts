@@ -16,7 +16,7 @@ import { privateKeyToAddress } from 'viem/accounts';
 import { DEV_KEY, gethBinary } from '../../devnet/geth.ts';
 import { type NodeProcess, spawnNode, withFreePort } from '../../devnet/process.ts';
 import { runConformance, type RunResult } from '../../conformance/framework/runner.ts';
-import { findGeth } from '../../scripts/setup-geth.ts';
+import { requireTool } from '../support/tools.ts';
 
 const run = promisify(execFile);
 /** Seconds between the forks: each era gets a few one-second blocks. */
@@ -44,7 +44,7 @@ describe('geth --dev across the fork eras (London to Prague)', function () {
   let result: RunResult;
 
   before(async function () {
-    if (!(await findGeth())) this.skip(); // not built yet: `npm run setup` builds it (needs Go)
+    await requireTool(this, 'geth');
     const binary = await gethBinary();
     datadir = await mkdtemp(join(tmpdir(), 'rpc-certify-geth-eras-'));
     const genesis = JSON.parse((await run(binary, ['--dev', 'dumpgenesis'], { maxBuffer: 1 << 26 })).stdout) as { config: Record<string, unknown>; alloc: Record<string, unknown>; timestamp: string };

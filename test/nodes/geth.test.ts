@@ -6,7 +6,7 @@ import { type Devnet, startDevnet } from '../../devnet/index.ts';
 import { runConformance, type RunResult } from '../../conformance/framework/runner.ts';
 import { type Expectations, loadExpectations } from '../../conformance/framework/expectations.ts';
 import { outcomeOf, summarize } from '../../conformance/report/model.ts';
-import { findGeth } from '../../scripts/setup-geth.ts';
+import { requireTool } from '../support/tools.ts';
 
 type Answer = { jsonrpc: string; id: unknown; result?: any; error?: { code: number; message: string } };
 
@@ -16,7 +16,7 @@ describe('geth --dev, seeded, certified as it is', function () {
   let expectations: Expectations;
 
   before(async function () {
-    if (!(await findGeth())) this.skip(); // not built yet: `npm run setup` builds it (needs Go)
+    await requireTool(this, 'geth');
     expectations = await loadExpectations('fixtures/expectations/geth.json');
     devnet = await startDevnet({ node: 'geth' });
     run = await runConformance({ url: devnet.url, fixtures: [{ targets: { reverts: devnet.seed.reverts }, source: 'seed' }], expect: expectations });

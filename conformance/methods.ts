@@ -10,10 +10,14 @@ import blockReceipts from './eth_getBlockReceipts.ts';
 import service from './service.ts';
 import type { MethodSuite } from './framework/check.ts';
 import { robustnessChecks } from './framework/robustness.ts';
+import { headNeverGoesBack } from './framework/head.ts';
 
 const methodSuites: MethodSuite[] = [estimateGas, blockByHash, uncleByNumber, uncleByHash, txByNumberAndIndex, txByHash, receipt, blockReceipts];
 // The malformed-params checks are the same for every method: added here, after each method's own checks.
 for (const suite of methodSuites) robustnessChecks(suite);
 
-/** The eight methods, then the service-wide checks (transport, authentication). */
+// Last of the run, whatever else the service suite gains: it judges every head read before it.
+headNeverGoesBack(service);
+
+/** The eight methods, then the service-wide checks (transport, authentication, the head). */
 export const allSuites: MethodSuite[] = [...methodSuites, service];

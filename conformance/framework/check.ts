@@ -7,6 +7,7 @@ import { type Exchange, NO_ANSWER, type RpcClient, resultOf, RpcError, Transport
 import type { ExpectationNote } from './expectations.ts';
 import { beforeFork } from './era.ts';
 import type { Fork } from '../../core/invariants/header.ts';
+import type { HeadLog } from './head.ts';
 
 /** `spec` and `invariant` failures fail the run; `advisory` ones only with --strict. */
 export type Layer = 'spec' | 'invariant' | 'advisory';
@@ -105,6 +106,8 @@ export interface RunState {
   memo: Map<string, Promise<Exchange>>;
   /** Receipts the whole-block checks of eth_getTransactionReceipt may fetch one by one (RECEIPTS_BUDGET). */
   receiptsBudget: number;
+  /** Every read of the head the run made so far (HeadLog), for the check that the head never goes back. */
+  heads: HeadLog;
 }
 
 const EXCERPT = 4000;
@@ -148,6 +151,10 @@ export class CheckContext {
 
   get client(): RpcClient {
     return this.state.client;
+  }
+
+  get heads(): HeadLog {
+    return this.state.heads;
   }
 
   get receiptsBudget(): number {

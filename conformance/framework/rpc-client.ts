@@ -56,6 +56,8 @@ export interface RpcClientOptions {
    * calls of it fail at once with a timeout fault instead of waiting out the timeout again; an answer resets it.
    */
   noAnswerLimit?: number;
+  /** Called with each single call's exchange, when it was asked (before it queued) and when it was answered: the run's head log. */
+  onAnswer?: (ex: Exchange, askedAt: number, answeredAt: number) => void;
 }
 
 export class RpcError extends Error {
@@ -91,6 +93,7 @@ export class RpcClient {
   private readonly fingerprints: boolean;
   private readonly signal: AbortSignal | undefined;
   private readonly noAnswerLimit: number;
+  private readonly onAnswer: RpcClientOptions['onAnswer'];
   /** Per method: calls in a row that got no answer. */
   private readonly silent = new Map<string, number>();
 
@@ -106,6 +109,7 @@ export class RpcClient {
     this.fingerprints = opts.fingerprints ?? false;
     this.signal = opts.signal;
     this.noAnswerLimit = opts.noAnswerLimit ?? Infinity;
+    this.onAnswer = opts.onAnswer;
     const isHttps = new URL(opts.url).protocol === 'https:';
     this.agent = isHttps ? new HttpsAgent({ keepAlive: true, maxSockets: this.concurrency, ...(opts.ca ? { ca: opts.ca } : {}) }) : new Agent({ keepAlive: true, maxSockets: this.concurrency });
   }
@@ -113,7 +117,10 @@ export class RpcClient {
   /** One call; the response's envelope is not judged here (checks do that), only transport. */
   async exchange(method: string, params: unknown[]): Promise<Exchange> {
     const req = { jsonrpc: '2.0' as const, id: this.nextId++, method, params };
-    return this.send(req, JSON.stringify(req), method);
+    const askedAt = performance.now();
+    const ex = await this.send(req, JSON.stringify(req), method);
+    this.onAnswer?.(ex, askedAt, performance.now());
+    return ex;
   }
 
   /** A raw body (malformed JSON, batches, wrong types) for the robustness checks. */

@@ -9,6 +9,7 @@ import { CheckContext, CheckOutcome, stable, type CheckResult, type CheckSpec, t
 import { coverageOf, discoverTargets, loadTargets, lockBlocksMissing, mergeFixtures } from './discovery.ts';
 import { expectationFor, type Expectations } from './expectations.ts';
 import { fixtureTargets } from './fixtures.ts';
+import { HeadLog } from './head.ts';
 import { RpcClient, TransportError, RpcError, resultOf } from './rpc-client.ts';
 import { allSuites } from '../methods.ts';
 import { RECEIPTS_BUDGET } from './receipt-checks.ts';
@@ -77,7 +78,9 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
   const onInterrupt = () => stop.abort(opts.signal?.reason);
   if (opts.signal?.aborted) onInterrupt();
   else opts.signal?.addEventListener('abort', onInterrupt, { once: true });
-  const client = new RpcClient({ url: opts.url, timeoutMs: opts.timeoutMs ?? 10_000, concurrency: opts.concurrency ?? 8, ...(opts.ca ? { ca: opts.ca } : {}), signal: stop.signal, noAnswerLimit: NO_ANSWER_LIMIT });
+  // Every head the run reads, from the preflight on, is logged: service/head-never-goes-back judges them.
+  const heads = new HeadLog();
+  const client = new RpcClient({ url: opts.url, timeoutMs: opts.timeoutMs ?? 10_000, concurrency: opts.concurrency ?? 8, ...(opts.ca ? { ca: opts.ca } : {}), signal: stop.signal, noAnswerLimit: NO_ANSWER_LIMIT, onAnswer: (ex, asked, answered) => heads.observe(ex, asked, answered) });
   try {
     let pre: Awaited<ReturnType<typeof preflight>> | undefined;
     let targets: Targets | undefined;
@@ -106,7 +109,7 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
       if (!stop.signal.aborted) throw err;
     }
 
-    const checks = targets && !stop.signal.aborted ? await runMocha(suites, { client, targets, memo: new Map(), receiptsBudget: opts.receiptsBudget ?? RECEIPTS_BUDGET }, opts.onResult, stop.signal, opts.expect) : [];
+    const checks = targets && !stop.signal.aborted ? await runMocha(suites, { client, targets, memo: new Map(), receiptsBudget: opts.receiptsBudget ?? RECEIPTS_BUDGET, heads }, opts.onResult, stop.signal, opts.expect) : [];
     const interrupted = opts.signal?.aborted === true;
     const deadlineReached = !interrupted && stop.signal.aborted;
     // Every check gets a verdict unless Ctrl-C stopped the run: one that did not run (the deadline) is inconclusive.

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { toQuantity } from '../../core/hex.ts';
+import { isObject, toQuantity } from '../../core/hex.ts';
 import { startDevnet, type Devnet } from '../../devnet/index.ts';
 import { runConformance, type RunResult } from '../../conformance/framework/runner.ts';
 import { allSuites } from '../../conformance/methods.ts';
@@ -15,7 +15,7 @@ import { explains } from '../../conformance/report/model.ts';
 import type { Targets } from '../../core/targets.ts';
 import { RpcClient } from '../../conformance/framework/rpc-client.ts';
 import { type Fault, FaultProxy, type Synthetic } from '../support/fault-proxy.ts';
-import { faultCatalogue, syntheticHistory } from '../support/faults.ts';
+import { faultCatalogue, laggingHead, syntheticHistory } from '../support/faults.ts';
 import { robustnessFaults } from '../support/faults-robustness.ts';
 
 const embedded = parseExpectations(readFileSync(new URL('../../fixtures/expectations/embedded.json', import.meta.url), 'utf8'), 'fixtures/expectations/embedded.json');
@@ -207,6 +207,26 @@ describe('conformance checks fire on their faults', function () {
       expect(byId(r, id)?.verdict, id).to.equal('inconclusive');
       expect(byId(r, id)?.reason).to.match(/head moved during each of 3 attempts/);
     }
+  });
+
+  it('a head that goes back between two reads fails service/head-never-goes-back, naming both heads (number and hash); a reorg at the same height or a head moving on does not', async function () {
+    const head = BigInt(targets.head.number);
+    for (const [reads, via] of [[['eth_blockNumber'], 'eth_blockNumber'], [['latest'], 'eth_getBlockByNumber\\("latest"\\)']] as const) {
+      proxy.fault = laggingHead(`${reads.join()} 3 blocks behind`, 3n, [...reads]);
+      const r = await run(['service'], false);
+      const c = byId(r, 'service/head-never-goes-back');
+      expect(c?.verdict, `${reads}: ${c?.reason}`).to.equal('fail');
+      expect(c?.reason).to.match(new RegExp(`^the head went back: block ${head} \\(${targets.head.hash}\\) by eth_getBlockByNumber\\("latest"\\) was answered before block ${head - 3n} \\(0x[0-9a-f]{64}( by number)?\\) by ${via} was asked, 3 block\\(s\\) lower$`));
+      expect(c?.evidence).to.have.length(2);
+    }
+    let n = 0;
+    const moved = (req: { method: string; params: unknown[] }, res: { result?: unknown }) => req.method === 'eth_getBlockByNumber' && req.params[0] === 'latest' && isObject(res.result);
+    proxy.fault = { name: 'a reorg at the same height at every read', kills: [], rewrite: (req, res) => (moved(req, res) ? { ...res, result: { ...(res.result as object), hash: toQuantity(BigInt(`0x${'ab'.repeat(32)}`) + BigInt(n++)) } } : res) };
+    expect(byId(await run(['service'], false), 'service/head-never-goes-back')?.verdict).to.equal('pass');
+    proxy.fault = { name: 'a head one block higher at every read', kills: [], rewrite: (req, res) => (req.method === 'eth_blockNumber' && 'result' in res ? { ...res, result: toQuantity(head + BigInt(++n)) } : moved(req, res) ? { ...res, result: { ...(res.result as object), number: toQuantity(head + BigInt(++n)) } } : res) };
+    const moving = byId(await run(['service'], false), 'service/head-never-goes-back');
+    expect(moving?.verdict, moving?.reason).to.equal('pass');
+    expect(moving?.note).to.match(/^\d+ head reads, \d+ pair\(s\) ordered in time compared/);
   });
 
   it('a block the discovery walk reads malformed fails judged-shape, and its classes read "found, malformed", never "not on this chain" (red-team A1)', async function () {

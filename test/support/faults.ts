@@ -320,7 +320,25 @@ function invariantFaults(targets: Targets): Fault[] {
 
     // uncles (synthetic history): the header served is the uncle's
     ...[M.uncleN, M.uncleH].map((m) => fault(`${m}: the uncle's stateRoot changed by one hex digit`, [`${m}/uncle-hash`], results(m, (u: Json) => ({ ...u, stateRoot: nibble(u['stateRoot'] as string) })), synthetic)),
+
+    // the head: a balancer whose next read lands on a backend behind
+    laggingHead('the latest block and eth_blockNumber come from a backend 2 blocks behind after the preflight', 2n, ['latest', 'eth_blockNumber']),
   ];
+}
+
+/**
+ * Reads of the head after the first (the preflight's) answered from a backend `behind` blocks back: `eth_blockNumber`
+ * with its number, `latest` with that real block (every other answer is the upstream's own).
+ */
+export function laggingHead(name: string, behind: bigint, reads: Array<'latest' | 'eth_blockNumber'>): Fault {
+  let seen = 0;
+  return fault(`head: ${name}`, ['service/head-never-goes-back'], async (req, res, ctx) => {
+    const latest = req.method === 'eth_getBlockByNumber' && req.params[0] === 'latest';
+    if (!(latest || req.method === 'eth_blockNumber') || !('result' in res) || res.result === null) return res;
+    if (seen++ === 0 || !reads.includes(latest ? 'latest' : 'eth_blockNumber')) return res;
+    const older = toQuantity(BigInt(latest ? String((res.result as Json)['number']) : String(res.result)) - behind);
+    return latest ? { ...res, result: (await ctx.upstream('eth_getBlockByNumber', [older, req.params[1]])).result } : { ...res, result: older };
+  }, { methods: ['service'] });
 }
 
 /**

@@ -1,6 +1,6 @@
 // Building `{base_url}/v3/<KEY>` from the networks table (core/networks.ts).
 import { networks } from '../core/networks.ts';
-import { registerSecret, registerUrlSecrets, urlKeySegments } from '../core/redact.ts';
+import { positionOnlySecrets, registerSecret, registerUrlSecrets, SHORT_KEY, urlKeySegments } from '../core/redact.ts';
 
 export function networkUrl(name: string, apiKey: string, baseUrl?: string): string {
   const net = networks[name];
@@ -61,21 +61,28 @@ export function resolveEndpoint(values: { url?: string; network?: string; 'api-k
   return networkUrl(values.network, apiKey, values['base-url']);
 }
 
-/** A key shorter than this occurs by chance in evidence (hashes, hex quantities, JSON words such as `true`). */
-const SHORT_KEY = 8;
-
 /**
  * Every output is redacted of the key wherever it occurs: a short key garbles evidence, so a run says so as it starts
- * (once the command line is known good). `url`: the one resolveEndpoint() returned.
+ * (once the command line is known good). And what may be the key but is too short to remove from other text without
+ * cutting words (positionOnlySecrets: a short last path segment, a short query value) is hidden only where the URL is
+ * shown: the run says that too, naming where, never the value. `url`: the one resolveEndpoint() returned.
  */
 export function warnShortKey(url: string): void {
   const key = urlKey(url);
   const length = key === undefined ? 0 : [...key].length;
-  if (key === undefined || length >= SHORT_KEY) return;
+  if (key !== undefined && length < SHORT_KEY) {
+    process.stderr.write(
+      `rpc-certify: WARNING: the API key is only ${length} character${length === 1 ? '' : 's'} long (under ${SHORT_KEY}): every occurrence of it is redacted from all output, ` +
+        `so evidence that happens to hold the same characters (hashes, hex values, JSON words) will read <redacted> in places ` +
+        `and targets.lock.json may not be reusable. The reports stay valid JSON. Use a key of ${SHORT_KEY} or more characters for readable evidence.\n`,
+    );
+  }
+  const unremoved = positionOnlySecrets(url);
+  if (unremoved.length === 0) return;
   process.stderr.write(
-    `rpc-certify: WARNING: the API key is only ${length} character${length === 1 ? '' : 's'} long (under ${SHORT_KEY}): every occurrence of it is redacted from all output, ` +
-      `so evidence that happens to hold the same characters (hashes, hex values, JSON words) will read <redacted> in places ` +
-      `and targets.lock.json may not be reusable. The reports stay valid JSON. Use a key of ${SHORT_KEY} or more characters for readable evidence.\n`,
+    `rpc-certify: WARNING: ${unremoved.join(', ')} of the URL may hold the API key: hidden wherever the endpoint is shown, but under ${SHORT_KEY} characters, ` +
+      `so not removed from other text (it would cut words and hex values). If it is the key, an endpoint that echoes it shows it in the evidence: ` +
+      `use a key of ${SHORT_KEY} or more characters, or put it where the key goes ({base_url}/v3/<KEY>).\n`,
   );
 }
 

@@ -34,18 +34,22 @@ export function registerSecret(secret: string | undefined): void {
 }
 
 /**
- * Registers every path segment that can hold the key (urlKeySegments), and any userinfo and query values, as secrets.
- * A URL with no path (a plain node) registers nothing.
+ * Registers the secrets of a URL whose value can be removed from any text (urlKeySegments, and userinfo and query values
+ * as long as a key). A URL with no path (a plain node) registers nothing. A short one found only by its place
+ * (positionOnlySecrets) is hidden where the URL is shown, but not removed elsewhere: it would cut words.
  */
 export function registerUrlSecrets(url: string): void {
   for (const key of urlKeySegments(url)) registerSecret(key);
+  for (const value of urlParts(url)) if ([...value].length >= SHORT_KEY) registerSecret(value);
+}
+
+/** Userinfo and query values of a URL, as the client sends them and decoded. */
+function urlParts(url: string): string[] {
   try {
     const u = new URL(url);
-    registerSecret(u.password);
-    registerSecret(u.username);
-    for (const v of u.searchParams.values()) registerSecret(v);
+    return [u.password, u.username, ...u.searchParams.values()].filter(Boolean);
   } catch {
-    // not a URL: nothing more to learn from it
+    return []; // not a URL: nothing more to learn from it
   }
 }
 
@@ -53,31 +57,66 @@ export function registerUrlSecrets(url: string): void {
 const VERSION_LABEL = /^v[0-9]+$/i;
 
 /**
- * The path segments of a URL that are secret (secretSegments), as written in it and as the client sends them (`{`, `}`,
- * spaces and non-ASCII percent-encoded). Not only `/v3/<KEY>`: providers put the key in `/v2/<KEY>`, `/<KEY>`,
- * `/<network>/<KEY>`, and a typo (`/v3//KEY`, `/V3/KEY`) must not print it.
+ * The path segments of a URL whose value is a secret removed from any text (secretSegments: 'value'), as written in it
+ * and as the client sends them (`{`, `}`, spaces and non-ASCII percent-encoded). Not only `/v3/<KEY>`: providers put
+ * the key in `/v2/<KEY>`, `/<KEY>`, `/<network>/<KEY>`, and a typo (`/v3//KEY`, `/V3/KEY`) must not print it.
  */
 export function urlKeySegments(url: string): string[] {
+  return [...new Set(urlPaths(url).flatMap((path) => { const parts = path.split('/'); return secretSegments(parts).flatMap((kind, i) => (kind === 'value' ? [parts[i]!] : [])); }))];
+}
+
+/**
+ * What of a URL may be the key but is hidden only where the URL is shown, being too short to remove from other text
+ * without cutting words (`rpc` would vanish from `jsonrpc`): described by place and length, never by value, for the
+ * warning that says so.
+ */
+export function positionOnlySecrets(url: string): string[] {
+  const path = urlPaths(url)[0] ?? '';
+  const parts = path.split('/');
+  const where = secretSegments(parts).flatMap((kind, i) => (kind === 'position' ? [`path segment ${parts.slice(0, i + 1).filter(Boolean).length} (${[...parts[i]!].length} character${[...parts[i]!].length === 1 ? '' : 's'})`] : []));
+  let query: URLSearchParams | undefined;
+  try {
+    const u = new URL(url);
+    query = u.searchParams;
+    if (u.username && [...decodeURIComponent(u.username)].length < SHORT_KEY) where.push('the user name');
+    if (u.password && [...decodeURIComponent(u.password)].length < SHORT_KEY) where.push('the password');
+  } catch {
+    // not a URL: its path is all there is
+  }
+  for (const [k, v] of query ?? []) if (v && [...v].length < SHORT_KEY) where.push(`the query value of ${JSON.stringify(k)}`);
+  return where;
+}
+
+function urlPaths(url: string): string[] {
   const paths = [/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*([^?#]*)/i.exec(url)?.[1] ?? ''];
   try {
     paths.push(new URL(url).pathname);
   } catch {
     // not a URL: the text as written is all there is
   }
-  return [...new Set(paths.flatMap((path) => secretSegments(path.split('/')).filter((s): s is string => s !== undefined)))];
+  return paths;
 }
 
 /** A key's length at least: providers' keys are 32-64 characters; a segment this long anywhere in the path is secret. */
 const KEY_LENGTH = 16;
 
+/** A secret found by its place shorter than this is not removed from other text: it occurs by chance in words, hashes, hex. */
+export const SHORT_KEY = 8;
+
 /**
- * The segments of a path split on "/", each kept where it is secret and undefined where it is not. Secret: the segment
- * after a version label (`/v3/<KEY>`, `/v2/<KEY>`), and any segment as long as a key (`/eth/<KEY>`, `/<KEY>/`). Only
- * when none is, every segment but a version label is (a short key anywhere: the short-key warning says what that
- * garbles). So `/eth/<KEY>` keeps `eth` readable (it would otherwise cut every method name), while no key is shown. A
- * version label is never secret unless right after another one (the harness's probes send `/v3/` with no key).
+ * The segments of a path split on "/": 'value' where the segment is a secret removed from any text, 'position' where it
+ * may be the key but is hidden only where the URL is shown (too short to remove from text without cutting words), and
+ * undefined where it is shown. The key is found by its place as well as its value:
+ * - the segment after a version label (`/v3/<KEY>`, `/v2/<KEY>`), whatever its length ('value': the warning for a short
+ *   key says what that garbles);
+ * - any segment as long as a key (`/eth/<KEY>`, `/<KEY>/`);
+ * - the last segment (`/ethereum-mainnet-archive/<KEY>`: the key is last even when another segment is long);
+ * - when no segment is after a label or as long as a key, every segment but a version label (a short key anywhere).
+ * Those last two are 'value' from SHORT_KEY characters up, else 'position'. So `/eth/<KEY>` keeps `eth` readable (it
+ * would otherwise cut every method name), while no key is shown. A version label is never secret unless right after
+ * another one (the harness's probes send `/v3/` with no key).
  */
-function secretSegments(segments: string[]): Array<string | undefined> {
+function secretSegments(segments: string[]): Array<'value' | 'position' | undefined> {
   let previous: string | undefined;
   const kinds = segments.map((s) => {
     const afterLabel = previous !== undefined && VERSION_LABEL.test(previous);
@@ -87,11 +126,16 @@ function secretSegments(segments: string[]): Array<string | undefined> {
     if (VERSION_LABEL.test(s)) return 'none';
     return s.length >= KEY_LENGTH ? 'key' : 'maybe';
   });
+  const last = kinds.length - 1 - [...kinds].reverse().findIndex((k) => k !== 'none');
   const anyKey = kinds.includes('key');
-  return segments.map((s, i) => (kinds[i] === 'key' || (kinds[i] === 'maybe' && !anyKey) ? s : undefined));
+  return segments.map((s, i) => {
+    if (kinds[i] === 'key') return 'value';
+    if (kinds[i] !== 'maybe' || (anyKey && i !== last)) return undefined;
+    return [...s].length >= SHORT_KEY ? 'value' : 'position';
+  });
 }
 
-/** `https://host/v3/abc` -> `https://host/v3/<redacted>`, `https://host/abc/def` -> `https://host/<redacted>/<redacted>`; also strips userinfo and query values. */
+/** `https://host/v3/abc` -> `https://host/v3/<redacted>`, `https://host/abc/def` -> `https://host/<redacted>/<redacted>`; userinfo and query values too. */
 export function redactUrl(url: string): string {
   try {
     const u = new URL(url);
@@ -99,7 +143,9 @@ export function redactUrl(url: string): string {
     const secret = secretSegments(segments);
     const cleanPath = segments.map((s, i) => (secret[i] === undefined ? s : REDACTED)).join('/');
     const query = [...u.searchParams.keys()].map((k) => `${k}=${REDACTED}`).join('&');
-    return redact(`${u.protocol}//${u.host}${cleanPath}${query ? `?${query}` : ''}`);
+    // Userinfo is shown as redacted, not dropped: copy-as-curl must know the URL holds more than its path.
+    const userinfo = u.username || u.password ? `${REDACTED}@` : '';
+    return redact(`${u.protocol}//${userinfo}${u.host}${cleanPath}${query ? `?${query}` : ''}`);
   } catch {
     return redact(url);
   }

@@ -9,7 +9,7 @@ import { COVERAGE_CLASSES } from '../framework/discovery.ts';
 import { writeFileAtomic } from './atomic.ts';
 import { STYLE } from './html-style.ts';
 import { type ConformanceReport, methodsOf, type Outcome, OUTCOMES, outcomeOf, percent } from './model.ts';
-import { blockCoverage, blockCoverageText, curlText, exchangeMeta, failingFirst, formatDuration, inapplicableGroups, requestText, responseText, scopeLine, uncertified } from './text.ts';
+import { blockCoverage, blockCoverageText, curlSource, curlText, exchangeMeta, failingFirst, formatDuration, inapplicableGroups, requestText, responseText, scopeLine, uncertified } from './text.ts';
 
 export async function writeHtmlReport(report: ConformanceReport, path: string): Promise<void> {
   await writeFileAtomic(path, renderHtml(report));
@@ -256,7 +256,7 @@ function exchange(ev: Evidence, endpoint: string, label = ''): string {
   return `<div class="exchange"><div class="meta">${label ? `<b>${esc(label)}</b> · ` : ''}${esc(exchangeMeta(ev))}</div><div class="io">
 <figure><figcaption>request</figcaption><pre>${esc(requestText(ev))}</pre></figure>
 <figure><figcaption>response</figcaption><pre>${esc(responseText(ev))}</pre></figure></div>
-<details class="curl"><summary>copy as curl (the key from $RPC_CERTIFY_API_KEY)</summary><pre>${esc(curlText(ev, endpoint))}</pre></details></div>`;
+<details class="curl"><summary>copy as curl (${curlSource(endpoint) === '$RPC_CERTIFY_URL' ? `the whole URL from $RPC_CERTIFY_URL: ${esc(endpoint)}` : 'the key from $RPC_CERTIFY_API_KEY'})</summary><pre>${esc(curlText(ev, endpoint))}</pre></details></div>`;
 }
 
 function skippedSection(checks: Judged[]): string {

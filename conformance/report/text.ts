@@ -46,9 +46,18 @@ export function failingFirst(evidence: Evidence[], failed: boolean): Evidence[] 
   return failed && last && evidence.length > 1 ? [last, ...evidence.slice(0, -1)] : evidence;
 }
 
-/** The exchange as a curl command a reader can paste: the key is read from $RPC_CERTIFY_API_KEY, never written. */
+/**
+ * Where copy-as-curl takes the secret part of the endpoint from: the key alone ($RPC_CERTIFY_API_KEY) when it is the one
+ * thing redacted, else the whole URL ($RPC_CERTIFY_URL): several redacted segments, a query or userinfo cannot be
+ * rebuilt from one key.
+ */
+export function curlSource(endpoint: string): '$RPC_CERTIFY_API_KEY' | '$RPC_CERTIFY_URL' {
+  return endpoint.split('<redacted>').length === 2 && !endpoint.includes('?') ? '$RPC_CERTIFY_API_KEY' : '$RPC_CERTIFY_URL';
+}
+
+/** The exchange as a curl command a reader can paste: the key (or the whole URL, curlSource) is read from the environment, never written. */
 export function curlText(ev: Evidence, endpoint: string): string {
-  const url = endpoint.replace('<redacted>', '$RPC_CERTIFY_API_KEY').replace(/["\\`]/g, '\\$&');
+  const url = curlSource(endpoint) === '$RPC_CERTIFY_URL' ? '${RPC_CERTIFY_URL:?the endpoint URL, key included}' : endpoint.replace('<redacted>', '$RPC_CERTIFY_API_KEY').replace(/["\\`]/g, '\\$&');
   return `curl -sS "${url}" -H 'Content-Type: application/json' --data '${requestText(ev).replaceAll("'", "'\\''")}'`;
 }
 

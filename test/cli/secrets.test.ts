@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { reportFaults } from '../../conformance/report/json.ts';
-import { redact, redactCapped, redactDeep, redactUrl, registerUrlSecrets } from '../../core/redact.ts';
+import { positionOnlySecrets, redact, redactCapped, redactDeep, redactUrl, registerUrlSecrets } from '../../core/redact.ts';
 import { assertReport, type LoadReport } from '../../load/report/report.ts';
 import { startDevnet, type Devnet } from '../../devnet/index.ts';
 import { cli } from '../support/cli.ts';
@@ -19,7 +19,7 @@ import { cli } from '../support/cli.ts';
 const OPEN = '@@';
 const CLOSE = '@@';
 
-const KEYS: Array<{ name: string; key: string; via: 'url' | 'api-key'; prefix?: string }> = [
+const KEYS: Array<{ name: string; key: string; via: 'url' | 'api-key'; prefix?: string; shown?: string }> = [
   { name: 'URL-special characters', key: '{s"e c<r>t}', via: 'url' },
   { name: 'URL-special characters, given as --api-key', key: 'k{e}y|^`x', via: 'api-key' },
   { name: 'non-ASCII', key: 'ключ-ü-密钥', via: 'url' },
@@ -29,6 +29,8 @@ const KEYS: Array<{ name: string; key: string; via: 'url' | 'api-key'; prefix?: 
   { name: 'three characters', key: 'Qz9', via: 'api-key' },
   // Not /v3/<KEY>: the key is still found in the path (and echoed lower-, upper-cased and hex-encoded, like every key of 8 or more).
   { name: 'an Alchemy-style /v2/<KEY> URL', key: 'SENTINELKEY123456', via: 'url', prefix: '/v2/' },
+  // Found by its place: the last segment, short beside a long one (which, as long as a key, is hidden too).
+  { name: 'the key as the last segment after a long one', key: 'abc123xyz9', via: 'url', prefix: '/ethereum-mainnet-archive/', shown: '/<redacted>/<redacted>' },
   { name: '128 characters', key: Array.from({ length: 128 }, (_, i) => 'AbCdEfGhJkMnPqRsTuVwXyZ23456789'[(i * 7) % 31]).join(''), via: 'url' },
 ];
 
@@ -178,10 +180,10 @@ describe('redact(): keys in other URL shapes, other cases, hex, and holding "/"'
     ['/v2/KEY (Alchemy-style)', (k) => `http://127.0.0.1:1/v2/${k}`, 'http://127.0.0.1:1/v2/<redacted>'],
     ['/KEY (QuickNode-style)', (k) => `http://127.0.0.1:1/${k}`, 'http://127.0.0.1:1/<redacted>'],
     ['/KEY/ (a trailing slash)', (k) => `http://127.0.0.1:1/${k}/`, 'http://127.0.0.1:1/<redacted>/'],
-    // Segments no other test holds: each one becomes a secret for the whole process.
+    // Segments no other test holds: a short one is hidden in the URL shown, but not removed from other text.
     ['/<network>/KEY (a deeper path)', (k) => `http://127.0.0.1:1/netQz5/${k}`, 'http://127.0.0.1:1/<redacted>/<redacted>'],
-    // The key after its version label is enough: a short word beside it stays readable.
-    ['/v2/KEY/<extra> (a deeper path)', (k) => `http://127.0.0.1:1/v2/${k}/extQz6`, 'http://127.0.0.1:1/v2/<redacted>/extQz6'],
+    // The last segment is hidden by its place, even after a key found by its version label (`/v1/lb/<KEY>`: the label's segment is not always the key).
+    ['/v2/KEY/<extra> (a deeper path)', (k) => `http://127.0.0.1:1/v2/${k}/extQz6`, 'http://127.0.0.1:1/v2/<redacted>/<redacted>'],
   ];
   shapes.forEach(([name, url, shown], i) => {
     it(`a URL shaped ${name}: the key is a secret, and redactUrl() hides it`, () => {
@@ -189,8 +191,34 @@ describe('redact(): keys in other URL shapes, other cases, hex, and holding "/"'
       registerUrlSecrets(url(key));
       expect(redactUrl(url(key))).to.equal(shown);
       expect(redact(`invalid project ${key} (path ${url(key)})`)).to.not.include(key);
-      if (i === 5) expect(redact(`invalid project ${key} (path ${url(key)})`)).to.not.match(/Qz5/);
+      if (i === 5) expect(positionOnlySecrets(url(key))).to.deep.equal(['path segment 1 (6 characters)']);
+      if (i === 6) expect(positionOnlySecrets(url(key))).to.deep.equal(['path segment 3 (6 characters)']);
     });
+  });
+
+  it('the key as the last segment after a long one (/ethereum-mainnet-archive/<KEY>): hidden by its place, removed from any text, no short-key warning due', () => {
+    const url = 'https://host.example/ethereum-mainnet-archive/abc123xyz9';
+    registerUrlSecrets(url);
+    expect(redactUrl(url)).to.equal('https://host.example/<redacted>/<redacted>');
+    expect(redact('invalid project ABC123XYZ9 at /ethereum-mainnet-archive/abc123xyz9')).to.equal('invalid project <redacted> at /<redacted>/<redacted>');
+    expect(positionOnlySecrets(url)).to.deep.equal([]);
+  });
+
+  it('a short last segment (…/<LONG KEY>/ext/bc/C/rpcQ8): hidden in the URL shown, not removed from text (it would cut words), named for the warning', () => {
+    const long = 'LongKeyBefore0123456789';
+    const url = `http://127.0.0.1:1/${long}/ext/bc/C/rpcQ8`;
+    registerUrlSecrets(url);
+    expect(redactUrl(url)).to.equal('http://127.0.0.1:1/<redacted>/ext/bc/C/<redacted>');
+    expect(redact(`jsonrpcQ8 ${long}`)).to.equal('jsonrpcQ8 <redacted>');
+    expect(positionOnlySecrets(url)).to.deep.equal(['path segment 5 (5 characters)']);
+  });
+
+  it('query values and userinfo: hidden in the URL shown; removed from text only from 8 characters up (a short one is named for the warning)', () => {
+    const url = 'http://usrQ9:pwQ9longer@127.0.0.1:1/v3/QueryKey77?net=1&token=QueryTokenQ9';
+    registerUrlSecrets(url);
+    expect(redactUrl(url)).to.equal('http://<redacted>@127.0.0.1:1/v3/<redacted>?net=<redacted>&token=<redacted>');
+    expect(redact('block 1 by usrQ9 with pwQ9longer and QueryTokenQ9')).to.equal('block 1 by usrQ9 with <redacted> and <redacted>');
+    expect(positionOnlySecrets(url)).to.deep.equal(['the user name', 'the query value of "net"']);
   });
 
   it('/eth/<KEY> (Ankr-style): the key, as long as a key, is the secret; eth stays readable, so method names are not cut', () => {
@@ -199,7 +227,8 @@ describe('redact(): keys in other URL shapes, other cases, hex, and holding "/"'
     expect(redactUrl(`http://127.0.0.1:1/eth/${key}`)).to.equal('http://127.0.0.1:1/eth/<redacted>');
     expect(redact(`eth_getBlockByHash failed for ${key.toUpperCase()}`)).to.equal('eth_getBlockByHash failed for <redacted>');
     registerUrlSecrets(`http://127.0.0.1:1/${key.slice(0, 40)}/rpcQz7`);
-    expect(redactUrl(`http://127.0.0.1:1/${key.slice(0, 40)}/rpcQz7`)).to.equal('http://127.0.0.1:1/<redacted>/rpcQz7');
+    expect(redactUrl(`http://127.0.0.1:1/${key.slice(0, 40)}/rpcQz7`)).to.equal('http://127.0.0.1:1/<redacted>/<redacted>');
+    expect(redact('jsonrpcQz7')).to.equal('jsonrpcQz7');
   });
 
   it('/v3/<KEY> stays as it was: the version label is shown, the key is not', () => {
@@ -256,6 +285,19 @@ describe('redact(): keys in other URL shapes, other cases, hex, and holding "/"'
   });
 });
 
+describe('the warning for what may be the key but is too short to remove from text', function () {
+  it('names its place and length, never its value, before the run starts; a key found whole (long enough) gets no warning', async () => {
+    const short = await cli(['conformance', '--url', 'http://127.0.0.1:1/ethereum-mainnet-archive/rpQ7x', '--timeout', '500']);
+    expect(short.code).to.equal(2);
+    expect(short.err.split('\n')[0]).to.match(/^rpc-certify: WARNING: path segment 2 \(5 characters\) of the URL may hold the API key: hidden wherever the endpoint is shown, but under 8 characters, so not removed from other text/);
+    expect(short.err + short.out).to.not.include('rpQ7x');
+    const whole = await cli(['conformance', '--url', 'http://127.0.0.1:1/ethereum-mainnet-archive/abc123xyz9', '--timeout', '500']);
+    expect(whole.code).to.equal(2);
+    expect(whole.err).to.not.include('WARNING');
+    expect(whole.err + whole.out).to.not.include('abc123xyz9');
+  });
+});
+
 describe('key-echo matrix: no form of the API key reaches any output', function () {
   let devnet: Devnet;
   let server: Server;
@@ -307,7 +349,7 @@ describe('key-echo matrix: no form of the API key reaches any output', function 
     });
   }
 
-  for (const { name, key, via, prefix = '/v3/' } of KEYS) {
+  for (const { name, key, via, prefix = '/v3/', shown = `${prefix}<redacted>` } of KEYS) {
     it(`${name}: ${JSON.stringify(key.length > 20 ? `${key.slice(0, 12)}…` : key)} (${via === 'url' ? '--url' : '--api-key'})`, async () => {
       current = key;
       const out = await mkdtemp(join(tmpdir(), 'rc-keys-'));
@@ -323,8 +365,8 @@ describe('key-echo matrix: no form of the API key reaches any output', function 
       expect(Object.keys(files).sort()).to.deep.equal(['conformance.html', 'conformance.json', 'conformance.junit.xml', 'targets.lock.json']);
       const report = JSON.parse(files['conformance.json']!) as { run: { endpoint: string }; checks: unknown[]; summary: { verdict: string } };
       // (A key of one character is also removed from the host: the garbling the warning names.)
-      if (key.length >= 8) expect(report.run.endpoint).to.equal(`${base}${prefix}<redacted>`);
-      else expect(report.run.endpoint).to.match(new RegExp(`${prefix}<redacted>$`));
+      if (key.length >= 8) expect(report.run.endpoint).to.equal(`${base}${shown}`);
+      else expect(report.run.endpoint).to.match(new RegExp(`${shown}$`));
       expect(reportFaults(report), 'the report is whole').to.deep.equal([]);
       expect(report.checks.length).to.be.above(100);
       JSON.parse(files['targets.lock.json']!);
@@ -335,7 +377,7 @@ describe('key-echo matrix: no form of the API key reaches any output', function 
       for (const [file, text] of Object.entries(outputs)) {
         for (const m of text.matchAll(/@@([^@\n]*?)@@/g)) {
           const echoed = m[1]!.replace(/&lt;/g, '<').replace(/&gt;/g, '>');
-          expect(echoed.replace(/\/v[0-9]+\/|<redacted>|\s|^0x/gi, ''), `${file}: an echo at ${m.index}: ${echoed}`).to.equal('');
+          expect(echoed.replace(/\/v[0-9]+\/|<redacted>|\s|^0x|\//gi, ''), `${file}: an echo at ${m.index}: ${echoed}`).to.equal('');
           expect(echoed).to.include('<redacted>');
         }
       }

@@ -1,5 +1,9 @@
 // The three report writers against one synthetic run holding every verdict × layer combination.
+import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -352,5 +356,40 @@ describe('conformance evidence', () => {
   it('copies an exchange as a curl command that reads the key from the environment, never writing it', () => {
     const curl = curlText(failing, 'https://host.example/v3/<redacted>');
     expect(curl).to.equal(`curl -sS "https://host.example/v3/$RPC_CERTIFY_API_KEY" -H 'Content-Type: application/json' --data '{"jsonrpc":"2.0","id":2,"method":"eth_getBlockByHash","params":["0XAB'\\''",false]}'`);
+  });
+
+  it('a URL with more than the key redacted (several segments, a query, userinfo) is read whole from $RPC_CERTIFY_URL: each command, run by a shell, sends the exchange to the URL meant', async () => {
+    const seen: Array<{ url?: string; body: string; auth?: string }> = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        seen.push({ body, ...(req.url ? { url: req.url } : {}), ...(req.headers.authorization ? { auth: req.headers.authorization } : {}) });
+        res.end('{}');
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const base = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const shell = (command: string, env: Record<string, string>) => promisify(execFile)('bash', ['-c', command], { env: { ...process.env, ...env } });
+    try {
+      const cases: Array<[string, Record<string, string>, string, string?]> = [
+        [`http://${base}/v3/<redacted>`, { RPC_CERTIFY_API_KEY: 'theKey123' }, '/v3/theKey123'],
+        [`http://${base}/<redacted>/<redacted>`, { RPC_CERTIFY_URL: `http://${base}/ethereum-mainnet-archive/abc123xyz9` }, '/ethereum-mainnet-archive/abc123xyz9'],
+        [`http://${base}/v3/<redacted>?net=<redacted>`, { RPC_CERTIFY_URL: `http://${base}/v3/theKey123?net=main` }, '/v3/theKey123?net=main'],
+        [`http://<redacted>@${base}/v3/<redacted>`, { RPC_CERTIFY_URL: `http://usr:pw@${base}/v3/theKey123` }, '/v3/theKey123', `Basic ${Buffer.from('usr:pw').toString('base64')}`],
+      ];
+      for (const [endpoint, env, path, auth] of cases) {
+        const curl = curlText(failing, endpoint);
+        expect(curl, endpoint).to.not.include('<redacted>');
+        await shell(curl, env);
+        expect(seen.at(-1), endpoint).to.deep.equal({ url: path, body: JSON.stringify(failing.request), ...(auth ? { auth } : {}) });
+      }
+      // Unset, the shell says what to set rather than sending a request elsewhere.
+      const unset = await shell(curlText(failing, `http://${base}/<redacted>/<redacted>`), { RPC_CERTIFY_URL: '' }).then(() => undefined, (e: { stderr: string }) => e.stderr);
+      expect(unset).to.include('RPC_CERTIFY_URL: the endpoint URL, key included');
+      expect(seen).to.have.length(cases.length);
+    } finally {
+      server.close();
+    }
   });
 });

@@ -9,10 +9,11 @@ import { recomputable, signedEnvelope } from '../core/invariants/tx.ts';
 import { networkOf } from '../core/networks.ts';
 import { withdrawalEncoding } from '../core/invariants/withdrawal.ts';
 import type { Targets } from '../core/targets.ts';
-import { isObject, toQuantity } from '../core/hex.ts';
+import { toQuantity } from '../core/hex.ts';
 import { notNetworkForm } from '../core/invariants/blob-network.ts';
 import type { Hex } from 'ox/Hex';
 import { type CheckContext, CheckOutcome, MethodSuite } from './framework/check.ts';
+import { resultOf, RpcError, TransportError } from './framework/rpc-client.ts';
 import { envelopeChecks, extraFieldsCheck, nullOnMiss, nullOnZeroHash, type Shaped, UNKNOWN_HASH } from './framework/common.ts';
 import { expectHeaderHash, failOnViolations, judgedRefs, NO_TX_JUDGED, recompute, TypedBlocks } from './framework/invariant-checks.ts';
 import { receiptsOfBlock, ReceiptsBudget } from './framework/receipt-checks.ts';
@@ -228,12 +229,17 @@ async function networkFormsCause(t: CheckContext, txs: Json[], envelopes: Hex[],
   const forms = [...envelopes];
   for (const [i, tx] of txs.entries()) {
     if (tx['type'] !== '0x3') continue;
+    // Read as every other answer is (resultOf): an error, or no usable answer, leaves the cause unshown.
     const ex = await t.exchange('eth_getRawTransactionByHash', [tx['hash']]);
-    const answer = isObject(ex.body) ? ex.body : {};
-    const error = isObject(answer['error']) ? `error ${String(answer['error']['code'])}` : undefined;
-    const why = ex.fault ?? error ?? notNetworkForm(answer['result'], envelopes[i]!, tx['blobVersionedHashes']);
+    let raw: unknown;
+    try {
+      raw = resultOf<unknown>(ex);
+    } catch (err) {
+      raw = err;
+    }
+    const why = raw instanceof RpcError ? `error ${raw.code}` : raw instanceof TransportError ? raw.message : notNetworkForm(raw, envelopes[i]!, tx['blobVersionedHashes']);
     if (why) return `, and the network form of its transaction ${i} could not be had (eth_getRawTransactionByHash: ${why.replaceAll(';', ',')})`;
-    forms[i] = answer['result'] as Hex;
+    forms[i] = raw as Hex;
   }
   return (await orderedTrieRoot(forms)) === served
     ? ', and its transactionsRoot is exactly the trie root of their network forms (blob sidecars included, as eth_getRawTransactionByHash gives them)'

@@ -282,7 +282,7 @@ describe('moving devnet: the embedded default\'s own expectation', () => {
   // explains any number of them, and nothing on a block without a blob.
   const note = expectationFor('eth_getBlockByHash/transactions-root', parseExpectations(readFileSync('fixtures/expectations/embedded.json', 'utf8'), 'embedded.json'), '2026-01-01');
   const reason = (blocks: string[]) => `transactionsRoot is not the trie root of the transactions in ${blocks.length} of 16 blocks judged: ${blocks.join('; ')}`;
-  const blob = (n: number, types: string) => `block ${n} (type 0x3, spread) holds 3 transaction(s) of type ${types}`;
+  const blob = (n: number, types: string) => `block ${n} (type 0x3, spread) holds 3 transaction(s) of type ${types}, and its transactionsRoot is exactly the trie root of their network forms (blob sidecars included, as eth_getRawTransactionByHash gives them)`;
 
   it('explains the seed\'s blob block and the traffic\'s, however many', () => {
     expect(explains(note, { reason: reason([blob(9, '0x3')]) })).to.equal(true);
@@ -294,6 +294,12 @@ describe('moving devnet: the embedded default\'s own expectation', () => {
     expect(explains(note, { reason: reason([plain]) })).to.equal(false);
     expect(explains(note, { reason: reason([blob(40, '0x2, 0x3'), plain]) })).to.equal(false);
     expect(explains(note, { reason: reason([plain, blob(40, '0x2, 0x3')]) })).to.equal(false);
+  });
+
+  it('does not explain a blob block whose root is not the trie of the network forms either', () => {
+    const other = 'block 41 (spread) holds 3 transaction(s) of type 0x2, 0x3, nor is its transactionsRoot the trie root of their network forms (blob sidecars included)';
+    expect(explains(note, { reason: reason([other]) })).to.equal(false);
+    expect(explains(note, { reason: reason([blob(40, '0x2, 0x3'), other]) })).to.equal(false);
   });
 });
 

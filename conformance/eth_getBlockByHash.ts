@@ -2,7 +2,7 @@
 import { keccak256 } from 'viem';
 import { blockBloom } from '../core/invariants/block-receipts.ts';
 import { blockSizes } from '../core/invariants/block-size.ts';
-import type { Json, Violation } from '../core/invariants/encoding.ts';
+import { bigintOf, type Json, type Violation } from '../core/invariants/encoding.ts';
 import { EMPTY_UNCLES_HASH } from '../core/invariants/header.ts';
 import { orderedTrieRoot } from '../core/invariants/trie.ts';
 import { recomputable, signedEnvelope } from '../core/invariants/tx.ts';
@@ -14,9 +14,10 @@ import { notNetworkForm } from '../core/invariants/blob-network.ts';
 import type { Hex } from 'ox/Hex';
 import { type CheckContext, CheckOutcome, MethodSuite } from './framework/check.ts';
 import { resultOf, RpcError, TransportError } from './framework/rpc-client.ts';
-import { envelopeChecks, extraFieldsCheck, nullOnMiss, nullOnZeroHash, type Shaped, UNKNOWN_HASH } from './framework/common.ts';
+import { envelopeChecks, extraFieldsCheck, nullOnMiss, nullOnZeroHash, type Shaped, UNKNOWN_HASH, ZERO_HASH } from './framework/common.ts';
 import { expectHeaderHash, failOnViolations, judgedRefs, NO_TX_JUDGED, recompute, TypedBlocks } from './framework/invariant-checks.ts';
 import { receiptsOfBlock, ReceiptsBudget } from './framework/receipt-checks.ts';
+import { HEADER_FIELDS, SIGNED } from './framework/fields.ts';
 
 interface Block {
   hash: string;
@@ -43,7 +44,7 @@ envelopeChecks(
 );
 
 suite.check(
-  { intent: 'hashes-shape', clause: '§4.2, §2.2', layer: 'spec', title: 'flag false: a block object whose transactions are 32-byte hashes, and whose hash is the one asked for', covers: ['hit'] },
+  { intent: 'hashes-shape', clause: '§4.2, §2.2', layer: 'spec', title: 'flag false: a block object whose transactions are 32-byte hashes, and whose hash is the one asked for', covers: ['hit'], ties: ['block.hash', 'block.number', 'block.transactions'] },
   async (t) => {
     const { target, block } = await knownBlock(t, 'multiTxBlock', false);
     t.expectEqual(block.hash, target.hash, 'hash must be the requested block hash', '/result/hash');
@@ -54,7 +55,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'full-shape', clause: '§4.2, §2.3', layer: 'spec', title: 'flag true: full transaction objects whose blockHash, blockNumber and transactionIndex match the block', covers: ['hit'] },
+  { intent: 'full-shape', clause: '§4.2, §2.3', layer: 'spec', title: 'flag true: full transaction objects whose blockHash, blockNumber and transactionIndex match the block', covers: ['hit'], ties: ['transaction.blockHash', 'transaction.blockNumber', 'transaction.transactionIndex'] },
   async (t) => {
     const { block } = await knownBlock(t, 'multiTxBlock', true);
     block.transactions.forEach((tx, i) => {
@@ -69,7 +70,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'hashes-match-full', clause: '§4.2', layer: 'invariant', title: 'the hash list (flag false) equals the hashes of the full transactions (flag true), in order' },
+  { intent: 'hashes-match-full', clause: '§4.2', layer: 'invariant', title: 'the hash list (flag false) equals the hashes of the full transactions (flag true), in order', ties: ['block.transactions', 'transaction.hash'] },
   async (t) => {
     const target = t.need(t.targets.multiTxBlock, 'block with transactions');
     const hashes = t.found(await t.result<Block | null>(suite.method, [target.hash, false]), 'a known block hash returned null (flag false)');
@@ -80,7 +81,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'empty-block', clause: '§4.2, §2.2', layer: 'spec', title: 'a block with no transactions has an empty transactions array', covers: ['hit'] },
+  { intent: 'empty-block', clause: '§4.2, §2.2', layer: 'spec', title: 'a block with no transactions has an empty transactions array', covers: ['hit'], ties: ['block.transactions'] },
   async (t) => {
     const { block } = await knownBlock(t, 'emptyBlock', true);
     t.expectEqual(block.transactions, [], 'an empty block must list no transactions', '/result/transactions');
@@ -171,14 +172,14 @@ async function judgedBlocks(t: CheckContext, hashes = false): Promise<Judged[]> 
 }
 
 suite.check(
-  { intent: 'block-hash', clause: 'invariant: block hash', layer: 'invariant', title: 'hash recomputed as keccak256(rlp(header)), the field list chosen by fork from the fields present (London, Shanghai, Cancun, Prague), for every block judged (up to 16, spread over the eras found; the busiest with both flags)', covers: ['hit'] },
+  { intent: 'block-hash', clause: 'invariant: block hash', layer: 'invariant', title: 'hash recomputed as keccak256(rlp(header)), the field list chosen by fork from the fields present (London, Shanghai, Cancun, Prague), for every block judged (up to 16, spread over the eras found; the busiest with both flags)', covers: ['hit'], ties: [...HEADER_FIELDS, 'block.hash'] },
   async (t) => {
     await t.each(await judgedBlocks(t, true), async ({ name, block }) => expectHeaderHash(t, block, '/result', name));
   },
 );
 
 suite.check(
-  { intent: 'sha3-uncles-empty', clause: 'invariant: block hash (sha3Uncles)', layer: 'invariant', title: 'a block listing no uncles has sha3Uncles = keccak256(rlp([]))', covers: ['hit'] },
+  { intent: 'sha3-uncles-empty', clause: 'invariant: block hash (sha3Uncles)', layer: 'invariant', title: 'a block listing no uncles has sha3Uncles = keccak256(rlp([]))', covers: ['hit'], ties: ['block.sha3Uncles', 'block.uncles'] },
   async (t) => {
     const judged = (await judgedBlocks(t)).filter(({ block }) => Array.isArray(block['uncles']) && block['uncles'].length === 0);
     if (judged.length === 0) t.skip('every block found lists uncles');
@@ -187,7 +188,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'transactions-root', clause: 'invariant: transactionsRoot', layer: 'invariant', title: 'transactionsRoot recomputed as the Merkle-Patricia root of rlp(index) -> signed envelope over the full transactions, each of which hashes to its hash; a wrong root of a block holding blob transactions is also compared with the trie of their network forms (eth_getRawTransactionByHash), and the failure says whether it is exactly that', covers: ['hit'] },
+  { intent: 'transactions-root', clause: 'invariant: transactionsRoot', layer: 'invariant', title: 'transactionsRoot recomputed as the Merkle-Patricia root of rlp(index) -> signed envelope over the full transactions, each of which hashes to its hash; a wrong root of a block holding blob transactions is also compared with the trie of their network forms (eth_getRawTransactionByHash), and the failure says whether it is exactly that', covers: ['hit'], ties: ['block.transactionsRoot', 'block.transactions', ...SIGNED] },
   async (t) => {
     // Every block is judged before the verdict, so the failure says which blocks and what they hold: an
     // --expect entry can then be scoped to the one deviation it names (its `match`), not the whole check.
@@ -264,7 +265,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'block-size', clause: '§2.2 size; invariant: block encoding', layer: 'invariant', title: 'size is the byte length of rlp([header, transactions, uncles, withdrawals]) over the full transactions (typed ones as their EIP-2718 envelope, no blob sidecars) and the uncle headers (eth_getUncleByBlockHashAndIndex)', covers: ['hit'] },
+  { intent: 'block-size', clause: '§2.2 size; invariant: block encoding', layer: 'invariant', title: 'size is the byte length of rlp([header, transactions, uncles, withdrawals]) over the full transactions (typed ones as their EIP-2718 envelope, no blob sidecars) and the uncle headers (eth_getUncleByBlockHashAndIndex)', covers: ['hit'], ties: ['block.size', 'block.transactions', 'block.uncles'] },
   async (t) => {
     // Every block is judged and each wrong one says by how much and whether it is exactly the typed transactions'
     // string headers left out: an --expect entry can name that deviation, and no other wrong size passes for it.
@@ -289,7 +290,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'logs-bloom', clause: 'invariant: logsBloom', layer: 'invariant', title: 'the block\'s logsBloom recomputed as the OR of the blooms of all its receipts\' logs (eth_getBlockReceipts, or each eth_getTransactionReceipt where it is not served, within the budget of receipts fetched one by one: the others named, none: inconclusive), for every block judged', covers: ['hit'] },
+  { intent: 'logs-bloom', clause: 'invariant: logsBloom', layer: 'invariant', title: 'the block\'s logsBloom recomputed as the OR of the blooms of all its receipts\' logs (eth_getBlockReceipts, or each eth_getTransactionReceipt where it is not served, within the budget of receipts fetched one by one: the others named, none: inconclusive), for every block judged', covers: ['hit'], ties: ['block.logsBloom', 'log.address', 'log.topics'] },
   async (t) => {
     const budget = new ReceiptsBudget(t);
     await t.each(await judgedBlocks(t), async ({ name, ref, block }) => {
@@ -299,5 +300,51 @@ suite.check(
       t.expectEqual(block['logsBloom'], expected, `${name}: logsBloom is not the OR of the blooms of its logs`, '/result/logsBloom');
     });
     budget.settle();
+  },
+);
+
+/**
+ * The block a judged block's parentHash names (eth_getBlockByHash, hashes only); none for the genesis block. A
+ * parentHash that names no block fails when the endpoint serves the block numbered one less (eth_getBlockByNumber),
+ * and is inconclusive when it does not (history before the block pruned): a gap in history is not a wrong hash.
+ */
+async function parentOf(t: CheckContext, name: string, block: Json): Promise<Json | undefined> {
+  const number = await recompute(t, '/result', `the parent of ${name}`, () => bigintOf(block, 'number'));
+  if (number === 0n) return undefined;
+  const parent = await t.result<Json | null>(suite.method, [block['parentHash'], false]);
+  if (parent !== null) return parent;
+  const before = await t.result<Json | null>('eth_getBlockByNumber', [toQuantity(number - 1n), false]);
+  if (before === null) t.inconclusive(`${name}: its parentHash names no block, and block ${number - 1n} is not served either (history pruned?)`);
+  return t.fail(`${name}: its parentHash names no block this endpoint serves, while block ${number - 1n} is served (eth_getBlockByNumber) as ${String(before['hash'])}`, { pointer: '/result/parentHash', expected: before['hash'], actual: block['parentHash'] });
+}
+
+suite.check(
+  { intent: 'parent-hash', clause: '§2.2 parentHash; invariant: chain of headers', layer: 'invariant', title: 'the parentHash of every block judged names a block (eth_getBlockByHash) numbered one less, with a timestamp not later than its own; the genesis block\'s is the zero hash', covers: ['hit'], ties: ['block.parentHash', 'block.number', 'block.timestamp'] },
+  async (t) => {
+    // Not later, rather than earlier: L2s (Arbitrum) give consecutive blocks the same timestamp, and so does anvil.
+    await t.each(await judgedBlocks(t), async ({ name, block }) => {
+      const parent = await parentOf(t, name, block);
+      if (!parent) return t.expectEqual(block['parentHash'], ZERO_HASH, `${name} is the genesis block: its parentHash must be the zero hash`, '/result/parentHash');
+      const [number, time] = await recompute(t, '/result', `the parent of ${name}`, () => [bigintOf(block, 'number'), bigintOf(block, 'timestamp')]);
+      t.expectEqual(parent['number'], toQuantity(number - 1n), `${name}: its parentHash names block ${String(parent['number'])}, not the block numbered one less`, '/result/parentHash');
+      const before = await recompute(t, '/result', `the parent of ${name}`, () => bigintOf(parent, 'timestamp'));
+      t.expect(before <= time, `${name}: its timestamp is earlier than its parent's (${before})`, { pointer: '/result/timestamp', expected: `>= ${toQuantity(before)}`, actual: block['timestamp'] });
+    });
+  },
+);
+
+suite.check(
+  { intent: 'total-difficulty-sum', clause: '§2.2 totalDifficulty', layer: 'spec', title: 'where served, the totalDifficulty of every block judged is the total difficulty of the chain up to it: its parent\'s (the block its parentHash names) plus its own difficulty; the genesis block\'s, its difficulty', covers: ['hit'], ties: ['block.totalDifficulty', 'block.difficulty'] },
+  async (t) => {
+    const judged = (await judgedBlocks(t)).filter(({ block }) => block['totalDifficulty'] !== undefined && block['totalDifficulty'] !== null);
+    if (judged.length === 0) t.skip('no block judged carries a totalDifficulty (current geth no longer returns it): total-difficulty judges its absence');
+    await t.each(judged, async ({ name, block }) => {
+      const [total, own] = await recompute(t, '/result', `the total difficulty of ${name}`, () => [bigintOf(block, 'totalDifficulty'), bigintOf(block, 'difficulty')]);
+      const parent = await parentOf(t, name, block);
+      if (!parent) return t.expectEqual(block['totalDifficulty'], toQuantity(own), `${name} is the genesis block: its totalDifficulty must be its difficulty`, '/result/totalDifficulty');
+      if (parent['totalDifficulty'] === undefined || parent['totalDifficulty'] === null) return t.fail(`${name} carries a totalDifficulty, its parent ${String(parent['number'])} none to add to`, { pointer: '/result/totalDifficulty', actual: block['totalDifficulty'] });
+      const before = await recompute(t, '/result', `the total difficulty of ${name}'s parent`, () => bigintOf(parent, 'totalDifficulty'));
+      t.expectEqual(block['totalDifficulty'], toQuantity(before + own), `${name}: totalDifficulty must be its parent's (${before}) plus its difficulty (${own}), got ${total}`, '/result/totalDifficulty');
+    });
   },
 );

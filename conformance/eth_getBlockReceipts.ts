@@ -3,11 +3,12 @@
 import { MethodSuite, type CheckContext } from './framework/check.ts';
 import { envelopeChecks, futureBlock, nullOnMiss } from './framework/common.ts';
 import { assertReceipt, expectReceiptsRoot, type Receipt, receiptsInBlock } from './framework/receipt-checks.ts';
-import { toQuantity } from '../core/hex.ts';
+import { q, toQuantity } from '../core/hex.ts';
 import { effectiveGasPrices, gasAccounting, logIndexes, receiptBlooms, removedLogs } from '../core/invariants/block-receipts.ts';
 import type { Json } from '../core/invariants/encoding.ts';
 import { failOnViolations, fullTxs, judgedRefs, logCount, NO_LOG_JUDGED, NO_TX_JUDGED, recompute, TypedBlocks } from './framework/invariant-checks.ts';
 import { atHead } from './framework/head.ts';
+import { COMMITTED, LOG_PLACE, PLACE } from './framework/fields.ts';
 
 const suite = new MethodSuite('eth_getBlockReceipts');
 export default suite;
@@ -15,7 +16,7 @@ export default suite;
 envelopeChecks(suite, (t) => [t.need(t.targets.multiTxBlock, 'block with transactions').number], () => ['not-a-block']);
 
 suite.check(
-  { intent: 'receipts-in-order', clause: '§4.8 rule 3, §2.4', layer: 'spec', title: 'an array of well-formed receipts, one per transaction of the block, in transaction order', covers: ['hit'] },
+  { intent: 'receipts-in-order', clause: '§4.8 rule 3, §2.4', layer: 'spec', title: 'an array of well-formed receipts, one per transaction of the block, in transaction order', covers: ['hit'], ties: ['receipt.transactionHash', 'receipt.transactionIndex', 'receipt.blockHash', 'receipt.blockNumber', ...LOG_PLACE] },
   async (t) => {
     const target = t.need(t.targets.multiTxBlock, 'block with transactions');
     const block = await t.leaned<{ transactions: string[] }>('eth_getBlockByHash', [target.hash, false], 'a known block');
@@ -44,7 +45,7 @@ suite.check(
 nullOnMiss(suite, 'null-future-block', '§4.8 rule 2', 'a block number beyond the head returns result null', (t) => [futureBlock(t.targets)]);
 
 suite.check(
-  { intent: 'pending-equals-latest', clause: '§4.8 rule 1', layer: 'spec', title: 'the tag pending returns the same data as latest (bracketed by the head number and hash; retried when the head moves)', covers: ['tag:pending', 'tag:latest'] },
+  { intent: 'pending-equals-latest', clause: '§4.8 rule 1', layer: 'spec', title: 'the tag pending returns the same data as latest (bracketed by the head number and hash; retried when the head moves)', covers: ['tag:pending', 'tag:latest'], ties: ['tag.pending'] },
   async (t) =>
     atHead(
       t,
@@ -59,7 +60,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'latest-is-head', clause: '§1 block tag, §4.8', layer: 'spec', title: 'the tag latest returns the head block\'s receipts: one per transaction of the head, in order, each naming the head\'s hash (bracketed by the head number and hash; retried when the head moves)', covers: ['tag:latest'] },
+  { intent: 'latest-is-head', clause: '§1 block tag, §4.8', layer: 'spec', title: 'the tag latest returns the head block\'s receipts: one per transaction of the head, in order, each naming the head\'s hash (bracketed by the head number and hash; retried when the head moves)', covers: ['tag:latest'], ties: ['tag.latest', 'receipt.transactionHash', 'receipt.blockHash'] },
   async (t) =>
     atHead(
       t,
@@ -89,6 +90,49 @@ for (const tag of ['latest', 'earliest', 'safe', 'finalized']) {
     },
   );
 }
+
+/** How many times a tag's block is read again when it moved between the reads that bracket the tagged call. */
+const TAG_ATTEMPTS = 3;
+
+/**
+ * The block a tag names (eth_getBlockByNumber, read before and after the tagged call; retried when it moved) and what
+ * this method answers for the tag in between: inconclusive when the tag moved every time, or names no block.
+ */
+async function taggedReceipts(t: CheckContext, tag: string): Promise<{ block: { number: string; hash: string }; receipts: unknown }> {
+  for (let attempt = 1; attempt <= TAG_ATTEMPTS; attempt++) {
+    const before = await t.leaned<{ number: string; hash: string }>('eth_getBlockByNumber', [tag, false], `the tag ${tag}`);
+    const receipts = await t.result(suite.method, [tag], { fresh: true });
+    const after = await t.leaned<{ number: string; hash: string }>('eth_getBlockByNumber', [tag, false], `the tag ${tag}`);
+    if (q(before.number) === undefined || typeof before.hash !== 'string') t.inconclusive(`eth_getBlockByNumber gave no usable block (number and hash) for the tag ${tag}`);
+    if (before.hash === after.hash && before.number === after.number) return { block: before, receipts };
+  }
+  return t.inconclusive(`the block the tag ${tag} names moved during each of ${TAG_ATTEMPTS} attempts`);
+}
+
+suite.check(
+  { intent: 'tags-name-their-block', clause: '§1 block tag, §4.8', layer: 'spec', title: 'the tags earliest, finalized and safe give the receipts of the block the tag names (eth_getBlockByNumber, read before and after; retried when it moved), the same as its number gives, each naming its hash; earliest at or below finalized, finalized at or below safe, safe at or below the head', covers: ['tag:earliest', 'tag:finalized', 'tag:safe'], ties: ['tag.earliest', 'tag.finalized', 'tag.safe'] },
+  async (t) => {
+    // Read in this order, each tag can only have moved up by the next read: a later tag read below an earlier one is wrong.
+    const named: Array<{ tag: string; number: bigint }> = [];
+    const empty: string[] = [];
+    await t.each(['earliest', 'finalized', 'safe'], async (tag) => {
+      const { block, receipts } = await taggedReceipts(t, tag);
+      const byNumber = await t.result<Json[] | null>(suite.method, [block.number]);
+      named.push({ tag, number: BigInt(block.number) });
+      t.expectEqual(receipts, byNumber, `${tag} must give the receipts of block ${BigInt(block.number)}, the ${tag} block (as its number gives them), got ${Array.isArray(receipts) ? `${receipts.length} receipt(s)` : String(receipts)}`, '/result');
+      if (Array.isArray(receipts) && receipts.length === 0) empty.push(`${tag}: block ${BigInt(block.number)}`);
+      if (Array.isArray(receipts)) receipts.forEach((r: Json, i) => t.expectEqual(r['blockHash'], block.hash, `receipt ${i} of ${tag} must name the ${tag} block ${BigInt(block.number)}`, `/result/${i}/blockHash`));
+    });
+    const head = q(await t.result<string>('eth_blockNumber', [], { fresh: true }));
+    if (head === undefined) return t.inconclusive('eth_blockNumber gave no usable head number to compare the tags with');
+    [...named, { tag: 'the head', number: head }].reduce((low, next) => {
+      t.expect(low.number <= next.number, `the ${low.tag} block ${low.number} is above ${next.tag === 'the head' ? 'the head' : `the ${next.tag} block`} ${next.number}`, { pointer: '/result', expected: `<= ${next.number}`, actual: low.number.toString() });
+      return next;
+    });
+    // An empty block's receipts ([]) cannot name it: there the tag is told from another block only when that one holds a transaction.
+    if (empty.length) t.note(`tags naming a block with no transaction (${empty.join('; ')}): the answer ([]) was compared with that block's receipts by number, which tells it from a block holding a transaction only`);
+  },
+);
 
 async function decimalMatchesHex(t: CheckContext, decimal: unknown): Promise<void> {
   const target = t.need(t.targets.multiTxBlock, 'block with transactions');
@@ -122,7 +166,7 @@ async function receiptsAndBlocks(t: CheckContext): Promise<Array<{ name: string;
 }
 
 suite.check(
-  { intent: 'receipts-root', clause: 'invariant: receiptsRoot', layer: 'invariant', title: 'the block\'s receiptsRoot recomputed as the Merkle-Patricia root of rlp(index) -> typed receipt envelope (status or root, cumulativeGasUsed, logsBloom, logs) over these receipts', covers: ['hit'] },
+  { intent: 'receipts-root', clause: 'invariant: receiptsRoot', layer: 'invariant', title: 'the block\'s receiptsRoot recomputed as the Merkle-Patricia root of rlp(index) -> typed receipt envelope (status or root, cumulativeGasUsed, logsBloom, logs) over these receipts', covers: ['hit'], ties: ['block.receiptsRoot', ...COMMITTED] },
   async (t) => {
     const typed = new TypedBlocks(t);
     await t.each(await receiptsAndBlocks(t), ({ name, receipts, block }) => expectReceiptsRoot(t, typed, receipts, block, name));
@@ -131,28 +175,28 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'receipt-blooms', clause: 'invariant: logsBloom', layer: 'invariant', title: 'each receipt\'s logsBloom recomputed from its own logs (address and topics)', covers: ['hit'] },
+  { intent: 'receipt-blooms', clause: 'invariant: logsBloom', layer: 'invariant', title: 'each receipt\'s logsBloom recomputed from its own logs (address and topics)', covers: ['hit'], ties: ['receipt.logsBloom', 'log.address', 'log.topics'] },
   async (t) => {
     await t.each(await receiptsAndBlocks(t), async ({ name, receipts }) => (t.judging(receipts.length, NO_TX_JUDGED), failOnViolations(t, await recompute(t, '/result', `the receipt blooms of ${name}`, () => receiptBlooms(receipts)), '/result', name)));
   },
 );
 
 suite.check(
-  { intent: 'gas-accounting', clause: 'invariant: cumulativeGasUsed', layer: 'invariant', title: 'cumulativeGasUsed never decreases, each gasUsed is the difference of consecutive cumulatives, and the last equals the block\'s gasUsed', covers: ['hit'] },
+  { intent: 'gas-accounting', clause: 'invariant: cumulativeGasUsed', layer: 'invariant', title: 'cumulativeGasUsed never decreases, each gasUsed is the difference of consecutive cumulatives, and the last equals the block\'s gasUsed', covers: ['hit'], ties: ['receipt.cumulativeGasUsed', 'receipt.gasUsed', 'block.gasUsed'] },
   async (t) => {
     await t.each(await receiptsAndBlocks(t), async ({ name, receipts, block }) => failOnViolations(t, await recompute(t, '/result', `the gas accounting of ${name}`, () => gasAccounting(receipts, String(block['gasUsed']))), '/result', name));
   },
 );
 
 suite.check(
-  { intent: 'log-indexes', clause: 'invariant: logIndex', layer: 'invariant', title: 'logIndex numbers the block\'s logs from 0x0, contiguously across all its receipts, in order', covers: ['hit'] },
+  { intent: 'log-indexes', clause: 'invariant: logIndex', layer: 'invariant', title: 'logIndex numbers the block\'s logs from 0x0, contiguously across all its receipts, in order', covers: ['hit'], ties: ['log.logIndex'] },
   async (t) => {
     await t.each(await receiptsAndBlocks(t), async ({ name, receipts }) => (t.judging(logCount(receipts), NO_LOG_JUDGED), failOnViolations(t, await recompute(t, '/result', `the log indexes of ${name}`, () => logIndexes(receipts)), '/result', name)));
   },
 );
 
 suite.check(
-  { intent: 'receipts-match-txs', clause: 'invariant: receipts against transactions; §2.4, §2.5', layer: 'invariant', title: 'one well-formed receipt (schemas/rpc/receipt.json) per transaction of each block judged, in order, each with its transaction\'s hash, type, from and to, a contractAddress exactly when to is null, the block\'s hash and number, its position as transactionIndex, logs pointing back at it, and a blob transaction\'s blobGasUsed 131072 per blob', covers: ['hit'] },
+  { intent: 'receipts-match-txs', clause: 'invariant: receipts against transactions; §2.4, §2.5', layer: 'invariant', title: 'one well-formed receipt (schemas/rpc/receipt.json) per transaction of each block judged, in order, each with its transaction\'s hash, type, from and to, a contractAddress exactly when to is null, the block\'s hash and number, its position as transactionIndex, logs pointing back at it, and a blob transaction\'s blobGasUsed 131072 per blob', covers: ['hit'], ties: PLACE },
   async (t) => {
     // Every block is judged before the verdict (receipts-in-order reads the busiest one only).
     await t.each(await receiptsAndBlocks(t), ({ name, receipts, block }) => (t.judging(receipts.length, NO_TX_JUDGED), failOnViolations(t, receiptsInBlock(receipts, fullTxs(t, block, name), block), '/result', name)));
@@ -160,14 +204,14 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'effective-gas-price', clause: '§2.4 effectiveGasPrice; invariant: EIP-1559', layer: 'invariant', title: 'effectiveGasPrice is the transaction\'s gasPrice for types 0x0/0x1 and min(maxFeePerGas, baseFeePerGas + maxPriorityFeePerGas) from 0x2 on, against its block\'s base fee, in each block judged', covers: ['hit'] },
+  { intent: 'effective-gas-price', clause: '§2.4 effectiveGasPrice; invariant: EIP-1559', layer: 'invariant', title: 'effectiveGasPrice is the transaction\'s gasPrice for types 0x0/0x1 and min(maxFeePerGas, baseFeePerGas + maxPriorityFeePerGas) from 0x2 on, against its block\'s base fee, in each block judged', covers: ['hit'], ties: ['receipt.effectiveGasPrice'] },
   async (t) => {
     await t.each(await receiptsAndBlocks(t), async ({ name, receipts, block }) => (t.judging(receipts.length, NO_TX_JUDGED), failOnViolations(t, await recompute(t, '/result', `the effective gas prices of ${name}`, () => effectiveGasPrices(receipts, fullTxs(t, block, name), block)), '/result', name)));
   },
 );
 
 suite.check(
-  { intent: 'logs-not-removed', clause: '§2.5 removed', layer: 'spec', title: 'every log in the receipts of a canonical block judged has removed: false', covers: ['hit'] },
+  { intent: 'logs-not-removed', clause: '§2.5 removed', layer: 'spec', title: 'every log in the receipts of a canonical block judged has removed: false', covers: ['hit'], ties: ['log.removed'] },
   async (t) => {
     await t.each(await receiptsAndBlocks(t), ({ name, receipts }) => (t.judging(logCount(receipts), NO_LOG_JUDGED), failOnViolations(t, removedLogs(receipts), '/result', name)));
   },

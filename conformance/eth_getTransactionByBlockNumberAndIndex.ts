@@ -6,6 +6,7 @@ import { envelopeChecks, futureBlock, nullOnMiss } from './framework/common.ts';
 import { fieldDiffs } from '../core/invariants/compare.ts';
 import { expectSameFields, NO_TX_JUDGED, placedTxs, SAMPLE } from './framework/invariant-checks.ts';
 import { atHead } from './framework/head.ts';
+import { fieldsOf } from './framework/fields.ts';
 
 type Tx = Record<string, unknown> & { hash: string; transactionIndex: string | null; blockNumber: string | null; blockHash: string | null };
 
@@ -15,7 +16,7 @@ export default suite;
 envelopeChecks(suite, (t) => [t.need(t.targets.multiTxBlock, 'block with transactions').number, '0x0'], () => ['not-a-block', '0x0']);
 
 suite.check(
-  { intent: 'every-index', clause: '§4.5, §2.3', layer: 'spec', title: 'each index of a block returns a well-formed transaction whose transactionIndex, blockNumber and blockHash are the requested ones', covers: ['hit'] },
+  { intent: 'every-index', clause: '§4.5, §2.3', layer: 'spec', title: 'each index of a block returns a well-formed transaction whose transactionIndex, blockNumber and blockHash are the requested ones', covers: ['hit'], ties: ['transaction.transactionIndex', 'transaction.blockNumber', 'transaction.blockHash'] },
   async (t) => {
     const block = t.need(t.targets.multiTxBlock, 'block with transactions');
     for (let i = 0; i < Math.min(block.txCount, 16); i++) {
@@ -42,7 +43,7 @@ for (const tag of ['latest', 'earliest', 'pending', 'safe', 'finalized']) {
 }
 
 suite.check(
-  { intent: 'latest-is-head', clause: '§1 block tag, §4.5', layer: 'spec', title: 'the tag latest at index 0 returns the head block\'s first transaction (null when the head has none), bracketed by the head number and hash; retried when the head moves', covers: ['tag:latest'] },
+  { intent: 'latest-is-head', clause: '§1 block tag, §4.5', layer: 'spec', title: 'the tag latest at index 0 returns the head block\'s first transaction (null when the head has none), bracketed by the head number and hash; retried when the head moves', covers: ['tag:latest'], ties: ['tag.latest', 'transaction.hash', 'transaction.blockHash'] },
   async (t) =>
     atHead(
       t,
@@ -67,7 +68,7 @@ nullOnMiss(suite, 'null-future-block', '§4.5, §7', 'a block number beyond the 
 // Invariant layer (facts.md, "Protocol invariants"): the same transaction through each method.
 
 suite.check(
-  { intent: 'agrees-with-hash', clause: 'invariant: same transaction through each method', layer: 'invariant', title: `each index of every block judged (first ${SAMPLE} of each) serves, field for field, the transaction eth_getBlockByHash(full) holds at that position, naming that block and index, and eth_getTransactionByHash serves that same copy (leaned on: an answer missing, unusable or another copy leaves this check inconclusive; eth_getTransactionByHash/agrees-with-block judges it)`, covers: ['hit'] },
+  { intent: 'agrees-with-hash', clause: 'invariant: same transaction through each method', layer: 'invariant', title: `each index of every block judged (first ${SAMPLE} of each) serves, field for field, the transaction eth_getBlockByHash(full) holds at that position, naming that block and index, and eth_getTransactionByHash serves that same copy (leaned on: an answer missing, unusable or another copy leaves this check inconclusive; eth_getTransactionByHash/agrees-with-block judges it)`, covers: ['hit'], ties: fieldsOf('transaction') },
   async (t) => {
     // Every judged block and every index are judged, each difference naming the block, the index, its type and the
     // values (red-team A5c: only the busiest block was looked up). The by-hash answer is the other side of the

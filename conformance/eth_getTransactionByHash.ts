@@ -8,6 +8,7 @@ import { envelopeChecks, extraFieldsCheck, nullOnMiss, nullOnZeroHash, type Shap
 import { KNOWN_TYPES } from './framework/discovery.ts';
 import { eraName, TYPE_FORK } from './framework/era.ts';
 import { expectSameFields, NO_TX_JUDGED, placedTxs, recompute, SAMPLE } from './framework/invariant-checks.ts';
+import { fieldsOf, SIGNED } from './framework/fields.ts';
 
 type Tx = Record<string, unknown> & { hash: string; type: string };
 
@@ -20,7 +21,7 @@ envelopeChecks(suite, (t) => [t.need(anyTx(t), 'transaction')], () => ['0xabc'])
 
 for (const type of KNOWN_TYPES) {
   suite.check(
-    { intent: `type-${type}-shape`, clause: '§4.6, §2.3', layer: 'spec', title: `a mined type ${type} transaction has every field the spec and its type require, well formed${TYPE_FORK[type] ? ` (on a chain from ${eraName(TYPE_FORK[type].fork)} on)` : ''}`, covers: ['hit', `type:${type}`] },
+    { intent: `type-${type}-shape`, clause: '§4.6, §2.3', layer: 'spec', title: `a mined type ${type} transaction has every field the spec and its type require, well formed${TYPE_FORK[type] ? ` (on a chain from ${eraName(TYPE_FORK[type].fork)} on)` : ''}`, covers: ['hit', `type:${type}`], ties: ['transaction.hash', 'transaction.type'] },
     async (t) => {
       const era = TYPE_FORK[type];
       if (era) t.needFork(era.fork, era.what);
@@ -75,7 +76,7 @@ function signedTargets(t: CheckContext): Array<{ what: string; hash: string }> {
 }
 
 suite.check(
-  { intent: 'signed-hash', clause: 'invariant: transaction hash', layer: 'invariant', title: 'hash recomputed as keccak256 of the signed envelope rebuilt from the fields (legacy with and without EIP-155, 0x1, 0x2, 0x3, 0x4 with its authorizationList), for one transaction of each type, a creation and a pre-Byzantium one', covers: ['hit'] },
+  { intent: 'signed-hash', clause: 'invariant: transaction hash', layer: 'invariant', title: 'hash recomputed as keccak256 of the signed envelope rebuilt from the fields (legacy with and without EIP-155, 0x1, 0x2, 0x3, 0x4 with its authorizationList), for one transaction of each type, a creation and a pre-Byzantium one', covers: ['hit'], ties: SIGNED },
   async (t) => {
     for (const { what, hash } of signedTargets(t)) {
       const tx = t.found(await t.result<Json | null>(suite.method, [hash]), `${what} ${hash} returned null`);
@@ -86,7 +87,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'signature', clause: 'invariant: transaction sender', layer: 'invariant', title: 'from is the address the signature recovers to; v agrees with yParity (typed) or encodes the chain id (EIP-155 legacy); the chain id is the endpoint\'s', covers: ['hit'] },
+  { intent: 'signature', clause: 'invariant: transaction sender', layer: 'invariant', title: 'from is the address the signature recovers to; v agrees with yParity (typed) or encodes the chain id (EIP-155 legacy); the chain id is the endpoint\'s', covers: ['hit'], ties: ['transaction.from', 'transaction.v', 'transaction.r', 'transaction.s', 'transaction.chainId'] },
   async (t) => {
     const chainId = BigInt(t.targets.chainId);
     for (const { what, hash } of signedTargets(t)) {
@@ -109,7 +110,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'agrees-with-block', clause: 'invariant: same transaction through each method', layer: 'invariant', title: `each transaction of every block judged (first ${SAMPLE} of each) is served by hash exactly as in eth_getBlockByHash(full), field for field, naming that block (blockHash, blockNumber) and its position there (transactionIndex)`, covers: ['hit'] },
+  { intent: 'agrees-with-block', clause: 'invariant: same transaction through each method', layer: 'invariant', title: `each transaction of every block judged (first ${SAMPLE} of each) is served by hash exactly as in eth_getBlockByHash(full), field for field, naming that block (blockHash, blockNumber) and its position there (transactionIndex)`, covers: ['hit'], ties: fieldsOf('transaction') },
   async (t) => {
     // Every judged block is looked up, not only the busiest: a lookup broken for some blocks shows (red-team A5b).
     await t.each(await placedTxs(t), ({ name, txs }) =>

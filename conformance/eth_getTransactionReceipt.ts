@@ -8,6 +8,7 @@ import { needHistory } from './framework/history.ts';
 import { envelopeChecks, extraFieldsCheck, nullOnMiss, nullOnZeroHash, type Shaped, UNKNOWN_HASH } from './framework/common.ts';
 import { expectSameFields, failOnViolations, fullTxs, judgedRefs, logCount, NO_LOG_JUDGED, recompute, SAMPLE, TypedBlocks } from './framework/invariant-checks.ts';
 import { assertReceipt, assertRootXorStatus, expectReceiptsRoot, type Receipt, ReceiptsBudget, receiptSample, receiptsInBlock } from './framework/receipt-checks.ts';
+import { COMMITTED, fieldsOf, LOG_PLACE, PLACE } from './framework/fields.ts';
 
 const suite = new MethodSuite('eth_getTransactionReceipt');
 export default suite;
@@ -22,7 +23,7 @@ const cases = [
 ] as const;
 
 for (const c of cases) {
-  suite.check({ intent: c.intent, clause: '§4.7, §2.4, §2.5', layer: 'spec', title: c.title, covers: ['hit'] }, async (t) => {
+  suite.check({ intent: c.intent, clause: '§4.7, §2.4, §2.5', layer: 'spec', title: c.title, covers: ['hit'], ties: ['receipt.transactionHash', ...LOG_PLACE] }, async (t) => {
     const hash = t.need(t.targets[c.target], c.what);
     const r = t.found(await t.result<Receipt | null>(suite.method, [hash]), 'the receipt of a mined transaction returned null');
     assertReceipt(t, r, '/result');
@@ -118,7 +119,7 @@ async function judgedReceipts(t: CheckContext): Promise<Array<{ what: string; ha
 }
 
 suite.check(
-  { intent: 'agrees-with-block-receipts', clause: 'invariant: same receipt through each method', layer: 'invariant', title: 'each receipt equals, field for field, the element at its transactionIndex in eth_getBlockReceipts of its block', covers: ['hit'] },
+  { intent: 'agrees-with-block-receipts', clause: 'invariant: same receipt through each method', layer: 'invariant', title: 'each receipt equals, field for field, the element at its transactionIndex in eth_getBlockReceipts of its block', covers: ['hit'], ties: [...fieldsOf('receipt'), ...fieldsOf('log')] },
   async (t) => {
     await t.each(await judgedReceipts(t), async ({ what, hash, receipt }) => {
       const all = await t.leaned<Json[]>('eth_getBlockReceipts', [receipt.blockNumber], `block ${receipt.blockNumber}`);
@@ -189,7 +190,7 @@ const inReceipt = (name: string) => (v: Violation): Violation => ({ ...v, pointe
 // committed fields, gas figures, shape, place and log indexes judged nowhere beyond the few targets:
 // agrees-with-block-receipts is inconclusive there, and the checks above read only judgedReceipts().
 suite.check(
-  { intent: 'committed-receipts', clause: 'invariant: receiptsRoot, cumulativeGasUsed, effectiveGasPrice', layer: 'invariant', title: 'the receipts of each block judged that fit the budget of receipts fetched one by one (RECEIPTS_BUDGET; the others named, none: inconclusive), fetched with this method, are the ones it committed to: their trie root is its receiptsRoot, their gas adds up to its gasUsed, each effectiveGasPrice is its transaction\'s', covers: ['hit'] },
+  { intent: 'committed-receipts', clause: 'invariant: receiptsRoot, cumulativeGasUsed, effectiveGasPrice', layer: 'invariant', title: 'the receipts of each block judged that fit the budget of receipts fetched one by one (RECEIPTS_BUDGET; the others named, none: inconclusive), fetched with this method, are the ones it committed to: their trie root is its receiptsRoot, their gas adds up to its gasUsed, each effectiveGasPrice is its transaction\'s', covers: ['hit'], ties: ['block.receiptsRoot', 'block.gasUsed', ...COMMITTED, 'receipt.gasUsed', 'receipt.effectiveGasPrice'] },
   async (t) => {
     // Every block is judged, each fault its own violation: a deviation an --expect entry names on one block
     // (ganache's failed-status encoding) must not hide another fault on it or on the blocks judged after it.
@@ -209,7 +210,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'judged-receipts', clause: '§4.7, §2.4, §2.5', layer: 'spec', title: `the receipt of every transaction of each block judged (of a block over the budget of receipts fetched one by one: the first ${SAMPLE}, the last and one per type), fetched one by one, is well formed (schemas/rpc/receipt.json) and is that transaction's in that block: blockHash, blockNumber, transactionIndex (its position), transactionHash, type, from and to are theirs, contractAddress is set exactly when to is null, each log points back at it, and a blob transaction's blobGasUsed is 131072 per blob`, covers: ['hit'] },
+  { intent: 'judged-receipts', clause: '§4.7, §2.4, §2.5', layer: 'spec', title: `the receipt of every transaction of each block judged (of a block over the budget of receipts fetched one by one: the first ${SAMPLE}, the last and one per type), fetched one by one, is well formed (schemas/rpc/receipt.json) and is that transaction's in that block: blockHash, blockNumber, transactionIndex (its position), transactionHash, type, from and to are theirs, contractAddress is set exactly when to is null, each log points back at it, and a blob transaction's blobGasUsed is 131072 per blob`, covers: ['hit'], ties: PLACE },
   async (t) => {
     // Every receipt judged, of every block, before the verdict, so the failure counts them all. A block over the
     // budget of the whole-block checks has a sample of its receipts judged (receiptSample): each block looked at.
@@ -234,7 +235,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'log-indexes', clause: 'invariant: logIndex', layer: 'invariant', title: 'logIndex numbers each judged block\'s logs from 0x0, contiguously across the receipts of its transactions fetched one by one, in order (the blocks that fit the budget of receipts fetched one by one; the others named, none: inconclusive)', covers: ['hit'] },
+  { intent: 'log-indexes', clause: 'invariant: logIndex', layer: 'invariant', title: 'logIndex numbers each judged block\'s logs from 0x0, contiguously across the receipts of its transactions fetched one by one, in order (the blocks that fit the budget of receipts fetched one by one; the others named, none: inconclusive)', covers: ['hit'], ties: ['log.logIndex'] },
   async (t) => {
     const violations: Violation[] = [];
     for (const { name, receipts } of await wholeBlocks(t)) {
@@ -246,7 +247,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'agrees-with-tx', clause: 'invariant: same transaction through each method', layer: 'invariant', title: 'each receipt\'s type, from, to, transactionHash, blockHash, blockNumber and transactionIndex are its transaction\'s (eth_getTransactionByHash)', covers: ['hit'] },
+  { intent: 'agrees-with-tx', clause: 'invariant: same transaction through each method', layer: 'invariant', title: 'each receipt\'s type, from, to, transactionHash, blockHash, blockNumber and transactionIndex are its transaction\'s (eth_getTransactionByHash)', covers: ['hit'], ties: ['receipt.type', 'receipt.from', 'receipt.to', 'receipt.transactionHash', 'receipt.blockHash', 'receipt.blockNumber', 'receipt.transactionIndex'] },
   async (t) => {
     await t.each(await judgedReceipts(t), async ({ what, hash, receipt }) => {
       const tx = await t.leaned<Json>('eth_getTransactionByHash', [hash], `${what} ${hash}`);
@@ -259,7 +260,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'logs-bloom', clause: 'invariant: logsBloom', layer: 'invariant', title: 'each receipt\'s logsBloom recomputed from its logs (address and topics)', covers: ['hit'] },
+  { intent: 'logs-bloom', clause: 'invariant: logsBloom', layer: 'invariant', title: 'each receipt\'s logsBloom recomputed from its logs (address and topics)', covers: ['hit'], ties: ['receipt.logsBloom', 'log.address', 'log.topics'] },
   async (t) => {
     await t.each(await judgedReceipts(t), async ({ what, receipt }) => {
       const v = await recompute(t, '/result', `the bloom of ${what}`, () => receiptBlooms([receipt]));
@@ -269,14 +270,14 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'logs-not-removed', clause: '§2.5 removed', layer: 'spec', title: 'every log of the receipts judged (mined, so in a canonical block) has removed: false', covers: ['hit'] },
+  { intent: 'logs-not-removed', clause: '§2.5 removed', layer: 'spec', title: 'every log of the receipts judged (mined, so in a canonical block) has removed: false', covers: ['hit'], ties: ['log.removed'] },
   async (t) => {
     await t.each(await judgedReceipts(t), ({ what, receipt }) => (t.judging(receipt.logs.length, NO_LOG_JUDGED), failOnViolations(t, removedLogs([receipt]).map((v) => ({ ...v, pointer: v.pointer.replace(/^\/0/, '') })), '/result', what)));
   },
 );
 
 suite.check(
-  { intent: 'contract-address', clause: 'invariant: contractAddress (facts.md)', layer: 'invariant', title: 'a creation\'s contractAddress recomputed as keccak256(rlp([from, nonce]))[12:] from its transaction', covers: ['hit'] },
+  { intent: 'contract-address', clause: 'invariant: contractAddress (facts.md)', layer: 'invariant', title: 'a creation\'s contractAddress recomputed as keccak256(rlp([from, nonce]))[12:] from its transaction', covers: ['hit'], ties: ['receipt.contractAddress'] },
   async (t) => {
     const hash = t.need(t.targets.contractCreation, 'contract-creation transaction');
     const tx = await t.leaned<Json>('eth_getTransactionByHash', [hash], 'a known creation');

@@ -21,7 +21,7 @@ for (const tag of ['latest', 'earliest', 'pending', 'safe', 'finalized']) {
 }
 
 suite.check(
-  { intent: 'latest-is-head', clause: '§1 block tag, §4.3', layer: 'spec', title: 'the tag latest at index 0 returns the head block\'s first uncle (null when it lists none), bracketed by the head number and hash; retried when the head moves', covers: ['tag:latest'] },
+  { intent: 'latest-is-head', clause: '§1 block tag, §4.3', layer: 'spec', title: 'the tag latest at index 0 returns the head block\'s first uncle (null when it lists none), bracketed by the head number and hash; retried when the head moves', covers: ['tag:latest'], ties: ['tag.latest'] },
   async (t) =>
     atHead(
       t,

@@ -1,25 +1,52 @@
-// Writes the check catalogue table into docs/checks.md between its markers (npm run docs); the README test
-// fails when the table and the suite disagree.
+// Writes the check catalogue and the field table into docs/checks.md between their markers (npm run docs); the README
+// test fails when the tables and the suite disagree.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { allSuites } from '../conformance/methods.ts';
+import { allFields, type Tie } from '../conformance/framework/fields.ts';
 
-const BEGIN = '<!-- checks:begin (npm run docs) -->';
-const END = '<!-- checks:end -->';
+const cell = (text: string) => text.replace(/\|/g, '\\|');
 
 function checksTable(): string {
-  const rows = allSuites.flatMap((s) => s.checks.map(({ spec }) => `| \`${s.id(spec.intent)}\` | ${spec.layer} | ${spec.clause} | ${spec.title.replace(/\|/g, '\\|')} |`));
+  const rows = allSuites.flatMap((s) => s.checks.map(({ spec }) => `| \`${s.id(spec.intent)}\` | ${spec.layer} | ${spec.clause} | ${cell(spec.title)} |`));
   return ['| id | layer | clause | what it checks |', '|---|---|---|---|', ...rows].join('\n');
 }
 
+/** The checks that tie each field or tag (CheckSpec.ties), in catalogue order. */
+export function tyingChecks(): Map<Tie, string[]> {
+  const out = new Map<Tie, string[]>(allFields().map(({ tie }) => [tie, []]));
+  for (const s of allSuites) for (const { spec } of s.checks) for (const tie of new Set(spec.ties ?? [])) out.get(tie)?.push(s.id(spec.intent));
+  return out;
+}
+
+function fieldsTable(): string {
+  const by = tyingChecks();
+  const rows = allFields().map(({ tie, entry }) => {
+    const ids = by.get(tie) ?? [];
+    const how = entry.none ? `none can exist: ${entry.none}` : (entry.how ?? '');
+    return `| \`${tie}\` | ${ids.length ? ids.map((id) => `\`${id}\``).join(', ') : '—'} | ${cell(how)} |`;
+  });
+  return ['| field or tag | checks that tie its value | how, or why none can |', '|---|---|---|', ...rows].join('\n');
+}
+
+const TABLES = [
+  { begin: '<!-- checks:begin (npm run docs) -->', end: '<!-- checks:end -->', table: checksTable },
+  { begin: '<!-- fields:begin (npm run docs) -->', end: '<!-- fields:end -->', table: fieldsTable },
+];
+
 export function withTable(readme: string): string {
-  const a = readme.indexOf(BEGIN);
-  const b = readme.indexOf(END);
-  if (a < 0 || b < a) throw new Error(`docs/checks.md has no ${BEGIN} … ${END} markers`);
-  return `${readme.slice(0, a + BEGIN.length)}\n${checksTable()}\n${readme.slice(b)}`;
+  let out = readme;
+  for (const { begin, end, table } of TABLES) {
+    const a = out.indexOf(begin);
+    const b = out.indexOf(end);
+    if (a < 0 || b < a) throw new Error(`docs/checks.md has no ${begin} … ${end} markers`);
+    out = `${out.slice(0, a + begin.length)}\n${table()}\n${out.slice(b)}`;
+  }
+  return out;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const path = new URL('../docs/checks.md', import.meta.url);
   writeFileSync(path, withTable(readFileSync(path, 'utf8')));
-  console.log(`docs/checks.md: ${allSuites.reduce((n, s) => n + s.checks.length, 0)} checks listed`);
+  const untied = [...tyingChecks()].filter(([, ids]) => ids.length === 0).length;
+  console.log(`docs/checks.md: ${allSuites.reduce((n, s) => n + s.checks.length, 0)} checks listed; ${allFields().length} fields and tags, ${untied} tied by no check`);
 }

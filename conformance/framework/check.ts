@@ -8,6 +8,7 @@ import type { ExpectationNote } from './expectations.ts';
 import { beforeFork } from './era.ts';
 import type { Fork } from '../../core/invariants/header.ts';
 import type { HeadLog } from './head.ts';
+import type { Tie } from './fields.ts';
 
 /** `spec` and `invariant` failures fail the run; `advisory` ones only with --strict. */
 export type Layer = 'spec' | 'invariant' | 'advisory';
@@ -24,6 +25,12 @@ export interface CheckSpec {
   layer: Layer;
   title: string;
   covers?: Coverage[];
+  /**
+   * The fields of the spec's objects (and the block tags) whose VALUE the check ties to something recomputed or
+   * cross-checked (a hash, a root, a sum over the chain, another method's answer, the block it names), not only their
+   * format. Only what the body really compares: docs/checks.md's field table is written from it (fields.ts).
+   */
+  ties?: Tie[];
 }
 
 export interface Evidence {

@@ -10,6 +10,7 @@ import { headerHash } from '../../core/invariants/header.ts';
 import { recomputable, UnsupportedTxType } from '../../core/invariants/tx.ts';
 import type { CheckContext, MethodSuite } from './check.ts';
 import { needHistory } from './history.ts';
+import { HEADER_FIELDS } from './fields.ts';
 
 /** How many items of a block the per-item cross-checks look at (the roots still cover the whole block). */
 export const SAMPLE = 16;
@@ -146,7 +147,7 @@ export async function expectHeaderHash(t: CheckContext, header: Json, at: string
 /** §4.3/§4.4 + invariant: each uncle's hash recomputed from the uncle header the method serves, and listed by its block. */
 export function uncleHashCheck(suite: MethodSuite, clause: string, blockParam: (ref: BlockRef) => string): void {
   suite.check(
-    { intent: 'uncle-hash', clause: `invariant: block hash (${clause})`, layer: 'invariant', title: 'each uncle\'s hash recomputed as keccak256(rlp(uncle header)) equals its hash and the hash its block lists at that index', covers: ['hit'] },
+    { intent: 'uncle-hash', clause: `invariant: block hash (${clause})`, layer: 'invariant', title: 'each uncle\'s hash recomputed as keccak256(rlp(uncle header)) equals its hash and the hash its block lists at that index', covers: ['hit'], ties: [...HEADER_FIELDS, 'block.hash', 'block.uncles'] },
     async (t) => {
       const block = await needHistory(t, t.targets.uncleBlock, 'block with uncles (per-network fixture; post-merge chains have none)', 'pre-merge');
       const parent = t.found(await t.result<{ uncles: string[] } | null>('eth_getBlockByHash', [block.hash, false]), `the fixture block ${block.hash} is not served (history pruned?)`);

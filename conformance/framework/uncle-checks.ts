@@ -13,7 +13,7 @@ export function uncleChecks(suite: MethodSuite, clause: string, blockParam: (ref
   envelopeChecks(suite, (t) => [blockParam(anyBlock(t)), '0x0'], () => ['0x12', 'not-an-index']);
 
   suite.check(
-    { intent: 'uncle-shape', clause: `${clause}, §2.2`, layer: 'spec', title: 'each uncle of a block with uncles has the block shape, no individual transactions, totalDifficulty null, and the hash its block lists', covers: ['hit'] },
+    { intent: 'uncle-shape', clause: `${clause}, §2.2`, layer: 'spec', title: 'each uncle of a block with uncles has the block shape, no individual transactions, totalDifficulty null, and the hash its block lists', covers: ['hit'], ties: ['block.hash', 'block.uncles'] },
     async (t) => {
       const block = await needHistory(t, t.targets.uncleBlock, 'block with uncles (per-network fixture; post-merge chains have none)', 'pre-merge');
       const parent = t.found(await t.result<{ uncles: string[] } | null>('eth_getBlockByHash', [block.hash, false]), `the fixture block ${block.hash} is not served (history pruned?)`);

@@ -7,6 +7,7 @@ import { type Address, getContractAddress, keccak256, numberToHex, serializeTran
 import { privateKeyToAddress } from 'viem/accounts';
 import { toQuantity } from '../../core/hex.ts';
 import { blockSize } from '../../core/invariants/block-size.ts';
+import { headerHash } from '../../core/invariants/header.ts';
 import { intrinsicGas } from '../../core/invariants/intrinsic.ts';
 import type { Targets } from '../../core/targets.ts';
 import { allSuites } from '../../conformance/methods.ts';
@@ -223,6 +224,8 @@ export function faultCatalogue(targets: Targets): Fault[] {
       }
       return { ...res, result: out };
     }),
+    fault('block receipts: safe and finalized answered as latest', [`${M.blockReceipts}/tags-name-their-block`], async (req, res, ctx) => (req.method === M.blockReceipts && (req.params[0] === 'safe' || req.params[0] === 'finalized') ? { ...res, result: (await ctx.upstream(M.blockReceipts, ['latest'])).result } : res)),
+    fault('block receipts: earliest answered as block 1', [`${M.blockReceipts}/tags-name-their-block`], async (req, res, ctx) => (req.method === M.blockReceipts && req.params[0] === 'earliest' ? { ...res, result: (await ctx.upstream(M.blockReceipts, ['0x1'])).result } : res)),
     fault('block receipts: logs flagged removed', [`${M.blockReceipts}/logs-not-removed`], results(M.blockReceipts, (rs: Json[]) => rs.map((r) => ({ ...r, logs: (r['logs'] as Json[]).map((l) => ({ ...l, removed: true })) })))),
     ...(['latest', 'earliest', 'safe', 'finalized'] as const).map((tag) => tagRejected(M.blockReceipts, tag, 0)),
     fault('block receipts: decimal block numbers rejected', [`${M.blockReceipts}/decimal-string`, `${M.blockReceipts}/decimal-number`], (req, res) => (req.method === M.blockReceipts && !/^0x|^[a-z]/.test(String(req.params[0])) ? invalidParams(res) : res)),
@@ -268,6 +271,10 @@ function invariantFaults(targets: Targets): Fault[] {
     fault('block: stateRoot corrupt in the oldest block judged only', [`${M.block}/block-hash`], results(M.block, (b: Json) => ({ ...b, stateRoot: nibble(b['stateRoot'] as string) }), (req) => req.params[0] === targets.judgedBlocks?.at(-1)?.hash)),
     fault('block: size one byte short (anvil leaves out the empty withdrawals list)', [`${M.block}/block-size`], results(M.block, (b: Json) => ({ ...b, size: bumped(b['size'], -1n) }))),
     fault('block: logsBloom zeroed', [`${M.block}/logs-bloom`, `${M.block}/block-hash`], results(M.block, (b: Json) => ({ ...b, logsBloom: ZERO_BLOOM }))),
+    // A header rewritten with its hash recomputed over it: block-hash cannot see these, only what the header names can.
+    fault('block: parentHash names the head block (each hash recomputed)', [`${M.block}/parent-hash`], results(M.block, (b: Json) => rehashed({ ...b, parentHash: targets.head.hash }))),
+    fault('block: timestamps count down the chain (each hash recomputed)', [`${M.block}/parent-hash`], results(M.block, (b: Json) => rehashed({ ...b, timestamp: bumped(b['timestamp'], -1000n * BigInt(b['number'] as string)) }))),
+    fault('block: totalDifficulty counts the blocks, not their difficulty', [`${M.block}/total-difficulty-sum`], results(M.block, (b: Json) => ({ ...b, totalDifficulty: b['number'] }))),
 
     // eth_getBlockReceipts: the receipts against each other and against the block header
     fault('block receipts: a log dropped from one receipt', [`${M.blockReceipts}/receipts-root`, `${M.blockReceipts}/receipt-blooms`, `${M.blockReceipts}/log-indexes`, `${M.receipt}/agrees-with-block-receipts`, `${M.block}/logs-bloom`], results(M.blockReceipts, (rs: Json[]) => {
@@ -395,6 +402,9 @@ export function syntheticHistory(targets: Targets, uncle: Json): { synthetic: Sy
   };
   return { synthetic, targets: { uncleBlock: { ...host, uncleCount: 1 }, preByzantiumTx: history.preByzantium.tx['hash'] as string, txByType: { '0x3': history.blob['hash'] as string } } };
 }
+
+/** A header with its hash recomputed over its (rewritten) fields: a consistent forgery, which only what it names can expose. */
+const rehashed = (b: Json): Json => ({ ...b, hash: headerHash(b) });
 
 /** A hex quantity (or hex string holding one) moved by `by`. */
 const bumped = (v: unknown, by: bigint) => toQuantity(BigInt(v as string) + by);

@@ -1,6 +1,6 @@
 // §4.2 eth_getBlockByHash: a block object (§2.2) or null; the flag chooses hashes or full transactions.
 import { keccak256 } from 'viem';
-import { blockBloom } from '../core/invariants/block-receipts.ts';
+import { blockBloom, effectiveGasPrices } from '../core/invariants/block-receipts.ts';
 import { blockSizes } from '../core/invariants/block-size.ts';
 import { bigintOf, type Json, type Violation } from '../core/invariants/encoding.ts';
 import { EMPTY_UNCLES_HASH } from '../core/invariants/header.ts';
@@ -346,5 +346,25 @@ suite.check(
       const before = await recompute(t, '/result', `the total difficulty of ${name}'s parent`, () => bigintOf(parent, 'totalDifficulty'));
       t.expectEqual(block['totalDifficulty'], toQuantity(before + own), `${name}: totalDifficulty must be its parent's (${before}) plus its difficulty (${own}), got ${total}`, '/result/totalDifficulty');
     });
+  },
+);
+
+suite.check(
+  { intent: 'gas-price-paid', clause: 'invariant: EIP-1559 (execution-apis: gasPrice of a mined transaction is the price paid)', layer: 'invariant', title: 'the gasPrice of every transaction of type 0x2 to 0x4 in the blocks judged (full) is the price it paid, min(maxFeePerGas, baseFeePerGas + maxPriorityFeePerGas) against its block\'s base fee', covers: ['hit'], ties: ['transaction.gasPrice'] },
+  async (t) => {
+    // From 0x2 on, gasPrice is signed by nothing: only the fee rule ties it (0x0 and 0x1 sign it, and pay it as it is).
+    // The rule is effectiveGasPrices', read with each transaction's gasPrice as the price paid.
+    const judged = (await judgedBlocks(t)).map(({ name, block }) => ({ name, block, txs: (Array.isArray(block['transactions']) ? block['transactions'] : []) as Json[] }));
+    const priced = judged.filter(({ txs }) => txs.some((tx) => typeof tx === 'object' && /^0x[234]$/.test(String(tx['type']))));
+    if (priced.length === 0) t.skip('no transaction of type 0x2, 0x3 or 0x4 in the blocks judged');
+    const violations: Violation[] = [];
+    for (const { name, block, txs } of priced) {
+      const paid = await recompute(t, '/result', `the gas prices of ${name}`, () => effectiveGasPrices(txs.map((tx) => ({ effectiveGasPrice: tx['gasPrice'] })), txs, block));
+      for (const v of paid) {
+        const i = v.pointer.split('/')[1];
+        violations.push({ pointer: `/transactions/${i}/gasPrice`, message: `${name}: transaction ${i} (type ${String(txs[Number(i)]?.['type'])}): gasPrice must be the price it paid, min(maxFeePerGas, baseFeePerGas + maxPriorityFeePerGas)`, expected: v.expected, actual: v.actual });
+      }
+    }
+    failOnViolations(t, violations, '/result');
   },
 );

@@ -49,7 +49,7 @@ export const FIELDS = {
     chainId: { signed: true, how: 'the spec\'s table spells it chainID, its sample response chainId (the key judged)' },
     from: {},
     gas: { signed: true },
-    gasPrice: { signed: true, how: 'signed for types 0x0 and 0x1; from 0x2 on the price paid, held to its block\'s copy' },
+    gasPrice: { signed: true, how: 'signed for types 0x0 and 0x1; from 0x2 on signed by nothing: the price paid, recomputed against the block\'s base fee' },
     hash: { signed: true },
     input: { signed: true },
     maxPriorityFeePerGas: { signed: true },

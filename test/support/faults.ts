@@ -274,6 +274,7 @@ function invariantFaults(targets: Targets): Fault[] {
     // A header rewritten with its hash recomputed over it: block-hash cannot see these, only what the header names can.
     fault('block: parentHash names the head block (each hash recomputed)', [`${M.block}/parent-hash`], results(M.block, (b: Json) => rehashed({ ...b, parentHash: targets.head.hash }))),
     fault('block: timestamps count down the chain (each hash recomputed)', [`${M.block}/parent-hash`], results(M.block, (b: Json) => rehashed({ ...b, timestamp: bumped(b['timestamp'], -1000n * BigInt(b['number'] as string)) }))),
+    fault('block (full): a 1559 transaction\'s gasPrice is its maxFeePerGas', [`${M.block}/gas-price-paid`], results(M.block, (b: Json) => mapTxs(b, (tx) => (tx['type'] === '0x2' ? { ...tx, gasPrice: tx['maxFeePerGas'] } : tx)), (req) => req.params[1] === true)),
     fault('block: totalDifficulty counts the blocks, not their difficulty', [`${M.block}/total-difficulty-sum`], results(M.block, (b: Json) => ({ ...b, totalDifficulty: b['number'] }))),
 
     // eth_getBlockReceipts: the receipts against each other and against the block header

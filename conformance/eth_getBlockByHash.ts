@@ -9,7 +9,7 @@ import { recomputable, signedEnvelope } from '../core/invariants/tx.ts';
 import { networkOf } from '../core/networks.ts';
 import { withdrawalEncoding } from '../core/invariants/withdrawal.ts';
 import type { Targets } from '../core/targets.ts';
-import { toQuantity } from '../core/hex.ts';
+import { q, toQuantity } from '../core/hex.ts';
 import { notNetworkForm } from '../core/invariants/blob-network.ts';
 import type { Hex } from 'ox/Hex';
 import { type CheckContext, CheckOutcome, MethodSuite } from './framework/check.ts';
@@ -326,7 +326,7 @@ suite.check(
       const parent = await parentOf(t, name, block);
       if (!parent) return t.expectEqual(block['parentHash'], ZERO_HASH, `${name} is the genesis block: its parentHash must be the zero hash`, '/result/parentHash');
       const [number, time] = await recompute(t, '/result', `the parent of ${name}`, () => [bigintOf(block, 'number'), bigintOf(block, 'timestamp')]);
-      t.expectEqual(parent['number'], toQuantity(number - 1n), `${name}: its parentHash names block ${String(parent['number'])}, not the block numbered one less`, '/result/parentHash');
+      t.expectEqual(parent['number'], toQuantity(number - 1n), `${name}: its parentHash names block ${String(q(parent['number'] as string) ?? parent['number'])}, not block ${number - 1n}, the one numbered one less`, '/result/parentHash');
       const before = await recompute(t, '/result', `the parent of ${name}`, () => bigintOf(parent, 'timestamp'));
       t.expect(before <= time, `${name}: its timestamp is earlier than its parent's (${before})`, { pointer: '/result/timestamp', expected: `>= ${toQuantity(before)}`, actual: block['timestamp'] });
     });

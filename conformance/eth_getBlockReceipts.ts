@@ -3,7 +3,7 @@
 import { MethodSuite, type CheckContext } from './framework/check.ts';
 import { envelopeChecks, futureBlock, nullOnMiss } from './framework/common.ts';
 import { assertReceipt, expectReceiptsRoot, type Receipt, receiptsInBlock } from './framework/receipt-checks.ts';
-import { q, toQuantity } from '../core/hex.ts';
+import { isObject, q, toQuantity } from '../core/hex.ts';
 import { effectiveGasPrices, gasAccounting, logIndexes, receiptBlooms, removedLogs } from '../core/invariants/block-receipts.ts';
 import type { Json } from '../core/invariants/encoding.ts';
 import { failOnViolations, fullTxs, judgedRefs, logCount, NO_LOG_JUDGED, NO_TX_JUDGED, recompute, TypedBlocks } from './framework/invariant-checks.ts';
@@ -121,7 +121,7 @@ suite.check(
       named.push({ tag, number: BigInt(block.number) });
       t.expectEqual(receipts, byNumber, `${tag} must give the receipts of block ${BigInt(block.number)}, the ${tag} block (as its number gives them), got ${Array.isArray(receipts) ? `${receipts.length} receipt(s)` : String(receipts)}`, '/result');
       if (Array.isArray(receipts) && receipts.length === 0) empty.push(`${tag}: block ${BigInt(block.number)}`);
-      if (Array.isArray(receipts)) receipts.forEach((r: Json, i) => t.expectEqual(r['blockHash'], block.hash, `receipt ${i} of ${tag} must name the ${tag} block ${BigInt(block.number)}`, `/result/${i}/blockHash`));
+      if (Array.isArray(receipts)) receipts.forEach((r: unknown, i) => t.expectEqual(isObject(r) ? r['blockHash'] : r, block.hash, `receipt ${i} of ${tag} must name the ${tag} block ${BigInt(block.number)}`, `/result/${i}/blockHash`));
     });
     const head = q(await t.result<string>('eth_blockNumber', [], { fresh: true }));
     if (head === undefined) return t.inconclusive('eth_blockNumber gave no usable head number to compare the tags with');

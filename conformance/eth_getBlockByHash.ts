@@ -337,7 +337,8 @@ suite.check(
   { intent: 'total-difficulty-sum', clause: '§2.2 totalDifficulty', layer: 'spec', title: 'where served, the totalDifficulty of every block judged is the total difficulty of the chain up to it: its parent\'s (the block its parentHash names) plus its own difficulty; the genesis block\'s, its difficulty', covers: ['hit'], ties: ['block.totalDifficulty', 'block.difficulty'] },
   async (t) => {
     const judged = (await judgedBlocks(t)).filter(({ block }) => block['totalDifficulty'] !== undefined && block['totalDifficulty'] !== null);
-    if (judged.length === 0) t.skip('no block judged carries a totalDifficulty (current geth no longer returns it): total-difficulty judges its absence');
+    // Where it is not served there is no sum to judge: its absence is total-difficulty's verdict (advisory), not this one's.
+    if (judged.length === 0) t.notOnThisChain('this endpoint serves no totalDifficulty on the blocks judged (current geth no longer returns it, and execution-apis does not require it): no sum to judge; eth_getBlockByHash/total-difficulty (advisory) judges its absence');
     await t.each(judged, async ({ name, block }) => {
       const [total, own] = await recompute(t, '/result', `the total difficulty of ${name}`, () => [bigintOf(block, 'totalDifficulty'), bigintOf(block, 'difficulty')]);
       const parent = await parentOf(t, name, block);
@@ -356,7 +357,10 @@ suite.check(
     // The rule is effectiveGasPrices', read with each transaction's gasPrice as the price paid.
     const judged = (await judgedBlocks(t)).map(({ name, block }) => ({ name, block, txs: (Array.isArray(block['transactions']) ? block['transactions'] : []) as Json[] }));
     const priced = judged.filter(({ txs }) => txs.some((tx) => typeof tx === 'object' && /^0x[234]$/.test(String(tx['type']))));
-    if (priced.length === 0) t.skip('no transaction of type 0x2, 0x3 or 0x4 in the blocks judged');
+    if (priced.length === 0) {
+      t.needFork('london', 'EIP-1559 transactions');
+      t.skip('no transaction of type 0x2, 0x3 or 0x4 in the blocks judged');
+    }
     const violations: Violation[] = [];
     for (const { name, block, txs } of priced) {
       const paid = await recompute(t, '/result', `the gas prices of ${name}`, () => effectiveGasPrices(txs.map((tx) => ({ effectiveGasPrice: tx['gasPrice'] })), txs, block));

@@ -201,6 +201,8 @@ export function summarize(checks: CheckResult[], strict: boolean, complete: bool
     ...(inconclusiveFatal > fatal.length * INCONCLUSIVE_SHARE ? [`${inconclusiveFatal} of ${fatal.length} fatal checks inconclusive (more than ${INCONCLUSIVE_SHARE * 100}%)`] : []),
     // Coverage is part of the verdict: a certificate that judged half the catalogue must not read like one that judged it all.
     ...(judged.share < judged.floor ? [belowFloor(judged, opts.targets)] : []),
+    // Whatever the floor (--min-judged 0) and even when the chain can have none of them: a run that judged no fatal check judged nothing.
+    ...(judged.judged === 0 && judged.share >= judged.floor ? [`judged none of the ${judged.of} fatal checks this chain can have: a run that judged nothing never passes`] : []),
   ];
   // The one place the run's verdict is decided. A run cut short proves nothing either way, whatever its
   // failures so far; a failure stands even when other methods could not be tested; a pass needs answers.

@@ -202,6 +202,17 @@ describe('a judged count behind every verdict', function () {
       expect(summarize(clean, false, true)).to.deep.include({ verdict: 'pass' });
     });
 
+    it('a run that judged no fatal check never passes, whatever --min-judged says and even when the chain can have none', () => {
+      const skipped = [result('eth_getBlockByHash/s', 'spec', 'skip', { reason: 'no block found' }), result('eth_getBlockByHash/a', 'advisory', 'pass')];
+      const zero = summarize(skipped, false, true, { minJudged: 0 });
+      expect(zero.verdict, '--min-judged 0, 0 of 1 judged').to.equal('inconclusive');
+      expect(zero.verdictReason).to.match(/judged none of the 1 fatal checks this chain can have/);
+      const none = summarize([result('eth_getUncleByBlockHashAndIndex/u', 'spec', 'skip', { inapplicable: true }), result('eth_getBlockByHash/a', 'advisory', 'pass')], false, true);
+      expect(none.judged).to.include({ judged: 0, of: 0 });
+      expect(none.verdict, 'everything fatal was not on this chain: nothing was judged').to.equal('inconclusive');
+      expect(summarize([result('eth_getBlockByHash/p', 'spec', 'pass')], false, true, { minJudged: 0 }).verdict, 'one judged').to.equal('pass');
+    });
+
     it('--min-judged takes a percentage, 0 to 100', async () => {
       for (const bad of ['x', '101', '-1', '0.9.1', '']) {
         const r = await cli(['conformance', '--url', 'http://127.0.0.1:9/v3/judged-test-key-0001', `--min-judged=${bad}`]);

@@ -205,6 +205,8 @@ export function percentage(text: string, flag: string): number {
   const m = /^(\d+(?:\.\d+)?)%?$/.exec(text.trim());
   const n = m ? Number(m[1]) : NaN;
   if (!Number.isFinite(n) || n > 100) throw new UsageError(`${flag} takes a percentage from 0 to 100, such as 90 or 90%, got "${text}"`);
+  // "0.9" is a share written as a fraction far more often than a floor of 0.9%: taken as given, it would let almost nothing pass for coverage.
+  if (n > 0 && n < 1 && !text.trim().endsWith('%')) throw new UsageError(`${flag} takes a percentage from 0 to 100, such as 90 or 90%, got "${text}": for a floor under 1% write it with the sign (${text.trim()}%)`);
   return n / 100;
 }
 

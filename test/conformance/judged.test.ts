@@ -14,6 +14,7 @@ import { loadExpectations } from '../../conformance/framework/expectations.ts';
 import { faultyDevnet } from '../support/faulty-devnet.ts';
 import type { FaultProxy } from '../support/fault-proxy.ts';
 import { cli } from '../support/cli.ts';
+import { percentage } from '../../cli/conformance.ts';
 
 const AGREES = ['eth_getTransactionByHash/agrees-with-block', 'eth_getTransactionByBlockNumberAndIndex/agrees-with-hash'];
 const byId = (checks: CheckResult[], id: string) => checks.find((c) => c.id === id);
@@ -213,8 +214,17 @@ describe('a judged count behind every verdict', function () {
       expect(summarize([result('eth_getBlockByHash/p', 'spec', 'pass')], false, true, { minJudged: 0 }).verdict, 'one judged').to.equal('pass');
     });
 
+    it('--min-judged: a fraction under 1 without its % sign is refused (0.9 is not 90%), with it a floor under 1%', async () => {
+      expect(percentage('0.9%', '--min-judged')).to.be.closeTo(0.009, 1e-12);
+      expect(percentage('0', '--min-judged')).to.equal(0);
+      expect(percentage('1', '--min-judged')).to.equal(0.01);
+      expect(() => percentage('0.9', '--min-judged')).to.throw(/got "0.9": for a floor under 1% write it with the sign \(0.9%\)/);
+      const r = await cli(['conformance', '--url', 'http://127.0.0.1:9/v3/judged-test-key-0001', '--min-judged', '0.9']);
+      expect(r.code).to.equal(2);
+    });
+
     it('--min-judged takes a percentage, 0 to 100', async () => {
-      for (const bad of ['x', '101', '-1', '0.9.1', '']) {
+      for (const bad of ['x', '101', '-1', '0.9.1', '', '0.5']) {
         const r = await cli(['conformance', '--url', 'http://127.0.0.1:9/v3/judged-test-key-0001', `--min-judged=${bad}`]);
         expect(r.code, bad).to.equal(2);
         expect(r.err, bad).to.match(/--min-judged takes a percentage from 0 to 100/);

@@ -14,7 +14,7 @@ import { expectationFor, parseExpectations } from '../../conformance/framework/e
 import { explains } from '../../conformance/report/model.ts';
 import type { Targets } from '../../core/targets.ts';
 import { RpcClient } from '../../conformance/framework/rpc-client.ts';
-import { type Fault, FaultProxy, type Synthetic } from '../support/fault-proxy.ts';
+import { type Fault, FaultProxy, type RpcResponse, type Synthetic } from '../support/fault-proxy.ts';
 import { faultCatalogue, laggingHead, syntheticHistory } from '../support/faults.ts';
 import { robustnessFaults } from '../support/faults-robustness.ts';
 
@@ -259,7 +259,11 @@ describe('conformance checks fire on their faults', function () {
     // Every block served without the Cancun and Prague header fields: the chain reads as Shanghai.
     const later = ['blobGasUsed', 'excessBlobGas', 'parentBeaconBlockRoot', 'requestsHash'];
     const shanghai = (b: Record<string, unknown>) => Object.fromEntries(Object.entries(b).filter(([k]) => !later.includes(k)));
-    proxy.fault = { name: 'blocks without their Cancun and Prague fields', kills: [], rewrite: (req, res) => (/^eth_getBlockBy/.test(req.method) && res.result && typeof res.result === 'object' ? { ...res, result: shanghai(res.result as Record<string, unknown>) } : res) };
+    // Discovery's walk (full transactions) meets no blob or set-code transaction either: a Shanghai chain has none.
+    const laterTx = (tx: unknown) => typeof tx === 'object' && tx !== null && ['0x3', '0x4'].includes((tx as { type?: unknown }).type as string);
+    const hide = (b: Record<string, unknown>) => (Array.isArray(b['transactions']) ? { ...b, transactions: b['transactions'].filter((tx) => !laterTx(tx)) } : b);
+    const rewrite = (hideLater: boolean) => (req: { method: string }, res: RpcResponse) => (/^eth_getBlockBy/.test(req.method) && res.result && typeof res.result === 'object' ? { ...res, result: shanghai((hideLater ? hide : (b: Record<string, unknown>) => b)(res.result as Record<string, unknown>)) } : res);
+    proxy.fault = { name: 'blocks without their Cancun and Prague fields', kills: [], rewrite: rewrite(true) };
     const r = await runConformance({ url: proxy.url, methods: ['eth_estimateGas', 'eth_getTransactionByHash'], fixtures: [{ targets: seed, source: 'seed' }] });
     const skipped = (id: string, era: RegExp) => {
       expect(byId(r, id), id).to.deep.include({ verdict: 'skip', inapplicable: true });
@@ -271,6 +275,15 @@ describe('conformance checks fire on their faults', function () {
     skipped('eth_getTransactionByHash/type-0x4-shape', /^EIP-7702 set-code transactions \(type 0x4\) came with Prague; this chain is in the Shanghai era/);
     skipped('eth_getTransactionByHash/type-0x3-shape', /^EIP-4844 blob transactions \(type 0x3\) came with Cancun; this chain is in the Shanghai era/);
     expect(byId(r, 'eth_getTransactionByHash/type-0x2-shape')?.verdict, 'London is reached').to.equal('pass');
+    // Red team: headers that hide the fork fields while the chain serves a type 0x3 and a type 0x4 transaction do not
+    // make those transactions "not on this chain": the premise is met, the transaction is judged.
+    proxy.fault = { name: 'blocks without their Cancun and Prague fields, their transactions served', kills: [], rewrite: rewrite(false) };
+    const served = await runConformance({ url: proxy.url, methods: ['eth_getTransactionByHash'], fixtures: [{ targets: seed, source: 'seed' }] });
+    for (const type of ['0x3', '0x4']) {
+      const c = byId(served, `eth_getTransactionByHash/type-${type}-shape`);
+      expect(c?.inapplicable, `type ${type}: found on the chain`).to.equal(undefined);
+      expect(c?.verdict, `type ${type}: ${c?.reason}`).to.equal('pass');
+    }
     for (const id of ['eth_estimateGas/set-code-call-fields', 'eth_estimateGas/blob-call-fields']) expect(byId(cleanRun, id)?.verdict, `${id} on the Prague chain`).to.equal('pass');
   });
 

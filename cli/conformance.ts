@@ -51,7 +51,8 @@ Options:
                           a block over it is named in their notes (docs/conformance.md)
   --min-judged P          the judged share a run needs to pass, a percentage 0-100 (default 90): fatal checks
                           judged (passed or failed) over those this chain can have; below it the run is
-                          INCONCLUSIVE (exit 3), naming what could not be judged and why
+                          INCONCLUSIVE (exit 3), naming what could not be judged and why (0.9 is refused:
+                          write 90, or 0.9% for that floor); a run judging none of them never passes
   --timeout MS            per-request timeout (default 10000)
   --deadline D            the whole run's deadline: 90s, 10m (default ${DEFAULT_DEADLINE_MS / 60_000}m); what is unfinished
                           then is inconclusive, and the reports are written

@@ -48,7 +48,8 @@ Profiles:
 Every profile fully validates a share of the answers (schemas, and the answer recorded at sampling for
 lookups by hash: a fast wrong answer counts as \`wrong\`) and checks that eth_blockNumber never goes back.
 Any \`wrong\` answer fails the run, whatever its rate (the rate is in the reason): another id than the
-request's, a value where a miss's null or a revert's error 3 is due, another answer than the one sampled.
+request's, a value where a miss's null or a revert's error 3 is due, another answer than the one sampled,
+null for a hit 3 or more blocks deep that sampling saw answered.
 While k6 runs, a terminal shows per method the rate, p95 and errors every 3 s, with elapsed time and ETA
 (capacity: the step being tried); elsewhere, one line every 30 s.
 

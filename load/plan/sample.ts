@@ -301,6 +301,8 @@ function judge(method: RpcMethod, entry: CorpusEntry, verdict: Classification, e
         ...(compared ? { answer: answerDigest(result, sha256Hex) } : {}),
         ...(bounds ? { bounds } : {}),
         ...(ex.replyFingerprint ? { reply: ex.replyFingerprint } : {}),
+        // A null for it would be a finding here (below): under load too, whatever its rate.
+        ...(cls === 'ok' && entry.kind === 'hit' && !block.recent ? { settled: true as const } : {}),
       },
     };
   }

@@ -1,7 +1,8 @@
 // Sorts one HTTP exchange into a class. Only the expected outcome is a success: a JSON-RPC error inside an
 // HTTP 200 is one only where the corpus expects exactly that code (a revert: 3), a null only where it
-// expects a miss. An answer carrying another request's id, and a value where a miss's null or a revert's
-// error is due, are `wrong`: well-formed answers that say something false, not malformed ones (`invalid`).
+// expects a miss. An answer carrying another request's id, a value where a miss's null or a revert's
+// error is due, and null for data answered at sampling past any lag (a settled hit) are `wrong`: well-formed
+// answers that say something false, not malformed ones (`invalid`).
 // Pure: used by k6 per request and by sampling.
 import type { RpcClass } from './methods.ts';
 
@@ -9,6 +10,8 @@ export interface Expectation {
   expect: 'value' | 'null' | 'error';
   /** For expect 'error': the code the spec prescribes (3 for a revert); any other code is an rpc_error. */
   errorCode?: number;
+  /** For expect 'value': the data was there at sampling, past any lag (CorpusEntry.settled): a null then is `wrong`. */
+  settled?: boolean;
 }
 
 export interface HttpOutcome {
@@ -63,13 +66,15 @@ export function classify(outcome: HttpOutcome, expected: Expectation): Classific
   if (outcome.status < 200 || outcome.status > 299) return { cls: 'http_error' };
   if (!envelope || !('result' in envelope)) return { cls: 'invalid' };
   if (outcome.id !== undefined && envelope.id !== outcome.id) return OTHER_ID;
-  if (envelope.result === null) return expected.expect === 'null' ? { cls: 'ok_null', envelope } : { cls: 'null_unexpected' };
+  if (envelope.result === null) return expected.expect === 'null' ? { cls: 'ok_null', envelope } : expected.settled ? NULL_FOR_VALUE : { cls: 'null_unexpected' };
   // A value where a miss or a revert is due: data that does not exist, or a call that reverts, answered as if it did not.
   if (expected.expect === 'null') return VALUE_FOR_NULL;
   return expected.expect === 'error' ? valueForError(expected.errorCode) : { cls: 'ok', envelope };
 }
 
 const OTHER_ID: Readonly<Classification> = Object.freeze({ cls: 'wrong', why: "the answer carries another id than the request's" });
+// Sampling calls the same answer a finding (load/plan/sample.ts judge): under load it must not pass below a failure rate.
+const NULL_FOR_VALUE: Readonly<Classification> = Object.freeze({ cls: 'wrong', why: 'null where a value is due (answered at sampling, past any lag)' });
 const VALUE_FOR_NULL: Readonly<Classification> = Object.freeze({ cls: 'wrong', why: 'a value where null is due (a miss)' });
 const valueForError = (code: number | undefined): Classification => ({ cls: 'wrong', why: `a value where ${code === undefined ? 'an error' : `error ${code}`} is due (a revert)` });
 

@@ -38,6 +38,11 @@ export interface CorpusEntry {
   bounds?: string;
   /** The fingerprint of the answer seen at sampling, when it met the entry's kind (core/reply.ts): under load, the same bytes are not parsed again. */
   reply?: string;
+  /**
+   * For a hit answered with a value at sampling whose block was not within LAG_BLOCKS of the head (or that names no
+   * block): null is as wrong under load as it was at sampling (a finding there), not a rate-judged null_unexpected.
+   */
+  settled?: true;
 }
 
 /** Sampled answers that contradicted their entry's kind: one line per kind, class and code. */

@@ -451,5 +451,13 @@ describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)
         return answer.result ? { ...answer, id: res.id } : undefined;
       }, /a value where null is due \(a miss\)/);
     });
+
+    it('null answered for one receipt of a block past the lag (a finding at sampling): exit 1, FAIL with the reason everywhere, not a null_unexpected under the 1% rate (red team)', async () => {
+      const hits = corpus.entries.eth_getTransactionReceipt.filter((e) => e.kind === 'hit');
+      const settled = new Set(hits.filter((e) => e.settled).map((e) => String(e.params[0])));
+      expect(settled.size, 'receipts of blocks past the lag are settled').to.be.above(0);
+      expect(hits.some((e) => !e.settled), 'receipts of the last blocks are not: a lagging node may not have them yet').to.equal(true);
+      await gateWith('eth_getTransactionReceipt', async (req, res) => (res.result && settled.has(String(req.params[0])) ? { jsonrpc: '2.0', id: res.id, result: null } : undefined), /null where a value is due \(answered at sampling, past any lag\)/);
+    });
   });
 });

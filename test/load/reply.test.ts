@@ -20,8 +20,9 @@ describe('load: corpus entries as the VUs read them (packed-entry.ts)', () => {
       { params: ['0x1', '0x0'], note: 'miss: no uncle', kind: 'miss' },
       { params: ['0x1', '0x0'], note: 'block without uncles', kind: 'empty' },
       { params: ['0x5', '0x1'], note: 'recent block', kind: 'hit', bounds: 'n:0x5:0x1', reply: 'e'.repeat(64) },
+      { params: ['0xcd'], note: 'older block', kind: 'hit', answer: 'k3x9', settled: true },
     ];
-    const unpacked = (e: CorpusEntry) => ({ ...(e.answer ? { answer: e.answer } : {}), ...(e.bounds ? { bounds: e.bounds } : {}), ...(e.reply ? { reply: e.reply } : {}), params: JSON.stringify(e.params) });
+    const unpacked = (e: CorpusEntry) => ({ ...(e.answer ? { answer: e.answer } : {}), ...(e.bounds ? { bounds: e.bounds } : {}), ...(e.reply ? { reply: e.reply } : {}), ...(e.settled ? { settled: true } : {}), params: JSON.stringify(e.params) });
     // The expectation follows from the kind alone.
     expect(entries.map((e) => unpackEntry(packEntry(e)))).to.deep.equal([
       { expect: 'value', miss: false, ...unpacked(entries[0]!) },
@@ -29,7 +30,14 @@ describe('load: corpus entries as the VUs read them (packed-entry.ts)', () => {
       { expect: 'null', miss: true, ...unpacked(entries[2]!) },
       { expect: 'null', miss: false, ...unpacked(entries[3]!) },
       { expect: 'value', miss: false, ...unpacked(entries[4]!) },
+      { expect: 'value', miss: false, ...unpacked(entries[5]!) },
     ]);
+  });
+
+  it('null for a settled hit is wrong; for a hit near the head, null_unexpected (a lagging node may not have it yet)', () => {
+    const nul = { status: 200, body: '{"jsonrpc":"2.0","id":1,"result":null}', id: 1 };
+    expect(classify(nul, unpackEntry(packEntry({ params: ['0xcd'], note: 'older block', kind: 'hit', settled: true })))).to.deep.include({ cls: 'wrong' });
+    expect(classify(nul, unpackEntry(packEntry({ params: ['0xcd'], note: 'recent block', kind: 'hit' })))).to.deep.equal({ cls: 'null_unexpected' });
   });
 });
 

@@ -53,7 +53,8 @@ export function formatSummary(report: ConformanceReport, paths: ReportPaths): st
     const notJudged = unjudged.length ? `; expected to fail but not judged (${unjudged.map((c) => `${c.id}: ${c.how}`).join(', ')})` : '';
     lines.push(`  expectations: ${exp.file}: ${s.expectedFailures} expected failure(s), ${s.unexpectedPasses} unexpected pass(es)${overdue ? `, ${overdue} entr${overdue === 1 ? 'y' : 'ies'} past their review date` : ''}${notJudged}`);
   }
-  const partial = report.checks.filter((c) => c.partial);
+  // Passes only, as summary.partialChecks and the HTML: a check that ended skip or inconclusive judged no part to pass.
+  const partial = report.checks.filter((c) => c.verdict === 'pass' && c.partial);
   // One line a check: a list on one line is cut by the terminal's line cap (inertLines) before its last ids.
   if (partial.length) lines.push(`  judged in part (a request budget; each check's note names what it left out):`, ...partial.map((c) => `    ${c.id}: ${c.partial}`));
   const coverage = coverageLine(report);

@@ -284,6 +284,14 @@ describe('conformance report', () => {
       expect(testcase).to.include('passed, judged in part: 3 of 16 judged blocks whole').and.include('left out: block 7').and.not.include('<failure');
     });
 
+    it('a check that skipped (judged nothing) keeps its budget note but is not listed as "judged in part", as in the HTML and summary.partial (red team)', () => {
+      const report = sampleReport();
+      const skip = report.checks.find((c) => c.verdict === 'skip')!;
+      skip.partial = '3 of 11 judged blocks whole (budget of 1 receipts fetched one by one)';
+      expect(formatSummary(report, paths)).not.to.include('judged in part');
+      expect(summarize(report.checks, false, true).partial).to.equal(0);
+    });
+
     it('a pass judged in part is visible everywhere: one terminal line per check (none cut), the summary counts it (schema), the HTML shows it on the check (red-team F3)', () => {
       const passes = LAYERS.map((layer) => check(METHODS[0]!, layer, 'pass')).concat(METHODS.slice(4, 6).map((m) => check(m, 'spec', 'pass')));
       passes.forEach((c, i) => (c.partial = `${i + 3} of ${i + 11} judged blocks whole (budget of 123456789 receipts fetched one by one, a long reason that makes five of them far longer than one capped line) ${'x'.repeat(60)}`));

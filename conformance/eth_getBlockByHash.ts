@@ -31,7 +31,7 @@ export default suite;
 
 /** A block the targets name, fetched with the given flag: it must be found and be block-shaped. */
 async function knownBlock<K extends 'multiTxBlock' | 'emptyBlock'>(t: CheckContext, which: K, full: boolean): Promise<{ target: NonNullable<Targets[K]>; block: Block }> {
-  const target = t.need(t.targets[which], which === 'emptyBlock' ? 'empty block' : 'block with transactions') as NonNullable<Targets[K]>;
+  const target = t.need(t.targets[which], which === 'emptyBlock' ? 'empty block' : 'block with several transactions') as NonNullable<Targets[K]>;
   const block = t.found(await t.result<Block | null>(suite.method, [target.hash, full]), 'a known block hash returned null');
   t.expectShape('block', block);
   return { target, block };
@@ -39,7 +39,7 @@ async function knownBlock<K extends 'multiTxBlock' | 'emptyBlock'>(t: CheckConte
 
 envelopeChecks(
   suite,
-  (t) => [t.need(t.targets.multiTxBlock, 'block with transactions').hash, false],
+  (t) => [t.need(t.targets.multiTxBlock, 'block with several transactions').hash, false],
   () => ['0x1234', false],
 );
 
@@ -72,7 +72,7 @@ suite.check(
 suite.check(
   { intent: 'hashes-match-full', clause: '§4.2', layer: 'invariant', title: 'the hash list (flag false) equals the hashes of the full transactions (flag true), in order', ties: ['block.transactions', 'transaction.hash'] },
   async (t) => {
-    const target = t.need(t.targets.multiTxBlock, 'block with transactions');
+    const target = t.need(t.targets.multiTxBlock, 'block with several transactions');
     const hashes = t.found(await t.result<Block | null>(suite.method, [target.hash, false]), 'a known block hash returned null (flag false)');
     const full = t.found(await t.result<Block | null>(suite.method, [target.hash, true]), 'a known block hash returned null (flag true)');
     if (!Array.isArray(full.transactions) || !Array.isArray(hashes.transactions)) return t.fail('the transactions of a block must be an array', { pointer: '/result/transactions' });
@@ -94,7 +94,7 @@ nullOnZeroHash(suite, '§4.2', 'a block hash', (hash) => [hash, false]);
 suite.check(
   { intent: 'total-difficulty', clause: '§2.2', layer: 'advisory', title: 'totalDifficulty, which the spec lists, is present (current geth no longer returns it)' },
   async (t) => {
-    const target = t.need(t.targets.multiTxBlock, 'block with transactions');
+    const target = t.need(t.targets.multiTxBlock, 'block with several transactions');
     const block = await t.result<Block>(suite.method, [target.hash, false]);
     t.expect(block !== null && 'totalDifficulty' in block, 'totalDifficulty is absent', { pointer: '/result/totalDifficulty' });
   },

@@ -13,12 +13,12 @@ import { COMMITTED, LOG_PLACE, PLACE } from './framework/fields.ts';
 const suite = new MethodSuite('eth_getBlockReceipts');
 export default suite;
 
-envelopeChecks(suite, (t) => [t.need(t.targets.multiTxBlock, 'block with transactions').number], () => ['not-a-block']);
+envelopeChecks(suite, (t) => [t.need(t.targets.multiTxBlock, 'block with several transactions').number], () => ['not-a-block']);
 
 suite.check(
   { intent: 'receipts-in-order', clause: '§4.8 rule 3, §2.4', layer: 'spec', title: 'an array of well-formed receipts, one per transaction of the block, in transaction order', covers: ['hit'], ties: ['receipt.transactionHash', 'receipt.transactionIndex', 'receipt.blockHash', 'receipt.blockNumber', ...LOG_PLACE] },
   async (t) => {
-    const target = t.need(t.targets.multiTxBlock, 'block with transactions');
+    const target = t.need(t.targets.multiTxBlock, 'block with several transactions');
     const block = await t.leaned<{ transactions: string[] }>('eth_getBlockByHash', [target.hash, false], 'a known block');
     const receipts = t.found(await t.result<Receipt[] | null>(suite.method, [target.number]), 'a known block returned null');
     t.expectShape('block-receipts', receipts);
@@ -76,7 +76,7 @@ suite.check(
 suite.check(
   { intent: 'block-hash-param', clause: '§4.8 params', layer: 'advisory', title: 'a block hash as the parameter (EIP-1898 style, which the spec does not list) gives the same receipts as the block\'s number', covers: ['hit'] },
   async (t) => {
-    const target = t.need(t.targets.multiTxBlock, 'block with transactions');
+    const target = t.need(t.targets.multiTxBlock, 'block with several transactions');
     const byNumber = await t.result(suite.method, [target.number]);
     t.expectEqual(await t.result(suite.method, [target.hash]), byNumber, 'the block\'s hash must give the receipts its number gives', '/result');
   },
@@ -135,7 +135,7 @@ suite.check(
 );
 
 async function decimalMatchesHex(t: CheckContext, decimal: unknown): Promise<void> {
-  const target = t.need(t.targets.multiTxBlock, 'block with transactions');
+  const target = t.need(t.targets.multiTxBlock, 'block with several transactions');
   const byHex = await t.result(suite.method, [target.number]);
   const byDecimal = await t.result(suite.method, [decimal]);
   t.expectEqual(byDecimal, byHex, 'a decimal block number must give the same receipts as its hex form', '/result');
@@ -143,12 +143,12 @@ async function decimalMatchesHex(t: CheckContext, decimal: unknown): Promise<voi
 
 suite.check(
   { intent: 'decimal-string', clause: '§4.8 params', layer: 'advisory', title: 'a decimal block number as a string ("123") is accepted, as the spec\'s "hex or decimal integer" says', covers: ['hit'] },
-  async (t) => decimalMatchesHex(t, BigInt(t.need(t.targets.multiTxBlock, 'block with transactions').number).toString(10)),
+  async (t) => decimalMatchesHex(t, BigInt(t.need(t.targets.multiTxBlock, 'block with several transactions').number).toString(10)),
 );
 
 suite.check(
   { intent: 'decimal-number', clause: '§4.8 params', layer: 'advisory', title: 'a decimal block number as a JSON integer (123) is accepted, as the spec\'s "hex or decimal integer" says', covers: ['hit'] },
-  async (t) => decimalMatchesHex(t, Number(BigInt(t.need(t.targets.multiTxBlock, 'block with transactions').number))),
+  async (t) => decimalMatchesHex(t, Number(BigInt(t.need(t.targets.multiTxBlock, 'block with several transactions').number))),
 );
 
 // Invariant layer (facts.md, "Protocol invariants"): the receipts against each other and against their block.

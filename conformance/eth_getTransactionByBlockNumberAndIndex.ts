@@ -13,12 +13,12 @@ type Tx = Record<string, unknown> & { hash: string; transactionIndex: string | n
 const suite = new MethodSuite('eth_getTransactionByBlockNumberAndIndex');
 export default suite;
 
-envelopeChecks(suite, (t) => [t.need(t.targets.multiTxBlock, 'block with transactions').number, '0x0'], () => ['not-a-block', '0x0']);
+envelopeChecks(suite, (t) => [t.need(t.targets.multiTxBlock, 'block with several transactions').number, '0x0'], () => ['not-a-block', '0x0']);
 
 suite.check(
   { intent: 'every-index', clause: '§4.5, §2.3', layer: 'spec', title: 'each index of a block returns a well-formed transaction whose transactionIndex, blockNumber and blockHash are the requested ones', covers: ['hit'], ties: ['transaction.transactionIndex', 'transaction.blockNumber', 'transaction.blockHash'] },
   async (t) => {
-    const block = t.need(t.targets.multiTxBlock, 'block with transactions');
+    const block = t.need(t.targets.multiTxBlock, 'block with several transactions');
     for (let i = 0; i < Math.min(block.txCount, 16); i++) {
       const tx = t.found(await t.result<Tx | null>(suite.method, [block.number, toQuantity(i)]), `index ${i} of a block with ${block.txCount} transactions returned null`);
       t.expectShape('transaction', tx);
@@ -59,7 +59,7 @@ suite.check(
 );
 
 nullOnMiss(suite, 'null-out-of-range', '§4.5, §7', 'an index past the last transaction returns result null', (t) => {
-  const block = t.need(t.targets.multiTxBlock, 'block with transactions');
+  const block = t.need(t.targets.multiTxBlock, 'block with several transactions');
   return [block.number, toQuantity(block.txCount)];
 });
 

@@ -65,7 +65,7 @@ describe('a judged count behind every verdict', function () {
       const s = summarize(checks, false, true);
       expect(s.verdict).to.equal('inconclusive');
       expect(s.judged.share).to.be.below(MIN_JUDGED);
-      expect(s.verdictReason).to.match(/below the --min-judged floor of 90%: not judged: \d+ × no block with transactions found/);
+      expect(s.verdictReason).to.match(/below the --min-judged floor of 90%: not judged: \d+ × no block with several transactions found/);
       const receipts = s.judged.perMethod.find((m) => m.method === 'eth_getTransactionReceipt')!;
       expect(receipts.judged / receipts.of).to.be.below(0.5);
       expect(s.judged.inapplicable.map((c) => c.id)).to.include('eth_getUncleByBlockHashAndIndex/uncle-shape');

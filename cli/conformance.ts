@@ -52,7 +52,8 @@ Options:
   --min-judged P          the judged share a run needs to pass, a percentage 0-100 (default 90): fatal checks
                           judged (passed or failed) over those this chain can have; below it the run is
                           INCONCLUSIVE (exit 3), naming what could not be judged and why (0.9 is refused:
-                          write 90, or 0.9% for that floor); a run judging none of them never passes
+                          write 90, or 0.9% for that floor); the floor holds per method too; a run
+                          judging none of them, or none of a method's, never passes
   --timeout MS            per-request timeout (default 10000)
   --deadline D            the whole run's deadline: 90s, 10m (default ${DEFAULT_DEADLINE_MS / 60_000}m); what is unfinished
                           then is inconclusive, and the reports are written

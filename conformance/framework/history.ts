@@ -2,6 +2,8 @@
 // that never had that era cannot hold them: its check is left out of the judged share (t.notOnThisChain), listed
 // with the reason, rather than counted as a skip, which a chain that has the era but no such target gets.
 import { isObject } from '../../core/hex.ts';
+import type { Json } from '../../core/invariants/encoding.ts';
+import { headerHash } from '../../core/invariants/header.ts';
 import type { CheckContext } from './check.ts';
 
 type Era = 'pre-merge' | 'pre-byzantium';
@@ -18,10 +20,27 @@ export async function needHistory<T>(t: CheckContext, value: T | undefined, what
 async function laterThan(t: CheckContext, era: Era): Promise<string | undefined> {
   const genesis = (await t.exchange('eth_getBlockByNumber', ['0x0', false])).body;
   const header = isObject(genesis) && isObject(genesis['result']) ? genesis['result'] : undefined;
-  if (!header) return undefined;
+  if (!header || !(await trusted(t, header))) return undefined;
   // Proof of work never has difficulty 0: a genesis with it is proof of stake from the start, after every pre-merge fork.
   if (header['difficulty'] === '0x0') return `the chain is proof of stake from its genesis (difficulty 0): it has no ${era} era`;
   // A base fee in genesis is London at genesis, long after Byzantium (uncles may still come before the merge).
   if (era === 'pre-byzantium' && typeof header['baseFeePerGas'] === 'string') return 'the chain starts at London or later (its genesis has a base fee): it has no pre-Byzantium era';
   return undefined;
+}
+
+/**
+ * A genesis header is believed only when it is the chain's: its fields hash to its hash, and block 1 (when there is
+ * one) names that hash as its parent. A header the endpoint made up would otherwise shrink the judged share.
+ */
+async function trusted(t: CheckContext, header: Json): Promise<boolean> {
+  let hash: string;
+  try {
+    hash = headerHash(header);
+  } catch {
+    return false;
+  }
+  if (hash !== header['hash']) return false;
+  const child = (await t.exchange('eth_getBlockByNumber', ['0x1', false])).body;
+  const next = isObject(child) ? child['result'] : undefined;
+  return next === null || (isObject(next) && next['parentHash'] === hash);
 }

@@ -185,6 +185,13 @@ function belowFloor(j: JudgedShare, targets?: Targets): string {
   return `${quiet}judged ${j.judged} of the ${j.of} fatal checks this chain can have (${percent(j.share)}), below the --min-judged floor of ${percent(j.floor)}: not judged: ${groups.join('; ')}${more}`;
 }
 
+/** The methods judged below the floor (or not at all, whatever the floor), as one reason. */
+function thinMethods(j: JudgedShare): string[] {
+  const thin = j.perMethod.filter((m) => m.of > 0 && (m.judged === 0 || m.judged / m.of < j.floor));
+  if (thin.length === 0) return [];
+  return [`judged below the --min-judged floor of ${percent(j.floor)} for ${thin.map((m) => `${m.method} (${m.judged} of ${m.of})`).join(', ')}: those methods are not certified by this run`];
+}
+
 export function summarize(checks: CheckResult[], strict: boolean, complete: boolean, opts: { minJudged?: number; targets?: Targets } = {}): ConformanceReport['summary'] {
   const count = (o: Outcome) => checks.filter((c) => outcomeOf(c, strict) === o).length;
   const fatalFailures = count('fail');
@@ -203,6 +210,9 @@ export function summarize(checks: CheckResult[], strict: boolean, complete: bool
     ...(judged.share < judged.floor ? [belowFloor(judged, opts.targets)] : []),
     // Whatever the floor (--min-judged 0) and even when the chain can have none of them: a run that judged no fatal check judged nothing.
     ...(judged.judged === 0 && judged.share >= judged.floor ? [`judged none of the ${judged.of} fatal checks this chain can have: a run that judged nothing never passes`] : []),
+    // The floor holds for each method too: a certificate names each method, and a run that judged most of the
+    // catalogue but 2 of a method's 5 checks (its other calls stalled) says nothing of that method.
+    ...(judged.judged > 0 ? thinMethods(judged) : []),
   ];
   // The one place the run's verdict is decided. A run cut short proves nothing either way, whatever its
   // failures so far; a failure stands even when other methods could not be tested; a pass needs answers.

@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runK6 } from '../load/run/k6.ts';
-import { ensureK6 } from '../scripts/setup-k6.ts';
+import { ensureK6 } from '../core/node/tools/k6.ts';
 import { REQUEST } from './support/endpoint.ts';
 import { pureScript, round, saveFigure, startResponder } from './support/lib.ts';
 

@@ -7,7 +7,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureK6 } from '../scripts/setup-k6.ts';
+import { ensureK6 } from '../core/node/tools/k6.ts';
 import { harnessScenario, round, runBare, runHarness, saveFigure, startResponder, type Responder } from './support/lib.ts';
 import { type CpuParts, cpuParts, fetchProfile, pprofTop } from './support/pprof.ts';
 

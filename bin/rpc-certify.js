@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { buildCli, currentBuild } from './build-cli.js';
 
-// Until the command installs its own handlers (cli/interrupt.ts releaseEarlySignals), a signal ends the run as
+// Until the command installs its own handlers (core/node/interrupt.ts releaseEarlySignals), a signal ends the run as
 // interrupted through process.exit, so exit hooks run: a node started in its own session is killed, not orphaned.
 function earlyInterrupt() {
   process.exit(130);

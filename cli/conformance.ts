@@ -10,12 +10,13 @@ import type { RunResult } from '../conformance/framework/runner.ts';
 import type { Expectations } from '../conformance/framework/expectations.ts';
 import type { CheckResult } from '../conformance/framework/check.ts';
 import { type ConformanceReport, explains } from '../conformance/report/model.ts';
-import { writeFileAtomic } from '../conformance/report/atomic.ts';
+import { writeFileAtomic } from '../core/node/atomic.ts';
 import { notCertified } from '../conformance/report/text.ts';
-import { endpointOptions, expectedNetwork, methodList, positive, resolveEndpoint, UsageError, warnShortKey } from './networks.ts';
+import { endpointOptions, expectedNetwork, methodList, positive, resolveEndpoint, warnShortKey } from './networks.ts';
+import { UsageError } from '../core/node/errors.ts';
 import { METHODS } from '../load/shared/methods.ts';
 import { harnessVersion } from './version.ts';
-import { interruptSignal } from './interrupt.ts';
+import { interruptSignal } from '../core/node/interrupt.ts';
 
 /** The default run deadline: a full run against a remote provider takes well under a minute. */
 export const DEFAULT_DEADLINE_MS = 5 * 60_000;

@@ -2,7 +2,8 @@
 import { parseArgs } from 'node:util';
 import { redact } from '../core/redact.ts';
 import { oneLineErrors, print, report, share, TEST_OPTIONS_HELP, testOptions, testOptionSpecs } from './load.ts';
-import { endpointOptions, positive, resolveEndpoint, UsageError } from './networks.ts';
+import { endpointOptions, positive, resolveEndpoint } from './networks.ts';
+import { UsageError } from '../core/node/errors.ts';
 
 export const k8sHelp = `rpc-certify k8s: run the load test on Kubernetes with k6-operator, merged into one exact report
 

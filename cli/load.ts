@@ -9,10 +9,11 @@ import { compareReports, DEFAULT_TOLERANCE, describeCheck, EMBEDDED_ENDPOINT, in
 import { METHODS } from '../load/shared/methods.ts';
 import { DEFAULT_MAX_STEPS, DEFAULT_MISS_SHARE, parseDuration, PROFILES, type Profile } from '../load/shared/profiles.ts';
 import type { LoadOptions, TestOptions } from '../load/run/run.ts';
-import { findK6, K6_VERSION, toolsDir } from '../scripts/setup-k6.ts';
+import { findK6, K6_VERSION, toolsDir } from '../core/node/tools/k6.ts';
 import { blockTimeHelp, movingSuffix } from '../devnet/moving.ts';
-import { blockTime, endpointOptions, expectedNetwork, methodList, positive, resolveEndpoint, UsageError, warnShortKey } from './networks.ts';
-import { interruptSignal } from './interrupt.ts';
+import { blockTime, endpointOptions, expectedNetwork, methodList, positive, resolveEndpoint, warnShortKey } from './networks.ts';
+import { failureOf, UsageError } from '../core/node/errors.ts';
+import { interruptSignal } from '../core/node/interrupt.ts';
 
 /** The options that shape the test, shared by `load` and `k8s`. */
 export const TEST_OPTIONS_HELP = `  --profile NAME        smoke (default), gate, capacity or soak
@@ -240,7 +241,7 @@ export async function doctorCommand(argv: string[]): Promise<number> {
   const version = async (cmd: string, args: string[]) =>
     (await promisify(execFile)(cmd, args).catch(() => undefined))?.stdout.split('\n')[0]?.trim() || undefined;
   const anvil = fileURLToPath(new URL('../node_modules/.bin/anvil', import.meta.url));
-  const { findGeth, GETH_VERSION } = await import('../scripts/setup-geth.ts');
+  const { findGeth, GETH_VERSION } = await import('../core/node/tools/geth.ts');
   const [go, k6, anvilVersion, geth] = await Promise.all([version('go', ['version']), findK6(), version(anvil, ['--version']), findGeth()]);
   console.log(`node   ${process.version}`);
   console.log(`go     ${go ?? 'not found (needed only to build k6 and geth)'}`);
@@ -261,12 +262,11 @@ export async function oneLineErrors(body: () => Promise<number>): Promise<number
   try {
     return await body();
   } catch (e) {
-    const code = (e as { code?: string }).code;
+    const failure = failureOf(e);
     // An unknown option goes to main.ts, which says where the command's options are listed.
-    const usage = e instanceof UsageError || (code?.startsWith('ERR_PARSE_ARGS') && code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION');
-    if (!usage) throw e;
-    console.error(inert(redact(`rpc-certify: ${(e as Error).message.replace(/\s*\n\s*/g, ' ')}`), 1000));
-    return 2;
+    if (failure.kind !== 'usage' || (e as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw e;
+    console.error(inert(redact(`rpc-certify: ${failure.message}`), 1000));
+    return failure.exitCode;
   }
 }
 

@@ -8,9 +8,10 @@ import { parseArgs } from 'node:util';
 // into chunks), so --help and usage errors answer without loading viem, Mocha or the schemas.
 import { inert, inertLines } from '../core/inert.ts';
 import { redact, redactUrl } from '../core/redact.ts';
-import { interruptSignal, releaseEarlySignals } from './interrupt.ts';
+import { interruptSignal, releaseEarlySignals } from '../core/node/interrupt.ts';
 import { blockTimeHelp, DEFAULT_TX_PER_BLOCK, movingSuffix } from '../devnet/moving.ts';
-import { blockTime, UsageError } from './networks.ts';
+import { blockTime } from './networks.ts';
+import { failureOf, UsageError } from '../core/node/errors.ts';
 import { harnessVersion } from './version.ts';
 
 const mainHelp = `rpc-certify ${harnessVersion}: conformance and load testing for Ethereum JSON-RPC node-access services
@@ -186,8 +187,8 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (err: unknown) => {
-    const usage = err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-    console.error(inert(redact(`rpc-certify: ${usage ? '' : 'error: '}${((err as Error).message ?? String(err)).replace(/\s*\n\s*/g, ' ')}`), 1000));
-    process.exitCode = 2;
+    const failure = failureOf(err);
+    console.error(inert(redact(`rpc-certify: ${failure.message}`), 1000));
+    process.exitCode = failure.exitCode;
   },
 );

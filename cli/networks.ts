@@ -1,5 +1,6 @@
 // Building `{base_url}/v3/<KEY>` from the networks table (core/networks.ts).
 import { networks } from '../core/networks.ts';
+import { UsageError } from '../core/node/errors.ts';
 import { positionOnlySecrets, registerSecret, registerUrlSecrets, SHORT_KEY, urlKeySegments } from '../core/redact.ts';
 
 export function networkUrl(name: string, apiKey: string, baseUrl?: string): string {
@@ -33,9 +34,6 @@ export function positive(text: string, flag: string): number {
 export function blockTime(text: string | undefined): number | undefined {
   return text === undefined ? undefined : positive(text, '--block-time');
 }
-
-/** A mistake in the command line: exit code 2 with a one-line reason. */
-export class UsageError extends Error {}
 
 /** The endpoint options `conformance` and `load` share. */
 export const endpointOptions = {

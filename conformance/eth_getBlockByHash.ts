@@ -13,7 +13,7 @@ import { q, toQuantity } from '../core/hex.ts';
 import { notNetworkForm } from '../core/invariants/blob-network.ts';
 import type { Hex } from 'ox/Hex';
 import { type CheckContext, CheckOutcome, MethodSuite } from './framework/check.ts';
-import { resultOf, RpcError, TransportError } from './framework/rpc-client.ts';
+import { resultOf, RpcError, TransportError } from '../core/node/rpc-client.ts';
 import { envelopeChecks, extraFieldsCheck, nullOnMiss, nullOnZeroHash, type Shaped, UNKNOWN_HASH, ZERO_HASH } from './framework/common.ts';
 import { expectHeaderHash, failOnViolations, judgedRefs, NO_TX_JUDGED, recompute, TypedBlocks } from './framework/invariant-checks.ts';
 import { receiptsOfBlock, ReceiptsBudget } from './framework/receipt-checks.ts';

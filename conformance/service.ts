@@ -2,7 +2,7 @@
 // reported in the advisory layer so a provider can see it.
 import { isObject } from '../core/hex.ts';
 import { MethodSuite, type CheckContext } from './framework/check.ts';
-import { RpcClient } from './framework/rpc-client.ts';
+import { RpcClient } from '../core/node/rpc-client.ts';
 
 const suite = new MethodSuite('service');
 export default suite;

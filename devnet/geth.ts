@@ -4,7 +4,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findGeth, GETH_VERSION } from '../scripts/setup-geth.ts';
+import { findGeth, GETH_VERSION } from '../core/node/tools/geth.ts';
 import { type NodeProcess, spawnNode, withFreePort } from './process.ts';
 
 export interface Geth extends NodeProcess {

@@ -1,7 +1,7 @@
 // `npm run setup` (and `npm test` first): the Go tools the project runs, built once into the tools dir:
 // k6 for load tests, geth as the second real client the conformance self-tests certify.
-import { ensureGeth } from './setup-geth.ts';
-import { ensureK6 } from './setup-k6.ts';
+import { ensureGeth } from '../core/node/tools/geth.ts';
+import { ensureK6 } from '../core/node/tools/k6.ts';
 
 try {
   const k6 = await ensureK6();

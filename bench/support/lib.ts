@@ -16,7 +16,7 @@ import { METHODS, metricName } from '../../load/shared/methods.ts';
 import { histogramThresholds } from '../../load/shared/summary.ts';
 import { buildPlan } from '../../load/shared/profiles.ts';
 import { runLoad } from '../../load/run/run.ts';
-import { ensureK6 } from '../../scripts/setup-k6.ts';
+import { ensureK6 } from '../../core/node/tools/k6.ts';
 import { CORPUS_HASHES, METHOD, type Mode, REQUEST, txAnswer } from './endpoint.ts';
 
 export interface Served {

@@ -1,7 +1,7 @@
 // Go profiles of a running k6 (its REST API, with --profiling-enabled) and what `go tool pprof` reads in them:
 // where a generator's CPU goes, and which allocation sites hold the memory it gained.
 import { writeFile } from 'node:fs/promises';
-import { run } from '../../scripts/go-install.ts';
+import { run } from '../../core/node/tools/go-install.ts';
 
 /** Fetches a profile from k6's REST API into `file`: `profile?seconds=N` (CPU) or `heap?gc=1` (live memory after a collection). */
 export async function fetchProfile(api: string, what: string, file: string): Promise<void> {

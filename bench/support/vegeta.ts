@@ -1,12 +1,12 @@
 // vegeta, the engine behind flood: the field's own peer for the overhead figure. Built like k6 and geth
-// (scripts/go-install.ts) into the tools dir, only for the bench; the harness itself never runs it.
+// (core/node/tools/go-install.ts) into the tools dir, only for the bench; the harness itself never runs it.
 // Run as a script to build it ahead: `npx tsx bench/support/vegeta.ts`.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ensureGoTool, run } from '../../scripts/go-install.ts';
+import { ensureGoTool, run } from '../../core/node/tools/go-install.ts';
 import { REQUEST } from './endpoint.ts';
 import type { Responder } from './lib.ts';
 

@@ -3,7 +3,7 @@
 import { validateShape, type ShapeName } from '../../core/schemas.ts';
 import type { Targets } from '../../core/targets.ts';
 import { redact } from '../../core/redact.ts';
-import { type Exchange, NO_ANSWER, type RpcClient, resultOf, RpcError, TransportError } from './rpc-client.ts';
+import { type Exchange, NO_ANSWER, type RpcClient, resultOf, RpcError, TransportError } from '../../core/node/rpc-client.ts';
 import type { ExpectationNote } from './expectations.ts';
 import { beforeFork } from './era.ts';
 import type { Fork } from '../../core/invariants/header.ts';

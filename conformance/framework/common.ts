@@ -6,7 +6,7 @@ import { allowedExtras } from '../../core/networks.ts';
 import type { Targets } from '../../core/targets.ts';
 import { isObject, toQuantity } from '../../core/hex.ts';
 import type { CheckContext, Coverage, MethodSuite } from './check.ts';
-import type { Exchange } from './rpc-client.ts';
+import type { Exchange } from '../../core/node/rpc-client.ts';
 
 /** A zero-value transfer between addresses nobody holds a key to: it needs no balance on any chain. */
 export const PROBE_TRANSFER = { from: '0x00000000000000000000000000000000c0ffee01', to: '0x00000000000000000000000000000000c0ffee02', value: '0x0' } as const;

@@ -11,7 +11,7 @@ import { isObject, q, toQuantity } from '../../core/hex.ts';
 import type { Json } from '../../core/invariants/encoding.ts';
 import { headerFork } from '../../core/invariants/header.ts';
 import { ranCode } from '../../core/invariants/intrinsic.ts';
-import { type RpcClient, RpcError } from './rpc-client.ts';
+import { type RpcClient, RpcError } from '../../core/node/rpc-client.ts';
 
 interface RawBlock extends Json {
   number: string;

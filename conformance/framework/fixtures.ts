@@ -4,7 +4,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Targets } from '../../core/targets.ts';
-import type { RpcClient } from './rpc-client.ts';
+import type { RpcClient } from '../../core/node/rpc-client.ts';
 
 const FIXTURE_DIR = fileURLToPath(new URL('../../fixtures/targets/', import.meta.url));
 

@@ -4,7 +4,7 @@
 // moving chain never does: go back.
 import { isObject, toQuantity } from '../../core/hex.ts';
 import type { CheckContext, MethodSuite } from './check.ts';
-import type { Exchange } from './rpc-client.ts';
+import type { Exchange } from '../../core/node/rpc-client.ts';
 
 export interface HeadBlock {
   number: string;

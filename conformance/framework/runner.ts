@@ -10,7 +10,7 @@ import { coverageOf, discoverTargets, loadTargets, lockBlocksMissing, mergeFixtu
 import { expectationFor, type Expectations } from './expectations.ts';
 import { fixtureTargets } from './fixtures.ts';
 import { HeadLog } from './head.ts';
-import { RpcClient, TransportError, RpcError, resultOf } from './rpc-client.ts';
+import { RpcClient, TransportError, RpcError, resultOf } from '../../core/node/rpc-client.ts';
 import { allSuites } from '../methods.ts';
 import { RECEIPTS_BUDGET } from './receipt-checks.ts';
 

@@ -6,7 +6,7 @@ import type { BlockRef, CoverageEntry, Targets } from '../../core/targets.ts';
 import type { CheckResult, Evidence } from '../framework/check.ts';
 import type { ExpectationNote } from '../framework/expectations.ts';
 import { COVERAGE_CLASSES } from '../framework/discovery.ts';
-import { writeFileAtomic } from './atomic.ts';
+import { writeFileAtomic } from '../../core/node/atomic.ts';
 import { STYLE } from './html-style.ts';
 import { type ConformanceReport, methodsOf, type Outcome, OUTCOMES, outcomeOf, percent } from './model.ts';
 import { blockCoverage, blockCoverageText, curlSource, curlText, exchangeMeta, failingFirst, formatDuration, inapplicableGroups, requestText, responseText, scopeLine, uncertified } from './text.ts';

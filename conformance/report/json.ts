@@ -2,7 +2,7 @@
 // can rely on schemas/files/conformance-report.json; a mismatch is a harness bug, never an endpoint's fault.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import schema from '../../schemas/files/conformance-report.json' with { type: 'json' };
-import { writeFileAtomic } from './atomic.ts';
+import { writeFileAtomic } from '../../core/node/atomic.ts';
 import type { ConformanceReport } from './model.ts';
 
 let validate: ValidateFunction | undefined;

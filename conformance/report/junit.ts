@@ -3,7 +3,7 @@
 import junitModule, { type Builder, type TestCase } from 'junit-report-builder';
 import type { CheckResult } from '../framework/check.ts';
 import { xmlSafe } from '../../core/inert.ts';
-import { writeFileAtomic } from './atomic.ts';
+import { writeFileAtomic } from '../../core/node/atomic.ts';
 import { type ConformanceReport, methodsOf, outcomeOf, percent } from './model.ts';
 import { exchangeMeta, inapplicableGroups, judgedLine, notServedLine, perMethodLine, reasonGroups, requestText, responseText, uncertified } from './text.ts';
 

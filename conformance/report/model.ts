@@ -1,11 +1,11 @@
 // The conformance report: one JSON value (schemas/files/conformance-report.json) that the JSON, JUnit and
 // HTML writers all render, so the three can never disagree about a verdict.
-import { INTERRUPTED_EXIT } from '../../cli/interrupt.ts';
+import { EXIT } from '../../core/node/errors.ts';
 import type { CheckResult } from '../framework/check.ts';
 import type { ExpectationNote } from '../framework/expectations.ts';
 import type { BlockRef, Targets } from '../../core/targets.ts';
 import { type NotServedMethod, notServedMethods } from './not-served.ts';
-import { NO_ANSWER } from '../framework/rpc-client.ts';
+import { NO_ANSWER } from '../../core/node/rpc-client.ts';
 
 export interface ConformanceReport {
   schemaVersion: 1;
@@ -109,7 +109,7 @@ export type Verdict = 'pass' | 'fail' | 'inconclusive' | 'incomplete';
 export const INCONCLUSIVE_SHARE = 0.05;
 
 /** Exit codes of a conformance run, by verdict. */
-export const VERDICT_EXIT: Record<Verdict, number> = { pass: 0, fail: 1, inconclusive: 3, incomplete: INTERRUPTED_EXIT };
+export const VERDICT_EXIT: Record<Verdict, number> = { pass: EXIT.pass, fail: EXIT.fail, inconclusive: EXIT.inconclusive, incomplete: EXIT.interrupted };
 
 /**
  * How a check counts for this run: 'advisory' is an advisory-layer failure that --strict would make fatal;

@@ -7,10 +7,11 @@
 //   stopped by us instead). A repeat within REPEAT_MS is the same interrupt, not a request to force.
 // - SIGTERM to npx (npm exec) only: npm exits at once and its shell with it, and nothing reaches this
 //   process. Launched by npm, a change of parent is therefore taken as that SIGTERM.
+import { EXIT } from './errors.ts';
+
 const controller = new AbortController();
 let installed = false;
 
-export const INTERRUPTED_EXIT = 130;
 const REPEAT_MS = 1000;
 const PARENT_POLL_MS = 250;
 
@@ -28,7 +29,7 @@ export function interruptSignal(): AbortSignal {
     let firstAt = 0;
     const onSignal = (signal: NodeJS.Signals | string) => {
       if (controller.signal.aborted) {
-        if (Date.now() - firstAt > REPEAT_MS) process.exit(INTERRUPTED_EXIT);
+        if (Date.now() - firstAt > REPEAT_MS) process.exit(EXIT.interrupted);
         return;
       }
       firstAt = Date.now();

@@ -5,8 +5,8 @@ import { Agent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { request } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { replyFingerprint } from '../../core/fingerprint.ts';
-import { redact, redactCapped, registerUrlSecrets } from '../../core/redact.ts';
+import { replyFingerprint } from '../fingerprint.ts';
+import { redact, redactCapped, registerUrlSecrets } from '../redact.ts';
 
 export type TransportFault = 'unreachable' | 'timeout' | 'http-status' | 'non-json' | 'too-large' | 'too-deep' | 'rate-limited' | 'interrupted';
 

@@ -6,7 +6,8 @@
 // entry stays in the corpus as what it is (so the load measures it failing); history the endpoint prunes,
 // a replay that fails at its parent state and a request that got no answer are left out, counted by
 // reason. A method none of whose entries (none of whose hits, when it had any) answered right is not served.
-import { type Exchange, RpcClient, RpcError, TransportError } from '../../conformance/framework/rpc-client.ts';
+import { type Exchange, RpcClient, RpcError, TransportError } from '../../core/node/rpc-client.ts';
+import { EndpointError } from '../../core/node/errors.ts';
 import { sha256Hex } from '../../core/fingerprint.ts';
 import { q, toQuantity } from '../../core/hex.ts';
 import { redact } from '../../core/redact.ts';
@@ -31,9 +32,6 @@ export interface SampleOptions {
   /** Ctrl-C: every call in flight ends at once. */
   signal?: AbortSignal;
 }
-
-/** The endpoint cannot be load-tested (unreachable, refuses the key, not JSON-RPC). */
-export class EndpointError extends Error {}
 
 interface RawTx {
   hash: string;

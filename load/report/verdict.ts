@@ -2,7 +2,7 @@
 // answers, the head, thresholds, the baseline, drift), which of them failed and why, and from that its verdict and
 // exit code. load.json stores it (withVerdict); the terminal summary, load.html and load.junit.xml print it; `compare`
 // and `--baseline` read it; none of them judges on its own. Pure.
-import { INTERRUPTED_EXIT } from '../../cli/interrupt.ts';
+import { EXIT } from '../../core/node/errors.ts';
 import { describeCheck } from './compare.ts';
 import type { LoadReport } from './report.ts';
 
@@ -51,7 +51,7 @@ export function withVerdict(r: LoadReport): LoadReport {
 
 /** The exit code of a decided run: 0 pass (or measured), 1 fail, 130 incomplete. */
 export function exitCodeOf(verdict: Verdict): number {
-  return verdict === 'incomplete' ? INTERRUPTED_EXIT : verdict === 'fail' ? 1 : 0;
+  return verdict === 'incomplete' ? EXIT.interrupted : verdict === 'fail' ? EXIT.fail : EXIT.pass;
 }
 
 /**

@@ -4,15 +4,13 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { ToolError } from '../../core/node/errors.ts';
 import { bundleScenario } from '../plan/bundle.ts';
 import { runK6 } from './k6.ts';
 import type { Plan } from '../shared/profiles.ts';
 import { segmentArgs } from '../shared/segments.ts';
 import { type Findings, findingsIn, type Merged, mergeShards, shardsIn } from '../shared/shard.ts';
 import { mergeTimelines, parseTimeline, type Timeline, withTargets } from '../report/timeline.ts';
-
-/** k6 missing, unbuildable, or failing before it measured anything. */
-export class ToolError extends Error {}
 
 export interface Measurement {
   merged: Merged;

@@ -5,27 +5,26 @@
 import { mkdir, mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { INTERRUPTED_EXIT } from '../../cli/interrupt.ts';
-import { UsageError } from '../../cli/networks.ts';
-import { writeFileAtomic } from '../../conformance/report/atomic.ts';
+import { EndpointError, EXIT, failureOf, ToolError, UsageError } from '../../core/node/errors.ts';
+import { writeFileAtomic } from '../../core/node/atomic.ts';
 import { isObject } from '../../core/hex.ts';
 import { inert } from '../../core/inert.ts';
 import { redact, redactDeep, redactUrl, registerUrlSecrets, schemaVocabulary } from '../../core/redact.ts';
 import loadSchema from '../../schemas/files/load-report.json' with { type: 'json' };
 import type { Targets } from '../../core/targets.ts';
-import { ensureK6 } from '../../scripts/setup-k6.ts';
+import { ensureK6 } from '../../core/node/tools/k6.ts';
 import { findCapacity, type StepOptions } from '../report/capacity.ts';
 import { compareReports, DEFAULT_TOLERANCE, incompleteness, type RunShape, shapeDifferences, shapeOf } from '../report/compare.ts';
 import { type Corpus, fromLearnedCorpus, type LearnedCorpus } from '../shared/corpus.ts';
 import { renderHtml } from '../report/html.ts';
-import { type Measurement, measure, ToolError } from './instances.ts';
+import { type Measurement, measure } from './instances.ts';
 import { renderJunit } from '../report/junit.ts';
 import { LiveProgress } from './progress.ts';
 import { isRpcMethod, METHODS, type RpcMethod, type Subject } from '../shared/methods.ts';
 import { buildPlan, capacitySubjects, DEFAULT_MAX_STEPS, DEFAULT_MISS_SHARE, type Plan, type PlanInput, type Profile, type Slo } from '../shared/profiles.ts';
 import { assertReport, buildReport, corpusInfo, type LoadReport, readReport } from '../report/report.ts';
 import { exitCodeOf, failedOnItsOwn, withVerdict } from '../report/verdict.ts';
-import { EndpointError, sampleCorpus } from '../plan/sample.ts';
+import { sampleCorpus } from '../plan/sample.ts';
 import { summaryText } from '../report/text.ts';
 
 /** What shapes the test itself, for a run here or for k6-operator pods (k8s.ts). */
@@ -95,10 +94,10 @@ export async function expectedFailures(command: string, body: () => Promise<Load
   try {
     return await body();
   } catch (e) {
-    if (!(e instanceof UsageError || e instanceof EndpointError || e instanceof ToolError)) throw e;
-    if (signal?.aborted) return { exitCode: INTERRUPTED_EXIT, reportPaths: [], summary: `${command}: interrupted by ${String(signal.reason)} before k6 measured anything: no report` };
-    const reason = redact(`${command}: ${e instanceof EndpointError ? 'endpoint not usable: ' : ''}${e.message}`);
-    return { exitCode: 2, reportPaths: [], summary: reason };
+    const failure = failureOf(e);
+    if (failure.kind === 'unexpected') throw e;
+    if (signal?.aborted) return { exitCode: EXIT.interrupted, reportPaths: [], summary: `${command}: interrupted by ${String(signal.reason)} before k6 measured anything: no report` };
+    return { exitCode: failure.exitCode, reportPaths: [], summary: redact(`${command}: ${failure.message}`) };
   }
 }
 

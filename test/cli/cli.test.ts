@@ -8,7 +8,7 @@ import { startDevnet, type Devnet } from '../../devnet/index.ts';
 import { startAnvil, type Anvil } from '../../devnet/anvil.ts';
 import { cli } from '../support/cli.ts';
 import { join, resolve as resolvePath } from 'node:path';
-import { toolsDir, versionOutput } from '../../scripts/go-install.ts';
+import { toolsDir, versionOutput } from '../../core/node/tools/go-install.ts';
 
 const SENTINEL = 'SENTINEL-KEY-123-rpc-certify';
 
@@ -100,7 +100,7 @@ describe('command line', function () {
   });
 });
 
-describe('the tools folder (scripts/go-install.ts)', () => {
+describe('the tools folder (core/node/tools/go-install.ts)', () => {
   it('a binary that never answers `version` is passed over within 10 s, its whole process group killed (red team C5: load and doctor hung)', async function () {
     this.timeout(30_000);
     const dir = await mkdtemp(join(tmpdir(), 'rpc-certify-hang-'));

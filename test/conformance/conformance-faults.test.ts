@@ -13,7 +13,7 @@ import { allSuites } from '../../conformance/methods.ts';
 import { expectationFor, parseExpectations } from '../../conformance/framework/expectations.ts';
 import { explains } from '../../conformance/report/model.ts';
 import type { Targets } from '../../core/targets.ts';
-import { RpcClient } from '../../conformance/framework/rpc-client.ts';
+import { RpcClient } from '../../core/node/rpc-client.ts';
 import { type Fault, FaultProxy, type RpcResponse, type Synthetic } from '../support/fault-proxy.ts';
 import { faultCatalogue, laggingHead, syntheticHistory } from '../support/faults.ts';
 import { robustnessFaults } from '../support/faults-robustness.ts';

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { toQuantity } from '../../core/hex.ts';
 import type { Targets } from '../../core/targets.ts';
 import { coverageOf, discoverTargets } from '../../conformance/framework/discovery.ts';
-import { RpcClient } from '../../conformance/framework/rpc-client.ts';
+import { RpcClient } from '../../core/node/rpc-client.ts';
 
 type Json = Record<string, unknown>;
 const h = (n: number, tag: string) => `0x${tag.repeat(2)}${n.toString(16).padStart(62, '0')}`;

@@ -1,7 +1,7 @@
 // The run's head log (conformance/framework/head.ts): which pairs of head reads it may compare, and when the head went back.
 import { expect } from 'chai';
 import { HeadLog, headText } from '../../conformance/framework/head.ts';
-import type { Exchange } from '../../conformance/framework/rpc-client.ts';
+import type { Exchange } from '../../core/node/rpc-client.ts';
 
 const hash = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
 const blockNumber = (n: number): Exchange => ({ request: { jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }, body: { jsonrpc: '2.0', id: 1, result: `0x${n.toString(16)}` }, durationMs: 1 });

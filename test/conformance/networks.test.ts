@@ -1,7 +1,8 @@
 // The networks table: URLs built from it, and the per-network allowlist of extra fields.
 import { expect } from 'chai';
 import { allowedExtras, networks } from '../../core/networks.ts';
-import { networkUrl, UsageError } from '../../cli/networks.ts';
+import { networkUrl } from '../../cli/networks.ts';
+import { UsageError } from '../../core/node/errors.ts';
 
 describe('networks', function () {
   it('builds {base_url}/v3/<KEY>, with --base-url overriding the base', () => {

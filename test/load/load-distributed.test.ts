@@ -18,7 +18,7 @@ import { type LoadReport, readReport } from '../../load/report/report.ts';
 import { runLoad } from '../../load/run/run.ts';
 import { sampleCorpus } from '../../load/plan/sample.ts';
 import { latencyOf, requestsOf, type Shard, shardsIn } from '../../load/shared/shard.ts';
-import { findK6 } from '../../scripts/setup-k6.ts';
+import { findK6 } from '../../core/node/tools/k6.ts';
 import { requireTool } from '../support/tools.ts';
 import type { FaultProxy, RpcRequest, RpcResponse } from '../support/fault-proxy.ts';
 import { faultyDevnet } from '../support/faulty-devnet.ts';

@@ -2,9 +2,9 @@
 // they skip, saying so, except under CI (CI=true, as CI runs .ci/run), where a missing binary would let
 // the second real client or the real k6 runs go quiet: there it fails the suite instead.
 import type { Context } from 'mocha';
-import { findGeth } from '../../scripts/setup-geth.ts';
-import { findK6 } from '../../scripts/setup-k6.ts';
-import type { ToolBinary } from '../../scripts/go-install.ts';
+import { findGeth } from '../../core/node/tools/geth.ts';
+import { findK6 } from '../../core/node/tools/k6.ts';
+import type { ToolBinary } from '../../core/node/tools/go-install.ts';
 
 const FINDERS: Record<'k6' | 'geth', () => Promise<ToolBinary | undefined>> = { k6: findK6, geth: findGeth };
 

@@ -1,7 +1,6 @@
 // Finds or builds the k6 binary the load tests run: the user's own k6 first on PATH, else the pinned
 // version in the tools dir ($RPC_CERTIFY_TOOLS or ~/.cache/rpc-certify/tools, outside git), else a
-// build with Go. Run as a script: `npx tsx scripts/setup-k6.ts`.
-import { pathToFileURL } from 'node:url';
+// build with Go. `npx tsx scripts/setup-k6.ts` runs it on its own.
 import { ensureGoTool, findGoTool, type GoTool, type ToolBinary, versionOutput } from './go-install.ts';
 
 export { toolsDir } from './go-install.ts';
@@ -38,14 +37,4 @@ export async function versionOf(binary: string): Promise<string | undefined> {
 
 function majorOf(version: string): number {
   return Number(/^v(\d+)/.exec(version)?.[1] ?? 0);
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  ensureK6().then(
-    (k6) => console.log(`k6 ${k6.version} (${k6.source}): ${k6.path}`),
-    (e: unknown) => {
-      console.error(e instanceof Error ? e.message : String(e));
-      process.exit(1);
-    },
-  );
 }

@@ -107,7 +107,8 @@ describe('conformance report', () => {
 
     it('is inconclusive, never pass, when more than 5% of the fatal checks are inconclusive, and names why', () => {
       const passes = Array.from({ length: 40 }, (_, i) => ({ ...check(METHODS[0]!, 'spec', 'pass'), id: `${METHODS[0]}/p${i}` }));
-      const unsure = (n: number) => Array.from({ length: n }, (_, i) => ({ ...check(METHODS[1]!, 'spec', 'inconclusive'), id: `${METHODS[1]}/i${i}`, evidence: [] }));
+      // In the method of the passes: a method judged not at all (or below the floor) is another reason, judged.test.ts's.
+      const unsure = (n: number) => Array.from({ length: n }, (_, i) => ({ ...check(METHODS[0]!, 'spec', 'inconclusive'), id: `${METHODS[0]}/i${i}`, evidence: [] }));
       expect(summarize([...passes, ...unsure(2)], false, true).verdict, '2 of 42').to.equal('pass');
       const s = summarize([...passes, ...unsure(3)], false, true);
       expect(s.verdict, '3 of 43').to.equal('inconclusive');
@@ -127,7 +128,7 @@ describe('conformance report', () => {
       const s = summarize([...passes, timedOut(1, 'timeout: no complete response within 500 ms'), timedOut(2, 'unreachable: ECONNRESET')], false, true);
       expect(s).to.include({ verdict: 'inconclusive' });
       expect(s.unansweredMethods).to.deep.equal([method]);
-      expect(s.verdictReason).to.equal(`never answered: ${method}`);
+      expect(s.verdictReason).to.equal(`never answered: ${method}; judged below the --min-judged floor of 90% for ${method} (0 of 2): those methods are not certified by this run`);
       // One answer, even a bad one, is an answer.
       const answered = { ...check(method, 'spec', 'fail'), layer: 'advisory' as const, id: `${method}/a` };
       expect(summarize([...passes, timedOut(1, 'timeout: x'), answered], false, true).unansweredMethods).to.equal(undefined);

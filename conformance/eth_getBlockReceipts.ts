@@ -9,6 +9,7 @@ import type { Json } from '../core/invariants/encoding.ts';
 import { failOnViolations, fullTxs, judgedRefs, logCount, NO_LOG_JUDGED, NO_TX_JUDGED, recompute, TypedBlocks } from './framework/invariant-checks.ts';
 import { atHead } from './framework/head.ts';
 import { COMMITTED, LOG_PLACE, PLACE } from './framework/fields.ts';
+import { latestNotBehind } from './framework/latest-fresh.ts';
 
 const suite = new MethodSuite('eth_getBlockReceipts');
 export default suite;
@@ -72,6 +73,11 @@ suite.check(
       },
     ),
 );
+
+latestNotBehind(suite, '§1 block tag, §4.8', 'eth_getBlockReceipts("latest") (its receipts\' blockNumber)', async (t) => {
+  const receipts = await t.result<unknown>(suite.method, ['latest'], { fresh: true });
+  return { number: Array.isArray(receipts) && isObject(receipts[0]) ? receipts[0]['blockNumber'] : undefined, what: 'eth_getBlockReceipts("latest")' };
+});
 
 suite.check(
   { intent: 'block-hash-param', clause: '§4.8 params', layer: 'advisory', title: 'a block hash as the parameter (EIP-1898 style, which the spec does not list) gives the same receipts as the block\'s number', covers: ['hit'] },

@@ -1,5 +1,5 @@
 // §4.5 eth_getTransactionByBlockNumberAndIndex: by hex number or tag, the transaction at an index, or null.
-import { toQuantity } from '../core/hex.ts';
+import { isObject, toQuantity } from '../core/hex.ts';
 import type { Json } from '../core/invariants/encoding.ts';
 import { MethodSuite } from './framework/check.ts';
 import { envelopeChecks, futureBlock, nullOnMiss } from './framework/common.ts';
@@ -7,6 +7,7 @@ import { fieldDiffs } from '../core/invariants/compare.ts';
 import { expectSameFields, NO_TX_JUDGED, placedTxs, SAMPLE } from './framework/invariant-checks.ts';
 import { atHead } from './framework/head.ts';
 import { fieldsOf } from './framework/fields.ts';
+import { latestNotBehind } from './framework/latest-fresh.ts';
 
 type Tx = Record<string, unknown> & { hash: string; transactionIndex: string | null; blockNumber: string | null; blockHash: string | null };
 
@@ -57,6 +58,11 @@ suite.check(
       },
     ),
 );
+
+latestNotBehind(suite, '§1 block tag, §4.5', 'this method\'s latest at index 0 (its transaction\'s blockNumber)', async (t) => {
+  const tx = await t.result<Tx | null>(suite.method, ['latest', '0x0'], { fresh: true });
+  return { number: isObject(tx) ? tx.blockNumber : undefined, what: `${suite.method}("latest", "0x0")` };
+});
 
 nullOnMiss(suite, 'null-out-of-range', '§4.5, §7', 'an index past the last transaction returns result null', (t) => {
   const block = t.need(t.targets.multiTxBlock, 'block with several transactions');

@@ -4,6 +4,7 @@ import { futureBlock } from './framework/common.ts';
 import { uncleChecks } from './framework/uncle-checks.ts';
 import { uncleHashCheck } from './framework/invariant-checks.ts';
 import { atHead } from './framework/head.ts';
+import { latestNotBehind } from './framework/latest-fresh.ts';
 
 const suite = new MethodSuite('eth_getUncleByBlockNumberAndIndex');
 export default suite;
@@ -34,6 +35,13 @@ suite.check(
       },
     ),
 );
+
+// An uncle names no block of the head (its own number is older): this method's latest is tied to the head by
+// latest-is-head, and the head latest names is judged here.
+latestNotBehind(suite, '§1 block tag, §4.3', 'this method\'s latest at index 0 (asked; an uncle names no head block)', async (t) => {
+  await t.result(suite.method, ['latest', '0x0'], { fresh: true });
+  return { what: `${suite.method}("latest", "0x0")` };
+});
 
 // Invariant layer: the uncle's hash recomputed from the header this method serves.
 uncleHashCheck(suite, '§4.3', (ref) => ref.number);

@@ -15,7 +15,7 @@ export interface HeadBlock {
 
 const ATTEMPTS = 3;
 
-async function readHead(t: CheckContext): Promise<HeadBlock> {
+export async function readHead(t: CheckContext): Promise<HeadBlock> {
   const head = await t.result<HeadBlock | null>('eth_getBlockByNumber', ['latest', false], { fresh: true });
   if (!isObject(head) || typeof head.hash !== 'string' || !Array.isArray(head.transactions) || !Array.isArray(head.uncles)) {
     return t.inconclusive('eth_getBlockByNumber("latest") gave no usable head block to compare with');

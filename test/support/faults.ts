@@ -230,11 +230,61 @@ export function faultCatalogue(targets: Targets): Fault[] {
     ...(['latest', 'earliest', 'safe', 'finalized'] as const).map((tag) => tagRejected(M.blockReceipts, tag, 0)),
     fault('block receipts: decimal block numbers rejected', [`${M.blockReceipts}/decimal-string`, `${M.blockReceipts}/decimal-number`], (req, res) => (req.method === M.blockReceipts && !/^0x|^[a-z]/.test(String(req.params[0])) ? invalidParams(res) : res)),
 
+    // `latest` judged against what the endpoint serves by hash (no reference): a cached head, a lagging backend.
+    ...headFaults(),
+
     ...invariantFaults(targets),
     ...envelopeDefects(),
     ...[M.block, M.uncleH, M.tx, M.receipt].map(zeroHashError),
     fault('block: the all-zero hash answered with the genesis block', [`${M.block}/null-zero-hash`], async (req, res, ctx) => (req.method === M.block && /^0x0{64}$/.test(String(req.params[0])) ? { ...res, result: (await ctx.upstream('eth_getBlockByNumber', ['0x0', req.params[1]])).result } : res)),
   ];
+}
+
+/** The checks that judge `latest` against what the endpoint serves by hash and against eth_blockNumber. */
+const LATEST_NOT_BEHIND = [M.blockReceipts, M.txIdx, M.uncleN].map((m) => `${m}/latest-not-behind`);
+
+// A round robin over a fresh and a stale backend (roundRobin) is not here: the catalogue runs on a lock of the clean
+// chain, whose top blocks the stale backend does not serve, so the run is refused before any check (exit 2).
+// test/conformance/latest-fresh.test.ts runs it with discovery, as a user would.
+function headFaults(): Fault[] {
+  return [
+    fault('latest and eth_blockNumber 5 blocks behind, lookups by hash and number current (a cached head)', LATEST_NOT_BEHIND, behind(5n, false)),
+    fault('eth_blockNumber one block above the head latest names', LATEST_NOT_BEHIND, (req, res) => (req.method === 'eth_blockNumber' && typeof res.result === 'string' ? { ...res, result: bumped(res.result, 1n) } : res)),
+  ];
+}
+
+/** A block number (hex) in a call's params, or the block a result names: a block, a transaction, a receipt, a block's receipts. */
+const paramBlock = (p: unknown) => (typeof p === 'string' && /^0x[0-9a-f]{1,16}$/.test(p) ? BigInt(p) : undefined);
+function resultBlock(method: string, result: unknown): bigint | undefined {
+  if (method.startsWith('eth_getUncle')) return undefined; // an uncle's number is its own, older than the block listing it
+  const one = Array.isArray(result) ? result[0] : result;
+  const n = one && typeof one === 'object' ? ((one as Json)['blockNumber'] ?? (one as Json)['number']) : undefined;
+  return typeof n === 'string' ? BigInt(n) : undefined;
+}
+
+/**
+ * A backend `lag` blocks behind the chain's head. Its eth_blockNumber and its `latest` name the block `lag` back;
+ * `hide`: it knows nothing above that block either (lookups by number or hash null, its `pending` its own), as a
+ * lagging backend of a balancer; otherwise only `latest` lags (a cached head) and every lookup is current.
+ */
+export function behind(lag: bigint, hide: boolean): NonNullable<Fault['rewrite']> {
+  return async (req, res, ctx) => {
+    const head = BigInt(String((await ctx.upstream('eth_blockNumber', [])).result)) - lag;
+    if (req.method === 'eth_blockNumber') return { ...res, result: toQuantity(head) };
+    const tag = req.params.findIndex((p) => p === 'latest' || (hide && p === 'pending'));
+    if (tag >= 0) res = { ...(await ctx.upstream(req.method, req.params.map((p, i) => (i === tag ? toQuantity(head) : p)))), id: res.id };
+    if (!hide) return res;
+    const asked = req.method === M.estimate ? undefined : paramBlock(req.params[0]);
+    const named = resultBlock(req.method, res.result);
+    return (asked !== undefined && asked > head) || (named !== undefined && named > head) ? { jsonrpc: '2.0', id: res.id, result: null } : res;
+  };
+}
+
+/** A balancer alternating its calls between the fresh chain and a backend `lag` blocks behind it (behind(lag, true)). */
+export function roundRobin(lag: bigint): NonNullable<Fault['rewrite']> {
+  const stale = behind(lag, true);
+  let calls = 0;
+  return (req, res, ctx) => (calls++ % 2 === 0 ? res : stale(req, res, ctx));
 }
 
 /** One hex digit changed: the value keeps its shape, and everything recomputed over it changes. */

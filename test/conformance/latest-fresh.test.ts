@@ -1,0 +1,161 @@
+// `latest` judged without a reference (issue 22, item 3): a `latest` and eth_blockNumber that lag while lookups by
+// hash are current, and a round robin over a fresh and a stale backend, fail <method>/latest-not-behind with both
+// heads named; the clean embedded default passes, a `latest` that lags for a moment only passes (the grace), and so
+// does a moving anvil (a block a second, transactions sent while the suite runs), run after run.
+import { expect } from 'chai';
+import { toQuantity } from '../../core/hex.ts';
+import { startDevnet, type Devnet } from '../../devnet/index.ts';
+import { runConformance, type RunResult } from '../../conformance/framework/runner.ts';
+import { type Fault, FaultProxy } from '../support/fault-proxy.ts';
+import { behind, roundRobin } from '../support/faults.ts';
+
+const METHODS = ['eth_getBlockReceipts', 'eth_getTransactionByBlockNumberAndIndex', 'eth_getUncleByBlockNumberAndIndex'];
+const IDS = METHODS.map((m) => `${m}/latest-not-behind`);
+const byId = (r: RunResult, id: string) => r.checks.find((c) => c.id === id);
+const verdicts = (r: RunResult, ids: string[]) => Object.fromEntries(ids.map((id) => [id, byId(r, id)?.verdict]));
+
+describe('latest-not-behind: latest judged against what the endpoint serves by hash, without a reference', function () {
+  let devnet: Devnet;
+  let proxy: FaultProxy;
+  /** The chain's head once the blocks above the seed are mined. */
+  let head: bigint;
+  const rpc = async <T>(method: string, params: unknown[] = []): Promise<T> => {
+    const res = await fetch(devnet.nodeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+    const body = (await res.json()) as { result?: T; error?: unknown };
+    if (body.error) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
+    return body.result as T;
+  };
+  /** Discovery runs through the proxy, as `rpc-certify conformance --url` would: no lock, no reference. */
+  const run = (fault?: Fault, methods: string[] | undefined = METHODS) => {
+    proxy.fault = fault;
+    return runConformance({ url: proxy.url, ...(methods ? { methods } : {}), fixtures: [{ targets: { reverts: devnet.seed.reverts }, source: 'seed' }] });
+  };
+  const fault = (name: string, rewrite: Fault['rewrite']): Fault => ({ name, kills: IDS, rewrite });
+
+  before(async function () {
+    devnet = await startDevnet();
+    // Five blocks above the seed, each with a transfer (automine): a latest five blocks behind still names a seeded block.
+    const [from, to] = await rpc<string[]>('eth_accounts');
+    const seeded = BigInt(await rpc<string>('eth_blockNumber'));
+    for (let i = 0; i < 5; i++) await rpc('eth_sendTransaction', [{ from, to, value: toQuantity(i + 1) }]);
+    // anvil answers eth_sendTransaction before its block is the head: wait for the fifth.
+    while ((head = BigInt(await rpc<string>('eth_blockNumber'))) < seeded + 5n) await new Promise((r) => setTimeout(r, 20));
+    proxy = new FaultProxy(devnet.url);
+    await proxy.start();
+  });
+
+  after(async function () {
+    await proxy?.stop();
+    await devnet?.stop();
+  });
+
+  it('the clean embedded default passes, with no wait for the grace', async function () {
+    const r = await run();
+    expect(verdicts(r, IDS)).to.deep.equal(Object.fromEntries(IDS.map((id) => [id, 'pass'])));
+    for (const id of IDS) expect(byId(r, id)?.note, id).to.equal(undefined);
+  });
+
+  it('latest and eth_blockNumber 5 blocks behind, lookups by hash current: each fails, naming the block served by hash and the head latest names; latest-is-head cannot see it', async function () {
+    const r = await run(fault('latest 5 behind', behind(5n, false)));
+    expect(verdicts(r, IDS)).to.deep.equal(Object.fromEntries(IDS.map((id) => [id, 'fail'])));
+    for (const id of IDS) {
+      const reason = byId(r, id)?.reason ?? '';
+      expect(reason, id).to.match(new RegExp(`^latest is 5 block\\(s\\) behind what the endpoint serves by hash: it served block 0x[0-9a-f]{64} \\(the highest block served by number above the head latest named; eth_getBlockByHash\\) in block ${head}, and 2 s later .* named block ${head - 5n} as the head`));
+    }
+    expect(byId(r, 'eth_getBlockReceipts/latest-not-behind')?.reason).to.include(`eth_getBlockReceipts("latest") named block ${head - 5n}`);
+    expect(byId(r, 'eth_getTransactionByBlockNumberAndIndex/latest-not-behind')?.reason).to.include(`eth_getTransactionByBlockNumberAndIndex("latest", "0x0") named block ${head - 5n}`);
+    expect(byId(r, 'eth_getUncleByBlockNumberAndIndex/latest-not-behind')?.reason).to.include(`eth_blockNumber named block ${head - 5n}`);
+    // The gap this check closes: every method's latest agrees with the lagging head, so the tag checks pass.
+    for (const m of METHODS) expect(byId(r, `${m}/latest-is-head`)?.verdict, `${m}/latest-is-head`).to.equal('pass');
+  });
+
+  it('a round robin over a fresh backend and one 3 blocks behind fails each, naming both heads', async function () {
+    const r = await run(fault('round robin, one backend 3 behind', roundRobin(3n)));
+    expect(verdicts(r, IDS)).to.deep.equal(Object.fromEntries(IDS.map((id) => [id, 'fail'])));
+    for (const id of IDS) expect(byId(r, id)?.reason, id).to.match(new RegExp(`^latest is \\d block\\(s\\) behind what the endpoint serves by hash: it served .* in block (${head}|${head - 1n}|${head - 2n}), and 2 s later .* named block ${head - 3n} as the head`));
+  });
+
+  it('eth_blockNumber one block ahead of the head latest names fails each, bracketed', async function () {
+    const r = await run(fault('eth_blockNumber + 1', (req, res) => (req.method === 'eth_blockNumber' ? { ...res, result: toQuantity(BigInt(String(res.result)) + 1n) } : res)));
+    for (const id of IDS) expect(byId(r, id)?.reason, id).to.equal(`eth_blockNumber reported block ${head + 1n} while latest named block ${head} (${r.targets?.head.hash}), before and after it`);
+  });
+
+  it('a latest that lags only for a moment (the three head reads after each lookup by hash) passes: read again after the grace, with a note', async function () {
+    let lagging = 0;
+    const lag = behind(5n, false);
+    const momentary = fault('latest 5 behind for three reads after a lookup by hash', async (req, res, ctx) => {
+      if (req.method === 'eth_getBlockByHash') lagging = 3;
+      const head = req.method === 'eth_blockNumber' || req.params.includes('latest');
+      if (!head || lagging === 0) return res;
+      lagging--;
+      return lag(req, res, ctx);
+    });
+    const r = await run(momentary);
+    expect(verdicts(r, IDS)).to.deep.equal(Object.fromEntries(IDS.map((id) => [id, 'pass'])));
+    for (const id of IDS) expect(byId(r, id)?.note, id).to.match(new RegExp(`^latest named a block below block ${head} .* for a moment, and was at or above it 2 s later`));
+  });
+
+  /** Head numbers the check's own head reads saw (eth_blockNumber, eth_getBlockByNumber("latest")). */
+  const headsSeen = (r: RunResult, id: string) =>
+    new Set(
+      (byId(r, id)?.evidence ?? []).flatMap((e) => {
+        const req = e.request as { method?: string; params?: unknown[] };
+        // The evidence keeps an excerpt of each answer: the number is read off its text.
+        const field = req.method === 'eth_blockNumber' ? 'result' : req.method === 'eth_getBlockByNumber' && req.params?.[0] === 'latest' ? 'number' : undefined;
+        const found = field && new RegExp(`"${field}":"(0x[0-9a-f]+)"`).exec(e.response ?? '');
+        return found ? [found[1]] : [];
+      }),
+    ).size;
+
+  /**
+   * Three runs on the chain moving (anvil's interval mining, or evm_mine every ~30 ms), transfers sent meanwhile; the
+   * whole suite with interval mining, so that each run spans blocks. Returns how many checks saw the head move.
+   */
+  async function movingRuns(mining: 'interval' | 'evm_mine'): Promise<number> {
+    const [from, to] = await rpc<string[]>('eth_accounts');
+    if (mining === 'interval') await rpc('evm_setIntervalMining', [1]);
+    else await rpc('evm_setAutomine', [false]);
+    let sending = true;
+    let sent = 0;
+    let movedInside = 0;
+    let moved = 0;
+    let mined = 0;
+    const traffic = (async () => {
+      while (sending) {
+        await rpc('eth_sendTransaction', [{ from, to, value: toQuantity(++sent) }]);
+        if (mining === 'evm_mine') await rpc('evm_mine');
+        await new Promise((r) => setTimeout(r, mining === 'interval' ? 150 : 25));
+      }
+    })();
+    try {
+      for (let i = 1; i <= 3; i++) {
+        const before = BigInt(await rpc<string>('eth_blockNumber'));
+        const r = await run(undefined, mining === 'interval' ? undefined : METHODS);
+        const after = BigInt(await rpc<string>('eth_blockNumber'));
+        for (let n = before + 1n; n <= after; n++) mined += (await rpc<{ transactions: string[] }>('eth_getBlockByNumber', [toQuantity(n), false])).transactions.length;
+        moved += Number(after - before);
+        expect(verdicts(r, IDS), `run ${i} (blocks ${before}..${after}): ${IDS.map((id) => `${byId(r, id)?.verdict}: ${byId(r, id)?.reason ?? ''}`).join('; ')}`).to.deep.equal(Object.fromEntries(IDS.map((id) => [id, 'pass'])));
+        movedInside += IDS.filter((id) => headsSeen(r, id) > 1).length;
+      }
+      // A run of the suite takes about as long as a block at 1 s: the chain moves across the runs, if not in each.
+      expect(moved, 'blocks mined during the runs').to.be.at.least(2);
+      expect(mined, 'transactions in them').to.be.greaterThan(0);
+    } finally {
+      sending = false;
+      await traffic;
+      await rpc('evm_setIntervalMining', [0]);
+      await rpc('evm_setAutomine', [true]);
+    }
+    return movedInside;
+  }
+
+  it('a moving anvil (interval mining, a block a second, transfers sent while the whole suite runs) never fails it: 3 runs in a row', async function () {
+    this.timeout(240_000);
+    await movingRuns('interval');
+  });
+
+  it('nor does a chain mining a block every ~30 ms, each with a transfer: 3 runs in a row, the head moving inside the checks', async function () {
+    this.timeout(240_000);
+    expect(await movingRuns('evm_mine'), 'checks whose own head reads saw the head move').to.be.greaterThan(0);
+  });
+});

@@ -59,7 +59,7 @@ suite.check(
     ),
 );
 
-latestNotBehind(suite, '§1 block tag, §4.5', 'this method\'s latest at index 0 (its transaction\'s blockNumber)', async (t) => {
+latestNotBehind(suite, '§1 block tag, §4.5', 'this method\'s latest at index 0 (its transaction\'s blockNumber)', ['transaction.blockNumber'], async (t) => {
   const tx = await t.result<Tx | null>(suite.method, ['latest', '0x0'], { fresh: true });
   return { number: isObject(tx) ? tx.blockNumber : undefined, what: `${suite.method}("latest", "0x0")` };
 });

@@ -38,7 +38,7 @@ suite.check(
 
 // An uncle names no block of the head (its own number is older): this method's latest is tied to the head by
 // latest-is-head, and the head latest names is judged here.
-latestNotBehind(suite, '§1 block tag, §4.3', 'this method\'s latest at index 0 (asked; an uncle names no head block)', async (t) => {
+latestNotBehind(suite, '§1 block tag, §4.3', 'this method\'s latest at index 0 (asked; an uncle names no head block)', [], async (t) => {
   await t.result(suite.method, ['latest', '0x0'], { fresh: true });
   return { what: `${suite.method}("latest", "0x0")` };
 });

@@ -109,7 +109,8 @@ describe('latest-not-behind: latest judged against what the endpoint serves by h
 
   /**
    * Three runs on the chain moving (anvil's interval mining, or evm_mine every ~30 ms), transfers sent meanwhile; the
-   * whole suite with interval mining, so that each run spans blocks. Returns how many checks saw the head move.
+   * whole suite with interval mining, so that each run spans blocks. Returns how many checks saw the head move inside
+   * their own reads.
    */
   async function movingRuns(mining: 'interval' | 'evm_mine'): Promise<number> {
     const [from, to] = await rpc<string[]>('eth_accounts');
@@ -134,7 +135,12 @@ describe('latest-not-behind: latest judged against what the endpoint serves by h
         const after = BigInt(await rpc<string>('eth_blockNumber'));
         for (let n = before + 1n; n <= after; n++) mined += (await rpc<{ transactions: string[] }>('eth_getBlockByNumber', [toQuantity(n), false])).transactions.length;
         moved += Number(after - before);
-        expect(verdicts(r, IDS), `run ${i} (blocks ${before}..${after}): ${IDS.map((id) => `${byId(r, id)?.verdict}: ${byId(r, id)?.reason ?? ''}`).join('; ')}`).to.deep.equal(Object.fromEntries(IDS.map((id) => [id, 'pass'])));
+        const said = `run ${i} (blocks ${before}..${after}): ${IDS.map((id) => `${byId(r, id)?.verdict}: ${byId(r, id)?.reason ?? ''}`).join('; ')}`;
+        if (mining === 'interval') expect(verdicts(r, IDS), said).to.deep.equal(Object.fromEntries(IDS.map((id) => [id, 'pass'])));
+        // Faster than the bracket's three attempts (a loaded machine takes longer than a block for three reads),
+        // eth_blockNumber against latest cannot be judged: inconclusive, never a failure. By then the reads after the
+        // lookups by hash were judged (a lag found there stands as a failure whatever stops the check).
+        else for (const id of IDS) expect(`${byId(r, id)?.verdict}: ${byId(r, id)?.reason ?? ''}`, said).to.match(/^(pass: |inconclusive: the head moved during each of 3 attempts$)/);
         movedInside += IDS.filter((id) => headsSeen(r, id) > 1).length;
       }
       // A run of the suite takes about as long as a block at 1 s: the chain moves across the runs, if not in each.
@@ -154,7 +160,7 @@ describe('latest-not-behind: latest judged against what the endpoint serves by h
     await movingRuns('interval');
   });
 
-  it('nor does a chain mining a block every ~30 ms, each with a transfer: 3 runs in a row, the head moving inside the checks', async function () {
+  it('nor does a chain mining a block every ~30 ms, each with a transfer: 3 runs in a row, the head moving inside the checks (pass, or inconclusive when it moved during every bracket)', async function () {
     this.timeout(240_000);
     expect(await movingRuns('evm_mine'), 'checks whose own head reads saw the head move').to.be.greaterThan(0);
   });

@@ -3,7 +3,7 @@
 // block above the head its `latest` names afterwards.
 //
 // Race-safe by order, not by luck: every head read made after an object was served by hash must be at or above
-// that object's block, since a moving chain only raises it. A read below it is read again GRACE_MS later (an honest
+// that object's block, since a moving chain only raises it. A read below it is read again LATEST_GRACE_MS later (an honest
 // balancer may serve N-1 for a moment after publishing N): the check fails only when the lag outlasts the grace.
 // eth_blockNumber against the head `latest` names is a comparison of two reads, bracketed by atHead.
 import { isObject, q, toQuantity } from '../../core/hex.ts';

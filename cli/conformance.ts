@@ -14,7 +14,7 @@ import { writeFileAtomic } from '../core/node/atomic.ts';
 import { notCertified } from '../conformance/report/text.ts';
 import { endpointOptions, expectedNetwork, methodList, positive, resolveEndpoint, warnShortKey } from './networks.ts';
 import { UsageError } from '../core/node/errors.ts';
-import { METHODS } from '../load/shared/methods.ts';
+import { METHODS } from '../core/methods.ts';
 import { harnessVersion } from './version.ts';
 import { interruptSignal } from '../core/node/interrupt.ts';
 

@@ -6,7 +6,7 @@ import { parseArgs, promisify } from 'node:util';
 import { inert, inertLines } from '../core/inert.ts';
 import { redact, redactUrl } from '../core/redact.ts';
 import { compareReports, DEFAULT_TOLERANCE, describeCheck, EMBEDDED_ENDPOINT, incompleteness, shapeDifferences, shapeOf } from '../load/report/compare.ts';
-import { METHODS } from '../load/shared/methods.ts';
+import { METHODS } from '../core/methods.ts';
 import { DEFAULT_MAX_STEPS, DEFAULT_MISS_SHARE, parseDuration, PROFILES, type Profile } from '../load/shared/profiles.ts';
 import type { LoadOptions, TestOptions } from '../load/run/run.ts';
 import { findK6, K6_VERSION, toolsDir } from '../core/node/tools/k6.ts';

@@ -1,4 +1,4 @@
-// The eight methods of the service spec, in the order the report lists them, and the service-wide suite.
+// The suites of the eight methods, in the order of the method table (core/methods.ts), and the service-wide suite.
 import estimateGas from './eth_estimateGas.ts';
 import blockByHash from './eth_getBlockByHash.ts';
 import uncleByNumber from './eth_getUncleByBlockNumberAndIndex.ts';
@@ -8,11 +8,18 @@ import txByHash from './eth_getTransactionByHash.ts';
 import receipt from './eth_getTransactionReceipt.ts';
 import blockReceipts from './eth_getBlockReceipts.ts';
 import service from './service.ts';
+import { METHODS } from '../core/methods.ts';
 import type { MethodSuite } from './framework/check.ts';
 import { robustnessChecks } from './framework/robustness.ts';
 import { headNeverGoesBack } from './framework/head.ts';
 
-const methodSuites: MethodSuite[] = [estimateGas, blockByHash, uncleByNumber, uncleByHash, txByNumberAndIndex, txByHash, receipt, blockReceipts];
+const suites = [estimateGas, blockByHash, uncleByNumber, uncleByHash, txByNumberAndIndex, txByHash, receipt, blockReceipts];
+// One suite per method of the table, in its order: a method added there without a suite stops every run here.
+const methodSuites: MethodSuite[] = METHODS.map((m) => {
+  const suite = suites.find((s) => s.method === m);
+  if (!suite) throw new Error(`harness bug: no conformance suite for ${m} (core/methods.ts)`);
+  return suite;
+});
 // The malformed-params checks are the same for every method: added here, after each method's own checks.
 for (const suite of methodSuites) robustnessChecks(suite);
 

@@ -1,5 +1,6 @@
 // How a check is declared and what it can do. Each method file under conformance/ builds one
 // MethodSuite; the runner turns it into a Mocha suite, one Mocha test per check.
+import { factsOf } from '../../core/methods.ts';
 import { validateShape, type ShapeName } from '../../core/schemas.ts';
 import type { Targets } from '../../core/targets.ts';
 import { redact } from '../../core/redact.ts';
@@ -119,17 +120,6 @@ export interface RunState {
 
 const EXCERPT = 4000;
 
-/** The shape a leaned-on method's answer must have to be used (schemas/, the one source of truth). */
-const LEANED_SHAPES: Partial<Record<string, ShapeName>> = {
-  eth_getBlockByHash: 'block',
-  eth_getBlockReceipts: 'block-receipts',
-  eth_getTransactionByHash: 'transaction',
-  eth_getTransactionByBlockNumberAndIndex: 'transaction',
-  eth_getTransactionReceipt: 'receipt',
-  eth_getUncleByBlockHashAndIndex: 'uncle',
-  eth_getUncleByBlockNumberAndIndex: 'uncle',
-};
-
 /** What a check body gets: the targets, calls that record evidence, and verdict helpers. */
 export class CheckContext {
   readonly evidence: Evidence[] = [];
@@ -238,7 +228,8 @@ export class CheckContext {
 
   private usable<T>(method: string, value: T | null, what: string): T {
     if (value === null) this.inconclusive(`leans on ${method}, which returned null for ${what}: ${this.method} cannot be judged by this check here`);
-    const shape = LEANED_SHAPES[method];
+    // The shape its answer must have to be used (core/methods.ts, schemas/); none for a method outside the eight.
+    const shape = factsOf(method)?.result;
     const fault = shape && validateShape(shape, value)[0];
     if (fault) this.inconclusive(`leans on ${method}, whose answer for ${what} fails its ${shape} shape (${fault.pointer} ${fault.message}): ${this.method} cannot be judged by this check here`);
     return value;

@@ -2,23 +2,29 @@
 // params: not shown"), reported so a provider sees it. A malformed call should get a JSON-RPC error
 // (ideally -32602 invalid params), never a result, an HTTP 500 or a dropped connection.
 import { isObject } from '../../core/hex.ts';
+import { factsOf, type ParamKind } from '../../core/methods.ts';
 import type { Targets } from '../../core/targets.ts';
 import type { CheckContext, MethodSuite } from './check.ts';
 import { PROBE_TRANSFER, UNKNOWN_HASH } from './common.ts';
 
-type FirstParam = 'hash' | 'block' | 'call';
+type FirstParam = Exclude<ParamKind, 'index' | 'flag'>;
 
-/** A well-formed call for each method, to mutate into malformed ones, and what its first parameter is. */
-const validCalls: Record<string, { first: FirstParam; params: (t: Targets) => unknown[] }> = {
-  eth_estimateGas: { first: 'call', params: () => [PROBE_TRANSFER, 'latest'] },
-  eth_getBlockByHash: { first: 'hash', params: () => [UNKNOWN_HASH, false] },
-  eth_getUncleByBlockNumberAndIndex: { first: 'block', params: (t) => [t.head.number, '0x0'] },
-  eth_getUncleByBlockHashAndIndex: { first: 'hash', params: () => [UNKNOWN_HASH, '0x0'] },
-  eth_getTransactionByBlockNumberAndIndex: { first: 'block', params: (t) => [t.head.number, '0x0'] },
-  eth_getTransactionByHash: { first: 'hash', params: () => [UNKNOWN_HASH] },
-  eth_getTransactionReceipt: { first: 'hash', params: () => [UNKNOWN_HASH] },
-  eth_getBlockReceipts: { first: 'block', params: (t) => [t.head.number] },
-};
+/**
+ * A well-formed call to mutate into malformed ones, from the method's parameter kinds (core/methods.ts): an unknown
+ * hash, the head by number (an estimate's block is 'latest', the state it runs on), index 0, the flag false.
+ */
+function validCall(kinds: readonly ParamKind[]): { first: FirstParam; params: (t: Targets) => unknown[] } | undefined {
+  const [first] = kinds;
+  if (first !== 'hash' && first !== 'block' && first !== 'call') return undefined;
+  const value = (kind: ParamKind, t: Targets): unknown => {
+    if (kind === 'call') return PROBE_TRANSFER;
+    if (kind === 'hash') return UNKNOWN_HASH;
+    if (kind === 'index') return '0x0';
+    if (kind === 'flag') return false;
+    return first === 'call' ? 'latest' : t.head.number;
+  };
+  return { first, params: (t) => kinds.map((k) => value(k, t)) };
+}
 
 interface Malformation {
   intent: string;
@@ -37,7 +43,8 @@ const malformations: Malformation[] = [
 ];
 
 export function robustnessChecks(suite: MethodSuite): void {
-  const call = validCalls[suite.method];
+  const kinds = factsOf(suite.method)?.params;
+  const call = kinds && validCall(kinds);
   if (!call) return;
   for (const m of malformations.filter((x) => x.appliesTo.includes(call.first))) {
     suite.check({ intent: `robust-${m.intent}`, clause: '§4 (not shown)', layer: 'advisory', title: `${m.title} gets a JSON-RPC error, not a result or an HTTP error`, covers: ['robustness'] }, async (t) => {

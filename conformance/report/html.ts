@@ -2,6 +2,7 @@
 // script), verdict at a glance, then the matrices, then the failures with their evidence. Every text
 // goes through esc(): responses, reasons and even check ids come from or depend on an untrusted endpoint.
 import { showControls } from '../../core/inert.ts';
+import { BLOCK_TAGS } from '../../core/methods.ts';
 import type { BlockRef, CoverageEntry, Targets } from '../../core/targets.ts';
 import type { CheckResult, Evidence } from '../framework/check.ts';
 import type { ExpectationNote } from '../framework/expectations.ts';
@@ -205,7 +206,7 @@ function coverageMatrix(report: ConformanceReport, checks: Judged[]): string {
 }
 
 const COVERAGE_GROUPS = ['hit', 'miss', 'tag', 'type', 'revert', 'robustness'];
-const TAG_ORDER = ['latest', 'earliest', 'pending', 'safe', 'finalized'];
+const TAG_ORDER: readonly string[] = BLOCK_TAGS;
 
 function byCoverage(a: string, b: string): number {
   const rank = (k: string) => {

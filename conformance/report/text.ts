@@ -1,7 +1,7 @@
 // Plain-text renderings shared by the JUnit and HTML writers and the CLI summary.
 import type { Evidence } from '../framework/check.ts';
 import { inert } from '../../core/inert.ts';
-import { METHODS } from '../../load/shared/methods.ts';
+import { METHODS } from '../../core/methods.ts';
 import { type ConformanceReport, type JudgedShare, percent } from './model.ts';
 import type { NotServedMethod } from './not-served.ts';
 

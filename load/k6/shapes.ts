@@ -3,7 +3,7 @@
 import { validateShape } from '../../core/schemas.ts';
 import defs from '../../schemas/rpc/defs.json' with { type: 'json' };
 import type { Envelope } from '../shared/classify.ts';
-import { RESULT_SHAPE, type RpcMethod } from '../shared/methods.ts';
+import { METHOD_FACTS, type RpcMethod } from '../../core/methods.ts';
 
 const QUANTITY = new RegExp(defs.definitions.quantity.pattern);
 
@@ -12,7 +12,7 @@ export function shapeFault(method: RpcMethod, envelope: Envelope): string | unde
   const faults = validateShape('envelope', envelope);
   const result = envelope.result;
   if (faults.length === 0 && result !== null && result !== undefined) {
-    const shape = RESULT_SHAPE[method];
+    const shape = METHOD_FACTS[method].result;
     if (shape === 'quantity') return typeof result === 'string' && QUANTITY.test(result) ? undefined : '/result must be a hex quantity';
     faults.push(...validateShape(shape, result).map((f) => ({ ...f, pointer: `/result${f.pointer === '/' ? '' : f.pointer}` })));
   }

@@ -17,7 +17,7 @@ import { answerDigest, IMMUTABLE_LOOKUPS } from '../shared/answer.ts';
 import { anchored, anchorOf, aroundSampled, boundsFault, boundsOf, GAS_CAP_BLOCKS } from '../shared/bounds.ts';
 import { type Classification, classify } from '../shared/classify.ts';
 import { type Corpus, type CorpusEntry, composeEntries, type EntryKind, expectationOf, type Finding, type MethodSampling, onMissSide } from '../shared/corpus.ts';
-import { METHODS, type RpcMethod } from '../shared/methods.ts';
+import { METHODS, type RpcMethod } from '../../core/methods.ts';
 import { createRng, type Rng } from '../shared/rng.ts';
 
 export interface SampleOptions {

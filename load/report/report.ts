@@ -11,7 +11,8 @@ import { type Composition, compositionOf, type Corpus, type MethodSampling } fro
 import { RELATIVE_ERROR } from '../shared/histogram.ts';
 import type { Measurement } from '../run/instances.ts';
 import { judgeThresholds, type ThresholdResult } from './judge.ts';
-import type { RpcClass, RpcMethod } from '../shared/methods.ts';
+import type { RpcMethod } from '../../core/methods.ts';
+import type { RpcClass } from '../shared/methods.ts';
 import { expectedIterations, type Plan, type Profile, type Slo } from '../shared/profiles.ts';
 import { failureRate, type Latency, latencyOf, requestsOf } from '../shared/shard.ts';
 import { round } from '../shared/summary.ts';

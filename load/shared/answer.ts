@@ -2,10 +2,10 @@
 // the corpus at sampling, compared under load, so a fast but wrong answer is caught. Key order and
 // whitespace do not count; every value does: sha256 of the canonical JSON text. Pure, given the hash:
 // node:crypto at sampling, k6/crypto under load (a hash written in JavaScript costs ~2 µs a character in k6).
-import type { RpcMethod } from './methods.ts';
+import { METHOD_FACTS, METHODS, type RpcMethod } from '../../core/methods.ts';
 
 /** Lookups whose answer cannot change once sampled (the key is a hash, not a height a reorg can move). */
-export const IMMUTABLE_LOOKUPS: readonly RpcMethod[] = ['eth_getBlockByHash', 'eth_getUncleByBlockHashAndIndex', 'eth_getTransactionByHash', 'eth_getTransactionReceipt'];
+export const IMMUTABLE_LOOKUPS: readonly RpcMethod[] = METHODS.filter((m) => METHOD_FACTS[m].immutable);
 
 export function answerDigest(value: unknown, sha256Hex: (text: string) => string): string {
   return sha256Hex(canonical(value));

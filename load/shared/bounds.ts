@@ -9,7 +9,7 @@
 // sampling saw (a recognised answer needs no check). Pure: Node and k6.
 import type { Json } from '../../core/invariants/encoding.ts';
 import { intrinsicGas } from '../../core/invariants/intrinsic.ts';
-import type { RpcMethod } from './methods.ts';
+import type { RpcMethod } from '../../core/methods.ts';
 
 /** The spec's cap on an estimate, as conformance checks it (eth_estimateGas gas-cap): 10x the block gas limit. */
 export const GAS_CAP_BLOCKS = 10n;

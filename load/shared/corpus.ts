@@ -5,7 +5,8 @@
 // answered. Pure: the k6 scenario packs entries with expectationOf.
 import { heldToSampled } from './bounds.ts';
 import type { Expectation } from './classify.ts';
-import type { RpcClass, RpcMethod } from './methods.ts';
+import type { RpcMethod } from '../../core/methods.ts';
+import type { RpcClass } from './methods.ts';
 import type { Rng } from './rng.ts';
 
 /**

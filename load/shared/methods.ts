@@ -1,34 +1,6 @@
-// The eight methods under load, the classes every answer is sorted into, and the k6 metric names
-// built from them. Pure: imported by the k6 scenario and by the Node side that reads k6's output.
-import type { ShapeName } from '../../core/schemas.ts';
-
-export const METHODS = [
-  'eth_estimateGas',
-  'eth_getBlockByHash',
-  'eth_getUncleByBlockNumberAndIndex',
-  'eth_getUncleByBlockHashAndIndex',
-  'eth_getTransactionByBlockNumberAndIndex',
-  'eth_getTransactionByHash',
-  'eth_getTransactionReceipt',
-  'eth_getBlockReceipts',
-] as const;
-export type RpcMethod = (typeof METHODS)[number];
-
-export function isRpcMethod(name: string): name is RpcMethod {
-  return (METHODS as readonly string[]).includes(name);
-}
-
-/** The shape a non-null result must have (eth_estimateGas answers a bare quantity). */
-export const RESULT_SHAPE: Record<RpcMethod, ShapeName | 'quantity'> = {
-  eth_estimateGas: 'quantity',
-  eth_getBlockByHash: 'block',
-  eth_getUncleByBlockNumberAndIndex: 'uncle',
-  eth_getUncleByBlockHashAndIndex: 'uncle',
-  eth_getTransactionByBlockNumberAndIndex: 'transaction',
-  eth_getTransactionByHash: 'transaction',
-  eth_getTransactionReceipt: 'receipt',
-  eth_getBlockReceipts: 'block-receipts',
-};
+// The classes every answer under load is sorted into, and the k6 metric names built from them (the methods
+// themselves: core/methods.ts). Pure: imported by the k6 scenario and by the Node side that reads k6's output.
+import type { RpcMethod } from '../../core/methods.ts';
 
 export const CLASSES = [
   'ok', // a value, as expected

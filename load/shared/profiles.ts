@@ -1,7 +1,8 @@
 // Load profiles turned into a k6 plan: open-model scenarios (arrival rates, so a slow target cannot
 // slow the generator down and hide its tail), one capacity step, thresholds, and the target rate at any
 // moment (for "achieved vs target"). Pure: the plan is computed in Node and compiled into the k6 bundle.
-import { HEAD_SCENARIO, METHODS, MIX_SCENARIO, metricName, type RpcMethod, type Subject } from './methods.ts';
+import { METHOD_FACTS, METHODS, type RpcMethod } from '../../core/methods.ts';
+import { HEAD_SCENARIO, MIX_SCENARIO, metricName, type Subject } from './methods.ts';
 import { createRng } from './rng.ts';
 
 /** Share of requests that should miss (unknown hash, index out of range), and the most capacity steps per subject. */
@@ -38,18 +39,6 @@ const DEFAULTS: Record<Profile, ProfileDefaults> = {
   gate: { rate: 20, durationSec: 60, validateShare: 0.05, slo: SERVICE_SLO, gating: true },
   capacity: { rate: 50, durationSec: 10, validateShare: 0.05, slo: SERVICE_SLO, gating: false },
   soak: { rate: 10, durationSec: 1800, validateShare: 0.05, slo: SERVICE_SLO, gating: true },
-};
-
-/** Share of each method in the capacity mix: lookups by hash dominate real read traffic. */
-const MIX_WEIGHTS: Record<RpcMethod, number> = {
-  eth_getTransactionReceipt: 25,
-  eth_getTransactionByHash: 20,
-  eth_getBlockByHash: 15,
-  eth_estimateGas: 15,
-  eth_getBlockReceipts: 10,
-  eth_getTransactionByBlockNumberAndIndex: 10,
-  eth_getUncleByBlockNumberAndIndex: 2.5,
-  eth_getUncleByBlockHashAndIndex: 2.5,
 };
 
 /** Marks thresholds that only make k6 report a sub-metric (dropped iterations, histogram buckets); never a verdict. */
@@ -200,10 +189,10 @@ export const DROPPED = 'dropped_iterations';
 
 function mixSequence(methods: RpcMethod[], seed: number): RpcMethod[] {
   const rng = createRng(seed ^ 0x5eed);
-  const total = methods.reduce((a, m) => a + MIX_WEIGHTS[m], 0);
+  const total = methods.reduce((a, m) => a + METHOD_FACTS[m].weight, 0);
   return Array.from({ length: 1000 }, () => {
     let x = rng.next() * total;
-    return methods.find((m) => (x -= MIX_WEIGHTS[m]) < 0) ?? (methods[0] as RpcMethod);
+    return methods.find((m) => (x -= METHOD_FACTS[m].weight) < 0) ?? (methods[0] as RpcMethod);
   });
 }
 

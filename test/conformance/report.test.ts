@@ -13,7 +13,7 @@ import { reportFaults, writeJsonReport } from '../../conformance/report/json.ts'
 import { renderHtml } from '../../conformance/report/html.ts';
 import { junitXml } from '../../conformance/report/junit.ts';
 import { curlText, failingFirst } from '../../conformance/report/text.ts';
-import { METHODS } from '../../load/shared/methods.ts';
+import { METHODS } from '../../core/methods.ts';
 import { inertLines } from '../../core/inert.ts';
 import { type ConformanceReport, summarize } from '../../conformance/report/model.ts';
 

@@ -15,7 +15,8 @@ import { decide, exitCodeOf, failedOnItsOwn, withVerdict } from '../../load/repo
 import { conclude } from '../../load/run/run.ts';
 import { compositionOf, type Finding } from '../../load/shared/corpus.ts';
 import { bucketOf, emptyHistogram } from '../../load/shared/histogram.ts';
-import { CLASSES, type RpcClass, type RpcMethod } from '../../load/shared/methods.ts';
+import type { RpcMethod } from '../../core/methods.ts';
+import { CLASSES, type RpcClass } from '../../load/shared/methods.ts';
 import { buildPlan, type Profile } from '../../load/shared/profiles.ts';
 import type { SubjectShard } from '../../load/shared/shard.ts';
 

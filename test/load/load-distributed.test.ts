@@ -13,7 +13,7 @@ import { toQuantity } from '../../core/hex.ts';
 import type { Devnet } from '../../devnet/index.ts';
 import { mergeHistograms } from '../../load/shared/histogram.ts';
 import { mergeK8s, writeK8s } from '../../load/run/k8s.ts';
-import { METHODS } from '../../load/shared/methods.ts';
+import { METHODS } from '../../core/methods.ts';
 import { type LoadReport, readReport } from '../../load/report/report.ts';
 import { runLoad } from '../../load/run/run.ts';
 import { sampleCorpus } from '../../load/plan/sample.ts';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Devnet } from '../../devnet/index.ts';
 import type { Corpus } from '../../load/shared/corpus.ts';
 import type { LoadReport } from '../../load/report/report.ts';
-import { METHODS, type RpcMethod } from '../../load/shared/methods.ts';
+import { METHODS, type RpcMethod } from '../../core/methods.ts';
 import { runLoad } from '../../load/run/run.ts';
 import { sampleCorpus } from '../../load/plan/sample.ts';
 import { requireTool } from '../support/tools.ts';

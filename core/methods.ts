@@ -1,0 +1,60 @@
+// The eight methods of the service spec (§4), one row each: the one table every other file reads a fact about a
+// method from (the report and suite order, the shapes a check leans on, the robustness probes, the load mix, the
+// answers that cannot change). Pure: the k6 bundle imports it. test/core/methods-table.test.ts fails when another
+// source file lists the methods again.
+import type { ShapeName } from './schemas.ts';
+
+/** The block tags (§1), in the order the reports list them. */
+export const BLOCK_TAGS = ['latest', 'earliest', 'pending', 'safe', 'finalized'] as const;
+export type BlockTag = (typeof BLOCK_TAGS)[number];
+
+/**
+ * What a positional parameter is (§4's tables): a transaction call object (§2.1), a block number or tag, a 32-byte
+ * hash, an index position (hex quantity), the transaction details flag (boolean).
+ */
+export type ParamKind = 'call' | 'block' | 'hash' | 'index' | 'flag';
+
+export interface MethodFacts {
+  /** The spec section that defines it. */
+  section: string;
+  /** Its positional parameters, in order. */
+  params: readonly ParamKind[];
+  /** The shape of a non-null result (schemas/rpc/); eth_estimateGas answers a bare quantity. */
+  result: ShapeName;
+  /** Its key is a hash, not a height a reorg can move: an answer, once sampled, cannot change. */
+  immutable: boolean;
+  /** The block tags its block parameter takes (none without one). */
+  tags: readonly BlockTag[];
+  /** Its share of the capacity mix: lookups by hash dominate real read traffic. */
+  weight: number;
+}
+
+const NO_TAGS: readonly BlockTag[] = [];
+
+/** The rows, in the order the reports and the suites list the methods (the spec's). */
+const TABLE = {
+  eth_estimateGas: { section: '4.1', params: ['call', 'block'], result: 'quantity', immutable: false, tags: BLOCK_TAGS, weight: 15 },
+  eth_getBlockByHash: { section: '4.2', params: ['hash', 'flag'], result: 'block', immutable: true, tags: NO_TAGS, weight: 15 },
+  eth_getUncleByBlockNumberAndIndex: { section: '4.3', params: ['block', 'index'], result: 'uncle', immutable: false, tags: BLOCK_TAGS, weight: 2.5 },
+  eth_getUncleByBlockHashAndIndex: { section: '4.4', params: ['hash', 'index'], result: 'uncle', immutable: true, tags: NO_TAGS, weight: 2.5 },
+  eth_getTransactionByBlockNumberAndIndex: { section: '4.5', params: ['block', 'index'], result: 'transaction', immutable: false, tags: BLOCK_TAGS, weight: 10 },
+  eth_getTransactionByHash: { section: '4.6', params: ['hash'], result: 'transaction', immutable: true, tags: NO_TAGS, weight: 20 },
+  eth_getTransactionReceipt: { section: '4.7', params: ['hash'], result: 'receipt', immutable: true, tags: NO_TAGS, weight: 25 },
+  eth_getBlockReceipts: { section: '4.8', params: ['block'], result: 'block-receipts', immutable: false, tags: BLOCK_TAGS, weight: 10 },
+} as const satisfies Record<string, MethodFacts>;
+
+export type RpcMethod = keyof typeof TABLE;
+
+/** The eight methods, in the table's order. */
+export const METHODS = Object.keys(TABLE) as readonly RpcMethod[];
+
+export const METHOD_FACTS: Readonly<Record<RpcMethod, MethodFacts>> = TABLE;
+
+export function isRpcMethod(name: string): name is RpcMethod {
+  return (METHODS as readonly string[]).includes(name);
+}
+
+/** A method's row, or undefined for a method outside the eight (eth_blockNumber, the service suite). */
+export function factsOf(name: string): MethodFacts | undefined {
+  return isRpcMethod(name) ? TABLE[name] : undefined;
+}

@@ -7,7 +7,7 @@ import { inert, inertLines } from '../core/inert.ts';
 import { redact, redactUrl } from '../core/redact.ts';
 import { compareReports, DEFAULT_TOLERANCE, describeCheck, EMBEDDED_ENDPOINT, incompleteness, shapeDifferences, shapeOf } from '../load/report/compare.ts';
 import { METHODS } from '../core/methods.ts';
-import { DEFAULT_MAX_STEPS, DEFAULT_MISS_SHARE, parseDuration, PROFILES, type Profile } from '../load/shared/profiles.ts';
+import { DEFAULT_MAX_STEPS, DEFAULT_MISS_SHARE, parseDuration, profileQuestion, PROFILES, type Profile, type Slo, sloReasons } from '../load/shared/profiles.ts';
 import type { LoadOptions, TestOptions } from '../load/run/run.ts';
 import { findK6, K6_VERSION, toolsDir } from '../core/node/tools/k6.ts';
 import { blockTimeHelp, movingSuffix } from '../devnet/moving.ts';
@@ -29,6 +29,23 @@ export const TEST_OPTIONS_HELP = `  --profile NAME        smoke (default), gate,
   --slo-success F       the success share the SLO requires (default 0.99)
   --slo-max-dropped F   the share of planned requests k6 may fail to start (default 0.01)`;
 
+/** How the help writes each SLO figure. */
+const SLO_FIGURE: Record<keyof Slo, (v: number) => string> = {
+  p95Ms: (v) => `p95 < ${v} ms`,
+  p99Ms: (v) => `p99 < ${v} ms`,
+  maxFailureRate: (v) => `failures < ${v * 100}%`,
+  maxDroppedShare: (v) => `not started <= ${v * 100}%`,
+};
+
+/** A profile's SLO figures with their reasons, one a line; with `but`, only those that differ from that profile's. */
+function sloLines(profile: Profile, but?: Profile): string {
+  const other = but && sloReasons(but);
+  return sloReasons(profile)
+    .filter((r) => !other?.some((o) => o.figure === r.figure && o.value === r.value))
+    .map(({ figure, value, why }) => `  ${SLO_FIGURE[figure](value).padEnd(18)} ${why}`)
+    .join('\n');
+}
+
 export const loadHelp = `rpc-certify load: load-test the eight methods with k6 (open-model arrival rates)
 
 Usage:
@@ -36,15 +53,24 @@ Usage:
 
 With no --url, the embedded default (a seeded anvil behind the reference gateway) is started and stopped.
 
-Profiles:
-  smoke      every method at a low constant rate for a short time (default 5 rps x 10 s), CI-sized
-  gate       fixed per-method rates with thresholds (default 20 rps x 60 s; p95 < 500 ms, p99 < 1000 ms,
-             failures < 1%); with --baseline, also fails when a method regresses against an earlier run
-  capacity   the capacity knee: each method alone, then a weighted mix, at a rate raised in steps (default
+Profiles (the question each answers, then what it runs):
+  smoke      ${profileQuestion('smoke')}
+             every method at a low constant rate for a short time (default 5 rps x 10 s)
+  gate       ${profileQuestion('gate')}
+             fixed per-method rates with the SLO's thresholds (default 20 rps x 60 s); with --baseline, also
+             fails when a method regresses against an earlier run
+  capacity   ${profileQuestion('capacity')}
+             each method alone, then a weighted mix, at a rate raised in steps (default
              50, 100, 150 ... rps, 10 s a step) until a step breaks the SLO; reports the highest rate within
              it and every step's figures; a step where k6 itself could not keep up is marked generator-bound;
              only measures (exit 0), unless an answer was wrong, a method not served or the head went back
-  soak       a long constant rate (default 10 rps x 30m): thresholds and latency drift over time
+  soak       ${profileQuestion('soak')}
+             a long constant rate (default 10 rps x 30m): thresholds and latency drift over time
+
+The SLO (the spec states none): the defaults, and why each figure
+${sloLines('gate')}
+smoke, instead:
+${sloLines('smoke', 'gate')}
 
 Every profile fully validates a share of the answers (schemas, and the answer recorded at sampling for
 lookups by hash: a fast wrong answer counts as \`wrong\`) and checks that eth_blockNumber never goes back.

@@ -21,25 +21,63 @@ export interface Slo {
   maxDroppedShare: number;
 }
 
+/** An SLO's figures, each with, in one line, why it is that figure. */
+type Reasoned<T> = { [K in keyof T]: { value: T[K]; why: string } };
+
 interface ProfileDefaults {
+  /** The question a run of the profile answers, in one line. */
+  question: string;
   /** Per method: the constant rate, or for capacity the first step (and the step size). */
   rate: number;
   /** Per scenario; for capacity, per step. */
   durationSec: number;
   /** Share of answers fully validated (schemas and the answers recorded at sampling). */
   validateShare: number;
-  slo: Slo;
+  slo: Reasoned<Slo>;
   /** Thresholds decide the exit code; capacity only measures where the SLO breaks. */
   gating: boolean;
 }
 
-const SERVICE_SLO: Slo = { p95Ms: 500, p99Ms: 1000, maxFailureRate: 0.01, maxDroppedShare: 0.01 };
-const DEFAULTS: Record<Profile, ProfileDefaults> = {
-  smoke: { rate: 5, durationSec: 10, validateShare: 1, slo: { ...SERVICE_SLO, p95Ms: 1000, p99Ms: 2000 }, gating: true },
-  gate: { rate: 20, durationSec: 60, validateShare: 0.05, slo: SERVICE_SLO, gating: true },
-  capacity: { rate: 50, durationSec: 10, validateShare: 0.05, slo: SERVICE_SLO, gating: false },
-  soak: { rate: 10, durationSec: 1800, validateShare: 0.05, slo: SERVICE_SLO, gating: true },
+// The spec states no latency or failure figure (§8: rate limits and quotas "not shown"): these are the harness's
+// defaults, each overridable (--slo-p99, --slo-success, --slo-max-dropped).
+const SERVICE_SLO: Reasoned<Slo> = {
+  p95Ms: { value: 500, why: 'a dapp makes several of these reads to draw one screen: past half a second for 1 read in 20, users wait' },
+  p99Ms: { value: 1000, why: 'the tail may be twice p95, no more: a read over a second is a stall, not a slow answer' },
+  maxFailureRate: { value: 0.01, why: 'one failed answer in 100 is what a client retrying once still hides; more is an outage its users see' },
+  maxDroppedShare: { value: 0.01, why: 'with more than 1% of the planned requests never started, the run did not offer the load it reports' },
 };
+const DEFAULTS: Record<Profile, ProfileDefaults> = {
+  smoke: {
+    question: 'does every method answer, and answer right, under a little load (CI-sized)?',
+    rate: 5,
+    durationSec: 10,
+    validateShare: 1,
+    slo: {
+      ...SERVICE_SLO,
+      p95Ms: { value: 1000, why: 'twice the service\'s: smoke asks whether it works, not how fast, on a CI machine the endpoint may share' },
+      p99Ms: { value: 2000, why: 'twice the service\'s, as p95: at 5 rps for 10 s, the tail is the slowest one or two answers of 50' },
+    },
+    gating: true,
+  },
+  gate: { question: 'does this release hold each method\'s thresholds (and, with --baseline, the last release\'s figures)?', rate: 20, durationSec: 60, validateShare: 0.05, slo: SERVICE_SLO, gating: true },
+  capacity: { question: 'at what rate does each method alone, then the weighted mix, stop meeting the SLO?', rate: 50, durationSec: 10, validateShare: 0.05, slo: SERVICE_SLO, gating: false },
+  soak: { question: 'does a steady rate held for half an hour keep its thresholds, with no drift in latency?', rate: 10, durationSec: 1800, validateShare: 0.05, slo: SERVICE_SLO, gating: true },
+};
+
+/** The question a profile answers. */
+export function profileQuestion(profile: Profile): string {
+  return DEFAULTS[profile].question;
+}
+
+/** A profile's default SLO, figure by figure, with the reason for each. */
+export function sloReasons(profile: Profile): Array<{ figure: keyof Slo; value: number; why: string }> {
+  const slo = DEFAULTS[profile].slo;
+  return (Object.keys(slo) as Array<keyof Slo>).map((figure) => ({ figure, ...slo[figure] }));
+}
+
+function figures(slo: Reasoned<Slo>): Slo {
+  return { p95Ms: slo.p95Ms.value, p99Ms: slo.p99Ms.value, maxFailureRate: slo.maxFailureRate.value, maxDroppedShare: slo.maxDroppedShare.value };
+}
 
 /** Marks thresholds that only make k6 report a sub-metric (dropped iterations, histogram buckets); never a verdict. */
 export const BOOKKEEPING = 'count>=0';
@@ -110,7 +148,7 @@ export function buildPlan(input: PlanInput): Plan {
     ? [{ name: input.step.subject, startSec: 0, durationSec, rps: input.step.rps }]
     : methods.map((name) => ({ name, startSec: 0, durationSec, rps: rate }));
   const totalSec = Math.max(...scenarios.map((s) => s.startSec + s.durationSec));
-  const slo = { ...d.slo, ...input.slo };
+  const slo = { ...figures(d.slo), ...input.slo };
   // A VU waits for its answer, so VUs needed = rate x latency: twice the SLO's p99 when measuring capacity, seconds elsewhere.
   const latencyBudgetSec = d.gating ? 2 : (2 * slo.p99Ms) / 1000;
 

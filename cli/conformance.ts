@@ -15,7 +15,7 @@ import { notCertified } from '../conformance/report/text.ts';
 import { endpointOptions, expectedNetwork, methodList, positive, resolveEndpoint, warnShortKey } from './networks.ts';
 import { UsageError } from '../core/node/errors.ts';
 import { METHODS } from '../core/methods.ts';
-import { harnessVersion } from './version.ts';
+import { reportHeader } from '../core/node/report-header.ts';
 import { interruptSignal } from '../core/node/interrupt.ts';
 
 /** The default run deadline: a full run against a remote provider takes well under a minute. */
@@ -268,8 +268,7 @@ function reportWords(): Set<string> {
 function toReport(run: RunResult, opts: ConformanceOptions, summarize: typeof import('../conformance/report/model.ts').summarize): ConformanceReport {
   const left = notCertified(run.methods);
   const report: ConformanceReport = {
-    schemaVersion: 1,
-    harness: { name: 'rpc-certify', version: harnessVersion },
+    ...reportHeader('rpc-certify-conformance', 2),
     run: {
       startedAt: run.startedAt,
       finishedAt: run.finishedAt,

@@ -12,7 +12,7 @@ import { interruptSignal, releaseEarlySignals } from '../core/node/interrupt.ts'
 import { blockTimeHelp, DEFAULT_TX_PER_BLOCK, movingSuffix } from '../devnet/moving.ts';
 import { blockTime } from './networks.ts';
 import { failureOf, UsageError } from '../core/node/errors.ts';
-import { harnessVersion } from './version.ts';
+import { harnessVersion } from '../core/node/version.ts';
 
 const mainHelp = `rpc-certify ${harnessVersion}: conformance and load testing for Ethereum JSON-RPC node-access services
 

@@ -4,12 +4,12 @@ import { EXIT } from '../../core/node/errors.ts';
 import type { CheckResult } from '../framework/check.ts';
 import type { ExpectationNote } from '../framework/expectations.ts';
 import type { BlockRef, Targets } from '../../core/targets.ts';
+import type { ReportHeader } from '../../core/node/report-header.ts';
 import { type NotServedMethod, notServedMethods } from './not-served.ts';
 import { NO_ANSWER } from '../../core/node/rpc-client.ts';
 
-export interface ConformanceReport {
-  schemaVersion: 1;
-  harness: { name: 'rpc-certify'; version: string };
+/** The header of conformance.json (core/node/report-header.ts); 2 since it names its kind. */
+export interface ConformanceReport extends ReportHeader<'rpc-certify-conformance', 2> {
   run: {
     startedAt: string;
     finishedAt: string;

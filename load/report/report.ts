@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { Ajv } from 'ajv';
 import schema from '../../schemas/files/load-report.json' with { type: 'json' };
+import { type ReportHeader, reportHeader } from '../../core/node/report-header.ts';
 import { type CapacityResult, type DriftResult, driftOf, SATURATED_CPU_SHARE } from './analysis.ts';
 import type { RegressionCheck } from './compare.ts';
 import { type Composition, compositionOf, type Corpus, type MethodSampling } from '../shared/corpus.ts';
@@ -50,9 +51,8 @@ export type CorpusInfo = Omit<LoadReport['corpus'], 'file'>;
 /** A method's corpus: what it holds, and (for a corpus sampled by this version) how sampling went. */
 export type MethodCorpus = Composition & Partial<MethodSampling>;
 
-export interface LoadReport {
-  version: 2;
-  kind: 'rpc-certify-load';
+/** The header of load.json (core/node/report-header.ts): 3 since it names the harness (2 had `version` and no harness). */
+export interface LoadReport extends ReportHeader<'rpc-certify-load', 3> {
   createdAt: string;
   profile: Profile;
   endpoint: string;
@@ -120,8 +120,7 @@ export function buildReport(input: ReportInput): LoadReport {
   }
   const { corpus } = input;
   const report: LoadReport = {
-    version: 2,
-    kind: 'rpc-certify-load',
+    ...reportHeader('rpc-certify-load', 3),
     createdAt: new Date().toISOString(),
     profile: plan.profile,
     endpoint: input.endpoint,
@@ -212,8 +211,20 @@ export function assertReport(report: unknown): asserts report is LoadReport {
   throw new Error(`load report does not match schemas/files/load-report.json: ${faults.join('; ')}`);
 }
 
+/** A report as read: one written before the shared header (version 2) is read in today's shape (upgraded()). */
 export async function readReport(path: string): Promise<LoadReport> {
-  const parsed: unknown = JSON.parse(await readFile(path, 'utf8'));
+  const parsed = upgraded(JSON.parse(await readFile(path, 'utf8')) as unknown);
   assertReport(parsed);
   return parsed;
 }
+
+/** The header of a version-2 report turned into today's: only the header changed since; it named no harness version. */
+function upgraded(report: unknown): unknown {
+  if (report === null || typeof report !== 'object' || Array.isArray(report)) return report;
+  const { version, ...rest } = report as Record<string, unknown>;
+  if (version !== 2 || rest['kind'] !== 'rpc-certify-load' || 'schemaVersion' in rest) return report;
+  return { ...rest, schemaVersion: 3, harness: { name: 'rpc-certify', version: UNKNOWN_HARNESS } };
+}
+
+/** The harness version of a report written before reports named it. */
+export const UNKNOWN_HARNESS = 'unknown (a version 2 report)';

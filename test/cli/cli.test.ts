@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { startDevnet, type Devnet } from '../../devnet/index.ts';
 import { startAnvil, type Anvil } from '../../devnet/anvil.ts';
 import { cli } from '../support/cli.ts';
+import { harnessVersion } from '../../core/node/version.ts';
 import { join, resolve as resolvePath } from 'node:path';
 import { toolsDir, versionOutput } from '../../core/node/tools/go-install.ts';
 
@@ -79,6 +80,9 @@ describe('command line', function () {
     expect(files).to.include.members(['conformance.json', 'conformance.junit.xml', 'conformance.html', 'targets.lock.json']);
     for (const f of files) expect(await readFile(join(out, f), 'utf8'), f).to.not.include(SENTINEL);
     expect(await readFile(join(out, 'conformance.json'), 'utf8')).to.include('/v3/<redacted>');
+    // The header both reports share: kind, layout, the harness that wrote it.
+    const { kind, schemaVersion, harness } = JSON.parse(await readFile(join(out, 'conformance.json'), 'utf8')) as Record<string, unknown>;
+    expect({ kind, schemaVersion, harness }).to.deep.equal({ kind: 'rpc-certify-conformance', schemaVersion: 2, harness: { name: 'rpc-certify', version: harnessVersion } });
   });
 
   it('a --methods subset says in every report that the methods it left out are not certified (red team C7: a one-method run read PASS alone)', async () => {

@@ -50,7 +50,8 @@ const methodsOf = (checks: CheckResult[]) => notServedMethods(checks, () => fals
 function report(checks: CheckResult[], opts: { strict?: boolean; expectFile?: string } = {}): ConformanceReport {
   const strict = opts.strict ?? false;
   return {
-    schemaVersion: 1,
+    kind: 'rpc-certify-conformance',
+    schemaVersion: 2,
     harness: { name: 'rpc-certify', version: '0.1.0' },
     run: {
       startedAt: '2026-01-01T00:00:00.000Z',

@@ -54,7 +54,8 @@ function sampleReport(opts: { strict?: boolean; complete?: boolean } = {}): Conf
   const complete = opts.complete ?? true;
   const checks = LAYERS.flatMap((layer, i) => VERDICTS.map((verdict) => check(METHODS[i + 1]!, layer, verdict)));
   return {
-    schemaVersion: 1,
+    kind: 'rpc-certify-conformance',
+    schemaVersion: 2,
     harness: { name: 'rpc-certify', version: '0.1.0' },
     run: {
       startedAt: '2025-01-01T00:00:00.000Z',

@@ -16,6 +16,7 @@ import { assertReport, type LoadReport } from '../../load/report/report.ts';
 import { requireTool } from '../support/tools.ts';
 import { redactUrl } from '../../core/redact.ts';
 import { FaultProxy } from '../support/fault-proxy.ts';
+import { harnessVersion } from '../../core/node/version.ts';
 
 const SENTINEL = 'SENTINEL-KEY-123';
 /** How long the gated run's proxy holds each answer: ten times the regression gate's 2 ms loopback floor. */
@@ -193,6 +194,16 @@ describe('load: real k6 runs against the embedded default (sentinel API key)', f
     const gated = await cli(['load', '--url', devnet.url, '--corpus', join(dir, 'out', 'load.corpus.json'), '--duration', '2s', '--baseline', incomplete, '--out', join(dir, 'on-incomplete')], dir);
     expect(gated.code, gated.stdout + gated.stderr).to.equal(2);
     expect(gated.stderr).to.match(/--baseline .*incomplete\.json is an incomplete run .*give the report of a completed run/);
+  });
+
+  it('names its kind, layout and harness version in the header both reports share, and `compare` still reads a load.json of layout 2 (version, no harness)', async () => {
+    const { kind, schemaVersion, harness, ...body } = report;
+    expect({ kind, schemaVersion, harness }).to.deep.equal({ kind: 'rpc-certify-load', schemaVersion: 3, harness: { name: 'rpc-certify', version: harnessVersion } });
+    const old = join(dir, 'layout2.json');
+    await writeFile(old, JSON.stringify({ version: 2, kind, ...body }));
+    const compared = await cli(['compare', old, join(dir, 'out', 'load.json')], dir);
+    expect(compared.code, compared.stdout + compared.stderr).to.equal(0);
+    expect(compared.stdout).to.match(/no regression against .*layout2\.json/);
   });
 
   it('takes no failed run as baseline, and fails a failed current run whatever its figures (exit 2; exit 1)', async () => {

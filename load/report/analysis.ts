@@ -4,7 +4,7 @@ import type { Subject } from '../shared/methods.ts';
 import type { Slo } from '../shared/profiles.ts';
 import { failureRate, latencyOf, requestsOf, type SubjectShard } from '../shared/shard.ts';
 import { round } from '../shared/summary.ts';
-import type { TimelinePoint } from './timeline.ts';
+import type { TimelinePoint } from '../shared/measurement.ts';
 
 /** within: met the SLO; slo: the endpoint broke it; generator: k6 could not offer the load (not the endpoint's fault). */
 export type StepVerdict = 'within' | 'slo' | 'generator';

@@ -10,14 +10,13 @@ import { type CapacityResult, type DriftResult, driftOf, SATURATED_CPU_SHARE } f
 import type { RegressionCheck } from './compare.ts';
 import { type Composition, compositionOf, type Corpus, type MethodSampling } from '../shared/corpus.ts';
 import { RELATIVE_ERROR } from '../shared/histogram.ts';
-import type { Measurement } from '../run/instances.ts';
+import type { Measurement, TimelinePoint } from '../shared/measurement.ts';
 import { judgeThresholds, type ThresholdResult } from './judge.ts';
 import type { RpcMethod } from '../../core/methods.ts';
 import type { RpcClass } from '../shared/methods.ts';
 import { expectedIterations, type Plan, type Profile, type Slo } from '../shared/profiles.ts';
 import { failureRate, type Latency, latencyOf, requestsOf } from '../shared/shard.ts';
 import { round } from '../shared/summary.ts';
-import type { TimelinePoint } from './timeline.ts';
 import { withVerdict } from './verdict.ts';
 
 export interface MethodReport {

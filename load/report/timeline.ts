@@ -8,30 +8,7 @@ import { CLASSES, metricName, type Subject } from '../shared/methods.ts';
 import { requestsOf } from '../shared/shard.ts';
 import { type ScenarioPlan, targetRpsAt } from '../shared/profiles.ts';
 import { round, subjectCounts } from '../shared/summary.ts';
-
-export interface PeriodStats {
-  /** Requests per second in the period. */
-  rps: number;
-  /** The rate the plan asked for (added by the report). */
-  targetRps?: number;
-  /** Share outside the success classes. */
-  failureRate: number;
-  p50?: number;
-  p95?: number;
-  p99?: number;
-}
-
-export interface TimelinePoint {
-  /** Seconds from the test start to the end of the period (it began at the previous point's t, or 0). */
-  t: number;
-  methods: Partial<Record<Subject, PeriodStats>>;
-}
-
-export interface Timeline {
-  points: TimelinePoint[];
-  /** JSON-RPC error codes per method and class over the whole run ("rpc_error" -> {"-32000": 3}). */
-  codes: Partial<Record<Subject, Record<string, Record<string, number>>>>;
-}
+import type { PeriodStats, Timeline, TimelinePoint } from '../shared/measurement.ts';
 
 interface RecordEvent {
   event: string;

@@ -9,22 +9,9 @@ import { bundleScenario } from '../plan/bundle.ts';
 import { runK6 } from './k6.ts';
 import type { Plan } from '../shared/profiles.ts';
 import { segmentArgs } from '../shared/segments.ts';
-import { type Findings, findingsIn, type Merged, mergeShards, shardsIn } from '../shared/shard.ts';
-import { mergeTimelines, parseTimeline, type Timeline, withTargets } from '../report/timeline.ts';
-
-export interface Measurement {
-  merged: Merged;
-  timeline: Timeline;
-  findings: Findings;
-  instances: number;
-  /** The highest k6 exit code (0 when every instance finished normally). */
-  exitCode: number;
-  wallSec: number;
-  /** CPU seconds of every k6 process together; absent where they cannot be read. */
-  cpuSec?: number;
-  /** k6's own HTML dashboard, for a single instance (an instance's dashboard shows only its share). */
-  dashboard?: string;
-}
+import { findingsIn, mergeShards, shardsIn } from '../shared/shard.ts';
+import { mergeTimelines, parseTimeline, withTargets } from '../report/timeline.ts';
+import type { Measurement } from '../shared/measurement.ts';
 
 export interface MeasureInput {
   plan: Plan;

@@ -13,11 +13,12 @@ import { redact, redactDeep, redactUrl, registerUrlSecrets, schemaVocabulary } f
 import loadSchema from '../../schemas/files/load-report.json' with { type: 'json' };
 import type { Targets } from '../../core/targets.ts';
 import { ensureK6 } from '../../core/node/tools/k6.ts';
-import { findCapacity, type StepOptions } from '../report/capacity.ts';
+import { findCapacity, type StepOptions } from './capacity.ts';
 import { compareReports, DEFAULT_TOLERANCE, incompleteness, type RunShape, shapeDifferences, shapeOf } from '../report/compare.ts';
 import { type Corpus, fromLearnedCorpus, type LearnedCorpus } from '../shared/corpus.ts';
 import { renderHtml } from '../report/html.ts';
-import { type Measurement, measure } from './instances.ts';
+import { measure } from './instances.ts';
+import type { Measurement } from '../shared/measurement.ts';
 import { renderJunit } from '../report/junit.ts';
 import { LiveProgress } from './progress.ts';
 import { isRpcMethod, METHODS, type RpcMethod } from '../../core/methods.ts';

@@ -21,7 +21,8 @@ import { cappedCodes, type LoadReport } from '../../load/report/report.ts';
 import { prepareTest } from '../../load/run/run.ts';
 import { createRng } from '../../load/shared/rng.ts';
 import { bucketMetric } from '../../load/shared/summary.ts';
-import { parseTimeline, type TimelinePoint } from '../../load/report/timeline.ts';
+import { parseTimeline } from '../../load/report/timeline.ts';
+import type { TimelinePoint } from '../../load/shared/measurement.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const run = promisify(execFile);

@@ -1,0 +1,42 @@
+// What one load run measured (its merged shards, timeline and findings), the shape run/ produces and report/
+// reads: here, below both, so neither imports the other for a type. Types only (the k6 bundle may import shared/).
+import type { Subject } from './methods.ts';
+import type { Findings, Merged } from './shard.ts';
+
+export interface Measurement {
+  merged: Merged;
+  timeline: Timeline;
+  findings: Findings;
+  instances: number;
+  /** The highest k6 exit code (0 when every instance finished normally). */
+  exitCode: number;
+  wallSec: number;
+  /** CPU seconds of every k6 process together; absent where they cannot be read. */
+  cpuSec?: number;
+  /** k6's own HTML dashboard, for a single instance (an instance's dashboard shows only its share). */
+  dashboard?: string;
+}
+
+export interface PeriodStats {
+  /** Requests per second in the period. */
+  rps: number;
+  /** The rate the plan asked for (added by the report). */
+  targetRps?: number;
+  /** Share outside the success classes. */
+  failureRate: number;
+  p50?: number;
+  p95?: number;
+  p99?: number;
+}
+
+export interface TimelinePoint {
+  /** Seconds from the test start to the end of the period (it began at the previous point's t, or 0). */
+  t: number;
+  methods: Partial<Record<Subject, PeriodStats>>;
+}
+
+export interface Timeline {
+  points: TimelinePoint[];
+  /** JSON-RPC error codes per method and class over the whole run ("rpc_error" -> {"-32000": 3}). */
+  codes: Partial<Record<Subject, Record<string, Record<string, number>>>>;
+}

@@ -6,6 +6,7 @@ import { createPublicClient, createTestClient, createWalletClient, http } from '
 import { runConformance } from '../conformance/framework/runner.ts';
 import { startDevnet } from '../devnet/index.ts';
 import { type Row, round, saveFigure } from './support/lib.ts';
+import { allSuites } from '../conformance/methods.ts';
 
 const RUNS = 3;
 const DEFAULT_DEPTH = 64;
@@ -61,7 +62,7 @@ async function measure() {
 async function measureOnce(receiptsBudget?: number, discoveryDepth = DEFAULT_DEPTH + added) {
   const t0 = performance.now();
   // Discovery walks past the added blocks to the seeded targets.
-  const r = await runConformance({ url: devnet.url, discoveryDepth, fixtures: [{ targets: { reverts: devnet.seed.reverts }, source: 'seed' }], ...(receiptsBudget === undefined ? {} : { receiptsBudget }) });
+  const r = await runConformance({ suites: allSuites, url: devnet.url, discoveryDepth, fixtures: [{ targets: { reverts: devnet.seed.reverts }, source: 'seed' }], ...(receiptsBudget === undefined ? {} : { receiptsBudget }) });
   return {
     judgedTxs: (r.targets?.judgedBlocks ?? []).reduce((n, b) => n + (b.txCount ?? 0), 0),
     verdicts: r.checks.filter((c) => c.verdict !== 'pass').map((c) => `${c.id}: ${c.verdict}`),

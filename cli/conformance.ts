@@ -3,19 +3,17 @@ import { parseArgs } from 'node:util';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inert, inertLines } from '../core/inert.ts';
-import { redact, redactDeep, schemaVocabulary } from '../core/redact.ts';
-import reportSchema from '../schemas/files/conformance-report.json' with { type: 'json' };
-import type { RevertTarget, Targets } from '../core/targets.ts';
-import type { RunResult } from '../conformance/framework/runner.ts';
+import { redact } from '../core/redact.ts';
+import type { RevertTarget } from '../core/targets.ts';
+import type { RunResult, RunSettings } from '../conformance/framework/runner.ts';
 import type { Expectations } from '../conformance/framework/expectations.ts';
 import type { CheckResult } from '../conformance/framework/check.ts';
-import { type ConformanceReport, explains } from '../conformance/report/model.ts';
+import type { Judging } from '../conformance/report/assemble.ts';
+import { explains } from '../conformance/report/model.ts';
 import { writeFileAtomic } from '../core/node/atomic.ts';
-import { notCertified } from '../conformance/report/text.ts';
 import { endpointOptions, expectedNetwork, methodList, positive, resolveEndpoint, warnShortKey } from './networks.ts';
 import { UsageError } from '../core/node/errors.ts';
 import { METHODS } from '../core/methods.ts';
-import { reportHeader } from '../core/node/report-header.ts';
 import { interruptSignal } from '../core/node/interrupt.ts';
 
 /** The default run deadline: a full run against a remote provider takes well under a minute. */
@@ -69,27 +67,14 @@ Exit codes: 0 pass, 1 a failed check in a fatal layer (or an unexpected pass und
   written, marked incomplete).
 Reports: <out>/conformance.json, conformance.junit.xml, conformance.html, targets.lock.json.`;
 
-export interface ConformanceOptions {
-  url: string;
+/**
+ * The command line parsed once: what the run is asked (RunSettings, handed to the runner as they are), how the
+ * report judges it (Judging, handed to assembleReport), and where the reports go.
+ */
+export interface ConformanceOptions extends RunSettings {
   out: string;
-  network?: string;
-  methods?: string[];
-  strict: boolean;
-  targetsFile?: string;
-  discoveryDepth?: number;
-  discoveryBudget?: number;
-  receiptsBudget?: number;
-  /** --min-judged, as a share 0..1 (default MIN_JUDGED). */
-  minJudged?: number;
-  timeoutMs?: number;
-  deadlineMs?: number;
-  concurrency?: number;
-  ca?: string;
   quiet: boolean;
-  /** --network: the chain the endpoint must serve. */
-  expectNetwork?: { name: string; chainId: string };
-  fixtures?: Array<{ targets: Partial<Targets>; source: 'fixture' | 'seed' }>;
-  expect?: Expectations;
+  judging: Judging;
 }
 
 export async function conformanceCommand(argv: string[]): Promise<number> {
@@ -121,22 +106,21 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
   }
   const url = resolveEndpoint(values);
   if (!url) throw new UsageError('give --url, or --network with --api-key (see --help); with no endpoint at all, `rpc-certify start` certifies the embedded default');
-  const network = expectedNetwork(values);
+  // An option not given stays undefined: the runner and the report read undefined as "the default".
   const opts: ConformanceOptions = {
     url,
+    // --network: the chain the endpoint must serve (not with --url, which names the endpoint itself).
+    network: expectedNetwork(values),
+    methods: values.methods ? methodList(values.methods, [...METHODS, 'service']) : undefined,
+    targetsFile: values.targets || undefined,
+    discoveryDepth: given(values['discovery-depth'], '--discovery-depth', positive),
+    discoveryBudget: given(values['discovery-budget'], '--discovery-budget', positive),
+    receiptsBudget: given(values['receipts-budget'], '--receipts-budget', positive),
+    judging: { strict: values.strict, network: values.network || undefined, minJudged: given(values['min-judged'], '--min-judged', percentage) },
+    timeoutMs: given(values.timeout, '--timeout', positive),
+    deadlineMs: given(values.deadline || undefined, '--deadline', duration),
+    concurrency: given(values.concurrency, '--concurrency', positive),
     out: values.out,
-    ...(values.network ? { network: values.network } : {}),
-    ...(network ? { expectNetwork: network } : {}),
-    ...(values.methods ? { methods: methodList(values.methods, [...METHODS, 'service']) } : {}),
-    strict: values.strict,
-    ...(values.targets ? { targetsFile: values.targets } : {}),
-    ...(values['discovery-depth'] !== undefined ? { discoveryDepth: positive(values['discovery-depth'], '--discovery-depth') } : {}),
-    ...(values['discovery-budget'] !== undefined ? { discoveryBudget: positive(values['discovery-budget'], '--discovery-budget') } : {}),
-    ...(values['receipts-budget'] !== undefined ? { receiptsBudget: positive(values['receipts-budget'], '--receipts-budget') } : {}),
-    ...(values['min-judged'] !== undefined ? { minJudged: percentage(values['min-judged'], '--min-judged') } : {}),
-    ...(values.timeout !== undefined ? { timeoutMs: positive(values.timeout, '--timeout') } : {}),
-    ...(values.deadline ? { deadlineMs: duration(values.deadline, '--deadline') } : {}),
-    ...(values.concurrency !== undefined ? { concurrency: positive(values.concurrency, '--concurrency') } : {}),
     quiet: values.quiet,
   };
   // The files next: the suite (Mocha, viem, the schemas) loads only once the command line is known good.
@@ -149,17 +133,28 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
   return certify(opts);
 }
 
+/** A flag's value parsed, or undefined when the flag was not given. */
+function given<T>(text: string | undefined, flag: string, parse: (text: string, flag: string) => T): T | undefined {
+  return text === undefined ? undefined : parse(text, flag);
+}
+
+/** The harness's suites, loaded on demand (Mocha, viem, the schemas: not for --help or a usage error). */
+async function suites() {
+  const [{ allSuites }, { checkIds }] = await Promise.all([import('../conformance/methods.ts'), import('../conformance/framework/check.ts')]);
+  return { allSuites, ids: checkIds(allSuites) };
+}
+
 /** The embedded default's own known deviations (bundled with the CLI, so `start` needs no path). */
 export async function embeddedExpectations(): Promise<Expectations> {
-  const [{ parseExpectations }, { default: embedded }] = await Promise.all([import('../conformance/framework/expectations.ts'), import('../fixtures/expectations/embedded.json', { with: { type: 'json' } })]);
-  return parseExpectations(JSON.stringify(embedded), 'fixtures/expectations/embedded.json');
+  const [{ parseExpectations }, { default: embedded }, { ids }] = await Promise.all([import('../conformance/framework/expectations.ts'), import('../fixtures/expectations/embedded.json', { with: { type: 'json' } }), suites()]);
+  return parseExpectations(JSON.stringify(embedded), 'fixtures/expectations/embedded.json', ids);
 }
 
 /** An --expect file, or a usage error naming what is wrong with it. */
 export async function readExpectations(path: string): Promise<Expectations> {
-  const { ExpectationsError, loadExpectations } = await import('../conformance/framework/expectations.ts');
+  const [{ ExpectationsError, loadExpectations }, { ids }] = await Promise.all([import('../conformance/framework/expectations.ts'), suites()]);
   try {
-    return await loadExpectations(path);
+    return await loadExpectations(path, ids);
   } catch (err) {
     if (err instanceof ExpectationsError) throw new UsageError(err.message);
     throw err;
@@ -215,32 +210,18 @@ export function percentage(text: string, flag: string): number {
 
 /** Runs the suite and writes the reports; returns the exit code. */
 export async function certify(opts: ConformanceOptions): Promise<number> {
-  const [{ EndpointUnusable, runConformance }, { summarize, VERDICT_EXIT }, { formatSummary, writeReports }] = await Promise.all([
+  const [{ EndpointUnusable, runConformance }, { VERDICT_EXIT }, { assembleReport }, { formatSummary, writeReports }, { allSuites }] = await Promise.all([
     import('../conformance/framework/runner.ts'),
     import('../conformance/report/model.ts'),
+    import('../conformance/report/assemble.ts'),
     import('../conformance/report/index.ts'),
+    suites(),
   ]);
+  const { out, quiet, judging, ...settings } = opts;
   let run: RunResult;
-  const shown = opts.quiet ? undefined : progress();
+  const shown = quiet ? undefined : progress();
   try {
-    run = await runConformance({
-      url: opts.url,
-      ...(opts.methods ? { methods: opts.methods } : {}),
-      strict: opts.strict,
-      ...(opts.targetsFile ? { targetsFile: opts.targetsFile } : {}),
-      ...(opts.discoveryDepth ? { discoveryDepth: opts.discoveryDepth } : {}),
-      ...(opts.discoveryBudget ? { discoveryBudget: opts.discoveryBudget } : {}),
-      ...(opts.receiptsBudget ? { receiptsBudget: opts.receiptsBudget } : {}),
-      ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
-      deadlineMs: opts.deadlineMs ?? DEFAULT_DEADLINE_MS,
-      ...(opts.concurrency ? { concurrency: opts.concurrency } : {}),
-      ...(opts.ca ? { ca: opts.ca } : {}),
-      ...(opts.fixtures ? { fixtures: opts.fixtures } : {}),
-      ...(opts.expectNetwork ? { network: opts.expectNetwork } : {}),
-      ...(opts.expect ? { expect: opts.expect } : {}),
-      ...(shown ? { onResult: shown.onResult } : {}),
-      signal: interruptSignal(),
-    });
+    run = await runConformance({ ...settings, suites: allSuites, deadlineMs: settings.deadlineMs ?? DEFAULT_DEADLINE_MS, onResult: shown?.onResult, signal: interruptSignal() });
     shown?.flush();
   } catch (err) {
     if (err instanceof EndpointUnusable) {
@@ -249,54 +230,15 @@ export async function certify(opts: ConformanceOptions): Promise<number> {
     }
     throw err;
   }
-  const report = toReport(run, opts, summarize);
-  await mkdir(opts.out, { recursive: true });
-  const paths = await writeReports(report, opts.out);
-  const lockfile = join(opts.out, 'targets.lock.json');
+  const report = assembleReport(run, judging);
+  await mkdir(out, { recursive: true });
+  const paths = await writeReports(report, out);
+  const lockfile = join(out, 'targets.lock.json');
   if (report.targets) await writeFileAtomic(lockfile, `${JSON.stringify(report.targets, null, 2)}\n`);
   // The summary quotes the endpoint (reasons, what discovery found): shown, never obeyed, even where a line forgot to.
   console.log(inertLines(formatSummary(report, paths)));
   if (report.targets) console.log(`  targets:  ${lockfile} (reuse with --targets)`);
   return VERDICT_EXIT[report.summary.verdict];
-}
-
-/** The report's own words (enums, field names, method names): kept whatever the key, so a key such as `found` cannot break it. */
-function reportWords(): Set<string> {
-  return new Set([...schemaVocabulary(reportSchema), ...METHODS]);
-}
-
-function toReport(run: RunResult, opts: ConformanceOptions, summarize: typeof import('../conformance/report/model.ts').summarize): ConformanceReport {
-  const left = notCertified(run.methods);
-  const report: ConformanceReport = {
-    ...reportHeader('rpc-certify-conformance', 2),
-    run: {
-      startedAt: run.startedAt,
-      finishedAt: run.finishedAt,
-      durationMs: Date.parse(run.finishedAt) - Date.parse(run.startedAt),
-      endpoint: run.endpoint,
-      ...(opts.network ? { network: opts.network } : {}),
-      // What the endpoint said about itself is redacted like any answer (checks' results are, in the runner).
-      ...redactDeep({
-        ...(run.chainId ? { chainId: run.chainId } : {}),
-        ...(run.clientVersion ? { clientVersion: run.clientVersion } : {}),
-        ...(run.headBefore ? { headBefore: run.headBefore } : {}),
-        ...(run.headAfter ? { headAfter: run.headAfter } : {}),
-      }),
-      strict: opts.strict,
-      requestCount: run.requestCount,
-      methods: run.methods,
-      complete: run.complete,
-      ...(run.incompleteReason ? { incompleteReason: run.incompleteReason } : {}),
-      ...(run.expectations ? { expectations: run.expectations } : {}),
-      ...(run.deadlineMs !== undefined ? { deadlineMs: run.deadlineMs, deadlineReached: run.deadlineReached ?? false } : {}),
-    },
-    ...(run.targets ? { targets: redactDeep(run.targets, reportWords()) } : {}),
-    summary: { ...summarize(run.checks, opts.strict, run.complete, { ...(opts.minJudged !== undefined ? { minJudged: opts.minJudged } : {}), ...(run.targets ? { targets: run.targets } : {}) }), ...(left.length ? { notCertified: left } : {}) },
-    checks: run.checks,
-  };
-  // Redaction works on the values the endpoint supplied (above, and in the runner for every check), never
-  // on the report's JSON text, where a key such as `true` would cut through the syntax.
-  return report;
 }
 
 /** One line per method as its checks finish: a person sees where the run is and what failed. */

@@ -87,7 +87,7 @@ async function startCommand(argv: string[]): Promise<number> {
     const seedTargets = { reverts: devnet.seed.reverts };
     // The embedded chain's own known deviations (what anvil commits to that no gateway can restate).
     const expect = await embeddedExpectations();
-    const conformance = await certify({ url: devnet.url, out: values.out, strict: values.strict, quiet: values.quiet, expect, fixtures: [{ targets: seedTargets, source: 'seed' }] });
+    const conformance = await certify({ url: devnet.url, out: values.out, quiet: values.quiet, judging: { strict: values.strict }, expect, fixtures: [{ targets: seedTargets, source: 'seed' }] });
     if (values['no-load'] || interrupted.aborted) return conformance;
     const [{ runLoad }, { EMBEDDED_ENDPOINT }] = await Promise.all([import('../load/run/run.ts'), import('../load/report/compare.ts')]);
     const load = await runLoad({ url: devnet.url, endpointName: `${EMBEDDED_ENDPOINT}${movingSuffix(blockTimeS)}`, profile: 'smoke', out: values.out, targets: { reverts: devnet.seed.reverts }, signal: interrupted });

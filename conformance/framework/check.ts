@@ -94,6 +94,11 @@ export class MethodSuite {
   }
 }
 
+/** Every check id of these suites: what an --expect file may name. */
+export function checkIds(suites: readonly MethodSuite[]): Set<string> {
+  return new Set(suites.flatMap((s) => s.checks.map((c) => s.id(c.spec.intent))));
+}
+
 /** A check's verdict other than pass, thrown from inside its body. */
 export class CheckOutcome extends Error {
   constructor(

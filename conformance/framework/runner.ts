@@ -1,23 +1,24 @@
-// Runs the suite: preflight, discovery, then the method suites as Mocha suites (one Mocha test per
-// check), collecting a CheckResult per check. Suites are built fresh per run, so one process can run
-// the suite many times (the self-tests do, once per injected fault).
+// Runs the suites it is given (conformance/methods.ts has the harness's; the caller passes them, so the
+// framework imports no method file): preflight, discovery, then the method suites as Mocha suites (one Mocha
+// test per check), collecting a CheckResult per check. Mocha suites are built fresh per run, so one process can
+// run the suite many times (the self-tests do, once per injected fault).
 import Mocha from 'mocha';
 import { redactCapped, redactDeep, redactUrl } from '../../core/redact.ts';
 import { isObject } from '../../core/hex.ts';
-import type { Targets } from '../../core/targets.ts';
+import type { BlockRef, Targets } from '../../core/targets.ts';
 import { CheckContext, CheckOutcome, stable, type CheckResult, type CheckSpec, type MethodSuite, type RunState } from './check.ts';
 import { coverageOf, discoverTargets, loadTargets, lockBlocksMissing, mergeFixtures } from './discovery.ts';
 import { expectationFor, type Expectations } from './expectations.ts';
 import { fixtureTargets } from './fixtures.ts';
 import { HeadLog } from './head.ts';
 import { RpcClient, TransportError, RpcError, resultOf } from '../../core/node/rpc-client.ts';
-import { allSuites } from '../methods.ts';
 import { RECEIPTS_BUDGET } from './receipt-checks.ts';
 
-export interface RunOptions {
+/** What a run is asked: built once (cli/conformance.ts parses the command line into it; tests write it). */
+export interface RunSettings {
   url: string;
+  /** Only these of the suites (by method); all of them when absent. */
   methods?: string[];
-  strict?: boolean;
   targetsFile?: string;
   /** Targets to add to what discovery finds (per-network fixtures, the embedded default's seed). */
   fixtures?: Array<{ targets: Partial<Targets>; source: 'fixture' | 'seed' }>;
@@ -32,34 +33,49 @@ export interface RunOptions {
   discoveryBudget?: number;
   /** Receipts the whole-block receipt checks may fetch one by one (default RECEIPTS_BUDGET). */
   receiptsBudget?: number;
-  /** Called as each check ends, for progress output. */
-  onResult?: (r: CheckResult) => void;
-  /** Ctrl-C: stops the run at once, also in preflight and discovery; what ran is kept and the result is marked incomplete. */
-  signal?: AbortSignal;
   /** Known deviations (--expect): noted on the checks they name. */
   expect?: Expectations;
   /** The run deadline: what is unfinished when it passes becomes inconclusive, and the run still reports. */
   deadlineMs?: number;
 }
 
-export interface RunResult {
+export interface RunOptions extends RunSettings {
+  /** The suites to run (conformance/methods.ts: allSuites), `methods` picking among them. */
+  suites: readonly MethodSuite[];
+  /** Called as each check ends, for progress output. */
+  onResult?: (r: CheckResult) => void;
+  /** Ctrl-C: stops the run at once, also in preflight and discovery; what ran is kept and the result is marked incomplete. */
+  signal?: AbortSignal;
+}
+
+/**
+ * What a run records about itself, declared once: the report keeps it whole as its `run` (ReportRun adds what the
+ * report knows besides; schemas/files/conformance-report.json is tested against both).
+ */
+export interface RunMeta {
+  /** Redacted. */
   endpoint: string;
   startedAt: string;
   finishedAt: string;
   /** Absent when the run was stopped before the preflight read them. */
   chainId?: string;
   clientVersion?: string;
-  headBefore?: { number: string; hash: string };
-  headAfter?: { number: string; hash: string };
-  targets?: Targets;
-  checks: CheckResult[];
+  headBefore?: BlockRef;
+  headAfter?: BlockRef;
   requestCount: number;
   methods: string[];
   complete: boolean;
   incompleteReason?: string;
+  /** The --expect file the run was judged with. */
   expectations?: { file: string; client?: string; entries: number };
+  /** The run deadline (--deadline) and whether it cut the run short (what was unfinished is inconclusive). */
   deadlineMs?: number;
   deadlineReached?: boolean;
+}
+
+export interface RunResult extends RunMeta {
+  targets?: Targets;
+  checks: CheckResult[];
 }
 
 /** A method that left this many calls in a row without any answer is not waited on again (a stalled method cost ~4 min at a 10 s timeout). */
@@ -70,7 +86,7 @@ export class EndpointUnusable extends Error {}
 
 export async function runConformance(opts: RunOptions): Promise<RunResult> {
   const startedAt = new Date().toISOString();
-  const suites = selectSuites(opts.methods);
+  const suites = selectSuites(opts.suites, opts.methods);
   // One signal stops everything in flight: Ctrl-C (opts.signal) or the deadline.
   const stop = new AbortController();
   const deadlineText = opts.deadlineMs === undefined ? '' : formatMs(opts.deadlineMs);
@@ -140,7 +156,7 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
 }
 
 /** An inconclusive result for each check of the suites that has none. */
-function unfinished(suites: MethodSuite[], done: CheckResult[], reason: string): CheckResult[] {
+function unfinished(suites: readonly MethodSuite[], done: CheckResult[], reason: string): CheckResult[] {
   const have = new Set(done.map((c) => c.id));
   return suites.flatMap((suite) =>
     suite.checks
@@ -157,11 +173,11 @@ function formatMs(ms: number): string {
   return ms % 60_000 === 0 ? `${ms / 60_000} min` : ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
-function selectSuites(methods?: string[]): MethodSuite[] {
-  if (!methods?.length) return allSuites;
-  const unknown = methods.filter((m) => !allSuites.some((s) => s.method === m));
+function selectSuites(all: readonly MethodSuite[], methods?: string[]): readonly MethodSuite[] {
+  if (!methods?.length) return all;
+  const unknown = methods.filter((m) => !all.some((s) => s.method === m));
   if (unknown.length) throw new EndpointUnusable(`unknown method(s): ${unknown.join(', ')}`);
-  return allSuites.filter((s) => methods.includes(s.method));
+  return all.filter((s) => methods.includes(s.method));
 }
 
 async function preflight(client: RpcClient): Promise<{ chainId: string; clientVersion?: string; head: { number: string; hash: string } }> {
@@ -202,7 +218,7 @@ function describeTransport(err: TransportError): string {
   }
 }
 
-async function runMocha(suites: MethodSuite[], state: RunState, onResult?: (r: CheckResult) => void, signal?: AbortSignal, expect?: Expectations): Promise<CheckResult[]> {
+async function runMocha(suites: readonly MethodSuite[], state: RunState, onResult?: (r: CheckResult) => void, signal?: AbortSignal, expect?: Expectations): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
   const today = new Date().toISOString().slice(0, 10);
   // No Mocha timeout: a check timed out by Mocha would go on in the background and lose its verdict. Request

@@ -3,35 +3,15 @@
 import { EXIT } from '../../core/node/errors.ts';
 import type { CheckResult } from '../framework/check.ts';
 import type { ExpectationNote } from '../framework/expectations.ts';
-import type { BlockRef, Targets } from '../../core/targets.ts';
+import type { RunMeta } from '../framework/runner.ts';
+import type { Targets } from '../../core/targets.ts';
 import type { ReportHeader } from '../../core/node/report-header.ts';
 import { type NotServedMethod, notServedMethods } from './not-served.ts';
 import { NO_ANSWER } from '../../core/node/rpc-client.ts';
 
 /** The header of conformance.json (core/node/report-header.ts); 2 since it names its kind. */
 export interface ConformanceReport extends ReportHeader<'rpc-certify-conformance', 2> {
-  run: {
-    startedAt: string;
-    finishedAt: string;
-    durationMs: number;
-    /** Already redacted by the caller: the writers print it as given. */
-    endpoint: string;
-    network?: string;
-    chainId?: string;
-    clientVersion?: string;
-    headBefore?: BlockRef;
-    headAfter?: BlockRef;
-    strict: boolean;
-    requestCount: number;
-    methods: string[];
-    complete: boolean;
-    incompleteReason?: string;
-    /** The --expect file the run was judged with. */
-    expectations?: { file: string; client?: string; entries: number };
-    /** The run deadline (--deadline) and whether it cut the run short (what was unfinished is inconclusive). */
-    deadlineMs?: number;
-    deadlineReached?: boolean;
-  };
+  run: ReportRun;
   targets?: Targets;
   summary: {
     total: number;
@@ -69,6 +49,39 @@ export interface ConformanceReport extends ReportHeader<'rpc-certify-conformance
   };
   checks: CheckResult[];
 }
+
+/** The report's `run`: the run's own record (RunMeta, declared once in the runner) and what the report adds. */
+export type ReportRun = RunMeta & {
+  /** Wall clock: may be off by a clock step. */
+  durationMs: number;
+  /** --network, by name. */
+  network?: string;
+  strict: boolean;
+};
+
+/** Each key of T, 'required' or 'optional' as T declares it: a table the compiler holds to the type. */
+export type Presence<T> = { [K in keyof T]-?: object extends Pick<T, K> ? 'optional' : 'required' };
+
+/** ReportRun's fields at run time: the test that the report schema's `run` has exactly these (test/conformance/report.test.ts) reads it. */
+export const REPORT_RUN_FIELDS: Presence<ReportRun> = {
+  endpoint: 'required',
+  startedAt: 'required',
+  finishedAt: 'required',
+  durationMs: 'required',
+  network: 'optional',
+  chainId: 'optional',
+  clientVersion: 'optional',
+  headBefore: 'optional',
+  headAfter: 'optional',
+  strict: 'required',
+  requestCount: 'required',
+  methods: 'required',
+  complete: 'required',
+  incompleteReason: 'optional',
+  expectations: 'optional',
+  deadlineMs: 'optional',
+  deadlineReached: 'optional',
+};
 
 /**
  * Fatal checks judged (verdict pass or fail) over the fatal checks this chain can have: those whose skip says the

@@ -77,7 +77,7 @@ describe('untrusted text is inert', function () {
         kills: [],
         raw: (req) => (req.method === 'eth_getBlockByHash' ? { status: 200, contentType: 'application/json', body: `{"jsonrpc":"2.0","id":${req.id},"result":${deep(100_000)}}` } : undefined),
       };
-      const run = await runConformance({ url: proxy.url, methods: ['eth_getBlockByHash'] });
+      const run = await runConformance({ suites: allSuites, url: proxy.url, methods: ['eth_getBlockByHash'] });
       const suite = allSuites.find((s) => s.method === 'eth_getBlockByHash')!;
       expect(run.complete).to.equal(true);
       expect(run.checks.map((c) => c.id).sort()).to.deep.equal(suite.checks.map(({ spec }) => suite.id(spec.intent)).sort());
@@ -122,7 +122,7 @@ describe('untrusted text is inert', function () {
 
     it('100,000 levels deep: not usable, with a reason, no stack overflow', async () => {
       answer = `{"jsonrpc":"2.0","id":1,"result":${deep(100_000)}}`;
-      const err = await runConformance({ url, timeoutMs: 2000 }).catch((e: unknown) => e);
+      const err = await runConformance({ suites: allSuites, url, timeoutMs: 2000 }).catch((e: unknown) => e);
       expect(err).to.be.instanceOf(EndpointUnusable);
       expect((err as Error).message).to.match(/nested more than 256 levels/);
     });

@@ -17,8 +17,9 @@ import { RpcClient } from '../../core/node/rpc-client.ts';
 import { type Fault, FaultProxy, type RpcResponse, type Synthetic } from '../support/fault-proxy.ts';
 import { faultCatalogue, laggingHead, syntheticHistory } from '../support/faults.ts';
 import { robustnessFaults } from '../support/faults-robustness.ts';
+import { checkIds } from '../../conformance/framework/check.ts';
 
-const embedded = parseExpectations(readFileSync(new URL('../../fixtures/expectations/embedded.json', import.meta.url), 'utf8'), 'fixtures/expectations/embedded.json');
+const embedded = parseExpectations(readFileSync(new URL('../../fixtures/expectations/embedded.json', import.meta.url), 'utf8'), 'fixtures/expectations/embedded.json', checkIds(allSuites));
 const embeddedDeviations = embedded.fail.map((e) => e.id);
 const fatal = (r: RunResult) => r.checks.filter((c) => c.verdict === 'fail' && c.layer !== 'advisory');
 /**
@@ -48,7 +49,7 @@ describe('conformance checks fire on their faults', function () {
     proxy = new FaultProxy(devnet.url);
     await proxy.start();
     seed = { reverts: devnet.seed.reverts };
-    const clean = (cleanRun = await runConformance({ url: proxy.url, fixtures: [{ targets: seed, source: 'seed' }] }));
+    const clean = (cleanRun = await runConformance({ suites: allSuites, url: proxy.url, fixtures: [{ targets: seed, source: 'seed' }] }));
     Object.assign(targets, clean.targets);
     lockfile = join(await mkdtemp(join(tmpdir(), 'rpc-certify-')), 'targets.lock.json');
     await writeFile(lockfile, JSON.stringify({ ...clean.targets, reverts: [] }));
@@ -71,6 +72,7 @@ describe('conformance checks fire on their faults', function () {
 
   const run = (methods: string[] | undefined, withSynthetic: boolean) =>
     runConformance({
+      suites: allSuites,
       url: proxy.url,
       targetsFile: lockfile,
       ...(methods ? { methods } : {}),
@@ -234,7 +236,7 @@ describe('conformance checks fire on their faults', function () {
     // The only type 0x4 block loses its number, by number and by hash alike.
     const blob = targets.judgedBlocks!.find((b) => b.why.includes('type 0x4'))!;
     proxy.fault = { name: 'number dropped from the 0x4 block', kills: [], rewrite: (_req, res) => (res.result && (res.result as Record<string, unknown>)['hash'] === blob.hash ? { ...res, result: { ...(res.result as object), number: undefined } } : res) };
-    const r = await runConformance({ url: proxy.url, methods: ['eth_getBlockByHash'], fixtures: [{ targets: seed, source: 'seed' }] });
+    const r = await runConformance({ suites: allSuites, url: proxy.url, methods: ['eth_getBlockByHash'], fixtures: [{ targets: seed, source: 'seed' }] });
     const c = byId(r, 'eth_getBlockByHash/judged-shape');
     expect(c?.verdict).to.equal('fail');
     expect(c?.reason).to.match(new RegExp(`block ${blob.number} as the discovery walk read it .*txByType\\.0x4.*missing required field "number"`));
@@ -249,7 +251,7 @@ describe('conformance checks fire on their faults', function () {
     const odd = targets.judgedBlocks!.filter((b) => b.why.includes('type 0x4') || b.why.includes('type 0x3')).map((b) => b.hash);
     expect(odd).to.have.length(2);
     proxy.fault = { name: 'number dropped from two blocks', kills: [], rewrite: (_req, res) => (res.result && odd.includes(String((res.result as Record<string, unknown>)['hash'])) ? { ...res, result: { ...(res.result as object), number: undefined } } : res) };
-    const r = await runConformance({ url: proxy.url, methods: ['eth_getBlockByHash'], fixtures: [{ targets: seed, source: 'seed' }] });
+    const r = await runConformance({ suites: allSuites, url: proxy.url, methods: ['eth_getBlockByHash'], fixtures: [{ targets: seed, source: 'seed' }] });
     const c = byId(r, 'eth_getBlockByHash/judged-shape');
     expect(c?.verdict).to.equal('fail');
     const walked = (c?.violations ?? []).filter((v) => /as the discovery walk read it/.test(v));
@@ -265,7 +267,7 @@ describe('conformance checks fire on their faults', function () {
     const hide = (b: Record<string, unknown>) => (Array.isArray(b['transactions']) ? { ...b, transactions: b['transactions'].filter((tx) => !laterTx(tx)) } : b);
     const rewrite = (hideLater: boolean) => (req: { method: string }, res: RpcResponse) => (/^eth_getBlockBy/.test(req.method) && res.result && typeof res.result === 'object' ? { ...res, result: shanghai((hideLater ? hide : (b: Record<string, unknown>) => b)(res.result as Record<string, unknown>)) } : res);
     proxy.fault = { name: 'blocks without their Cancun and Prague fields', kills: [], rewrite: rewrite(true) };
-    const r = await runConformance({ url: proxy.url, methods: ['eth_estimateGas', 'eth_getTransactionByHash'], fixtures: [{ targets: seed, source: 'seed' }] });
+    const r = await runConformance({ suites: allSuites, url: proxy.url, methods: ['eth_estimateGas', 'eth_getTransactionByHash'], fixtures: [{ targets: seed, source: 'seed' }] });
     const skipped = (id: string, era: RegExp) => {
       expect(byId(r, id), id).to.deep.include({ verdict: 'skip', inapplicable: true });
       expect(byId(r, id)?.reason, id).to.match(era);
@@ -279,7 +281,7 @@ describe('conformance checks fire on their faults', function () {
     // Red team: headers that hide the fork fields while the chain serves a type 0x3 and a type 0x4 transaction do not
     // make those transactions "not on this chain": the premise is met, the transaction is judged.
     proxy.fault = { name: 'blocks without their Cancun and Prague fields, their transactions served', kills: [], rewrite: rewrite(false) };
-    const served = await runConformance({ url: proxy.url, methods: ['eth_getTransactionByHash'], fixtures: [{ targets: seed, source: 'seed' }] });
+    const served = await runConformance({ suites: allSuites, url: proxy.url, methods: ['eth_getTransactionByHash'], fixtures: [{ targets: seed, source: 'seed' }] });
     for (const type of ['0x3', '0x4']) {
       const c = byId(served, `eth_getTransactionByHash/type-${type}-shape`);
       expect(c?.inapplicable, `type ${type}: found on the chain`).to.equal(undefined);

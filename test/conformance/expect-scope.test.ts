@@ -15,6 +15,8 @@ import { outcomeOf } from '../../conformance/report/model.ts';
 import type { Fault, FaultProxy } from '../support/fault-proxy.ts';
 import { faultyDevnet } from '../support/faulty-devnet.ts';
 import type { SeedInfo } from '../../devnet/index.ts';
+import { allSuites } from '../../conformance/methods.ts';
+import { checkIds } from '../../conformance/framework/check.ts';
 
 type Rewrite = NonNullable<Fault['rewrite']>;
 
@@ -101,13 +103,13 @@ describe('a scoped --expect entry is held to every violation of its check', func
     seed = devnet.seed;
   });
   before(async () => {
-    hardhat = await loadExpectations('fixtures/expectations/hardhat.json');
-    ganache = await loadExpectations('fixtures/expectations/ganache.json');
+    hardhat = await loadExpectations('fixtures/expectations/hardhat.json', checkIds(allSuites));
+    ganache = await loadExpectations('fixtures/expectations/ganache.json', checkIds(allSuites));
   });
 
   const judge = async (fault: Fault, id: string, expect_: Expectations): Promise<{ outcome: string; check: CheckResult }> => {
     proxy.fault = fault;
-    const run = await runConformance({ url: proxy.url, methods: [id.split('/')[0]!], fixtures: [{ targets: { reverts: seed.reverts }, source: 'seed' }], expect: expect_ });
+    const run = await runConformance({ suites: allSuites, url: proxy.url, methods: [id.split('/')[0]!], fixtures: [{ targets: { reverts: seed.reverts }, source: 'seed' }], expect: expect_ });
     const check = run.checks.find((c) => c.id === id);
     if (!check) throw new Error(`${id} did not run`);
     return { outcome: outcomeOf(check, true), check };

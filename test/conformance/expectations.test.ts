@@ -11,6 +11,8 @@ import { summarize } from '../../conformance/report/model.ts';
 import type { Fault, FaultProxy } from '../support/fault-proxy.ts';
 import { faultyDevnet } from '../support/faulty-devnet.ts';
 import { cli } from '../support/cli.ts';
+import { allSuites } from '../../conformance/methods.ts';
+import { checkIds } from '../../conformance/framework/check.ts';
 
 const PENDING = 'eth_getBlockReceipts/pending-equals-latest';
 const IN_ORDER = 'eth_getBlockReceipts/receipts-in-order';
@@ -33,7 +35,7 @@ describe('--expect', function () {
     const file = (body: unknown) => JSON.stringify(body);
 
     it('reads entries with reason, link and review date; a past review date is marked overdue', () => {
-      const e = parseExpectations(file({ fail: [{ id: PENDING, reason: 'pending is its own block', link: 'https://example.org/x', review: '2000-01-01' }], skip: [{ id: IN_ORDER, reason: 'r' }] }), 'f.json');
+      const e = parseExpectations(file({ fail: [{ id: PENDING, reason: 'pending is its own block', link: 'https://example.org/x', review: '2000-01-01' }], skip: [{ id: IN_ORDER, reason: 'r' }] }), 'f.json', checkIds(allSuites));
       expect(expectationFor(PENDING, e, '2026-11-23')).to.deep.equal({ kind: 'fail', reason: 'pending is its own block', link: 'https://example.org/x', review: '2000-01-01', overdue: true });
       expect(expectationFor(IN_ORDER, e, '2026-11-23')).to.deep.equal({ kind: 'skip', reason: 'r' });
       expect(expectationFor('eth_getBlockReceipts/envelope', e, '2026-11-23')).to.equal(undefined);
@@ -47,13 +49,13 @@ describe('--expect', function () {
         [file({ fail: [{ id: PENDING, reason: 'x', review: 'soon' }] }), /review/],
         ['{"fail": [', /not JSON/],
       ];
-      for (const [text, message] of cases) expect(() => parseExpectations(text, 'f.json'), text).to.throw(ExpectationsError, message);
+      for (const [text, message] of cases) expect(() => parseExpectations(text, 'f.json', checkIds(allSuites)), text).to.throw(ExpectationsError, message);
     });
 
     it('the shipped files are valid', async () => {
       const names = (await readdir('fixtures/expectations')).filter((n) => n.endsWith('.json'));
       expect(names).to.include.members(['anvil.json', 'embedded.json', 'geth.json', 'hardhat.json', 'ganache.json']);
-      for (const name of names) parseExpectations(await readFile(`fixtures/expectations/${name}`, 'utf8'), name);
+      for (const name of names) parseExpectations(await readFile(`fixtures/expectations/${name}`, 'utf8'), name, checkIds(allSuites));
     });
   });
 
@@ -70,7 +72,7 @@ describe('--expect', function () {
       expect(summarize([scoped('in 1 of 12 blocks judged: block 9 holds 1 transaction(s) of type 0x3')], false, true)).to.include({ expectedFailures: 1, fatalFailures: 0, verdict: 'pass' });
       expect(summarize([scoped('in 2 of 12 blocks judged: block 9 holds 1 transaction(s) of type 0x3; block 4 holds 2 transaction(s) of type 0x2')], false, true)).to.include({ expectedFailures: 0, fatalFailures: 1, verdict: 'fail' });
       expect(summarize([scoped('block 4: transaction 0 does not hash to its hash')], false, true)).to.include({ expectedFailures: 0, fatalFailures: 1, verdict: 'fail' });
-      expect(() => parseExpectations(JSON.stringify({ fail: [{ id: PENDING, reason: 'r', match: '(' }] }), 'f.json')).to.throw(ExpectationsError, /not a regular expression/);
+      expect(() => parseExpectations(JSON.stringify({ fail: [{ id: PENDING, reason: 'r', match: '(' }] }), 'f.json', checkIds(allSuites))).to.throw(ExpectationsError, /not a regular expression/);
       // A check reporting several violations: the entry must match each, not only the first (the reason names it).
       const several = (violations: string[]): CheckResult => ({ ...check('a/y', 'fail', 'invariant'), reason: violations[0]!, violations, expectation: { kind: 'fail', reason: 'typed headers', match: 'short: exactly the typed headers$' } });
       expect(summarize([several(['block 9: 2 short: exactly the typed headers', 'block 8: 3 short: exactly the typed headers'])], false, true)).to.include({ expectedFailures: 1, verdict: 'pass' });

@@ -75,12 +75,12 @@ describe('fuzzing (seed ' + SEED + ')', function () {
 
     for (let round = 0; round < 3; round++) {
       it(`round ${round}: every check ends in a verdict and the run completes`, async () => {
-        const clean = await runConformance({ url: proxy.url, methods: ['eth_getBlockByHash'] });
+        const clean = await runConformance({ suites: allSuites, url: proxy.url, methods: ['eth_getBlockByHash'] });
         const rng = createRng(SEED + 100 + round);
         // Preflight answers stay intact so the run starts; the checks' answers are mutated half of the time.
         proxy.fault = { name: 'fuzz', kills: [], rewrite: (req, res) => (req.method.startsWith('eth_get') && req.method !== 'eth_getBlockByNumber' && rng.next() < 0.5 ? (mutate(rng, res) as RpcResponse) : res) };
         try {
-          const run = await runConformance({ url: proxy.url, targetsFile: undefined, fixtures: [{ targets: clean.targets ?? {}, source: 'fixture' }] });
+          const run = await runConformance({ suites: allSuites, url: proxy.url, targetsFile: undefined, fixtures: [{ targets: clean.targets ?? {}, source: 'fixture' }] });
           const total = allSuites.reduce((n, s) => n + s.checks.length, 0);
           expect(run.checks).to.have.length(total);
           expect(run.complete).to.equal(true);

@@ -14,6 +14,7 @@ import { loadExpectations } from '../../conformance/framework/expectations.ts';
 import { outcomeOf, summarize } from '../../conformance/report/model.ts';
 import { allSuites } from '../../conformance/methods.ts';
 import { FaultProxy } from '../support/fault-proxy.ts';
+import { checkIds } from '../../conformance/framework/check.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 
@@ -30,7 +31,7 @@ async function serve(handler: Handler): Promise<{ url: string; server: Server }>
 async function unusable(url: string, extra: { ca?: string } = {}): Promise<string> {
   const started = Date.now();
   try {
-    await runConformance({ url, timeoutMs: 800, ...extra });
+    await runConformance({ suites: allSuites, url, timeoutMs: 800, ...extra });
   } catch (err) {
     expect(err).to.be.instanceOf(EndpointUnusable);
     expect(Date.now() - started, 'bounded by the timeout and the retries').to.be.below(8000);
@@ -170,7 +171,7 @@ describe('hostile endpoints get a clear verdict', function () {
       const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/v3/hostile-key-000`;
       expect(await unusable(url)).to.match(/TLS certificate not trusted .*--ca-file/);
       // Judged as `start` judges the embedded default: with its expectations (anvil's blob transaction in the trie).
-      const run = await runConformance({ url, ca: cert, methods: ['eth_getBlockByHash'], expect: await loadExpectations('fixtures/expectations/embedded.json') });
+      const run = await runConformance({ suites: allSuites, url, ca: cert, methods: ['eth_getBlockByHash'], expect: await loadExpectations('fixtures/expectations/embedded.json', checkIds(allSuites)) });
       expect(run.checks.filter((c) => outcomeOf(c, false) === 'fail' || outcomeOf(c, false) === 'unexpected-pass').map((c) => c.id)).to.deep.equal([]);
     });
 
@@ -183,7 +184,7 @@ describe('hostile endpoints get a clear verdict', function () {
         raw: (req) => (req.method === 'eth_getBlockReceipts' ? { status: 429, contentType: 'application/json', body: '{"error":"rate limited"}', headers: { 'retry-after': '0' } } : undefined),
       };
       try {
-        const run = await runConformance({ url: proxy.url, methods: ['eth_getBlockReceipts'] });
+        const run = await runConformance({ suites: allSuites, url: proxy.url, methods: ['eth_getBlockReceipts'] });
         const inconclusive = run.checks.filter((c) => c.verdict === 'inconclusive');
         expect(inconclusive.length).to.be.above(3);
         for (const c of inconclusive) expect(c.reason).to.match(/could not be tested: rate-limited/);
@@ -199,7 +200,7 @@ describe('hostile endpoints get a clear verdict', function () {
       const methods = allSuites.map((s) => s.method).filter((m) => m !== 'service');
       proxy.fault = { name: 'every method rate limited', kills: [], raw: (req) => (methods.includes(req.method) ? { status: 429, contentType: 'application/json', body: '{"error":"rate limited"}', headers: { 'retry-after': '0' } } : undefined) };
       try {
-        const run = await runConformance({ url: proxy.url, methods });
+        const run = await runConformance({ suites: allSuites, url: proxy.url, methods });
         expect(run.checks.filter((c) => c.verdict === 'fail').map((c) => `${c.id}: ${c.reason}`)).to.deep.equal([]);
         for (const c of run.checks.filter((k) => k.verdict === 'inconclusive')) expect(c.reason, c.id).to.match(/could not be tested: rate-limited|leans on/);
         expect(run.checks.filter((c) => c.verdict === 'pass').map((c) => c.id), 'nothing passes on answers it never got').to.deep.equal([]);

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAnvil, type Anvil } from '../../devnet/anvil.ts';
 import type { Devnet } from '../../devnet/index.ts';
-import { MethodSuite, type CheckResult, type Layer, type Verdict } from '../../conformance/framework/check.ts';
+import { MethodSuite, type CheckResult, type Layer, type Verdict, checkIds } from '../../conformance/framework/check.ts';
 import { runConformance } from '../../conformance/framework/runner.ts';
 import { allSuites } from '../../conformance/methods.ts';
 import { judgedShare, MIN_JUDGED, summarize } from '../../conformance/report/model.ts';
@@ -34,12 +34,12 @@ describe('a judged count behind every verdict', function () {
       anvil = await startAnvil();
       // Its own deviations excused: fixtures/expectations/anvil.json with only the entries a bare chain shows (its blob
       // entries would be unexpected passes here), so that what is left to decide the verdict is what was judged.
-      const failing = new Set((await runConformance({ url: anvil.url })).checks.filter((c) => c.verdict === 'fail').map((c) => c.id));
+      const failing = new Set((await runConformance({ suites: allSuites, url: anvil.url })).checks.filter((c) => c.verdict === 'fail').map((c) => c.id));
       const shipped = JSON.parse(await readFile('fixtures/expectations/anvil.json', 'utf8')) as { fail: Array<{ id: string }> };
       dir = await mkdtemp(join(tmpdir(), 'rc-judged-'));
       expectFile = join(dir, 'bare-anvil.json');
       await writeFile(expectFile, JSON.stringify({ ...shipped, fail: shipped.fail.filter((e) => failing.has(e.id)) }));
-      checks = (await runConformance({ url: anvil.url, expect: await loadExpectations(expectFile) })).checks;
+      checks = (await runConformance({ suites: allSuites, url: anvil.url, expect: await loadExpectations(expectFile, checkIds(allSuites)) })).checks;
     });
     after(async () => anvil?.stop());
 
@@ -119,15 +119,13 @@ describe('a judged count behind every verdict', function () {
       });
     before(async () => {
       anvil = await startAnvil();
-      allSuites.push(probe);
     });
     after(async () => {
-      allSuites.splice(allSuites.indexOf(probe), 1);
       await anvil?.stop();
     });
 
     it('a body that returns without a violation passes only if it judged something', async () => {
-      const { checks } = await runConformance({ url: anvil.url, methods: ['rpc_judgedProbe'] });
+      const { checks } = await runConformance({ suites: [probe], url: anvil.url });
       const verdicts = Object.fromEntries(checks.map((c) => [c.id.split('/')[1], `${c.verdict}: ${c.reason ?? ''}`]));
       expect(verdicts).to.deep.equal({
         'no-call': 'skip: judged nothing: no answered call of rpc_judgedProbe',
@@ -147,7 +145,7 @@ describe('a judged count behind every verdict', function () {
 
     it('eth_getTransactionByHash never answers: neither agrees-with check passes on the seeded chain', async () => {
       proxy.fault = { name: 'stall', kills: [], stall: (req) => (req.method === 'eth_getTransactionByHash' ? 'stall' : undefined) };
-      const { checks } = await runConformance({ url: proxy.url, methods: ['eth_getTransactionByBlockNumberAndIndex', 'eth_getTransactionByHash'], timeoutMs: 400 });
+      const { checks } = await runConformance({ suites: allSuites, url: proxy.url, methods: ['eth_getTransactionByBlockNumberAndIndex', 'eth_getTransactionByHash'], timeoutMs: 400 });
       for (const id of AGREES) expect(byId(checks, id)?.verdict, id).to.equal('inconclusive');
       expect(byId(checks, AGREES[1]!)?.reason).to.match(/leans on eth_getTransactionByHash/);
       // The by-index answers themselves are judged and pass: only the agreement the check states is left open.
@@ -160,7 +158,7 @@ describe('a judged count behind every verdict', function () {
         kills: [],
         rewrite: (req, res) => (req.method === 'eth_getTransactionByHash' && res.result && typeof res.result === 'object' ? { ...res, result: { ...(res.result as object), nonce: '0x7777' } } : res),
       };
-      const { checks } = await runConformance({ url: proxy.url, methods: ['eth_getTransactionByBlockNumberAndIndex', 'eth_getTransactionByHash'] });
+      const { checks } = await runConformance({ suites: allSuites, url: proxy.url, methods: ['eth_getTransactionByBlockNumberAndIndex', 'eth_getTransactionByHash'] });
       expect(byId(checks, AGREES[1]!)?.verdict).to.equal('inconclusive');
       expect(byId(checks, AGREES[0]!)?.verdict).to.equal('fail');
     });
@@ -171,7 +169,7 @@ describe('a judged count behind every verdict', function () {
         kills: [],
         rewrite: (req, res) => (req.method === 'eth_getBlockByNumber' && (req.params as unknown[])[0] === '0x0' && res.result && typeof res.result === 'object' ? { ...res, result: { ...(res.result as object), extraData: '0x01' } } : res),
       };
-      const { checks } = await runConformance({ url: proxy.url, methods: ['eth_getUncleByBlockHashAndIndex', 'eth_getTransactionReceipt'] });
+      const { checks } = await runConformance({ suites: allSuites, url: proxy.url, methods: ['eth_getUncleByBlockHashAndIndex', 'eth_getTransactionReceipt'] });
       for (const id of ['eth_getUncleByBlockHashAndIndex/uncle-shape', 'eth_getTransactionReceipt/pre-byzantium-root']) {
         expect(byId(checks, id)?.verdict, id).to.equal('skip');
         expect(byId(checks, id)?.inapplicable, id).to.equal(undefined);
@@ -179,8 +177,8 @@ describe('a judged count behind every verdict', function () {
     });
 
     it('the embedded default clears the default floor: every fatal check it can have is judged', async () => {
-      const expectations = await loadExpectations('fixtures/expectations/embedded.json');
-      const run = await runConformance({ url: proxy.url, expect: expectations, fixtures: [{ targets: { reverts: devnet.seed.reverts }, source: 'seed' }] });
+      const expectations = await loadExpectations('fixtures/expectations/embedded.json', checkIds(allSuites));
+      const run = await runConformance({ suites: allSuites, url: proxy.url, expect: expectations, fixtures: [{ targets: { reverts: devnet.seed.reverts }, source: 'seed' }] });
       const s = summarize(run.checks, false, run.complete, { ...(run.targets ? { targets: run.targets } : {}) });
       expect(s.verdict, s.verdictReason).to.equal('pass');
       expect(s.judged.share).to.equal(1);

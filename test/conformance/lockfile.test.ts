@@ -11,6 +11,7 @@ import { EndpointUnusable, runConformance } from '../../conformance/framework/ru
 import { cli } from '../support/cli.ts';
 import type { FaultProxy } from '../support/fault-proxy.ts';
 import { faultyDevnet } from '../support/faulty-devnet.ts';
+import { allSuites } from '../../conformance/methods.ts';
 
 describe('a --targets lockfile is of the endpoint\'s chain, or refused', function () {
   let devnet: Devnet;
@@ -25,7 +26,7 @@ describe('a --targets lockfile is of the endpoint\'s chain, or refused', functio
   before(async () => {
     other = await startAnvil();
     dir = await mkdtemp(join(tmpdir(), 'rpc-certify-lock-'));
-    const run = await runConformance({ url: devnet.url, methods: ['eth_getTransactionByHash'] });
+    const run = await runConformance({ suites: allSuites, url: devnet.url, methods: ['eth_getTransactionByHash'] });
     lock = join(dir, 'targets.lock.json');
     await writeFile(lock, JSON.stringify(run.targets));
   });
@@ -35,7 +36,7 @@ describe('a --targets lockfile is of the endpoint\'s chain, or refused', functio
   });
 
   it('another anvil, the same chain id 31337, is refused with exit 2, the lock\'s missing block named, before any check runs', async function () {
-    const refused = await runConformance({ url: other.url, targetsFile: lock, methods: ['eth_getBlockByHash'] }).then(
+    const refused = await runConformance({ suites: allSuites, url: other.url, targetsFile: lock, methods: ['eth_getBlockByHash'] }).then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -47,14 +48,14 @@ describe('a --targets lockfile is of the endpoint\'s chain, or refused', functio
   });
 
   it('on its own chain the lock is taken as it is', async function () {
-    const run = await runConformance({ url: devnet.url, targetsFile: lock, methods: ['eth_getBlockByHash'] });
+    const run = await runConformance({ suites: allSuites, url: devnet.url, targetsFile: lock, methods: ['eth_getBlockByHash'] });
     expect(run.targets?.sources['multiTxBlock']).to.equal('lockfile');
     expect(run.checks.find((c) => c.id === 'eth_getBlockByHash/hashes-match-full')?.verdict).to.equal('pass');
   });
 
   it('a known block answered null by hash is the endpoint\'s fault, not another chain: the lock is taken, and hashes-match-full fails with a reason, not a TypeError', async function () {
     proxy.fault = { name: 'every block null by hash', kills: [], rewrite: (req, res) => (req.method === 'eth_getBlockByHash' ? { ...res, result: null } : res) };
-    const run = await runConformance({ url: proxy.url, targetsFile: lock, methods: ['eth_getBlockByHash'] });
+    const run = await runConformance({ suites: allSuites, url: proxy.url, targetsFile: lock, methods: ['eth_getBlockByHash'] });
     const c = run.checks.find((k) => k.id === 'eth_getBlockByHash/hashes-match-full');
     expect(c).to.deep.include({ verdict: 'fail', reason: 'a known block hash returned null (flag false)' });
   });

@@ -32,7 +32,7 @@ describe('no PASS without an answer', function () {
     it(`eth_getBlockReceipts never answers (${how}): INCONCLUSIVE naming it, never PASS`, async () => {
       let stalled = 0;
       proxy.fault = { name: how, kills: [], stall: (req) => (req.method === 'eth_getBlockReceipts' ? (stalled++, how) : undefined) };
-      const run = await runConformance({ url: proxy.url, methods: ['eth_getBlockReceipts', 'eth_getTransactionReceipt'], timeoutMs: 400 });
+      const run = await runConformance({ suites: allSuites, url: proxy.url, methods: ['eth_getBlockReceipts', 'eth_getTransactionReceipt'], timeoutMs: 400 });
       // After three calls in a row without an answer the method is not waited on again (a full timeout each).
       expect(stalled).to.be.within(3, 8);
       const summary = summarize(run.checks, false, run.complete);

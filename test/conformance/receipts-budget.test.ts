@@ -11,6 +11,7 @@ import { toQuantity } from '../../core/hex.ts';
 import { startDevnet, type Devnet } from '../../devnet/index.ts';
 import { runConformance, type RunResult } from '../../conformance/framework/runner.ts';
 import { type Fault, FaultProxy, type RpcRequest, type RpcResponse } from '../support/fault-proxy.ts';
+import { allSuites } from '../../conformance/methods.ts';
 
 /** Transactions in the block added: more than a sample (SAMPLE + the last + one per type) can hold. */
 const BIG = 40;
@@ -38,7 +39,7 @@ describe('eth_getTransactionReceipt: the receipts fetched one by one are bounded
   const run = (receiptsBudget: number | undefined, change?: (req: RpcRequest, res: RpcResponse) => RpcResponse, methods = [M]) => {
     asked = [];
     proxy.fault = observe(change);
-    return runConformance({ url: proxy.url, methods, fixtures: [{ targets: { reverts: devnet.seed.reverts }, source: 'seed' }], ...(receiptsBudget === undefined ? {} : { receiptsBudget }) });
+    return runConformance({ suites: allSuites, url: proxy.url, methods, fixtures: [{ targets: { reverts: devnet.seed.reverts }, source: 'seed' }], ...(receiptsBudget === undefined ? {} : { receiptsBudget }) });
   };
   const bigName = () => `block ${BigInt(big.number)} (most transactions`;
 
@@ -151,12 +152,12 @@ describe('eth_getTransactionReceipt: the receipts fetched one by one are bounded
         expect(r.checks.find((c) => c.id === id)?.reason, id).to.match(/^no judged block has a transaction, so no receipt was judged \(block \d+ \(empty\)\)$/);
       };
       for (const budget of [undefined, 0]) {
-        const r = await runConformance({ url: proxy.url, methods: [M, 'eth_getBlockByHash'], targetsFile: lock, ...(budget === undefined ? {} : { receiptsBudget: budget }) });
+        const r = await runConformance({ suites: allSuites, url: proxy.url, methods: [M, 'eth_getBlockByHash'], targetsFile: lock, ...(budget === undefined ? {} : { receiptsBudget: budget }) });
         for (const id of ['committed-receipts', 'judged-receipts', 'log-indexes']) skipped(r, `${M}/${id}`);
         skipped(r, 'eth_getBlockByHash/logs-bloom');
       }
       proxy.fault = observe((req, res) => (req.method === 'eth_getBlockReceipts' ? { jsonrpc: '2.0', id: res.id, error: { code: -32601, message: 'the method does not exist' } } : res));
-      skipped(await runConformance({ url: proxy.url, methods: ['eth_getBlockByHash'], targetsFile: lock }), 'eth_getBlockByHash/logs-bloom');
+      skipped(await runConformance({ suites: allSuites, url: proxy.url, methods: ['eth_getBlockByHash'], targetsFile: lock }), 'eth_getBlockByHash/logs-bloom');
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -15,7 +15,12 @@ import { junitXml } from '../../conformance/report/junit.ts';
 import { curlText, failingFirst } from '../../conformance/report/text.ts';
 import { METHODS } from '../../core/methods.ts';
 import { inertLines } from '../../core/inert.ts';
-import { type ConformanceReport, summarize } from '../../conformance/report/model.ts';
+import { type ConformanceReport, REPORT_RUN_FIELDS, summarize } from '../../conformance/report/model.ts';
+import { assembleReport } from '../../conformance/report/assemble.ts';
+import type { RunResult } from '../../conformance/framework/runner.ts';
+import { registerSecret } from '../../core/redact.ts';
+import { harnessVersion } from '../../core/node/version.ts';
+import reportSchema from '../../schemas/files/conformance-report.json' with { type: 'json' };
 
 const LAYERS: Layer[] = ['spec', 'invariant', 'advisory'];
 const VERDICTS: Verdict[] = ['pass', 'fail', 'skip', 'inconclusive'];
@@ -89,6 +94,51 @@ function sampleReport(opts: { strict?: boolean; complete?: boolean } = {}): Conf
 const count = (text: string, needle: string | RegExp) => text.split(needle).length - 1;
 
 describe('conformance report', () => {
+  describe('the run metadata, declared once', () => {
+    it("the schema's run has exactly ReportRun's fields (RunMeta and what the report adds), required where the type requires them", () => {
+      const run = reportSchema.properties.run;
+      expect(Object.keys(run.properties).sort()).to.deep.equal(Object.keys(REPORT_RUN_FIELDS).sort());
+      const required = Object.entries(REPORT_RUN_FIELDS).filter(([, p]) => p === 'required').map(([k]) => k);
+      expect([...run.required].sort()).to.deep.equal(required.sort());
+    });
+
+    it("assembleReport() keeps the run's record whole, adds duration, network and strictness, and redacts what the endpoint said", () => {
+      registerSecret('s3cretKeyFromTheEndpoint0123456789');
+      const sample = sampleReport();
+      const result: RunResult = {
+        endpoint: sample.run.endpoint,
+        startedAt: sample.run.startedAt,
+        finishedAt: sample.run.finishedAt,
+        chainId: '0x1',
+        clientVersion: 'Geth/v1.14.0 s3cretKeyFromTheEndpoint0123456789',
+        headBefore: sample.run.headBefore!,
+        headAfter: sample.run.headAfter!,
+        requestCount: 99,
+        methods: ['eth_getBlockByHash'],
+        complete: true,
+        expectations: { file: 'fixtures/expectations/geth.json', entries: 3 },
+        deadlineMs: 300_000,
+        deadlineReached: false,
+        targets: sample.targets!,
+        checks: sample.checks,
+      };
+      const report = assembleReport(result, { strict: true, network: 'mainnet', minJudged: 0.5 });
+      const { targets, checks, ...meta } = result;
+      expect(report.run).to.deep.equal({ ...meta, clientVersion: 'Geth/v1.14.0 <redacted>', durationMs: 42_000, network: 'mainnet', strict: true });
+      expect(report).to.include({ kind: 'rpc-certify-conformance', schemaVersion: 2 });
+      expect(report.harness).to.deep.equal({ name: 'rpc-certify', version: harnessVersion });
+      expect(report.targets).to.deep.equal(targets);
+      expect(report.checks).to.equal(checks);
+      expect(report.summary.judged.floor).to.equal(0.5);
+      expect(report.summary.notCertified).to.include('eth_estimateGas').and.not.include('eth_getBlockByHash');
+      expect(reportFaults(JSON.parse(JSON.stringify(report)))).to.deep.equal([]);
+      // A run stopped before its preflight: no endpoint fields, no network, and nothing invented for them.
+      const bare = assembleReport({ ...result, chainId: undefined, clientVersion: undefined, headBefore: undefined, headAfter: undefined, complete: false, incompleteReason: 'interrupted by SIGINT during the preflight' }, { strict: false });
+      expect(Object.keys(bare.run)).to.not.include.members(['chainId', 'clientVersion', 'headBefore', 'headAfter', 'network']);
+      expect(bare.summary.verdict).to.equal('incomplete');
+    });
+  });
+
   describe('summarize()', () => {
     it('counts an advisory failure as fatal only under --strict', () => {
       const { checks } = sampleReport();

@@ -17,6 +17,8 @@ import { DEV_KEY, gethBinary } from '../../devnet/geth.ts';
 import { type NodeProcess, spawnNode, withFreePort } from '../../devnet/process.ts';
 import { runConformance, type RunResult } from '../../conformance/framework/runner.ts';
 import { requireTool } from '../support/tools.ts';
+import { allSuites } from '../../conformance/methods.ts';
+import { checkIds } from '../../conformance/framework/check.ts';
 
 const run = promisify(execFile);
 /** Seconds between the forks: each era gets a few one-second blocks. */
@@ -73,7 +75,7 @@ describe('geth --dev across the fork eras (London to Prague)', function () {
       await rpc('eth_sendTransaction', [i % 4 === 3 ? { from, data: '0x60006000a0600a6011600039600a6000f3602a60005260206000f3' } : { from, to: `0x${(0x1000 + i).toString(16).padStart(40, '0')}`, value: '0x1' }]);
       await new Promise((r) => setTimeout(r, 1_000));
     }
-    result = await runConformance({ url: node.url });
+    result = await runConformance({ suites: allSuites, url: node.url });
   });
 
   after(async () => {
@@ -96,7 +98,7 @@ describe('geth --dev across the fork eras (London to Prague)', function () {
     const verdicts = Object.fromEntries(BLOCK_INVARIANTS.map((id) => [id, result.checks.find((c) => c.id === id)?.verdict]));
     expect(verdicts).to.deep.equal(Object.fromEntries(BLOCK_INVARIANTS.map((id) => [id, 'pass'])));
     // Judged as --expect judges them: an entry's match, when it has one, scopes what it excuses.
-    const geth = parseExpectations(readFileSync(new URL('../../fixtures/expectations/geth.json', import.meta.url), 'utf8'), 'fixtures/expectations/geth.json');
+    const geth = parseExpectations(readFileSync(new URL('../../fixtures/expectations/geth.json', import.meta.url), 'utf8'), 'fixtures/expectations/geth.json', checkIds(allSuites));
     expect(result.checks.filter((c) => c.verdict === 'fail' && c.layer !== 'advisory' && !explains(expectationFor(c.id, geth, '0000-01-01'), c)).map((c) => `${c.id}: ${c.reason}`), 'fatal failures beyond fixtures/expectations/geth.json').to.deep.equal([]);
   });
 });

@@ -7,6 +7,8 @@ import { runConformance, type RunResult } from '../../conformance/framework/runn
 import { type Expectations, loadExpectations } from '../../conformance/framework/expectations.ts';
 import { outcomeOf, summarize } from '../../conformance/report/model.ts';
 import { requireTool } from '../support/tools.ts';
+import { allSuites } from '../../conformance/methods.ts';
+import { checkIds } from '../../conformance/framework/check.ts';
 
 type Answer = { jsonrpc: string; id: unknown; result?: any; error?: { code: number; message: string } };
 
@@ -17,9 +19,9 @@ describe('geth --dev, seeded, certified as it is', function () {
 
   before(async function () {
     await requireTool(this, 'geth');
-    expectations = await loadExpectations('fixtures/expectations/geth.json');
+    expectations = await loadExpectations('fixtures/expectations/geth.json', checkIds(allSuites));
     devnet = await startDevnet({ node: 'geth' });
-    run = await runConformance({ url: devnet.url, fixtures: [{ targets: { reverts: devnet.seed.reverts }, source: 'seed' }], expect: expectations });
+    run = await runConformance({ suites: allSuites, url: devnet.url, fixtures: [{ targets: { reverts: devnet.seed.reverts }, source: 'seed' }], expect: expectations });
   });
   after(async () => devnet?.stop());
 

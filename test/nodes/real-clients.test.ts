@@ -16,6 +16,8 @@ import { type Fault, FaultProxy } from '../support/fault-proxy.ts';
 import { faultCatalogue } from '../support/faults.ts';
 import { robustnessFaults } from '../support/faults-robustness.ts';
 import { type Client, startClient } from '../support/clients.ts';
+import { allSuites } from '../../conformance/methods.ts';
+import { checkIds } from '../../conformance/framework/check.ts';
 
 type Answer = { jsonrpc?: string; id?: unknown; result?: any; error?: { code: number; message: string } };
 
@@ -182,11 +184,11 @@ for (const c of cases) {
     const rpc = async (body: unknown): Promise<Answer> => (await (await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as Answer;
 
     before(async function () {
-      expectations = await loadExpectations(`fixtures/expectations/${c.client}.json`);
+      expectations = await loadExpectations(`fixtures/expectations/${c.client}.json`, checkIds(allSuites));
       dir = await mkdtemp(join(tmpdir(), `rpc-certify-${c.client}-`));
       node = await startClient(c.client);
       seed = await seedChain(node.url, c.client);
-      run = await runConformance({ url: node.url, fixtures: [{ targets: { reverts: seed.reverts }, source: 'seed' }] });
+      run = await runConformance({ suites: allSuites, url: node.url, fixtures: [{ targets: { reverts: seed.reverts }, source: 'seed' }] });
       // The command-line runs below reuse these targets (the seed's reverting contracts among them).
       targetsFile = join(dir, 'targets.lock.json');
       await writeFile(targetsFile, JSON.stringify(run.targets));
@@ -309,7 +311,7 @@ for (const c of cases) {
           const seen = counted(f);
           proxy.fault = seen.fault;
           const methods = f.methods ?? [...new Set(f.kills.map((id) => id.split('/')[0]!))];
-          const r = await runConformance({ url: proxy.url, targetsFile, methods, expect: expectations });
+          const r = await runConformance({ suites: allSuites, url: proxy.url, targetsFile, methods, expect: expectations });
           if (seen.count() === 0) continue;
           applied++;
           if (summarize(r.checks, true, r.complete).verdict === 'pass') masked.push(f.name);

@@ -4,6 +4,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inert, inertLines } from '../core/inert.ts';
 import { redact } from '../core/redact.ts';
+import { durationMs } from '../core/duration.ts';
 import type { RevertTarget } from '../core/targets.ts';
 import type { RunResult, RunSettings } from '../conformance/framework/runner.ts';
 import type { Expectations } from '../conformance/framework/expectations.ts';
@@ -192,9 +193,8 @@ async function readCa(path: string): Promise<string> {
 
 /** "90s", "10m", "1h30m" or plain seconds, in milliseconds. */
 export function duration(text: string, flag: string): number {
-  const m = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+(?:\.\d+)?)s?)?$/.exec(text.trim());
-  const ms = m ? ((Number(m[1] ?? 0) * 60 + Number(m[2] ?? 0)) * 60 + Number(m[3] ?? 0)) * 1000 : NaN;
-  if (!text.trim() || !Number.isFinite(ms) || ms <= 0) throw new UsageError(`${flag} takes a duration such as 90s, 10m or 1h30m, got "${text}"`);
+  const ms = durationMs(text);
+  if (!Number.isFinite(ms) || ms <= 0) throw new UsageError(`${flag} takes a duration such as 90s, 10m or 1h30m, got "${text}"`);
   return ms;
 }
 

@@ -4,6 +4,7 @@
 import { METHOD_FACTS, METHODS, type RpcMethod } from '../../core/methods.ts';
 import { HEAD_SCENARIO, MIX_SCENARIO, metricName, type Subject } from './methods.ts';
 import { createRng } from './rng.ts';
+import { durationMs } from '../../core/duration.ts';
 
 /** Share of requests that should miss (unknown hash, index out of range), and the most capacity steps per subject. */
 export const DEFAULT_MISS_SHARE = 0.1;
@@ -246,8 +247,7 @@ export function targetRpsAt(s: ScenarioPlan, tSec: number): number {
 
 /** "90", "45s", "5m", "1h30m" -> seconds. */
 export function parseDuration(text: string): number {
-  const m = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s?)?$/.exec(text.trim());
-  const sec = m && text.trim() !== '' ? Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0) : NaN;
+  const sec = durationMs(text, { wholeSeconds: true }) / 1000;
   if (!Number.isFinite(sec) || sec < 1) throw new Error(`invalid duration "${text}" (examples: 30s, 5m, 1h30m)`);
   return sec;
 }

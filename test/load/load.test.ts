@@ -20,6 +20,7 @@ import { BOOKKEEPING, buildPlan, capacitySubjects, expectedIterations, parseDura
 import { cappedCodes, type LoadReport } from '../../load/report/report.ts';
 import { prepareTest } from '../../load/run/run.ts';
 import { createRng } from '../../load/shared/rng.ts';
+import { durationMs } from '../../core/duration.ts';
 import { bucketMetric } from '../../load/shared/summary.ts';
 import { parseTimeline } from '../../load/report/timeline.ts';
 import type { TimelinePoint } from '../../load/shared/measurement.ts';
@@ -125,6 +126,12 @@ describe('load: profiles, corpus, comparison, timeline', () => {
     expect(parseDuration('45s')).to.equal(45);
     expect(() => parseDuration('soon')).to.throw(/invalid duration/);
     expect(() => parseDuration('')).to.throw(/invalid duration/);
+    // One reader for both commands: a load duration is whole seconds, a conformance deadline may take a fraction.
+    expect(() => parseDuration('1.5s')).to.throw(/invalid duration/);
+    expect(durationMs('1.5s')).to.equal(1500);
+    expect(durationMs('1h30m')).to.equal(5_400_000);
+    expect(durationMs('90')).to.equal(90_000);
+    expect(durationMs(' ')).to.be.NaN;
   });
 
   it('composes a corpus with the exact miss share, every stratum of hits, each request recurring evenly, replayable from the seed', () => {

@@ -30,6 +30,13 @@ export function xmlSafe(text: string): string {
   return text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, escape);
 }
 
+const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Text for HTML or SVG, as content or a quoted attribute: its syntax escaped, control characters shown (a right-to-left override can make a reason read backwards), line breaks kept. */
+export function escapeHtml(text: string): string {
+  return showControls(text, true).replace(/[&<>"']/g, (ch) => ENTITIES[ch] ?? ch);
+}
+
 function escape(ch: string): string {
   return `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }

@@ -1,7 +1,7 @@
 // conformance.html: the page a person opens first. One self-contained file (inline CSS, a two-line
 // script), verdict at a glance, then the matrices, then the failures with their evidence. Every text
 // goes through esc(): responses, reasons and even check ids come from or depend on an untrusted endpoint.
-import { showControls } from '../../core/inert.ts';
+import { escapeHtml as esc } from '../../core/inert.ts';
 import { BLOCK_TAGS } from '../../core/methods.ts';
 import type { BlockRef, CoverageEntry, Targets } from '../../core/targets.ts';
 import type { CheckResult, Evidence } from '../framework/check.ts';
@@ -356,9 +356,3 @@ function plural(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
-const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-function esc(text: string): string {
-  // Control characters (a right-to-left override can make a reason read backwards) are shown, not obeyed.
-  return showControls(text, true).replace(/[&<>"']/g, (ch) => ENTITIES[ch]!);
-}

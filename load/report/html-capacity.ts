@@ -2,7 +2,8 @@
 // SLO, and charts of latency and success against the offered rate.
 import type { CapacityStep } from './analysis.ts';
 import type { LoadReport } from './report.ts';
-import { escapeXml as esc, lineChart, PALETTE, type Series } from './svg.ts';
+import { escapeHtml as esc } from '../../core/inert.ts';
+import { lineChart, PALETTE, type Series } from './svg.ts';
 
 const VERDICT = { within: 'within the SLO', slo: 'SLO broken by the endpoint', generator: 'generator-bound (not the endpoint)' };
 

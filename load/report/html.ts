@@ -8,7 +8,8 @@ import { generatorSentence, headline } from './headline.ts';
 import type { LoadReport } from './report.ts';
 import { capacitySection } from './html-capacity.ts';
 import { decide } from './verdict.ts';
-import { escapeXml as esc, groupedBars, lineChart, PALETTE, stackedBars } from './svg.ts';
+import { escapeHtml as esc } from '../../core/inert.ts';
+import { groupedBars, lineChart, PALETTE, stackedBars } from './svg.ts';
 
 const CLASS_COLORS: Record<RpcClass, string> = {
   ok: '#2ca02c',

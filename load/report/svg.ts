@@ -1,5 +1,5 @@
 // Inline SVG charts for load.html: no script, no external asset, readable offline and in a CI artifact.
-import { showControls } from '../../core/inert.ts';
+import { escapeHtml } from '../../core/inert.ts';
 
 export interface Series {
   name: string;
@@ -20,11 +20,6 @@ export const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '
 const W = 900;
 const M = { top: 16, right: 16, bottom: 36, left: 64 };
 
-export function escapeXml(text: string): string {
-  // Control characters from an endpoint (bidi overrides, ESC) are shown, not obeyed (core/inert.ts).
-  return showControls(text, true).replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
 /** Lines over a shared x axis (time), y from 0. */
 export function lineChart(opts: { series: Series[]; xLabel: string; yLabel: string; height?: number }): string {
   const h = opts.height ?? 260;
@@ -38,7 +33,7 @@ export function lineChart(opts: { series: Series[]; xLabel: string; yLabel: stri
     .filter((s) => s.points.length > 0)
     .map((s) => {
       const d = s.points.map(([px, py], i) => `${i ? 'L' : 'M'}${x(px).toFixed(1)},${y(py).toFixed(1)}`).join('');
-      return `<path d="${d}" fill="none" stroke="${s.color}" stroke-width="1.6"${s.dashed ? ' stroke-dasharray="5 4"' : ''}><title>${escapeXml(s.name)}</title></path>`;
+      return `<path d="${d}" fill="none" stroke="${s.color}" stroke-width="1.6"${s.dashed ? ' stroke-dasharray="5 4"' : ''}><title>${escapeHtml(s.name)}</title></path>`;
     });
   return svg(h, [...axes(h, xMax, yMax, x, y, opts.xLabel, opts.yLabel), ...lines]);
 }
@@ -54,14 +49,14 @@ export function groupedBars(opts: { groups: Array<{ label: string; bars: Bar[] }
   const parts = opts.groups.flatMap((g, gi) => {
     const top = M.top + gi * groupH;
     return [
-      `<text x="${left - 8}" y="${top + groupH / 2}" text-anchor="end" dominant-baseline="middle">${escapeXml(g.label)}</text>`,
+      `<text x="${left - 8}" y="${top + groupH / 2}" text-anchor="end" dominant-baseline="middle">${escapeHtml(g.label)}</text>`,
       ...g.bars.map((b, bi) => {
         const by = top + bi * barH;
-        return `<rect x="${left}" y="${by}" width="${(x(b.value) - left).toFixed(1)}" height="${barH - 1}" fill="${b.color}"><title>${escapeXml(`${g.label} ${b.name}: ${b.value} ${opts.unit}`)}</title></rect><text x="${x(b.value) + 4}" y="${by + barH / 2}" dominant-baseline="middle" class="small">${b.value}</text>`;
+        return `<rect x="${left}" y="${by}" width="${(x(b.value) - left).toFixed(1)}" height="${barH - 1}" fill="${b.color}"><title>${escapeHtml(`${g.label} ${b.name}: ${b.value} ${opts.unit}`)}</title></rect><text x="${x(b.value) + 4}" y="${by + barH / 2}" dominant-baseline="middle" class="small">${b.value}</text>`;
       }),
     ];
   });
-  return svg(h, [`<line x1="${left}" y1="${M.top}" x2="${left}" y2="${h - M.bottom}" class="axis"/>`, `<text x="${left}" y="${h - 10}" class="small">0 … ${xMax} ${escapeXml(opts.unit)}</text>`, ...parts]);
+  return svg(h, [`<line x1="${left}" y1="${M.top}" x2="${left}" y2="${h - M.bottom}" class="axis"/>`, `<text x="${left}" y="${h - 10}" class="small">0 … ${xMax} ${escapeHtml(opts.unit)}</text>`, ...parts]);
 }
 
 /** One 100% bar per label, split into parts (e.g. outcome classes per method). */
@@ -74,12 +69,12 @@ export function stackedBars(rows: Array<{ label: string; parts: Bar[] }>): strin
     let at = left;
     const y = M.top + ri * rowH;
     return [
-      `<text x="${left - 8}" y="${y + rowH / 2}" text-anchor="end" dominant-baseline="middle">${escapeXml(r.label)}</text>`,
+      `<text x="${left - 8}" y="${y + rowH / 2}" text-anchor="end" dominant-baseline="middle">${escapeHtml(r.label)}</text>`,
       ...r.parts
         .filter((p) => p.value > 0)
         .map((p) => {
           const w = (p.value / total) * (W - left - M.right);
-          const rect = `<rect x="${at.toFixed(1)}" y="${y}" width="${w.toFixed(1)}" height="${rowH - 4}" fill="${p.color}"><title>${escapeXml(`${r.label} ${p.name}: ${p.value} (${((p.value / total) * 100).toFixed(1)}%)`)}</title></rect>`;
+          const rect = `<rect x="${at.toFixed(1)}" y="${y}" width="${w.toFixed(1)}" height="${rowH - 4}" fill="${p.color}"><title>${escapeHtml(`${r.label} ${p.name}: ${p.value} (${((p.value / total) * 100).toFixed(1)}%)`)}</title></rect>`;
           at += w;
           return rect;
         }),
@@ -95,8 +90,8 @@ function axes(h: number, xMax: number, yMax: number, x: (v: number) => number, y
     `<line x1="${M.left}" y1="${M.top}" x2="${M.left}" y2="${h - M.bottom}" class="axis"/>`,
     ...ticks.map((t) => `<line x1="${M.left}" x2="${W - M.right}" y1="${y(t * yMax)}" y2="${y(t * yMax)}" class="grid"/><text x="${M.left - 6}" y="${y(t * yMax)}" text-anchor="end" dominant-baseline="middle" class="small">${fmt(t * yMax)}</text>`),
     ...ticks.map((t) => `<text x="${x(t * xMax)}" y="${h - M.bottom + 14}" text-anchor="middle" class="small">${fmt(t * xMax)}</text>`),
-    `<text x="${(W + M.left) / 2}" y="${h - 4}" text-anchor="middle" class="small">${escapeXml(xLabel)}</text>`,
-    `<text x="12" y="${(h - M.bottom) / 2}" transform="rotate(-90 12 ${(h - M.bottom) / 2})" text-anchor="middle" class="small">${escapeXml(yLabel)}</text>`,
+    `<text x="${(W + M.left) / 2}" y="${h - 4}" text-anchor="middle" class="small">${escapeHtml(xLabel)}</text>`,
+    `<text x="12" y="${(h - M.bottom) / 2}" transform="rotate(-90 12 ${(h - M.bottom) / 2})" text-anchor="middle" class="small">${escapeHtml(yLabel)}</text>`,
   ];
 }
 

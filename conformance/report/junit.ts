@@ -1,19 +1,14 @@
 // conformance.junit.xml for CI: one testsuite per method, one testcase per check. Only fatal failures and
 // unexpected passes are <failure>s, so a CI job goes red exactly when the run's verdict is fail.
-import junitModule, { type Builder, type TestCase } from 'junit-report-builder';
+import { type Builder, newJunitBuilder, type TestCase } from '../../core/node/junit.ts';
 import type { CheckResult } from '../framework/check.ts';
 import { xmlSafe } from '../../core/inert.ts';
 import { writeFileAtomic } from '../../core/node/atomic.ts';
 import { type ConformanceReport, methodsOf, outcomeOf, percent } from './model.ts';
 import { exchangeMeta, inapplicableGroups, judgedLine, notServedLine, perMethodLine, reasonGroups, requestText, responseText, uncertified } from './text.ts';
 
-// The typings declare an ES default export, but under Node the CJS build's module.exports (the
-// builder itself) is what a default import yields.
-const junit = junitModule as unknown as Builder;
-
 export function junitXml(report: ConformanceReport): string {
-  // A fresh builder per report: the package's singleton would accumulate across runs in one process.
-  const builder = junit.newBuilder().name('rpc-certify');
+  const builder = newJunitBuilder().name('rpc-certify');
   runSuite(builder, report);
   const skips: string[] = [];
   for (const method of methodsOf(report)) {

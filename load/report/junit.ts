@@ -2,12 +2,9 @@
 // the run having completed, each threshold, head freshness, per method sampled (served, and answering as its
 // entries' kinds require), per method measured (no wrong answer), per baseline comparison and per drift check.
 // A test case fails exactly when the decision counts it failed, with the reason the summary lists.
-import junitModule, { type Builder } from 'junit-report-builder';
+import { newJunitBuilder } from '../../core/node/junit.ts';
 import type { LoadReport } from './report.ts';
 import { type CheckKind, decide } from './verdict.ts';
-
-// Under Node the CJS build's module.exports (the builder) is what the default import yields.
-const junit = junitModule as unknown as Builder;
 
 /** The test suites, in order, and the kinds of check each holds. */
 const SUITES: Array<[kinds: CheckKind[], title: (r: LoadReport) => string]> = [
@@ -19,7 +16,7 @@ const SUITES: Array<[kinds: CheckKind[], title: (r: LoadReport) => string]> = [
 ];
 
 export function renderJunit(r: LoadReport): string {
-  const builder = junit.newBuilder().name('rpc-certify load');
+  const builder = newJunitBuilder().name('rpc-certify load');
   const { checks } = decide(r);
   for (const [kinds, title] of SUITES) {
     const mine = checks.filter((c) => kinds.includes(c.kind));

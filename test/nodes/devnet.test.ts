@@ -10,8 +10,8 @@ import { trafficSender } from '../../devnet/traffic.ts';
 import { cli } from '../support/cli.ts';
 import { allSuites } from '../../conformance/methods.ts';
 import { checkIds } from '../../conformance/framework/check.ts';
+import type { Answer } from '../support/answer.ts';
 
-type Answer = { jsonrpc: string; id: unknown; result?: any; error?: { code: number; message: string; data?: unknown } };
 
 describe('devnet: anvil + seed + reference gateway', function () {
   // A start is ~7 s on an idle machine (anvil loads its KZG setup at the seed's blob transaction), 15-20 s on two busy cores.

@@ -9,8 +9,8 @@ import { outcomeOf, summarize } from '../../conformance/report/model.ts';
 import { requireTool } from '../support/tools.ts';
 import { allSuites } from '../../conformance/methods.ts';
 import { checkIds } from '../../conformance/framework/check.ts';
+import type { Answer } from '../support/answer.ts';
 
-type Answer = { jsonrpc: string; id: unknown; result?: any; error?: { code: number; message: string } };
 
 describe('geth --dev, seeded, certified as it is', function () {
   let devnet: Devnet;

@@ -18,8 +18,8 @@ import { robustnessFaults } from '../support/faults-robustness.ts';
 import { type Client, startClient } from '../support/clients.ts';
 import { allSuites } from '../../conformance/methods.ts';
 import { checkIds } from '../../conformance/framework/check.ts';
+import type { Answer } from '../support/answer.ts';
 
-type Answer = { jsonrpc?: string; id?: unknown; result?: any; error?: { code: number; message: string } };
 
 interface ClientCase {
   client: Client;

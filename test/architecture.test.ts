@@ -21,10 +21,6 @@ const KNOWN_UPWARD: Known[] = [];
  * until the change that breaks it lands: then delete it here. Type-only imports count: a circle of types is still a circle.
  */
 const KNOWN_CYCLES: Known[] = [
-  // 19 files: framework/expectations.ts takes allSuites from conformance/methods.ts, which imports every method file,
-  // which import the framework (check.ts imports expectations.ts's types) back. Issue 25 item 3: the runner (and
-  // the expectations) receive the suites they work on.
-  { from: 'conformance/framework/expectations.ts', to: 'conformance/methods.ts', why: 'allSuites, until the suites are handed in (issue 25 item 3)' },
   // check.ts holds the HeadLog type head.ts declares, and head.ts builds checks with check.ts's types.
   { from: 'conformance/framework/check.ts', to: 'conformance/framework/head.ts', why: 'the HeadLog type' },
   // report.ts ↔ compare.ts and report.ts → verdict.ts → report.ts: the LoadReport type, which issue 25 item 3

@@ -23,10 +23,6 @@ const KNOWN_UPWARD: Known[] = [];
 const KNOWN_CYCLES: Known[] = [
   // check.ts holds the HeadLog type head.ts declares, and head.ts builds checks with check.ts's types.
   { from: 'conformance/framework/check.ts', to: 'conformance/framework/head.ts', why: 'the HeadLog type' },
-  // report.ts ↔ compare.ts and report.ts → verdict.ts → report.ts: the LoadReport type, which issue 25 item 3
-  // moves to load/shared/ with the other types run/ and report/ share.
-  { from: 'load/report/compare.ts', to: 'load/report/report.ts', why: 'the LoadReport type' },
-  { from: 'load/report/verdict.ts', to: 'load/report/report.ts', why: 'the LoadReport type' },
 ];
 
 const isKnown = (known: Known[]) => (i: Import) => known.some((k) => k.from === i.from && k.to === i.to);

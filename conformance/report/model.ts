@@ -5,11 +5,11 @@ import type { CheckResult } from '../framework/check.ts';
 import type { ExpectationNote } from '../framework/expectations.ts';
 import type { RunMeta } from '../framework/runner.ts';
 import type { Targets } from '../../core/targets.ts';
-import type { ReportHeader } from '../../core/node/report-header.ts';
+import type { ReportHeader } from '../../core/report-header.ts';
 import { type NotServedMethod, notServedMethods } from './not-served.ts';
 import { NO_ANSWER } from '../../core/node/rpc-client.ts';
 
-/** The header of conformance.json (core/node/report-header.ts); 2 since it names its kind. */
+/** The header of conformance.json (core/report-header.ts); 2 since it names its kind. */
 export interface ConformanceReport extends ReportHeader<'rpc-certify-conformance', 2> {
   run: ReportRun;
   targets?: Targets;

@@ -5,45 +5,7 @@ import type { Slo } from '../shared/profiles.ts';
 import { failureRate, latencyOf, requestsOf, type SubjectShard } from '../shared/shard.ts';
 import { round } from '../shared/summary.ts';
 import type { TimelinePoint } from '../shared/measurement.ts';
-
-/** within: met the SLO; slo: the endpoint broke it; generator: k6 could not offer the load (not the endpoint's fault). */
-export type StepVerdict = 'within' | 'slo' | 'generator';
-
-export interface CapacityStep {
-  offeredRps: number;
-  achievedRps: number;
-  requests: number;
-  successRate: number;
-  /** Share of the offered requests k6 could not start. */
-  droppedShare: number;
-  p50Ms: number | null;
-  p99Ms: number | null;
-  /** k6's CPU use, in cores, over the step. */
-  cpuCores?: number;
-  verdict: StepVerdict;
-  reason?: string;
-  /** The step run again: the first step to break the SLO is repeated once before it is taken as the knee. */
-  repeat?: boolean;
-}
-
-export interface CapacityResult {
-  /** The highest offered rate whose step met the SLO (0: not even the first). */
-  sustainableRps: number;
-  /** What ended the steps: the endpoint broke the SLO, the generator saturated, or the last step was reached. */
-  limitedBy: 'endpoint' | 'generator' | 'steps';
-  /** confirmed: the step above the knee broke the SLO twice; unsteady: a step broke it once, then held when repeated;
-   * lower bound: the steps ended without the endpoint breaking the SLO (the generator, or the last step). */
-  confidence: 'confirmed' | 'unsteady' | 'lower bound';
-  steps: CapacityStep[];
-}
-
-export interface DriftResult {
-  /** Median of the per-period p95 over the first and the last tenth of the run. */
-  startP95Ms: number;
-  endP95Ms: number;
-  ratio: number;
-  drifted: boolean;
-}
+import type { CapacityResult, CapacityStep, DriftResult } from '../shared/load-report.ts';
 
 export interface StepInput {
   offeredRps: number;

@@ -1,17 +1,7 @@
 // The regression gate: a method regresses when its p95 or p99 grows beyond a tolerance over the
 // baseline's, or its failure rate rises beyond it. Used by `load --baseline` and offline by `compare`. Pure.
-import type { LoadReport } from './report.ts';
 import { round } from '../shared/summary.ts';
-
-export interface RegressionCheck {
-  method: string;
-  metric: 'p95' | 'p99' | 'failureRate';
-  baseline: number;
-  current: number;
-  /** The largest current value that passes. */
-  limit: number;
-  ok: boolean;
-}
+import type { LoadReport, RegressionCheck } from '../shared/load-report.ts';
 
 export const DEFAULT_TOLERANCE = 0.25;
 /** Latency differences under this are loopback noise, not regressions. */

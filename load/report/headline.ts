@@ -1,9 +1,8 @@
 // Why a load run got its verdict, in the order a reader needs it: the reasons the decision gives (verdict.ts),
 // or what held; for capacity, the knee per method with its confidence. load.html and the terminal summary open
 // with these lines; they print the decision, never judge. Pure.
-import type { CapacityResult } from './analysis.ts';
-import type { LoadReport } from './report.ts';
 import { decide } from './verdict.ts';
+import type { CapacityResult, LoadReport } from '../shared/load-report.ts';
 
 export interface Headline {
   /** One line under the verdict. */

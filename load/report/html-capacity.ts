@@ -1,9 +1,8 @@
 // The capacity section of load.html: per subject, every step's figures and the highest rate within the
 // SLO, and charts of latency and success against the offered rate.
-import type { CapacityStep } from './analysis.ts';
-import type { LoadReport } from './report.ts';
 import { escapeHtml as esc } from '../../core/inert.ts';
 import { lineChart, PALETTE, type Series } from './svg.ts';
+import type { CapacityStep, LoadReport } from '../shared/load-report.ts';
 
 const VERDICT = { within: 'within the SLO', slo: 'SLO broken by the endpoint', generator: 'generator-bound (not the endpoint)' };
 

@@ -5,11 +5,11 @@ import { CLASSES, type RpcClass } from '../shared/methods.ts';
 import { ENTRY_KINDS, isDegenerate } from '../shared/corpus.ts';
 import { ESTIMATE_SPREAD } from '../shared/bounds.ts';
 import { generatorSentence, headline } from './headline.ts';
-import type { LoadReport } from './report.ts';
 import { capacitySection } from './html-capacity.ts';
 import { decide } from './verdict.ts';
 import { escapeHtml as esc } from '../../core/inert.ts';
 import { groupedBars, lineChart, PALETTE, stackedBars } from './svg.ts';
+import type { LoadReport } from '../shared/load-report.ts';
 
 const CLASS_COLORS: Record<RpcClass, string> = {
   ok: '#2ca02c',

@@ -4,14 +4,7 @@ import { metricName, type Subject } from '../shared/methods.ts';
 import { DROPPED } from '../shared/profiles.ts';
 import { failureRate, type Merged, percentileOf } from '../shared/shard.ts';
 import { round } from '../shared/summary.ts';
-
-export interface ThresholdResult {
-  metric: string;
-  expression: string;
-  ok: boolean;
-  /** The statistic the expression tests, as measured on the merged result. */
-  value?: number;
-}
+import type { ThresholdResult } from '../shared/load-report.ts';
 
 const COMPARE: Record<string, (a: number, b: number) => boolean> = {
   '<': (a, b) => a < b,

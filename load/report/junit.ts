@@ -3,8 +3,8 @@
 // entries' kinds require), per method measured (no wrong answer), per baseline comparison and per drift check.
 // A test case fails exactly when the decision counts it failed, with the reason the summary lists.
 import { newJunitBuilder } from '../../core/node/junit.ts';
-import type { LoadReport } from './report.ts';
 import { type CheckKind, decide } from './verdict.ts';
+import type { LoadReport } from '../shared/load-report.ts';
 
 /** The test suites, in order, and the kinds of check each holds. */
 const SUITES: Array<[kinds: CheckKind[], title: (r: LoadReport) => string]> = [

@@ -5,77 +5,18 @@ import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { Ajv } from 'ajv';
 import schema from '../../schemas/files/load-report.json' with { type: 'json' };
-import { type ReportHeader, reportHeader } from '../../core/node/report-header.ts';
-import { type CapacityResult, type DriftResult, driftOf, SATURATED_CPU_SHARE } from './analysis.ts';
-import type { RegressionCheck } from './compare.ts';
-import { type Composition, compositionOf, type Corpus, type MethodSampling } from '../shared/corpus.ts';
+import { reportHeader } from '../../core/node/report-header.ts';
+import { driftOf, SATURATED_CPU_SHARE } from './analysis.ts';
+import { compositionOf, type Corpus } from '../shared/corpus.ts';
 import { RELATIVE_ERROR } from '../shared/histogram.ts';
-import type { Measurement, TimelinePoint } from '../shared/measurement.ts';
-import { judgeThresholds, type ThresholdResult } from './judge.ts';
+import type { Measurement } from '../shared/measurement.ts';
+import { judgeThresholds } from './judge.ts';
 import type { RpcMethod } from '../../core/methods.ts';
-import type { RpcClass } from '../shared/methods.ts';
-import { expectedIterations, type Plan, type Profile, type Slo } from '../shared/profiles.ts';
-import { failureRate, type Latency, latencyOf, requestsOf } from '../shared/shard.ts';
+import { expectedIterations, type Plan } from '../shared/profiles.ts';
+import { failureRate, latencyOf, requestsOf } from '../shared/shard.ts';
 import { round } from '../shared/summary.ts';
 import { withVerdict } from './verdict.ts';
-
-export interface MethodReport {
-  requests: number;
-  /** Mean rate the plan asked for over the scenario, and what was sent. */
-  targetRps: number;
-  achievedRps: number;
-  /** Iterations k6 could not start (no free VU). */
-  dropped: number;
-  latencyMs: Latency | null;
-  classes: Record<RpcClass, number>;
-  /** JSON-RPC error codes seen, per class ("rpc_error" -> {"-32000": 4}). */
-  errorCodes: Record<string, Record<string, number>>;
-  failureRate: number;
-  /** Answers validated against the schemas (`invalid` counts what failed); `wrong` counts answers that say something
-   * false, validated or not: another id than the request's, a value where a miss's null or a revert's error is due,
-   * another answer than the one recorded at sampling, or one outside its bounds. */
-  validated: number;
-  /** Answers the generator parsed to classify them: the validated ones, and any that was not the answer sampling saw
-   * (byte for byte, but for the id: core/reply.ts). The others were recognised by their fingerprint. */
-  parsed: number;
-  /** The first schema fault seen, when validation found one. */
-  invalidSample?: string;
-  /** The first answer that differed from the one recorded at sampling. */
-  wrongSample?: string;
-}
-
-/** The report's corpus section, but for the file it was written to. */
-export type CorpusInfo = Omit<LoadReport['corpus'], 'file'>;
-
-/** A method's corpus: what it holds, and (for a corpus sampled by this version) how sampling went. */
-export type MethodCorpus = Composition & Partial<MethodSampling>;
-
-/** The header of load.json (core/node/report-header.ts): 3 since it names the harness (2 had `version` and no harness). */
-export interface LoadReport extends ReportHeader<'rpc-certify-load', 3> {
-  createdAt: string;
-  profile: Profile;
-  endpoint: string;
-  /** Decided by verdict.ts (withVerdict) from the figures below, with its reasons: nothing else sets them. */
-  verdict: 'pass' | 'fail' | 'measured' | 'incomplete';
-  /** Why the run failed, most decisive first (empty when it did not); absent from reports written before it was recorded. */
-  reasons?: string[];
-  /** Why a run stopped early (Ctrl-C, SIGTERM). */
-  incompleteReason?: string;
-  k6: { version: string; source: string; exitCode: number };
-  plan: { rate: number; durationSec: number; totalSec: number; periodSec: number; validateShare: number; instances: number; latencyRelativeError: number; slo: Slo };
-  corpus: { file: string; seed: number; missShare: number; chainId: string; head: string; finalBlock?: string; blocksSampled: number; methods: Record<string, MethodCorpus> };
-  durationSec: number;
-  /** Per method, plus "mix" for the capacity profile's weighted mix. */
-  methods: Record<string, MethodReport>;
-  thresholds: ThresholdResult[];
-  /** eth_blockNumber sampled once a second per instance: it must never go back. */
-  head: { checks: number; regressions: number; deepestBlocks: number; sample?: string };
-  generator: { keptUp: boolean; droppedIterations: number; availableCores: number; instances: number; cpuCores?: number; note?: string };
-  timeline: { periodSec: number; points: TimelinePoint[] };
-  capacity?: Record<string, CapacityResult>;
-  drift?: Record<string, DriftResult>;
-  baseline?: { file: string; tolerance: number; ok: boolean; checks: RegressionCheck[] };
-}
+import type { CapacityResult, CorpusInfo, LoadReport, MethodReport } from '../shared/load-report.ts';
 
 export interface ReportInput {
   /** Redacted. */

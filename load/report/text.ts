@@ -2,8 +2,8 @@
 import { ENTRY_KINDS, isDegenerate } from '../shared/corpus.ts';
 import { ESTIMATE_SPREAD } from '../shared/bounds.ts';
 import { generatorSentence, headline } from './headline.ts';
-import type { LoadReport, MethodCorpus } from './report.ts';
 import { decide } from './verdict.ts';
+import type { LoadReport, MethodCorpus } from '../shared/load-report.ts';
 
 export function summaryText(r: LoadReport, reportPaths: string[]): string {
   const pad = (s: string | number, n: number) => String(s).padStart(n);

@@ -4,7 +4,7 @@
 // and `--baseline` read it; none of them judges on its own. Pure.
 import { EXIT } from '../../core/node/errors.ts';
 import { describeCheck } from './compare.ts';
-import type { LoadReport } from './report.ts';
+import type { LoadReport } from '../shared/load-report.ts';
 
 export type Verdict = LoadReport['verdict'];
 

@@ -2,13 +2,14 @@
 // run per step, over every instance), judge each step against the SLO and stop at the first one that is
 // not within it. The report keeps every step's figures and, per subject, the highest step within the SLO.
 import { availableParallelism } from 'node:os';
-import { type CapacityResult, type CapacityStep, capacityOf, judgeStep } from '../report/analysis.ts';
+import { capacityOf, judgeStep } from '../report/analysis.ts';
 import { emptyHistogram } from '../shared/histogram.ts';
 import { CLASSES, type RpcClass, type Subject } from '../shared/methods.ts';
 import type { Plan } from '../shared/profiles.ts';
 import { mergeFindings, type SubjectShard } from '../shared/shard.ts';
 import { round } from '../shared/summary.ts';
 import type { Measurement, TimelinePoint } from '../shared/measurement.ts';
+import type { CapacityResult, CapacityStep } from '../shared/load-report.ts';
 
 export interface StepOptions {
   /** The first step's rate, and how much each step adds. */

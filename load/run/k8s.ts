@@ -13,9 +13,10 @@ import { sha256Hex } from '../../core/fingerprint.ts';
 import { answerDigest } from '../shared/answer.ts';
 import { bundleScenario } from '../plan/bundle.ts';
 import type { Plan } from '../shared/profiles.ts';
-import { buildReport, corpusInfo, type CorpusInfo } from '../report/report.ts';
+import { buildReport, corpusInfo } from '../report/report.ts';
 import { conclude, expectedFailures, type LoadOutcome, prepareTest, readBaseline, type TestOptions, usage } from './run.ts';
 import { findingsIn, type Merged, mergeShards, shardsIn } from '../shared/shard.ts';
+import type { CorpusInfo } from '../shared/load-report.ts';
 
 export interface K8sOptions extends TestOptions {
   /** Where to sample the corpus from (not needed with --corpus); the pods get the URL from the Secret. */

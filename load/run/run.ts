@@ -24,10 +24,11 @@ import { LiveProgress } from './progress.ts';
 import { isRpcMethod, METHODS, type RpcMethod } from '../../core/methods.ts';
 import type { Subject } from '../shared/methods.ts';
 import { buildPlan, capacitySubjects, DEFAULT_MAX_STEPS, DEFAULT_MISS_SHARE, type Plan, type PlanInput, type Profile, type Slo } from '../shared/profiles.ts';
-import { assertReport, buildReport, corpusInfo, type LoadReport, readReport } from '../report/report.ts';
+import { assertReport, buildReport, corpusInfo, readReport } from '../report/report.ts';
 import { exitCodeOf, failedOnItsOwn, withVerdict } from '../report/verdict.ts';
 import { sampleCorpus } from '../plan/sample.ts';
 import { summaryText } from '../report/text.ts';
+import type { LoadReport } from '../shared/load-report.ts';
 
 /** What shapes the test itself, for a run here or for k6-operator pods (k8s.ts). */
 export interface TestOptions {

@@ -11,9 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { reportFaults } from '../../conformance/report/json.ts';
 import { positionOnlySecrets, redact, redactCapped, redactDeep, redactUrl, registerUrlSecrets } from '../../core/redact.ts';
-import { assertReport, type LoadReport } from '../../load/report/report.ts';
+import { assertReport } from '../../load/report/report.ts';
 import { startDevnet, type Devnet } from '../../devnet/index.ts';
 import { cli } from '../support/cli.ts';
+import type { LoadReport } from '../../load/shared/load-report.ts';
 
 /** Echoes are wrapped in these, so a test can find each one whatever the key, even a key of one character. */
 const OPEN = '@@';

@@ -9,7 +9,7 @@ import { capacityOf } from '../../load/report/analysis.ts';
 import { compareReports } from '../../load/report/compare.ts';
 import { headline } from '../../load/report/headline.ts';
 import { renderJunit } from '../../load/report/junit.ts';
-import { assertReport, buildReport, type LoadReport } from '../../load/report/report.ts';
+import { assertReport, buildReport } from '../../load/report/report.ts';
 import { summaryText } from '../../load/report/text.ts';
 import { decide, exitCodeOf, failedOnItsOwn, withVerdict } from '../../load/report/verdict.ts';
 import { conclude } from '../../load/run/run.ts';
@@ -19,6 +19,7 @@ import type { RpcMethod } from '../../core/methods.ts';
 import { CLASSES, type RpcClass } from '../../load/shared/methods.ts';
 import { buildPlan, type Profile } from '../../load/shared/profiles.ts';
 import type { SubjectShard } from '../../load/shared/shard.ts';
+import type { LoadReport } from '../../load/shared/load-report.ts';
 
 const METHODS: RpcMethod[] = ['eth_getBlockByHash', 'eth_getTransactionByHash'];
 

@@ -14,7 +14,7 @@ import type { Devnet } from '../../devnet/index.ts';
 import { mergeHistograms } from '../../load/shared/histogram.ts';
 import { mergeK8s, writeK8s } from '../../load/run/k8s.ts';
 import { METHODS } from '../../core/methods.ts';
-import { type LoadReport, readReport } from '../../load/report/report.ts';
+import { readReport } from '../../load/report/report.ts';
 import { runLoad } from '../../load/run/run.ts';
 import { sampleCorpus } from '../../load/plan/sample.ts';
 import { latencyOf, requestsOf, type Shard, shardsIn } from '../../load/shared/shard.ts';
@@ -22,6 +22,7 @@ import { findK6 } from '../../core/node/tools/k6.ts';
 import { requireTool } from '../support/tools.ts';
 import type { FaultProxy, RpcRequest, RpcResponse } from '../support/fault-proxy.ts';
 import { faultyDevnet } from '../support/faulty-devnet.ts';
+import type { LoadReport } from '../../load/shared/load-report.ts';
 
 const CLI = fileURLToPath(new URL('../../bin/rpc-certify.js', import.meta.url));
 

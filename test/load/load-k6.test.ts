@@ -12,11 +12,12 @@ import { type Devnet, startDevnet } from '../../devnet/index.ts';
 import { METHODS } from '../../core/methods.ts';
 import { metricName } from '../../load/shared/methods.ts';
 import { DROPPED } from '../../load/shared/profiles.ts';
-import { assertReport, type LoadReport } from '../../load/report/report.ts';
+import { assertReport } from '../../load/report/report.ts';
 import { requireTool } from '../support/tools.ts';
 import { redactUrl } from '../../core/redact.ts';
 import { FaultProxy } from '../support/fault-proxy.ts';
 import { harnessVersion } from '../../core/node/version.ts';
+import type { LoadReport } from '../../load/shared/load-report.ts';
 
 const SENTINEL = 'SENTINEL-KEY-123';
 /** How long the gated run's proxy holds each answer: ten times the regression gate's 2 ms loopback floor. */

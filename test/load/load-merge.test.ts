@@ -5,7 +5,6 @@ import { expect } from 'chai';
 import { parseAllDocuments } from 'yaml';
 import { capacityOf, judgeStep, type StepInput } from '../../load/report/analysis.ts';
 import { generatorSentence, headline } from '../../load/report/headline.ts';
-import type { LoadReport } from '../../load/report/report.ts';
 import { sha256Hex } from '../../core/fingerprint.ts';
 import { answerDigest } from '../../load/shared/answer.ts';
 import { BUCKETS, bucketOf, bucketValue, emptyHistogram, type Histogram, mergeHistograms, quantile, RELATIVE_ERROR } from '../../load/shared/histogram.ts';
@@ -17,6 +16,7 @@ import { createRng } from '../../load/shared/rng.ts';
 import { coverageGap, entryIndex, parseSegment, segmentArgs, stripeEntries } from '../../load/shared/segments.ts';
 import { findingsIn, latencyOf, type Merged, mergeShards, percentileOf, type Shard, shardsIn, type SubjectShard } from '../../load/shared/shard.ts';
 import { bucketMetric, histogramThresholds, shardOf } from '../../load/shared/summary.ts';
+import type { LoadReport } from '../../load/shared/load-report.ts';
 
 function histogramOf(samples: readonly number[]): Histogram {
   const h = emptyHistogram();

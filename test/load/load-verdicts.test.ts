@@ -8,13 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Devnet } from '../../devnet/index.ts';
 import type { Corpus } from '../../load/shared/corpus.ts';
-import type { LoadReport } from '../../load/report/report.ts';
 import { METHODS, type RpcMethod } from '../../core/methods.ts';
 import { runLoad } from '../../load/run/run.ts';
 import { sampleCorpus } from '../../load/plan/sample.ts';
 import { requireTool } from '../support/tools.ts';
 import type { Fault, FaultProxy, RpcRequest, RpcResponse } from '../support/fault-proxy.ts';
 import { faultyDevnet } from '../support/faulty-devnet.ts';
+import type { LoadReport } from '../../load/shared/load-report.ts';
 
 const error = (res: RpcResponse, code: number, message: string): RpcResponse => ({ jsonrpc: '2.0', id: res.id, error: { code, message } });
 

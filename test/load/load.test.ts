@@ -17,13 +17,14 @@ import { bucketValue, groupOf } from '../../load/shared/histogram.ts';
 import { METHODS } from '../../core/methods.ts';
 import { metricName } from '../../load/shared/methods.ts';
 import { BOOKKEEPING, buildPlan, capacitySubjects, expectedIterations, parseDuration, targetRpsAt } from '../../load/shared/profiles.ts';
-import { cappedCodes, type LoadReport } from '../../load/report/report.ts';
+import { cappedCodes } from '../../load/report/report.ts';
 import { prepareTest } from '../../load/run/run.ts';
 import { createRng } from '../../load/shared/rng.ts';
 import { durationMs } from '../../core/duration.ts';
 import { bucketMetric } from '../../load/shared/summary.ts';
 import { parseTimeline } from '../../load/report/timeline.ts';
 import type { TimelinePoint } from '../../load/shared/measurement.ts';
+import type { LoadReport } from '../../load/shared/load-report.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const run = promisify(execFile);

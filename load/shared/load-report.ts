@@ -1,0 +1,124 @@
+// The load report's shape (load.json, schemas/files/load-report.json) and the figures it is made of: here, below
+// run/ and report/, so that both read it and report/'s modules (report.ts, compare.ts, verdict.ts) need not import
+// each other for a type. Types only.
+import type { ReportHeader } from '../../core/report-header.ts';
+import type { Composition, MethodSampling } from './corpus.ts';
+import type { Latency } from './shard.ts';
+import type { TimelinePoint } from './measurement.ts';
+import type { RpcClass } from './methods.ts';
+import type { Profile, Slo } from './profiles.ts';
+
+export interface MethodReport {
+  requests: number;
+  /** Mean rate the plan asked for over the scenario, and what was sent. */
+  targetRps: number;
+  achievedRps: number;
+  /** Iterations k6 could not start (no free VU). */
+  dropped: number;
+  latencyMs: Latency | null;
+  classes: Record<RpcClass, number>;
+  /** JSON-RPC error codes seen, per class ("rpc_error" -> {"-32000": 4}). */
+  errorCodes: Record<string, Record<string, number>>;
+  failureRate: number;
+  /** Answers validated against the schemas (`invalid` counts what failed); `wrong` counts answers that say something
+   * false, validated or not: another id than the request's, a value where a miss's null or a revert's error is due,
+   * another answer than the one recorded at sampling, or one outside its bounds. */
+  validated: number;
+  /** Answers the generator parsed to classify them: the validated ones, and any that was not the answer sampling saw
+   * (byte for byte, but for the id: core/reply.ts). The others were recognised by their fingerprint. */
+  parsed: number;
+  /** The first schema fault seen, when validation found one. */
+  invalidSample?: string;
+  /** The first answer that differed from the one recorded at sampling. */
+  wrongSample?: string;
+}
+
+/** The report's corpus section, but for the file it was written to. */
+export type CorpusInfo = Omit<LoadReport['corpus'], 'file'>;
+
+/** A method's corpus: what it holds, and (for a corpus sampled by this version) how sampling went. */
+export type MethodCorpus = Composition & Partial<MethodSampling>;
+
+/** The header of load.json (core/report-header.ts): 3 since it names the harness (2 had `version` and no harness). */
+export interface LoadReport extends ReportHeader<'rpc-certify-load', 3> {
+  createdAt: string;
+  profile: Profile;
+  endpoint: string;
+  /** Decided by verdict.ts (withVerdict) from the figures below, with its reasons: nothing else sets them. */
+  verdict: 'pass' | 'fail' | 'measured' | 'incomplete';
+  /** Why the run failed, most decisive first (empty when it did not); absent from reports written before it was recorded. */
+  reasons?: string[];
+  /** Why a run stopped early (Ctrl-C, SIGTERM). */
+  incompleteReason?: string;
+  k6: { version: string; source: string; exitCode: number };
+  plan: { rate: number; durationSec: number; totalSec: number; periodSec: number; validateShare: number; instances: number; latencyRelativeError: number; slo: Slo };
+  corpus: { file: string; seed: number; missShare: number; chainId: string; head: string; finalBlock?: string; blocksSampled: number; methods: Record<string, MethodCorpus> };
+  durationSec: number;
+  /** Per method, plus "mix" for the capacity profile's weighted mix. */
+  methods: Record<string, MethodReport>;
+  thresholds: ThresholdResult[];
+  /** eth_blockNumber sampled once a second per instance: it must never go back. */
+  head: { checks: number; regressions: number; deepestBlocks: number; sample?: string };
+  generator: { keptUp: boolean; droppedIterations: number; availableCores: number; instances: number; cpuCores?: number; note?: string };
+  timeline: { periodSec: number; points: TimelinePoint[] };
+  capacity?: Record<string, CapacityResult>;
+  drift?: Record<string, DriftResult>;
+  baseline?: { file: string; tolerance: number; ok: boolean; checks: RegressionCheck[] };
+}
+
+/** within: met the SLO; slo: the endpoint broke it; generator: k6 could not offer the load (not the endpoint's fault). */
+export type StepVerdict = 'within' | 'slo' | 'generator';
+
+export interface CapacityStep {
+  offeredRps: number;
+  achievedRps: number;
+  requests: number;
+  successRate: number;
+  /** Share of the offered requests k6 could not start. */
+  droppedShare: number;
+  p50Ms: number | null;
+  p99Ms: number | null;
+  /** k6's CPU use, in cores, over the step. */
+  cpuCores?: number;
+  verdict: StepVerdict;
+  reason?: string;
+  /** The step run again: the first step to break the SLO is repeated once before it is taken as the knee. */
+  repeat?: boolean;
+}
+
+export interface CapacityResult {
+  /** The highest offered rate whose step met the SLO (0: not even the first). */
+  sustainableRps: number;
+  /** What ended the steps: the endpoint broke the SLO, the generator saturated, or the last step was reached. */
+  limitedBy: 'endpoint' | 'generator' | 'steps';
+  /** confirmed: the step above the knee broke the SLO twice; unsteady: a step broke it once, then held when repeated;
+   * lower bound: the steps ended without the endpoint breaking the SLO (the generator, or the last step). */
+  confidence: 'confirmed' | 'unsteady' | 'lower bound';
+  steps: CapacityStep[];
+}
+
+export interface DriftResult {
+  /** Median of the per-period p95 over the first and the last tenth of the run. */
+  startP95Ms: number;
+  endP95Ms: number;
+  ratio: number;
+  drifted: boolean;
+}
+
+export interface ThresholdResult {
+  metric: string;
+  expression: string;
+  ok: boolean;
+  /** The statistic the expression tests, as measured on the merged result. */
+  value?: number;
+}
+
+export interface RegressionCheck {
+  method: string;
+  metric: 'p95' | 'p99' | 'failureRate';
+  baseline: number;
+  current: number;
+  /** The largest current value that passes. */
+  limit: number;
+  ok: boolean;
+}

@@ -8,7 +8,7 @@ import { type Exchange, NO_ANSWER, type RpcClient, resultOf, RpcError, Transport
 import type { ExpectationNote } from './expectations.ts';
 import { beforeFork } from './era.ts';
 import type { Fork } from '../../core/invariants/header.ts';
-import type { HeadLog } from './head.ts';
+import type { HeadLog } from './head-log.ts';
 import type { Tie } from './fields.ts';
 
 /** `spec` and `invariant` failures fail the run; `advisory` ones only with --strict. */

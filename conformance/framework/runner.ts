@@ -10,7 +10,7 @@ import { CheckContext, CheckOutcome, stable, type CheckResult, type CheckSpec, t
 import { coverageOf, discoverTargets, loadTargets, lockBlocksMissing, mergeFixtures } from './discovery.ts';
 import { expectationFor, type Expectations } from './expectations.ts';
 import { fixtureTargets } from './fixtures.ts';
-import { HeadLog } from './head.ts';
+import { HeadLog } from './head-log.ts';
 import { RpcClient, TransportError, RpcError, resultOf } from '../../core/node/rpc-client.ts';
 import { RECEIPTS_BUDGET } from './receipt-checks.ts';
 

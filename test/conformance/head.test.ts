@@ -1,6 +1,6 @@
 // The run's head log (conformance/framework/head.ts): which pairs of head reads it may compare, and when the head went back.
 import { expect } from 'chai';
-import { HeadLog, headText } from '../../conformance/framework/head.ts';
+import { HeadLog, headText } from '../../conformance/framework/head-log.ts';
 import type { Exchange } from '../../core/node/rpc-client.ts';
 
 const hash = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;

@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { toQuantity } from '../../core/hex.ts';
 import { startDevnet, type Devnet } from '../../devnet/index.ts';
 import { runConformance, type RunResult } from '../../conformance/framework/runner.ts';
+import { allSuites } from '../../conformance/methods.ts';
 import { type Fault, FaultProxy } from '../support/fault-proxy.ts';
 import { behind, roundRobin } from '../support/faults.ts';
 
@@ -28,7 +29,7 @@ describe('latest-not-behind: latest judged against what the endpoint serves by h
   /** Discovery runs through the proxy, as `rpc-certify conformance --url` would: no lock, no reference. */
   const run = (fault?: Fault, methods: string[] | undefined = METHODS) => {
     proxy.fault = fault;
-    return runConformance({ url: proxy.url, ...(methods ? { methods } : {}), fixtures: [{ targets: { reverts: devnet.seed.reverts }, source: 'seed' }] });
+    return runConformance({ suites: allSuites, url: proxy.url, ...(methods ? { methods } : {}), fixtures: [{ targets: { reverts: devnet.seed.reverts }, source: 'seed' }] });
   };
   const fault = (name: string, rewrite: Fault['rewrite']): Fault => ({ name, kills: IDS, rewrite });
 

@@ -298,6 +298,8 @@ for (const c of cases) {
     });
 
     it('every fault of the project\'s catalogue that changes an answer fails a --strict run with its --expect file, save the faults that are its own deviations', async function () {
+      // ~150 suite runs: ~30 s on a quiet machine, several times that on a busy one.
+      this.timeout(300_000);
       const proxy = new FaultProxy(node.url);
       await proxy.start();
       const masked: string[] = [];

@@ -25,7 +25,7 @@ Commands:
   compare        compare two load reports (regression gate, offline)
   k8s            the load test as k6-operator manifests (--parallelism N); \`k8s merge\` turns the pods' logs into one report
   devnet         start the embedded default, print its URL, run until stopped
-  checks         list every check: id, layer, spec clause, title (--markdown for a table)
+  checks         list every check: id, layer, spec clause, title, file (--markdown for a table)
   doctor         show the tools the harness uses (node, go, k6, anvil)
 
 Run \`rpc-certify <command> --help\` for a command's options.
@@ -105,15 +105,12 @@ function seedSkips(seed: { skipped: Array<{ step: string; reason: string }> }): 
 
 async function checksCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { markdown: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } } });
-  if (values.help) return print('rpc-certify checks [--markdown]: list every check of the suite with its id, layer, spec clause and title');
+  if (values.help) return print('rpc-certify checks [--markdown]: list every check of the suite with its id, layer, spec clause, title and the file that declares it');
   const { allSuites } = await import('../conformance/methods.ts');
-  const rows = allSuites.flatMap((s) => s.checks.map(({ spec }) => ({ id: s.id(spec.intent), ...spec })));
-  if (values.markdown) {
-    console.log('| id | layer | clause | what it checks |\n|---|---|---|---|');
-    for (const r of rows) console.log(`| \`${r.id}\` | ${r.layer} | ${r.clause} | ${r.title.replace(/\|/g, '\\|')} |`);
-  } else {
-    for (const r of rows) console.log(`${r.id.padEnd(58)} ${r.layer.padEnd(9)} ${r.clause.padEnd(22)} ${r.title}`);
-  }
+  const { catalogueMarkdown, catalogueRows } = await import('../conformance/framework/catalogue.ts');
+  const rows = catalogueRows(allSuites);
+  if (values.markdown) console.log(catalogueMarkdown(allSuites));
+  else for (const r of rows) console.log(`${r.id.padEnd(58)} ${r.layer.padEnd(9)} ${r.clause.padEnd(22)} ${r.title} (${r.file})`);
   console.log(values.markdown ? '' : `\n${rows.length} checks`);
   return 0;
 }

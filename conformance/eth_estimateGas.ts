@@ -10,7 +10,7 @@ import type { RevertTarget } from '../core/targets.ts';
 import { MethodSuite, type CheckContext } from './framework/check.ts';
 import { envelopeChecks, PROBE_TRANSFER } from './framework/common.ts';
 
-const suite = new MethodSuite('eth_estimateGas');
+const suite = new MethodSuite('eth_estimateGas', 'conformance/eth_estimateGas.ts');
 export default suite;
 
 const INTRINSIC_GAS = 21_000n;
@@ -28,29 +28,29 @@ async function expectEstimate(t: CheckContext, params: unknown[], fresh = false)
 }
 
 suite.check(
-  { intent: 'transfer-estimate', clause: '§4.1', layer: 'spec', title: 'a plain transfer estimates to a hex quantity of at least the intrinsic 21000 gas', covers: ['hit', 'tag:latest'] },
+  { id: 'eth_estimateGas/transfer-estimate', clause: { section: '4.1' }, layer: 'spec', title: 'a plain transfer estimates to a hex quantity of at least the intrinsic 21000 gas', covers: ['hit', 'tag:latest'] },
   async (t) => void (await expectEstimate(t, [PROBE_TRANSFER, 'latest'])),
 );
 
 suite.check(
-  { intent: 'block-number-param', clause: '§4.1 params', layer: 'spec', title: 'the block parameter accepts a hex block number', covers: ['hit'] },
+  { id: 'eth_estimateGas/block-number-param', clause: { section: '4.1', part: 'params' }, layer: 'spec', title: 'the block parameter accepts a hex block number', covers: ['hit'] },
   async (t) => void (await expectEstimate(t, [PROBE_TRANSFER, t.targets.head.number])),
 );
 
 for (const tag of ['pending', 'safe', 'finalized']) {
   suite.check(
-    { intent: `tag-${tag}`, clause: '§1, §4.1 params', layer: 'spec', title: `the block tag "${tag}" is accepted`, covers: [`tag:${tag}`] },
+    { id: `eth_estimateGas/tag-${tag}`, clause: [{ section: '1' }, { section: '4.1', part: 'params' }], layer: 'spec', title: `the block tag "${tag}" is accepted`, covers: [`tag:${tag}`] },
     async (t) => void (await expectEstimate(t, [PROBE_TRANSFER, tag], true)),
   );
 }
 
 suite.check(
-  { intent: 'one-param', clause: '§4.1 example', layer: 'advisory', title: 'the call object alone, as in the spec\'s example request, is accepted', covers: ['hit'] },
+  { id: 'eth_estimateGas/one-param', clause: { section: '4.1', part: 'example' }, layer: 'advisory', title: 'the call object alone, as in the spec\'s example request, is accepted', covers: ['hit'] },
   async (t) => void (await expectEstimate(t, [PROBE_TRANSFER])),
 );
 
 suite.check(
-  { intent: 'replay-real-tx', clause: '§4.1', layer: 'spec', title: 'replaying a real transaction at its parent block gives an estimate of at least the intrinsic gas', covers: ['hit'] },
+  { id: 'eth_estimateGas/replay-real-tx', clause: { section: '4.1' }, layer: 'spec', title: 'replaying a real transaction at its parent block gives an estimate of at least the intrinsic gas', covers: ['hit'] },
   async (t) => {
     const hash = t.need(t.targets.successTx, 'successful transaction');
     const tx = await t.leaned<{ from: string; to: string | null; value: string; input: string; blockNumber: string }>('eth_getTransactionByHash', [hash], 'a known transaction');
@@ -60,7 +60,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'no-side-effect', clause: '§4.1', layer: 'spec', title: 'estimating adds no transaction: the sender\'s pending nonce is unchanged' },
+  { id: 'eth_estimateGas/no-side-effect', clause: { section: '4.1' }, layer: 'spec', title: 'estimating adds no transaction: the sender\'s pending nonce is unchanged' },
   async (t) => {
     const hash = t.need(t.targets.successTx, 'successful transaction');
     const tx = await t.leaned<{ from: string }>('eth_getTransactionByHash', [hash], 'a known transaction');
@@ -111,7 +111,7 @@ async function replayEstimate(t: CheckContext, call: Record<string, unknown>, pa
 }
 
 suite.check(
-  { intent: 'estimate-covers-gas-used', clause: '§4.1', layer: 'spec', title: 'replaying a real transaction that is first in its block, at its parent block, estimates at least the gas it used (its receipt\'s gasUsed)', covers: ['hit'] },
+  { id: 'eth_estimateGas/estimate-covers-gas-used', clause: { section: '4.1' }, layer: 'spec', title: 'replaying a real transaction that is first in its block, at its parent block, estimates at least the gas it used (its receipt\'s gasUsed)', covers: ['hit'] },
   async (t) => {
     const { tx, receipt, parent } = await minedWithParent(t, t.need(t.targets.firstInBlockTx, 'successful transaction first in its block'));
     const gas = await replayEstimate(t, callOf(tx), parent);
@@ -120,7 +120,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'estimate-covers-calldata', clause: '§4.1', layer: 'spec', title: 'a successful call to existing code, replayed at its parent block, estimates at least the intrinsic gas: 21000 plus its calldata (4/16 a byte) and access list', covers: ['hit'] },
+  { id: 'eth_estimateGas/estimate-covers-calldata', clause: { section: '4.1' }, layer: 'spec', title: 'a successful call to existing code, replayed at its parent block, estimates at least the intrinsic gas: 21000 plus its calldata (4/16 a byte) and access list', covers: ['hit'] },
   async (t) => {
     const { tx, parent } = await minedWithParent(t, t.need(t.targets.callToCode, 'successful call that ran code'));
     const call = callOf(tx);
@@ -131,7 +131,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'chain-revert', clause: '§4.1 rule 3, §7', layer: 'spec', title: 'a failed transaction found on the chain, first in its block, replayed at its parent block: code 3, "execution reverted" (with the decoded reason for Error(string)), data the hex revert payload', covers: ['revert'] },
+  { id: 'eth_estimateGas/chain-revert', clause: [{ section: '4.1', rule: 3 }, { section: '7' }], layer: 'spec', title: 'a failed transaction found on the chain, first in its block, replayed at its parent block: code 3, "execution reverted" (with the decoded reason for Error(string)), data the hex revert payload', covers: ['revert'] },
   async (t) => {
     const { tx, receipt, parent } = await minedWithParent(t, t.need(t.targets.revertedTx, 'failed transaction first in its block'));
     // Gas left over means the failure was a REVERT; a failure that used all its gas may have been an
@@ -168,7 +168,7 @@ suite.check(
 const AUTHORITY_KEY = keccak256(toHex('rpc-certify: EIP-7702 authority for eth_estimateGas'));
 
 suite.check(
-  { intent: 'blob-call-fields', clause: '§4.1, §2.1', layer: 'advisory', title: 'a call object with EIP-4844 fields (blobVersionedHashes, maxFeePerBlobGas), which the spec does not list, is estimated: a quantity of at least 21000 (on a chain from Cancun on)', covers: ['hit'] },
+  { id: 'eth_estimateGas/blob-call-fields', clause: [{ section: '4.1' }, { section: '2.1' }], layer: 'advisory', title: 'a call object with EIP-4844 fields (blobVersionedHashes, maxFeePerBlobGas), which the spec does not list, is estimated: a quantity of at least 21000 (on a chain from Cancun on)', covers: ['hit'] },
   async (t) => {
     t.needFork('cancun', 'EIP-4844 blob fields');
     // From a sender that has funds (a real transaction's): a node may ask for the blob fee's balance.
@@ -179,7 +179,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'set-code-call-fields', clause: '§4.1, §2.1', layer: 'advisory', title: 'a call object with an EIP-7702 authorizationList, which the spec does not list, is estimated with the authorization\'s cost: at least 21000 + 25000 per authorization (on a chain from Prague on)', covers: ['hit'] },
+  { id: 'eth_estimateGas/set-code-call-fields', clause: [{ section: '4.1' }, { section: '2.1' }], layer: 'advisory', title: 'a call object with an EIP-7702 authorizationList, which the spec does not list, is estimated with the authorization\'s cost: at least 21000 + 25000 per authorization (on a chain from Prague on)', covers: ['hit'] },
   async (t) => {
     t.needFork('prague', 'EIP-7702 authorizations');
     const signed = await privateKeyToAccount(AUTHORITY_KEY).signAuthorization({ chainId: Number(BigInt(t.targets.chainId)), address: PROBE_TRANSFER.to, nonce: 0 });
@@ -226,12 +226,12 @@ async function expectRevert(t: CheckContext, call: Record<string, unknown>, r: R
 }
 
 suite.check(
-  { intent: 'revert-initcode', clause: '§4.1 rule 3, §7', layer: 'spec', title: 'a creation whose init code reverts with Error(string): code 3, "execution reverted: <reason>", data the ABI payload', covers: ['revert'] },
+  { id: 'eth_estimateGas/revert-initcode', clause: [{ section: '4.1', rule: 3 }, { section: '7' }], layer: 'spec', title: 'a creation whose init code reverts with Error(string): code 3, "execution reverted: <reason>", data the ABI payload', covers: ['revert'] },
   async (t) => expectRevert(t, { data: harnessRevert.data }, harnessRevert),
 );
 
 suite.check(
-  { intent: 'revert-contracts', clause: '§4.1 rule 3, §7', layer: 'spec', title: 'calls to contracts known to revert (require, custom error, panic): code 3, message and data as §7', covers: ['revert'] },
+  { id: 'eth_estimateGas/revert-contracts', clause: [{ section: '4.1', rule: 3 }, { section: '7' }], layer: 'spec', title: 'calls to contracts known to revert (require, custom error, panic): code 3, message and data as §7', covers: ['revert'] },
   async (t) => {
     if (t.targets.reverts.length === 0) t.skip('no reverting contract call known on this endpoint (seeded on the embedded default)');
     await t.each(t.targets.reverts, (r) => expectRevert(t, { ...(r.to ? { to: r.to } : {}), data: r.data }, r));
@@ -239,7 +239,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'gas-cap', clause: '§4.1 rule 1, §8', layer: 'spec', title: 'a gas above 10x the block gas limit is capped (an estimate within the cap) or rejected with a JSON-RPC error, never a crash or a hang' },
+  { id: 'eth_estimateGas/gas-cap', clause: [{ section: '4.1', rule: 1 }, { section: '8' }], layer: 'spec', title: 'a gas above 10x the block gas limit is capped (an estimate within the cap) or rejected with a JSON-RPC error, never a crash or a hang' },
   async (t) => {
     const head = await t.result<{ gasLimit: string }>('eth_getBlockByNumber', ['latest', false], { fresh: true });
     const cap = q(head.gasLimit)! * 10n;

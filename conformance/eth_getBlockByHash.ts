@@ -26,7 +26,7 @@ interface Block {
   totalDifficulty?: string | null;
 }
 
-const suite = new MethodSuite('eth_getBlockByHash');
+const suite = new MethodSuite('eth_getBlockByHash', 'conformance/eth_getBlockByHash.ts');
 export default suite;
 
 /** A block the targets name, fetched with the given flag: it must be found and be block-shaped. */
@@ -44,7 +44,7 @@ envelopeChecks(
 );
 
 suite.check(
-  { intent: 'hashes-shape', clause: '§4.2, §2.2', layer: 'spec', title: 'flag false: a block object whose transactions are 32-byte hashes, and whose hash is the one asked for', covers: ['hit'], ties: ['block.hash', 'block.number', 'block.transactions'] },
+  { id: 'eth_getBlockByHash/hashes-shape', clause: [{ section: '4.2' }, { section: '2.2' }], layer: 'spec', title: 'flag false: a block object whose transactions are 32-byte hashes, and whose hash is the one asked for', covers: ['hit'], ties: ['block.hash', 'block.number', 'block.transactions'] },
   async (t) => {
     const { target, block } = await knownBlock(t, 'multiTxBlock', false);
     t.expectEqual(block.hash, target.hash, 'hash must be the requested block hash', '/result/hash');
@@ -55,7 +55,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'full-shape', clause: '§4.2, §2.3', layer: 'spec', title: 'flag true: full transaction objects whose blockHash, blockNumber and transactionIndex match the block', covers: ['hit'], ties: ['transaction.blockHash', 'transaction.blockNumber', 'transaction.transactionIndex'] },
+  { id: 'eth_getBlockByHash/full-shape', clause: [{ section: '4.2' }, { section: '2.3' }], layer: 'spec', title: 'flag true: full transaction objects whose blockHash, blockNumber and transactionIndex match the block', covers: ['hit'], ties: ['transaction.blockHash', 'transaction.blockNumber', 'transaction.transactionIndex'] },
   async (t) => {
     const { block } = await knownBlock(t, 'multiTxBlock', true);
     block.transactions.forEach((tx, i) => {
@@ -70,7 +70,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'hashes-match-full', clause: '§4.2', layer: 'invariant', title: 'the hash list (flag false) equals the hashes of the full transactions (flag true), in order', ties: ['block.transactions', 'transaction.hash'] },
+  { id: 'eth_getBlockByHash/hashes-match-full', clause: { section: '4.2' }, layer: 'invariant', title: 'the hash list (flag false) equals the hashes of the full transactions (flag true), in order', ties: ['block.transactions', 'transaction.hash'] },
   async (t) => {
     const target = t.need(t.targets.multiTxBlock, 'block with several transactions');
     const hashes = t.found(await t.result<Block | null>(suite.method, [target.hash, false]), 'a known block hash returned null (flag false)');
@@ -81,18 +81,18 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'empty-block', clause: '§4.2, §2.2', layer: 'spec', title: 'a block with no transactions has an empty transactions array', covers: ['hit'], ties: ['block.transactions'] },
+  { id: 'eth_getBlockByHash/empty-block', clause: [{ section: '4.2' }, { section: '2.2' }], layer: 'spec', title: 'a block with no transactions has an empty transactions array', covers: ['hit'], ties: ['block.transactions'] },
   async (t) => {
     const { block } = await knownBlock(t, 'emptyBlock', true);
     t.expectEqual(block.transactions, [], 'an empty block must list no transactions', '/result/transactions');
   },
 );
 
-nullOnMiss(suite, 'null-on-miss', '§4.2, §7', 'an unknown block hash returns result null', () => [UNKNOWN_HASH, false]);
-nullOnZeroHash(suite, '§4.2', 'a block hash', (hash) => [hash, false]);
+nullOnMiss(suite, 'eth_getBlockByHash/null-on-miss', [{ section: '4.2' }, { section: '7' }], 'an unknown block hash returns result null', () => [UNKNOWN_HASH, false]);
+nullOnZeroHash(suite, '4.2', 'a block hash', (hash) => [hash, false]);
 
 suite.check(
-  { intent: 'total-difficulty', clause: '§2.2', layer: 'advisory', title: 'totalDifficulty, which the spec lists, is present (current geth no longer returns it)' },
+  { id: 'eth_getBlockByHash/total-difficulty', clause: { section: '2.2' }, layer: 'advisory', title: 'totalDifficulty, which the spec lists, is present (current geth no longer returns it)' },
   async (t) => {
     const target = t.need(t.targets.multiTxBlock, 'block with several transactions');
     const block = await t.result<Block>(suite.method, [target.hash, false]);
@@ -107,7 +107,7 @@ extraFieldsCheck(suite, 'the blocks judged and their transactions', async (t) =>
 // A type this harness cannot re-encode leaves its block out of transactions-root, block-size and the receiptsRoot
 // checks (TypedBlocks): said here, so that a relabelled transaction never reads as a clean pass under --strict.
 suite.check(
-  { intent: 'tx-types', clause: '§2.3 type; invariant: transaction envelope', layer: 'advisory', title: 'every transaction of the blocks judged has a type this harness re-encodes (0x0 to 0x4) or one of the network\'s own (fixtures/networks.json txTypes); a block holding another is left out of the root, size and receipt recomputes', covers: ['hit'] },
+  { id: 'eth_getBlockByHash/tx-types', clause: [{ section: '2.3', field: 'type' }, { invariant: 'transaction envelope' }], layer: 'advisory', title: 'every transaction of the blocks judged has a type this harness re-encodes (0x0 to 0x4) or one of the network\'s own (fixtures/networks.json txTypes); a block holding another is left out of the root, size and receipt recomputes', covers: ['hit'] },
   async (t) => {
     const network = networkOf(t.targets.chainId);
     const own = new Set(network?.[1].txTypes ?? []);
@@ -131,7 +131,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'judged-shape', clause: '§4.2, §2.2', layer: 'spec', title: 'every block the run reads has the block shape (schemas/rpc/block.json): each block judged (up to 16, full transactions), and every block the discovery walk (eth_getBlockByNumber) found malformed, which is never passed over as "not on this chain"', covers: ['hit'] },
+  { id: 'eth_getBlockByHash/judged-shape', clause: [{ section: '4.2' }, { section: '2.2' }], layer: 'spec', title: 'every block the run reads has the block shape (schemas/rpc/block.json): each block judged (up to 16, full transactions), and every block the discovery walk (eth_getBlockByNumber) found malformed, which is never passed over as "not on this chain"', covers: ['hit'] },
   async (t) => {
     // A block discovery read malformed is asked for again, as the walk asked for it, for the evidence; it
     // fails even if it now comes back whole: the endpoint served it malformed.
@@ -172,14 +172,14 @@ async function judgedBlocks(t: CheckContext, hashes = false): Promise<Judged[]> 
 }
 
 suite.check(
-  { intent: 'block-hash', clause: 'invariant: block hash', layer: 'invariant', title: 'hash recomputed as keccak256(rlp(header)), the field list chosen by fork from the fields present (London, Shanghai, Cancun, Prague), for every block judged (up to 16, spread over the eras found; the busiest with both flags)', covers: ['hit'], ties: [...HEADER_FIELDS, 'block.hash'] },
+  { id: 'eth_getBlockByHash/block-hash', clause: { invariant: 'block hash' }, layer: 'invariant', title: 'hash recomputed as keccak256(rlp(header)), the field list chosen by fork from the fields present (London, Shanghai, Cancun, Prague), for every block judged (up to 16, spread over the eras found; the busiest with both flags)', covers: ['hit'], ties: [...HEADER_FIELDS, 'block.hash'] },
   async (t) => {
     await t.each(await judgedBlocks(t, true), async ({ name, block }) => expectHeaderHash(t, block, '/result', name));
   },
 );
 
 suite.check(
-  { intent: 'sha3-uncles-empty', clause: 'invariant: block hash (sha3Uncles)', layer: 'invariant', title: 'a block listing no uncles has sha3Uncles = keccak256(rlp([]))', covers: ['hit'], ties: ['block.sha3Uncles', 'block.uncles'] },
+  { id: 'eth_getBlockByHash/sha3-uncles-empty', clause: { invariant: 'block hash', field: 'sha3Uncles' }, layer: 'invariant', title: 'a block listing no uncles has sha3Uncles = keccak256(rlp([]))', covers: ['hit'], ties: ['block.sha3Uncles', 'block.uncles'] },
   async (t) => {
     const judged = (await judgedBlocks(t)).filter(({ block }) => Array.isArray(block['uncles']) && block['uncles'].length === 0);
     if (judged.length === 0) t.skip('every block found lists uncles');
@@ -188,7 +188,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'transactions-root', clause: 'invariant: transactionsRoot', layer: 'invariant', title: 'transactionsRoot recomputed as the Merkle-Patricia root of rlp(index) -> signed envelope over the full transactions, each of which hashes to its hash; a wrong root of a block holding blob transactions is also compared with the trie of their network forms (eth_getRawTransactionByHash), and the failure says whether it is exactly that', covers: ['hit'], ties: ['block.transactionsRoot', 'block.transactions', ...SIGNED] },
+  { id: 'eth_getBlockByHash/transactions-root', clause: { invariant: 'transactionsRoot' }, layer: 'invariant', title: 'transactionsRoot recomputed as the Merkle-Patricia root of rlp(index) -> signed envelope over the full transactions, each of which hashes to its hash; a wrong root of a block holding blob transactions is also compared with the trie of their network forms (eth_getRawTransactionByHash), and the failure says whether it is exactly that', covers: ['hit'], ties: ['block.transactionsRoot', 'block.transactions', ...SIGNED] },
   async (t) => {
     // Every block is judged before the verdict, so the failure says which blocks and what they hold: an
     // --expect entry can then be scoped to the one deviation it names (its `match`), not the whole check.
@@ -248,7 +248,7 @@ async function networkFormsCause(t: CheckContext, txs: Json[], envelopes: Hex[],
 }
 
 suite.check(
-  { intent: 'withdrawals-root', clause: 'invariant: withdrawalsRoot (EIP-4895)', layer: 'invariant', title: 'withdrawalsRoot recomputed as the Merkle-Patricia root of rlp(index) -> rlp([index, validatorIndex, address, amount]) over the block\'s withdrawals, for every block found from Shanghai on', covers: ['hit'] },
+  { id: 'eth_getBlockByHash/withdrawals-root', clause: { invariant: 'withdrawalsRoot' }, layer: 'invariant', title: 'withdrawalsRoot recomputed as the Merkle-Patricia root of rlp(index) -> rlp([index, validatorIndex, address, amount]) over the block\'s withdrawals, for every block found from Shanghai on', covers: ['hit'] },
   async (t) => {
     const judged = (await judgedBlocks(t)).filter(({ block }) => block['withdrawalsRoot'] !== undefined);
     if (judged.length === 0) {
@@ -265,7 +265,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'block-size', clause: '§2.2 size; invariant: block encoding', layer: 'invariant', title: 'size is the byte length of rlp([header, transactions, uncles, withdrawals]) over the full transactions (typed ones as their EIP-2718 envelope, no blob sidecars) and the uncle headers (eth_getUncleByBlockHashAndIndex)', covers: ['hit'], ties: ['block.size', 'block.transactions', 'block.uncles'] },
+  { id: 'eth_getBlockByHash/block-size', clause: [{ section: '2.2', field: 'size' }, { invariant: 'block encoding' }], layer: 'invariant', title: 'size is the byte length of rlp([header, transactions, uncles, withdrawals]) over the full transactions (typed ones as their EIP-2718 envelope, no blob sidecars) and the uncle headers (eth_getUncleByBlockHashAndIndex)', covers: ['hit'], ties: ['block.size', 'block.transactions', 'block.uncles'] },
   async (t) => {
     // Every block is judged and each wrong one says by how much and whether it is exactly the typed transactions'
     // string headers left out: an --expect entry can name that deviation, and no other wrong size passes for it.
@@ -290,7 +290,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'logs-bloom', clause: 'invariant: logsBloom', layer: 'invariant', title: 'the block\'s logsBloom recomputed as the OR of the blooms of all its receipts\' logs (eth_getBlockReceipts, or each eth_getTransactionReceipt where it is not served, within the budget of receipts fetched one by one: the others named, none: inconclusive), for every block judged', covers: ['hit'], ties: ['block.logsBloom', 'log.address', 'log.topics'] },
+  { id: 'eth_getBlockByHash/logs-bloom', clause: { invariant: 'logsBloom' }, layer: 'invariant', title: 'the block\'s logsBloom recomputed as the OR of the blooms of all its receipts\' logs (eth_getBlockReceipts, or each eth_getTransactionReceipt where it is not served, within the budget of receipts fetched one by one: the others named, none: inconclusive), for every block judged', covers: ['hit'], ties: ['block.logsBloom', 'log.address', 'log.topics'] },
   async (t) => {
     const budget = new ReceiptsBudget(t);
     await t.each(await judgedBlocks(t), async ({ name, ref, block }) => {
@@ -319,7 +319,7 @@ async function parentOf(t: CheckContext, name: string, block: Json): Promise<Jso
 }
 
 suite.check(
-  { intent: 'parent-hash', clause: '§2.2 parentHash; invariant: chain of headers', layer: 'invariant', title: 'the parentHash of every block judged names a block (eth_getBlockByHash) numbered one less, with a timestamp not later than its own; the genesis block\'s is the zero hash', covers: ['hit'], ties: ['block.parentHash', 'block.number', 'block.timestamp'] },
+  { id: 'eth_getBlockByHash/parent-hash', clause: [{ section: '2.2', field: 'parentHash' }, { invariant: 'chain of headers' }], layer: 'invariant', title: 'the parentHash of every block judged names a block (eth_getBlockByHash) numbered one less, with a timestamp not later than its own; the genesis block\'s is the zero hash', covers: ['hit'], ties: ['block.parentHash', 'block.number', 'block.timestamp'] },
   async (t) => {
     // Not later, rather than earlier: L2s (Arbitrum) give consecutive blocks the same timestamp, and so does anvil.
     await t.each(await judgedBlocks(t), async ({ name, block }) => {
@@ -334,7 +334,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'total-difficulty-sum', clause: '§2.2 totalDifficulty', layer: 'spec', title: 'where served, the totalDifficulty of every block judged is the total difficulty of the chain up to it: its parent\'s (the block its parentHash names) plus its own difficulty; the genesis block\'s, its difficulty', covers: ['hit'], ties: ['block.totalDifficulty', 'block.difficulty'] },
+  { id: 'eth_getBlockByHash/total-difficulty-sum', clause: { section: '2.2', field: 'totalDifficulty' }, layer: 'spec', title: 'where served, the totalDifficulty of every block judged is the total difficulty of the chain up to it: its parent\'s (the block its parentHash names) plus its own difficulty; the genesis block\'s, its difficulty', covers: ['hit'], ties: ['block.totalDifficulty', 'block.difficulty'] },
   async (t) => {
     const judged = (await judgedBlocks(t)).filter(({ block }) => block['totalDifficulty'] !== undefined && block['totalDifficulty'] !== null);
     // Where it is not served there is no sum to judge: its absence is total-difficulty's verdict (advisory), not this one's.
@@ -352,7 +352,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'gas-price-paid', clause: 'invariant: EIP-1559 (execution-apis: gasPrice of a mined transaction is the price paid)', layer: 'invariant', title: 'the gasPrice of every transaction of type 0x2 to 0x4 in the blocks judged (full) is the price it paid, min(maxFeePerGas, baseFeePerGas + maxPriorityFeePerGas) against its block\'s base fee', covers: ['hit'], ties: ['transaction.gasPrice'] },
+  { id: 'eth_getBlockByHash/gas-price-paid', clause: { invariant: 'EIP-1559' }, layer: 'invariant', title: 'the gasPrice of every transaction of type 0x2 to 0x4 in the blocks judged (full) is the price it paid, min(maxFeePerGas, baseFeePerGas + maxPriorityFeePerGas) against its block\'s base fee', covers: ['hit'], ties: ['transaction.gasPrice'] },
   async (t) => {
     // From 0x2 on, gasPrice is signed by nothing: only the fee rule ties it (0x0 and 0x1 sign it, and pay it as it is).
     // The rule is effectiveGasPrices', read with each transaction's gasPrice as the price paid.

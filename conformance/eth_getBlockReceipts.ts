@@ -11,13 +11,13 @@ import { atHead } from './framework/head.ts';
 import { COMMITTED, LOG_PLACE, PLACE } from './framework/fields.ts';
 import { latestNotBehind } from './framework/latest-fresh.ts';
 
-const suite = new MethodSuite('eth_getBlockReceipts');
+const suite = new MethodSuite('eth_getBlockReceipts', 'conformance/eth_getBlockReceipts.ts');
 export default suite;
 
 envelopeChecks(suite, (t) => [t.need(t.targets.multiTxBlock, 'block with several transactions').number], () => ['not-a-block']);
 
 suite.check(
-  { intent: 'receipts-in-order', clause: '§4.8 rule 3, §2.4', layer: 'spec', title: 'an array of well-formed receipts, one per transaction of the block, in transaction order', covers: ['hit'], ties: ['receipt.transactionHash', 'receipt.transactionIndex', 'receipt.blockHash', 'receipt.blockNumber', ...LOG_PLACE] },
+  { id: 'eth_getBlockReceipts/receipts-in-order', clause: [{ section: '4.8', rule: 3 }, { section: '2.4' }], layer: 'spec', title: 'an array of well-formed receipts, one per transaction of the block, in transaction order', covers: ['hit'], ties: ['receipt.transactionHash', 'receipt.transactionIndex', 'receipt.blockHash', 'receipt.blockNumber', ...LOG_PLACE] },
   async (t) => {
     const target = t.need(t.targets.multiTxBlock, 'block with several transactions');
     const block = await t.leaned<{ transactions: string[] }>('eth_getBlockByHash', [target.hash, false], 'a known block');
@@ -36,17 +36,17 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'empty-block', clause: '§4.8', layer: 'spec', title: 'a block with no transactions gives an empty array', covers: ['hit'] },
+  { id: 'eth_getBlockReceipts/empty-block', clause: { section: '4.8' }, layer: 'spec', title: 'a block with no transactions gives an empty array', covers: ['hit'] },
   async (t) => {
     const target = t.need(t.targets.emptyBlock, 'empty block');
     t.expectEqual(await t.result(suite.method, [target.number]), [], 'a block with no transactions must give []', '/result');
   },
 );
 
-nullOnMiss(suite, 'null-future-block', '§4.8 rule 2', 'a block number beyond the head returns result null', (t) => [futureBlock(t.targets)]);
+nullOnMiss(suite, 'eth_getBlockReceipts/null-future-block', { section: '4.8', rule: 2 }, 'a block number beyond the head returns result null', (t) => [futureBlock(t.targets)]);
 
 suite.check(
-  { intent: 'pending-equals-latest', clause: '§4.8 rule 1', layer: 'spec', title: 'the tag pending returns the same data as latest (bracketed by the head number and hash; retried when the head moves)', covers: ['tag:pending', 'tag:latest'], ties: ['tag.pending'] },
+  { id: 'eth_getBlockReceipts/pending-equals-latest', clause: { section: '4.8', rule: 1 }, layer: 'spec', title: 'the tag pending returns the same data as latest (bracketed by the head number and hash; retried when the head moves)', covers: ['tag:pending', 'tag:latest'], ties: ['tag.pending'] },
   async (t) =>
     atHead(
       t,
@@ -61,7 +61,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'latest-is-head', clause: '§1 block tag, §4.8', layer: 'spec', title: 'the tag latest returns the head block\'s receipts: one per transaction of the head, in order, each naming the head\'s hash (bracketed by the head number and hash; retried when the head moves)', covers: ['tag:latest'], ties: ['tag.latest', 'receipt.transactionHash', 'receipt.blockHash'] },
+  { id: 'eth_getBlockReceipts/latest-is-head', clause: [{ section: '1', part: 'block tag' }, { section: '4.8' }], layer: 'spec', title: 'the tag latest returns the head block\'s receipts: one per transaction of the head, in order, each naming the head\'s hash (bracketed by the head number and hash; retried when the head moves)', covers: ['tag:latest'], ties: ['tag.latest', 'receipt.transactionHash', 'receipt.blockHash'] },
   async (t) =>
     atHead(
       t,
@@ -74,13 +74,13 @@ suite.check(
     ),
 );
 
-latestNotBehind(suite, '§1 block tag, §4.8', 'eth_getBlockReceipts("latest") (its receipts\' blockNumber)', ['receipt.blockNumber'], async (t) => {
+latestNotBehind(suite, '4.8', 'eth_getBlockReceipts("latest") (its receipts\' blockNumber)', ['receipt.blockNumber'], async (t) => {
   const receipts = await t.result<unknown>(suite.method, ['latest'], { fresh: true });
   return { number: Array.isArray(receipts) && isObject(receipts[0]) ? receipts[0]['blockNumber'] : undefined, what: 'eth_getBlockReceipts("latest")' };
 });
 
 suite.check(
-  { intent: 'block-hash-param', clause: '§4.8 params', layer: 'advisory', title: 'a block hash as the parameter (EIP-1898 style, which the spec does not list) gives the same receipts as the block\'s number', covers: ['hit'] },
+  { id: 'eth_getBlockReceipts/block-hash-param', clause: { section: '4.8', part: 'params' }, layer: 'advisory', title: 'a block hash as the parameter (EIP-1898 style, which the spec does not list) gives the same receipts as the block\'s number', covers: ['hit'] },
   async (t) => {
     const target = t.need(t.targets.multiTxBlock, 'block with several transactions');
     const byNumber = await t.result(suite.method, [target.number]);
@@ -90,7 +90,7 @@ suite.check(
 
 for (const tag of ['latest', 'earliest', 'safe', 'finalized']) {
   suite.check(
-    { intent: `tag-${tag}`, clause: '§1, §4.8', layer: 'spec', title: `the block tag "${tag}" is accepted: an array of receipts or null`, covers: [`tag:${tag}`] },
+    { id: `eth_getBlockReceipts/tag-${tag}`, clause: [{ section: '1' }, { section: '4.8' }], layer: 'spec', title: `the block tag "${tag}" is accepted: an array of receipts or null`, covers: [`tag:${tag}`] },
     async (t) => {
       t.expectShape('block-receipts', await t.result(suite.method, [tag], { fresh: true }));
     },
@@ -116,7 +116,7 @@ async function taggedReceipts(t: CheckContext, tag: string): Promise<{ block: { 
 }
 
 suite.check(
-  { intent: 'tags-name-their-block', clause: '§1 block tag, §4.8', layer: 'spec', title: 'the tags earliest, finalized and safe give the receipts of the block the tag names (eth_getBlockByNumber, read before and after; retried when it moved), the same as its number gives, each naming its hash; earliest at or below finalized, finalized at or below safe, safe at or below the head', covers: ['tag:earliest', 'tag:finalized', 'tag:safe'], ties: ['tag.earliest', 'tag.finalized', 'tag.safe'] },
+  { id: 'eth_getBlockReceipts/tags-name-their-block', clause: [{ section: '1', part: 'block tag' }, { section: '4.8' }], layer: 'spec', title: 'the tags earliest, finalized and safe give the receipts of the block the tag names (eth_getBlockByNumber, read before and after; retried when it moved), the same as its number gives, each naming its hash; earliest at or below finalized, finalized at or below safe, safe at or below the head', covers: ['tag:earliest', 'tag:finalized', 'tag:safe'], ties: ['tag.earliest', 'tag.finalized', 'tag.safe'] },
   async (t) => {
     // Read in this order, each tag can only have moved up by the next read: a later tag read below an earlier one is wrong.
     const named: Array<{ tag: string; number: bigint }> = [];
@@ -148,12 +148,12 @@ async function decimalMatchesHex(t: CheckContext, decimal: unknown): Promise<voi
 }
 
 suite.check(
-  { intent: 'decimal-string', clause: '§4.8 params', layer: 'advisory', title: 'a decimal block number as a string ("123") is accepted, as the spec\'s "hex or decimal integer" says', covers: ['hit'] },
+  { id: 'eth_getBlockReceipts/decimal-string', clause: { section: '4.8', part: 'params' }, layer: 'advisory', title: 'a decimal block number as a string ("123") is accepted, as the spec\'s "hex or decimal integer" says', covers: ['hit'] },
   async (t) => decimalMatchesHex(t, BigInt(t.need(t.targets.multiTxBlock, 'block with several transactions').number).toString(10)),
 );
 
 suite.check(
-  { intent: 'decimal-number', clause: '§4.8 params', layer: 'advisory', title: 'a decimal block number as a JSON integer (123) is accepted, as the spec\'s "hex or decimal integer" says', covers: ['hit'] },
+  { id: 'eth_getBlockReceipts/decimal-number', clause: { section: '4.8', part: 'params' }, layer: 'advisory', title: 'a decimal block number as a JSON integer (123) is accepted, as the spec\'s "hex or decimal integer" says', covers: ['hit'] },
   async (t) => decimalMatchesHex(t, Number(BigInt(t.need(t.targets.multiTxBlock, 'block with several transactions').number))),
 );
 
@@ -172,7 +172,7 @@ async function receiptsAndBlocks(t: CheckContext): Promise<Array<{ name: string;
 }
 
 suite.check(
-  { intent: 'receipts-root', clause: 'invariant: receiptsRoot', layer: 'invariant', title: 'the block\'s receiptsRoot recomputed as the Merkle-Patricia root of rlp(index) -> typed receipt envelope (status or root, cumulativeGasUsed, logsBloom, logs) over these receipts', covers: ['hit'], ties: ['block.receiptsRoot', ...COMMITTED] },
+  { id: 'eth_getBlockReceipts/receipts-root', clause: { invariant: 'receiptsRoot' }, layer: 'invariant', title: 'the block\'s receiptsRoot recomputed as the Merkle-Patricia root of rlp(index) -> typed receipt envelope (status or root, cumulativeGasUsed, logsBloom, logs) over these receipts', covers: ['hit'], ties: ['block.receiptsRoot', ...COMMITTED] },
   async (t) => {
     const typed = new TypedBlocks(t);
     await t.each(await receiptsAndBlocks(t), ({ name, receipts, block }) => expectReceiptsRoot(t, typed, receipts, block, name));
@@ -181,28 +181,28 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'receipt-blooms', clause: 'invariant: logsBloom', layer: 'invariant', title: 'each receipt\'s logsBloom recomputed from its own logs (address and topics)', covers: ['hit'], ties: ['receipt.logsBloom', 'log.address', 'log.topics'] },
+  { id: 'eth_getBlockReceipts/receipt-blooms', clause: { invariant: 'logsBloom' }, layer: 'invariant', title: 'each receipt\'s logsBloom recomputed from its own logs (address and topics)', covers: ['hit'], ties: ['receipt.logsBloom', 'log.address', 'log.topics'] },
   async (t) => {
     await t.each(await receiptsAndBlocks(t), async ({ name, receipts }) => (t.judging(receipts.length, NO_TX_JUDGED), failOnViolations(t, await recompute(t, '/result', `the receipt blooms of ${name}`, () => receiptBlooms(receipts)), '/result', name)));
   },
 );
 
 suite.check(
-  { intent: 'gas-accounting', clause: 'invariant: cumulativeGasUsed', layer: 'invariant', title: 'cumulativeGasUsed never decreases, each gasUsed is the difference of consecutive cumulatives, and the last equals the block\'s gasUsed', covers: ['hit'], ties: ['receipt.cumulativeGasUsed', 'receipt.gasUsed', 'block.gasUsed'] },
+  { id: 'eth_getBlockReceipts/gas-accounting', clause: { invariant: 'cumulativeGasUsed' }, layer: 'invariant', title: 'cumulativeGasUsed never decreases, each gasUsed is the difference of consecutive cumulatives, and the last equals the block\'s gasUsed', covers: ['hit'], ties: ['receipt.cumulativeGasUsed', 'receipt.gasUsed', 'block.gasUsed'] },
   async (t) => {
     await t.each(await receiptsAndBlocks(t), async ({ name, receipts, block }) => failOnViolations(t, await recompute(t, '/result', `the gas accounting of ${name}`, () => gasAccounting(receipts, String(block['gasUsed']))), '/result', name));
   },
 );
 
 suite.check(
-  { intent: 'log-indexes', clause: 'invariant: logIndex', layer: 'invariant', title: 'logIndex numbers the block\'s logs from 0x0, contiguously across all its receipts, in order', covers: ['hit'], ties: ['log.logIndex'] },
+  { id: 'eth_getBlockReceipts/log-indexes', clause: { invariant: 'logIndex' }, layer: 'invariant', title: 'logIndex numbers the block\'s logs from 0x0, contiguously across all its receipts, in order', covers: ['hit'], ties: ['log.logIndex'] },
   async (t) => {
     await t.each(await receiptsAndBlocks(t), async ({ name, receipts }) => (t.judging(logCount(receipts), NO_LOG_JUDGED), failOnViolations(t, await recompute(t, '/result', `the log indexes of ${name}`, () => logIndexes(receipts)), '/result', name)));
   },
 );
 
 suite.check(
-  { intent: 'receipts-match-txs', clause: 'invariant: receipts against transactions; §2.4, §2.5', layer: 'invariant', title: 'one well-formed receipt (schemas/rpc/receipt.json) per transaction of each block judged, in order, each with its transaction\'s hash, type, from and to, a contractAddress exactly when to is null, the block\'s hash and number, its position as transactionIndex, logs pointing back at it, and a blob transaction\'s blobGasUsed 131072 per blob', covers: ['hit'], ties: PLACE },
+  { id: 'eth_getBlockReceipts/receipts-match-txs', clause: [{ section: '2.4' }, { section: '2.5' }, { invariant: 'receipts against transactions' }], layer: 'invariant', title: 'one well-formed receipt (schemas/rpc/receipt.json) per transaction of each block judged, in order, each with its transaction\'s hash, type, from and to, a contractAddress exactly when to is null, the block\'s hash and number, its position as transactionIndex, logs pointing back at it, and a blob transaction\'s blobGasUsed 131072 per blob', covers: ['hit'], ties: PLACE },
   async (t) => {
     // Every block is judged before the verdict (receipts-in-order reads the busiest one only).
     await t.each(await receiptsAndBlocks(t), ({ name, receipts, block }) => (t.judging(receipts.length, NO_TX_JUDGED), failOnViolations(t, receiptsInBlock(receipts, fullTxs(t, block, name), block), '/result', name)));
@@ -210,14 +210,14 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'effective-gas-price', clause: '§2.4 effectiveGasPrice; invariant: EIP-1559', layer: 'invariant', title: 'effectiveGasPrice is the transaction\'s gasPrice for types 0x0/0x1 and min(maxFeePerGas, baseFeePerGas + maxPriorityFeePerGas) from 0x2 on, against its block\'s base fee, in each block judged', covers: ['hit'], ties: ['receipt.effectiveGasPrice'] },
+  { id: 'eth_getBlockReceipts/effective-gas-price', clause: [{ section: '2.4', field: 'effectiveGasPrice' }, { invariant: 'EIP-1559' }], layer: 'invariant', title: 'effectiveGasPrice is the transaction\'s gasPrice for types 0x0/0x1 and min(maxFeePerGas, baseFeePerGas + maxPriorityFeePerGas) from 0x2 on, against its block\'s base fee, in each block judged', covers: ['hit'], ties: ['receipt.effectiveGasPrice'] },
   async (t) => {
     await t.each(await receiptsAndBlocks(t), async ({ name, receipts, block }) => (t.judging(receipts.length, NO_TX_JUDGED), failOnViolations(t, await recompute(t, '/result', `the effective gas prices of ${name}`, () => effectiveGasPrices(receipts, fullTxs(t, block, name), block)), '/result', name)));
   },
 );
 
 suite.check(
-  { intent: 'logs-not-removed', clause: '§2.5 removed', layer: 'spec', title: 'every log in the receipts of a canonical block judged has removed: false', covers: ['hit'], ties: ['log.removed'] },
+  { id: 'eth_getBlockReceipts/logs-not-removed', clause: { section: '2.5', field: 'removed' }, layer: 'spec', title: 'every log in the receipts of a canonical block judged has removed: false', covers: ['hit'], ties: ['log.removed'] },
   async (t) => {
     await t.each(await receiptsAndBlocks(t), ({ name, receipts }) => (t.judging(logCount(receipts), NO_LOG_JUDGED), failOnViolations(t, removedLogs(receipts), '/result', name)));
   },

@@ -11,13 +11,13 @@ import { latestNotBehind } from './framework/latest-fresh.ts';
 
 type Tx = Record<string, unknown> & { hash: string; transactionIndex: string | null; blockNumber: string | null; blockHash: string | null };
 
-const suite = new MethodSuite('eth_getTransactionByBlockNumberAndIndex');
+const suite = new MethodSuite('eth_getTransactionByBlockNumberAndIndex', 'conformance/eth_getTransactionByBlockNumberAndIndex.ts');
 export default suite;
 
 envelopeChecks(suite, (t) => [t.need(t.targets.multiTxBlock, 'block with several transactions').number, '0x0'], () => ['not-a-block', '0x0']);
 
 suite.check(
-  { intent: 'every-index', clause: '§4.5, §2.3', layer: 'spec', title: 'each index of a block returns a well-formed transaction whose transactionIndex, blockNumber and blockHash are the requested ones', covers: ['hit'], ties: ['transaction.transactionIndex', 'transaction.blockNumber', 'transaction.blockHash'] },
+  { id: 'eth_getTransactionByBlockNumberAndIndex/every-index', clause: [{ section: '4.5' }, { section: '2.3' }], layer: 'spec', title: 'each index of a block returns a well-formed transaction whose transactionIndex, blockNumber and blockHash are the requested ones', covers: ['hit'], ties: ['transaction.transactionIndex', 'transaction.blockNumber', 'transaction.blockHash'] },
   async (t) => {
     const block = t.need(t.targets.multiTxBlock, 'block with several transactions');
     for (let i = 0; i < Math.min(block.txCount, 16); i++) {
@@ -32,7 +32,7 @@ suite.check(
 
 for (const tag of ['latest', 'earliest', 'pending', 'safe', 'finalized']) {
   suite.check(
-    { intent: `tag-${tag}`, clause: '§1, §4.5', layer: 'spec', title: `the block tag "${tag}" is accepted: a transaction object or null`, covers: [`tag:${tag}`] },
+    { id: `eth_getTransactionByBlockNumberAndIndex/tag-${tag}`, clause: [{ section: '1' }, { section: '4.5' }], layer: 'spec', title: `the block tag "${tag}" is accepted: a transaction object or null`, covers: [`tag:${tag}`] },
     async (t) => {
       const tx = await t.result<Tx | null>(suite.method, [tag, '0x0'], { fresh: true });
       if (tx === null) return;
@@ -44,7 +44,7 @@ for (const tag of ['latest', 'earliest', 'pending', 'safe', 'finalized']) {
 }
 
 suite.check(
-  { intent: 'latest-is-head', clause: '§1 block tag, §4.5', layer: 'spec', title: 'the tag latest at index 0 returns the head block\'s first transaction (null when the head has none), bracketed by the head number and hash; retried when the head moves', covers: ['tag:latest'], ties: ['tag.latest', 'transaction.hash', 'transaction.blockHash'] },
+  { id: 'eth_getTransactionByBlockNumberAndIndex/latest-is-head', clause: [{ section: '1', part: 'block tag' }, { section: '4.5' }], layer: 'spec', title: 'the tag latest at index 0 returns the head block\'s first transaction (null when the head has none), bracketed by the head number and hash; retried when the head moves', covers: ['tag:latest'], ties: ['tag.latest', 'transaction.hash', 'transaction.blockHash'] },
   async (t) =>
     atHead(
       t,
@@ -59,22 +59,22 @@ suite.check(
     ),
 );
 
-latestNotBehind(suite, '§1 block tag, §4.5', 'this method\'s latest at index 0 (its transaction\'s blockNumber)', ['transaction.blockNumber'], async (t) => {
+latestNotBehind(suite, '4.5', 'this method\'s latest at index 0 (its transaction\'s blockNumber)', ['transaction.blockNumber'], async (t) => {
   const tx = await t.result<Tx | null>(suite.method, ['latest', '0x0'], { fresh: true });
   return { number: isObject(tx) ? tx.blockNumber : undefined, what: `${suite.method}("latest", "0x0")` };
 });
 
-nullOnMiss(suite, 'null-out-of-range', '§4.5, §7', 'an index past the last transaction returns result null', (t) => {
+nullOnMiss(suite, 'eth_getTransactionByBlockNumberAndIndex/null-out-of-range', [{ section: '4.5' }, { section: '7' }], 'an index past the last transaction returns result null', (t) => {
   const block = t.need(t.targets.multiTxBlock, 'block with several transactions');
   return [block.number, toQuantity(block.txCount)];
 });
 
-nullOnMiss(suite, 'null-future-block', '§4.5, §7', 'a block number beyond the head returns result null', (t) => [futureBlock(t.targets), '0x0']);
+nullOnMiss(suite, 'eth_getTransactionByBlockNumberAndIndex/null-future-block', [{ section: '4.5' }, { section: '7' }], 'a block number beyond the head returns result null', (t) => [futureBlock(t.targets), '0x0']);
 
 // Invariant layer (facts.md, "Protocol invariants"): the same transaction through each method.
 
 suite.check(
-  { intent: 'agrees-with-hash', clause: 'invariant: same transaction through each method', layer: 'invariant', title: `each index of every block judged (first ${SAMPLE} of each) serves, field for field, the transaction eth_getBlockByHash(full) holds at that position, naming that block and index, and eth_getTransactionByHash serves that same copy (leaned on: an answer missing, unusable or another copy leaves this check inconclusive; eth_getTransactionByHash/agrees-with-block judges it)`, covers: ['hit'], ties: fieldsOf('transaction') },
+  { id: 'eth_getTransactionByBlockNumberAndIndex/agrees-with-hash', clause: { invariant: 'same transaction through each method' }, layer: 'invariant', title: `each index of every block judged (first ${SAMPLE} of each) serves, field for field, the transaction eth_getBlockByHash(full) holds at that position, naming that block and index, and eth_getTransactionByHash serves that same copy (leaned on: an answer missing, unusable or another copy leaves this check inconclusive; eth_getTransactionByHash/agrees-with-block judges it)`, covers: ['hit'], ties: fieldsOf('transaction') },
   async (t) => {
     // Every judged block and every index are judged, each difference naming the block, the index, its type and the
     // values (red-team A5c: only the busiest block was looked up). The by-hash answer is the other side of the

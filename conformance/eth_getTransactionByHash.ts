@@ -12,7 +12,7 @@ import { fieldsOf, SIGNED } from './framework/fields.ts';
 
 type Tx = Record<string, unknown> & { hash: string; type: string };
 
-const suite = new MethodSuite('eth_getTransactionByHash');
+const suite = new MethodSuite('eth_getTransactionByHash', 'conformance/eth_getTransactionByHash.ts');
 export default suite;
 
 const anyTx = (t: { targets: { successTx?: string; txByType: Record<string, string> } }) => t.targets.successTx ?? Object.values(t.targets.txByType)[0];
@@ -21,7 +21,7 @@ envelopeChecks(suite, (t) => [t.need(anyTx(t), 'transaction')], () => ['0xabc'])
 
 for (const type of KNOWN_TYPES) {
   suite.check(
-    { intent: `type-${type}-shape`, clause: '§4.6, §2.3', layer: 'spec', title: `a mined type ${type} transaction has every field the spec and its type require, well formed${TYPE_FORK[type] ? ` (on a chain from ${eraName(TYPE_FORK[type].fork)} on)` : ''}`, covers: ['hit', `type:${type}`], ties: ['transaction.hash', 'transaction.type'] },
+    { id: `eth_getTransactionByHash/type-${type}-shape`, clause: [{ section: '4.6' }, { section: '2.3' }], layer: 'spec', title: `a mined type ${type} transaction has every field the spec and its type require, well formed${TYPE_FORK[type] ? ` (on a chain from ${eraName(TYPE_FORK[type].fork)} on)` : ''}`, covers: ['hit', `type:${type}`], ties: ['transaction.hash', 'transaction.type'] },
     async (t) => {
       const era = TYPE_FORK[type];
       // A transaction of the type found on this chain is the premise met, whatever era its headers tell: judge it.
@@ -38,7 +38,7 @@ for (const type of KNOWN_TYPES) {
 }
 
 suite.check(
-  { intent: 'creation-to-null', clause: '§2.3', layer: 'spec', title: 'a contract-creation transaction has to: null', covers: ['hit'] },
+  { id: 'eth_getTransactionByHash/creation-to-null', clause: { section: '2.3' }, layer: 'spec', title: 'a contract-creation transaction has to: null', covers: ['hit'] },
   async (t) => {
     const hash = t.need(t.targets.contractCreation, 'contract-creation transaction');
     const tx = t.found(await t.result<Tx | null>(suite.method, [hash]), 'a known transaction hash returned null');
@@ -47,8 +47,8 @@ suite.check(
   },
 );
 
-nullOnMiss(suite, 'null-on-miss', '§4.6, §7', 'an unknown transaction hash returns result null', () => [UNKNOWN_HASH]);
-nullOnZeroHash(suite, '§4.6', 'a transaction hash', (hash) => [hash]);
+nullOnMiss(suite, 'eth_getTransactionByHash/null-on-miss', [{ section: '4.6' }, { section: '7' }], 'an unknown transaction hash returns result null', () => [UNKNOWN_HASH]);
+nullOnZeroHash(suite, '4.6', 'a transaction hash', (hash) => [hash]);
 
 extraFieldsCheck(suite, 'a transaction of each type found and a creation', async (t) => {
   const out: Shaped = [];
@@ -77,7 +77,7 @@ function signedTargets(t: CheckContext): Array<{ what: string; hash: string }> {
 }
 
 suite.check(
-  { intent: 'signed-hash', clause: 'invariant: transaction hash', layer: 'invariant', title: 'hash recomputed as keccak256 of the signed envelope rebuilt from the fields (legacy with and without EIP-155, 0x1, 0x2, 0x3, 0x4 with its authorizationList), for one transaction of each type, a creation and a pre-Byzantium one', covers: ['hit'], ties: SIGNED },
+  { id: 'eth_getTransactionByHash/signed-hash', clause: { invariant: 'transaction hash' }, layer: 'invariant', title: 'hash recomputed as keccak256 of the signed envelope rebuilt from the fields (legacy with and without EIP-155, 0x1, 0x2, 0x3, 0x4 with its authorizationList), for one transaction of each type, a creation and a pre-Byzantium one', covers: ['hit'], ties: SIGNED },
   async (t) => {
     for (const { what, hash } of signedTargets(t)) {
       const tx = t.found(await t.result<Json | null>(suite.method, [hash]), `${what} ${hash} returned null`);
@@ -88,7 +88,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'signature', clause: 'invariant: transaction sender', layer: 'invariant', title: 'from is the address the signature recovers to; v agrees with yParity (typed) or encodes the chain id (EIP-155 legacy); the chain id is the endpoint\'s', covers: ['hit'], ties: ['transaction.from', 'transaction.v', 'transaction.r', 'transaction.s', 'transaction.chainId'] },
+  { id: 'eth_getTransactionByHash/signature', clause: { invariant: 'transaction sender' }, layer: 'invariant', title: 'from is the address the signature recovers to; v agrees with yParity (typed) or encodes the chain id (EIP-155 legacy); the chain id is the endpoint\'s', covers: ['hit'], ties: ['transaction.from', 'transaction.v', 'transaction.r', 'transaction.s', 'transaction.chainId'] },
   async (t) => {
     const chainId = BigInt(t.targets.chainId);
     for (const { what, hash } of signedTargets(t)) {
@@ -111,7 +111,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'agrees-with-block', clause: 'invariant: same transaction through each method', layer: 'invariant', title: `each transaction of every block judged (first ${SAMPLE} of each) is served by hash exactly as in eth_getBlockByHash(full), field for field, naming that block (blockHash, blockNumber) and its position there (transactionIndex)`, covers: ['hit'], ties: fieldsOf('transaction') },
+  { id: 'eth_getTransactionByHash/agrees-with-block', clause: { invariant: 'same transaction through each method' }, layer: 'invariant', title: `each transaction of every block judged (first ${SAMPLE} of each) is served by hash exactly as in eth_getBlockByHash(full), field for field, naming that block (blockHash, blockNumber) and its position there (transactionIndex)`, covers: ['hit'], ties: fieldsOf('transaction') },
   async (t) => {
     // Every judged block is looked up, not only the busiest: a lookup broken for some blocks shows (red-team A5b).
     await t.each(await placedTxs(t), ({ name, txs }) =>

@@ -10,20 +10,20 @@ import { expectSameFields, failOnViolations, fullTxs, judgedRefs, logCount, NO_L
 import { assertReceipt, assertRootXorStatus, expectReceiptsRoot, type Receipt, ReceiptsBudget, receiptSample, receiptsInBlock } from './framework/receipt-checks.ts';
 import { COMMITTED, fieldsOf, LOG_PLACE, PLACE } from './framework/fields.ts';
 
-const suite = new MethodSuite('eth_getTransactionReceipt');
+const suite = new MethodSuite('eth_getTransactionReceipt', 'conformance/eth_getTransactionReceipt.ts');
 export default suite;
 
 envelopeChecks(suite, (t) => [t.need(t.targets.successTx, 'successful transaction')], () => ['0xabc']);
 
 const cases = [
-  { intent: 'success-receipt', target: 'successTx', what: 'successful transaction', status: '0x1', title: 'a successful transaction\'s receipt is well formed and has status 0x1' },
-  { intent: 'failed-receipt', target: 'failedTx', what: 'failed (status 0x0) transaction', status: '0x0', title: 'a reverted transaction\'s receipt is well formed and has status 0x0' },
-  { intent: 'creation-receipt', target: 'contractCreation', what: 'contract-creation transaction', title: 'a contract creation\'s receipt has to null and the created contractAddress' },
-  { intent: 'logs-receipt', target: 'txWithLogs', what: 'transaction with logs', title: 'a receipt with logs: every log well formed and pointing back at its receipt' },
+  { id: 'eth_getTransactionReceipt/success-receipt', target: 'successTx', what: 'successful transaction', status: '0x1', title: 'a successful transaction\'s receipt is well formed and has status 0x1' },
+  { id: 'eth_getTransactionReceipt/failed-receipt', target: 'failedTx', what: 'failed (status 0x0) transaction', status: '0x0', title: 'a reverted transaction\'s receipt is well formed and has status 0x0' },
+  { id: 'eth_getTransactionReceipt/creation-receipt', target: 'contractCreation', what: 'contract-creation transaction', title: 'a contract creation\'s receipt has to null and the created contractAddress' },
+  { id: 'eth_getTransactionReceipt/logs-receipt', target: 'txWithLogs', what: 'transaction with logs', title: 'a receipt with logs: every log well formed and pointing back at its receipt' },
 ] as const;
 
 for (const c of cases) {
-  suite.check({ intent: c.intent, clause: '§4.7, §2.4, §2.5', layer: 'spec', title: c.title, covers: ['hit'], ties: ['receipt.transactionHash', ...LOG_PLACE] }, async (t) => {
+  suite.check({ id: c.id, clause: [{ section: '4.7' }, { section: '2.4' }, { section: '2.5' }], layer: 'spec', title: c.title, covers: ['hit'], ties: ['receipt.transactionHash', ...LOG_PLACE] }, async (t) => {
     const hash = t.need(t.targets[c.target], c.what);
     const r = t.found(await t.result<Receipt | null>(suite.method, [hash]), 'the receipt of a mined transaction returned null');
     assertReceipt(t, r, '/result');
@@ -35,7 +35,7 @@ for (const c of cases) {
 }
 
 suite.check(
-  { intent: 'root-xor-status', clause: '§2.4', layer: 'spec', title: 'a receipt carries exactly one of root and status, and status is 0x0 or 0x1', covers: ['hit'] },
+  { id: 'eth_getTransactionReceipt/root-xor-status', clause: { section: '2.4' }, layer: 'spec', title: 'a receipt carries exactly one of root and status, and status is 0x0 or 0x1', covers: ['hit'] },
   async (t) => {
     const hashes = [t.targets.successTx, t.targets.failedTx, t.targets.preByzantiumTx].filter((h): h is string => Boolean(h));
     if (hashes.length === 0) t.skip('no transaction found on this endpoint');
@@ -47,7 +47,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'pre-byzantium-root', clause: '§2.4', layer: 'spec', title: 'a pre-Byzantium receipt carries root (32 bytes) and no status', covers: ['hit'] },
+  { id: 'eth_getTransactionReceipt/pre-byzantium-root', clause: { section: '2.4' }, layer: 'spec', title: 'a pre-Byzantium receipt carries root (32 bytes) and no status', covers: ['hit'] },
   async (t) => {
     const hash = await needHistory(t, t.targets.preByzantiumTx, 'pre-Byzantium transaction (per-network fixture)', 'pre-byzantium');
     const r = t.found(await t.result<Receipt | null>(suite.method, [hash]), 'the receipt of a mined transaction returned null (history pruned?)');
@@ -56,7 +56,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'null-fields-present', clause: '§2.4 to, contractAddress', layer: 'spec', title: 'fields the spec makes null in some state are present as null, not absent: contractAddress of a call, to of a creation', covers: ['hit'] },
+  { id: 'eth_getTransactionReceipt/null-fields-present', clause: [{ section: '2.4', field: 'to' }, { section: '2.4', field: 'contractAddress' }], layer: 'spec', title: 'fields the spec makes null in some state are present as null, not absent: contractAddress of a call, to of a creation', covers: ['hit'] },
   async (t) => {
     const cases = [
       { hash: t.targets.successTx, field: 'contractAddress', when: (r: Receipt) => r.to !== null && r.to !== undefined, what: 'a call (to set) has contractAddress' },
@@ -75,8 +75,8 @@ suite.check(
   },
 );
 
-nullOnMiss(suite, 'null-on-miss', '§4.7, §7', 'an unknown transaction hash returns result null', () => [UNKNOWN_HASH]);
-nullOnZeroHash(suite, '§4.7', 'a transaction hash', (hash) => [hash]);
+nullOnMiss(suite, 'eth_getTransactionReceipt/null-on-miss', [{ section: '4.7' }, { section: '7' }], 'an unknown transaction hash returns result null', () => [UNKNOWN_HASH]);
+nullOnZeroHash(suite, '4.7', 'a transaction hash', (hash) => [hash]);
 
 extraFieldsCheck(suite, 'the receipts judged and their logs', async (t) =>
   (await judgedReceipts(t)).flatMap(({ receipt }): Shaped => [['receipt', receipt], ...receipt.logs.map((log): Shaped[number] => ['log', log])]),
@@ -86,7 +86,7 @@ extraFieldsCheck(suite, 'the receipts judged and their logs', async (t) =>
 const BLOB_RECEIPT_FIELDS = ['blobGasUsed', 'blobGasPrice'] as const;
 
 suite.check(
-  { intent: 'blob-fields-blob-only', clause: '§2.4 (lists no blob field: not shown); EIP-4844', layer: 'advisory', title: 'blobGasUsed and blobGasPrice (EIP-4844) are on a blob transaction\'s receipt only: absent from the receipt of every other transaction judged (type 0x0, 0x1, 0x2, 0x4)', covers: ['hit'] },
+  { id: 'eth_getTransactionReceipt/blob-fields-blob-only', clause: { section: '2.4', unstated: true, per: 'EIP-4844' }, layer: 'advisory', title: 'blobGasUsed and blobGasPrice (EIP-4844) are on a blob transaction\'s receipt only: absent from the receipt of every other transaction judged (type 0x0, 0x1, 0x2, 0x4)', covers: ['hit'] },
   async (t) => {
     const plain = (await judgedReceipts(t)).filter(({ receipt }) => receipt.type !== '0x3');
     if (plain.length === 0) t.skip('no receipt of a transaction other than a blob one was judged');
@@ -119,7 +119,7 @@ async function judgedReceipts(t: CheckContext): Promise<Array<{ what: string; ha
 }
 
 suite.check(
-  { intent: 'agrees-with-block-receipts', clause: 'invariant: same receipt through each method', layer: 'invariant', title: 'each receipt equals, field for field, the element at its transactionIndex in eth_getBlockReceipts of its block', covers: ['hit'], ties: [...fieldsOf('receipt'), ...fieldsOf('log')] },
+  { id: 'eth_getTransactionReceipt/agrees-with-block-receipts', clause: { invariant: 'same receipt through each method' }, layer: 'invariant', title: 'each receipt equals, field for field, the element at its transactionIndex in eth_getBlockReceipts of its block', covers: ['hit'], ties: [...fieldsOf('receipt'), ...fieldsOf('log')] },
   async (t) => {
     await t.each(await judgedReceipts(t), async ({ what, hash, receipt }) => {
       const all = await t.leaned<Json[]>('eth_getBlockReceipts', [receipt.blockNumber], `block ${receipt.blockNumber}`);
@@ -190,7 +190,7 @@ const inReceipt = (name: string) => (v: Violation): Violation => ({ ...v, pointe
 // committed fields, gas figures, shape, place and log indexes judged nowhere beyond the few targets:
 // agrees-with-block-receipts is inconclusive there, and the checks above read only judgedReceipts().
 suite.check(
-  { intent: 'committed-receipts', clause: 'invariant: receiptsRoot, cumulativeGasUsed, effectiveGasPrice', layer: 'invariant', title: 'the receipts of each block judged that fit the budget of receipts fetched one by one (RECEIPTS_BUDGET; the others named, none: inconclusive), fetched with this method, are the ones it committed to: their trie root is its receiptsRoot, their gas adds up to its gasUsed, each effectiveGasPrice is its transaction\'s', covers: ['hit'], ties: ['block.receiptsRoot', 'block.gasUsed', ...COMMITTED, 'receipt.gasUsed', 'receipt.effectiveGasPrice'] },
+  { id: 'eth_getTransactionReceipt/committed-receipts', clause: [{ invariant: 'receiptsRoot' }, { invariant: 'cumulativeGasUsed' }, { invariant: 'EIP-1559', field: 'effectiveGasPrice' }], layer: 'invariant', title: 'the receipts of each block judged that fit the budget of receipts fetched one by one (RECEIPTS_BUDGET; the others named, none: inconclusive), fetched with this method, are the ones it committed to: their trie root is its receiptsRoot, their gas adds up to its gasUsed, each effectiveGasPrice is its transaction\'s', covers: ['hit'], ties: ['block.receiptsRoot', 'block.gasUsed', ...COMMITTED, 'receipt.gasUsed', 'receipt.effectiveGasPrice'] },
   async (t) => {
     // Every block is judged, each fault its own violation: a deviation an --expect entry names on one block
     // (ganache's failed-status encoding) must not hide another fault on it or on the blocks judged after it.
@@ -210,7 +210,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'judged-receipts', clause: '§4.7, §2.4, §2.5', layer: 'spec', title: `the receipt of every transaction of each block judged (of a block over the budget of receipts fetched one by one: the first ${SAMPLE}, the last and one per type), fetched one by one, is well formed (schemas/rpc/receipt.json) and is that transaction's in that block: blockHash, blockNumber, transactionIndex (its position), transactionHash, type, from and to are theirs, contractAddress is set exactly when to is null, each log points back at it, and a blob transaction's blobGasUsed is 131072 per blob`, covers: ['hit'], ties: PLACE },
+  { id: 'eth_getTransactionReceipt/judged-receipts', clause: [{ section: '4.7' }, { section: '2.4' }, { section: '2.5' }], layer: 'spec', title: `the receipt of every transaction of each block judged (of a block over the budget of receipts fetched one by one: the first ${SAMPLE}, the last and one per type), fetched one by one, is well formed (schemas/rpc/receipt.json) and is that transaction's in that block: blockHash, blockNumber, transactionIndex (its position), transactionHash, type, from and to are theirs, contractAddress is set exactly when to is null, each log points back at it, and a blob transaction's blobGasUsed is 131072 per blob`, covers: ['hit'], ties: PLACE },
   async (t) => {
     // Every receipt judged, of every block, before the verdict, so the failure counts them all. A block over the
     // budget of the whole-block checks has a sample of its receipts judged (receiptSample): each block looked at.
@@ -235,7 +235,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'log-indexes', clause: 'invariant: logIndex', layer: 'invariant', title: 'logIndex numbers each judged block\'s logs from 0x0, contiguously across the receipts of its transactions fetched one by one, in order (the blocks that fit the budget of receipts fetched one by one; the others named, none: inconclusive)', covers: ['hit'], ties: ['log.logIndex'] },
+  { id: 'eth_getTransactionReceipt/log-indexes', clause: { invariant: 'logIndex' }, layer: 'invariant', title: 'logIndex numbers each judged block\'s logs from 0x0, contiguously across the receipts of its transactions fetched one by one, in order (the blocks that fit the budget of receipts fetched one by one; the others named, none: inconclusive)', covers: ['hit'], ties: ['log.logIndex'] },
   async (t) => {
     const violations: Violation[] = [];
     for (const { name, receipts } of await wholeBlocks(t)) {
@@ -247,7 +247,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'agrees-with-tx', clause: 'invariant: same transaction through each method', layer: 'invariant', title: 'each receipt\'s type, from, to, transactionHash, blockHash, blockNumber and transactionIndex are its transaction\'s (eth_getTransactionByHash)', covers: ['hit'], ties: ['receipt.type', 'receipt.from', 'receipt.to', 'receipt.transactionHash', 'receipt.blockHash', 'receipt.blockNumber', 'receipt.transactionIndex'] },
+  { id: 'eth_getTransactionReceipt/agrees-with-tx', clause: { invariant: 'same transaction through each method' }, layer: 'invariant', title: 'each receipt\'s type, from, to, transactionHash, blockHash, blockNumber and transactionIndex are its transaction\'s (eth_getTransactionByHash)', covers: ['hit'], ties: ['receipt.type', 'receipt.from', 'receipt.to', 'receipt.transactionHash', 'receipt.blockHash', 'receipt.blockNumber', 'receipt.transactionIndex'] },
   async (t) => {
     await t.each(await judgedReceipts(t), async ({ what, hash, receipt }) => {
       const tx = await t.leaned<Json>('eth_getTransactionByHash', [hash], `${what} ${hash}`);
@@ -260,7 +260,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'logs-bloom', clause: 'invariant: logsBloom', layer: 'invariant', title: 'each receipt\'s logsBloom recomputed from its logs (address and topics)', covers: ['hit'], ties: ['receipt.logsBloom', 'log.address', 'log.topics'] },
+  { id: 'eth_getTransactionReceipt/logs-bloom', clause: { invariant: 'logsBloom' }, layer: 'invariant', title: 'each receipt\'s logsBloom recomputed from its logs (address and topics)', covers: ['hit'], ties: ['receipt.logsBloom', 'log.address', 'log.topics'] },
   async (t) => {
     await t.each(await judgedReceipts(t), async ({ what, receipt }) => {
       const v = await recompute(t, '/result', `the bloom of ${what}`, () => receiptBlooms([receipt]));
@@ -270,14 +270,14 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'logs-not-removed', clause: '§2.5 removed', layer: 'spec', title: 'every log of the receipts judged (mined, so in a canonical block) has removed: false', covers: ['hit'], ties: ['log.removed'] },
+  { id: 'eth_getTransactionReceipt/logs-not-removed', clause: { section: '2.5', field: 'removed' }, layer: 'spec', title: 'every log of the receipts judged (mined, so in a canonical block) has removed: false', covers: ['hit'], ties: ['log.removed'] },
   async (t) => {
     await t.each(await judgedReceipts(t), ({ what, receipt }) => (t.judging(receipt.logs.length, NO_LOG_JUDGED), failOnViolations(t, removedLogs([receipt]).map((v) => ({ ...v, pointer: v.pointer.replace(/^\/0/, '') })), '/result', what)));
   },
 );
 
 suite.check(
-  { intent: 'contract-address', clause: 'invariant: contractAddress (facts.md)', layer: 'invariant', title: 'a creation\'s contractAddress recomputed as keccak256(rlp([from, nonce]))[12:] from its transaction', covers: ['hit'], ties: ['receipt.contractAddress'] },
+  { id: 'eth_getTransactionReceipt/contract-address', clause: { invariant: 'contractAddress' }, layer: 'invariant', title: 'a creation\'s contractAddress recomputed as keccak256(rlp([from, nonce]))[12:] from its transaction', covers: ['hit'], ties: ['receipt.contractAddress'] },
   async (t) => {
     const hash = t.need(t.targets.contractCreation, 'contract-creation transaction');
     const tx = await t.leaned<Json>('eth_getTransactionByHash', [hash], 'a known creation');

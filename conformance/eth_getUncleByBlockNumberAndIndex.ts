@@ -6,14 +6,14 @@ import { uncleHashCheck } from './framework/invariant-checks.ts';
 import { atHead } from './framework/head.ts';
 import { latestNotBehind } from './framework/latest-fresh.ts';
 
-const suite = new MethodSuite('eth_getUncleByBlockNumberAndIndex');
+const suite = new MethodSuite('eth_getUncleByBlockNumberAndIndex', 'conformance/eth_getUncleByBlockNumberAndIndex.ts');
 export default suite;
 
-uncleChecks(suite, '§4.3', (ref) => ref.number, (t) => futureBlock(t.targets));
+uncleChecks(suite, '4.3', (ref) => ref.number, (t) => futureBlock(t.targets));
 
 for (const tag of ['latest', 'earliest', 'pending', 'safe', 'finalized']) {
   suite.check(
-    { intent: `tag-${tag}`, clause: '§1, §4.3', layer: 'spec', title: `the block tag "${tag}" is accepted: an uncle object or null`, covers: [`tag:${tag}`] },
+    { id: `eth_getUncleByBlockNumberAndIndex/tag-${tag}`, clause: [{ section: '1' }, { section: '4.3' }], layer: 'spec', title: `the block tag "${tag}" is accepted: an uncle object or null`, covers: [`tag:${tag}`] },
     async (t) => {
       const uncle = await t.result(suite.method, [tag, '0x0'], { fresh: true });
       if (uncle !== null) t.expectShape('uncle', uncle);
@@ -22,7 +22,7 @@ for (const tag of ['latest', 'earliest', 'pending', 'safe', 'finalized']) {
 }
 
 suite.check(
-  { intent: 'latest-is-head', clause: '§1 block tag, §4.3', layer: 'spec', title: 'the tag latest at index 0 returns the head block\'s first uncle (null when it lists none), bracketed by the head number and hash; retried when the head moves', covers: ['tag:latest'], ties: ['tag.latest'] },
+  { id: 'eth_getUncleByBlockNumberAndIndex/latest-is-head', clause: [{ section: '1', part: 'block tag' }, { section: '4.3' }], layer: 'spec', title: 'the tag latest at index 0 returns the head block\'s first uncle (null when it lists none), bracketed by the head number and hash; retried when the head moves', covers: ['tag:latest'], ties: ['tag.latest'] },
   async (t) =>
     atHead(
       t,
@@ -38,10 +38,10 @@ suite.check(
 
 // An uncle names no block of the head (its own number is older): this method's latest is tied to the head by
 // latest-is-head, and the head latest names is judged here.
-latestNotBehind(suite, '§1 block tag, §4.3', 'this method\'s latest at index 0 (asked; an uncle names no head block)', [], async (t) => {
+latestNotBehind(suite, '4.3', 'this method\'s latest at index 0 (asked; an uncle names no head block)', [], async (t) => {
   await t.result(suite.method, ['latest', '0x0'], { fresh: true });
   return { what: `${suite.method}("latest", "0x0")` };
 });
 
 // Invariant layer: the uncle's hash recomputed from the header this method serves.
-uncleHashCheck(suite, '§4.3', (ref) => ref.number);
+uncleHashCheck(suite, '4.3', (ref) => ref.number);

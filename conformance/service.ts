@@ -4,7 +4,7 @@ import { isObject } from '../core/hex.ts';
 import { MethodSuite, type CheckContext } from './framework/check.ts';
 import { RpcClient } from '../core/node/rpc-client.ts';
 
-const suite = new MethodSuite('service');
+const suite = new MethodSuite('service', 'conformance/service.ts');
 export default suite;
 
 /** The JSON-RPC error code of an exchange's body, if it carries one. */
@@ -13,7 +13,7 @@ function errorCode(body: unknown): unknown {
 }
 
 suite.check(
-  { intent: 'unknown-method', clause: '§1 (JSON-RPC 2.0)', layer: 'advisory', title: 'an unknown method gets JSON-RPC error -32601 in an HTTP 200', covers: ['robustness'] },
+  { id: 'service/unknown-method', clause: { section: '1', per: 'JSON-RPC 2.0' }, layer: 'advisory', title: 'an unknown method gets JSON-RPC error -32601 in an HTTP 200', covers: ['robustness'] },
   async (t) => {
     const ex = await t.exchange('rpc_certify_noSuchMethod', []);
     t.expect(ex.httpStatus === 200, `expected HTTP 200, got ${ex.fault ?? `HTTP ${ex.httpStatus}`}`, { pointer: '' });
@@ -25,7 +25,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'parse-error', clause: '§1 (JSON-RPC 2.0)', layer: 'advisory', title: 'a body that is not JSON gets JSON-RPC error -32700 with id null', covers: ['robustness'] },
+  { id: 'service/parse-error', clause: { section: '1', per: 'JSON-RPC 2.0' }, layer: 'advisory', title: 'a body that is not JSON gets JSON-RPC error -32700 with id null', covers: ['robustness'] },
   async (t) => {
     const ex = await t.client.exchangeRaw('{"jsonrpc":"2.0","id":1,"method":', [{ note: 'truncated JSON body' }]);
     t.record(ex);
@@ -36,7 +36,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'batch', clause: '§1 (JSON-RPC 2.0)', layer: 'advisory', title: 'a batch of two calls gets an array of two responses, matched by id', covers: ['robustness'] },
+  { id: 'service/batch', clause: { section: '1', per: 'JSON-RPC 2.0' }, layer: 'advisory', title: 'a batch of two calls gets an array of two responses, matched by id', covers: ['robustness'] },
   async (t) => {
     const batch = [
       { jsonrpc: '2.0', id: 9001, method: 'eth_getBlockByHash', params: [t.targets.head.hash, false] },
@@ -63,7 +63,7 @@ async function raw(t: CheckContext, body: string, note: unknown): Promise<{ stat
 }
 
 suite.check(
-  { intent: 'batch-invalid-element', clause: '§1 (JSON-RPC 2.0 batch)', layer: 'advisory', title: 'a batch with one invalid element gets an answer per element: the valid call its result, the invalid one error -32600 with id null', covers: ['robustness'] },
+  { id: 'service/batch-invalid-element', clause: { section: '1', part: 'batch', per: 'JSON-RPC 2.0' }, layer: 'advisory', title: 'a batch with one invalid element gets an answer per element: the valid call its result, the invalid one error -32600 with id null', covers: ['robustness'] },
   async (t) => {
     const batch = [{ jsonrpc: '2.0', id: 9101, method: 'eth_chainId', params: [] }, 1];
     const answer = await raw(t, JSON.stringify(batch), { batch });
@@ -76,7 +76,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'batch-empty', clause: '§1 (JSON-RPC 2.0 batch)', layer: 'advisory', title: 'an empty batch gets one error -32600 (not an empty array)', covers: ['robustness'] },
+  { id: 'service/batch-empty', clause: { section: '1', part: 'batch', per: 'JSON-RPC 2.0' }, layer: 'advisory', title: 'an empty batch gets one error -32600 (not an empty array)', covers: ['robustness'] },
   async (t) => {
     const answer = await raw(t, '[]', { batch: [] });
     t.expect(isObject(answer.body), `an empty batch must be answered with a single error object, got ${answer.text.slice(0, 80) || 'no body'}`, { pointer: '', actual: answer.text.slice(0, 200) });
@@ -85,7 +85,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'notification', clause: '§1 (JSON-RPC 2.0 notification)', layer: 'advisory', title: 'a notification (a request without an id) gets no answer', covers: ['robustness'] },
+  { id: 'service/notification', clause: { section: '1', part: 'notification', per: 'JSON-RPC 2.0' }, layer: 'advisory', title: 'a notification (a request without an id) gets no answer', covers: ['robustness'] },
   async (t) => {
     const notification = { jsonrpc: '2.0', method: 'eth_chainId', params: [] };
     const answer = await raw(t, JSON.stringify(notification), notification);
@@ -95,7 +95,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'jsonrpc-version', clause: '§1, §9', layer: 'advisory', title: 'a request without "jsonrpc", or with "1.0", is rejected with error -32600, not served', covers: ['robustness'] },
+  { id: 'service/jsonrpc-version', clause: [{ section: '1' }, { section: '9' }], layer: 'advisory', title: 'a request without "jsonrpc", or with "1.0", is rejected with error -32600, not served', covers: ['robustness'] },
   async (t) => {
     for (const [what, request] of [
       ['without "jsonrpc"', { id: 9201, method: 'eth_chainId', params: [] }],
@@ -139,12 +139,12 @@ function invalidRequest(t: CheckContext, body: Record<string, unknown>, id: stri
 }
 
 suite.check(
-  { intent: 'id-null', clause: '§1 id (JSON-RPC 2.0: a null id is discouraged)', layer: 'advisory', title: 'a call with id null is answered with id null and its result, or refused with error -32600 and id null: never left unanswered as a notification, never answered with another id', covers: ['robustness'] },
+  { id: 'service/id-null', clause: { section: '1', part: 'id', per: 'JSON-RPC 2.0' }, layer: 'advisory', title: 'a call with id null is answered with id null and its result, or refused with error -32600 and id null: never left unanswered as a notification, never answered with another id', covers: ['robustness'] },
   async (t) => servedOrRefused(t, await withId(t, 'null'), 'null'),
 );
 
 suite.check(
-  { intent: 'id-object', clause: '§1 id (JSON-RPC 2.0: an id is a string, a number or null)', layer: 'advisory', title: 'a call with an object as its id ({}) is refused with error -32600 (invalid request) and id null, never served', covers: ['robustness'] },
+  { id: 'service/id-object', clause: { section: '1', part: 'id', per: 'JSON-RPC 2.0' }, layer: 'advisory', title: 'a call with an object as its id ({}) is refused with error -32600 (invalid request) and id null, never served', covers: ['robustness'] },
   async (t) => {
     const body = await withId(t, '{}');
     t.expect(!('result' in body), 'a call with id {} was served', { pointer: '/result', actual: body['result'] });
@@ -153,7 +153,7 @@ suite.check(
 );
 
 suite.check(
-  { intent: 'id-fractional', clause: '§1 id (JSON-RPC 2.0: a number id should have no fraction)', layer: 'advisory', title: 'a call with a fractional id (1.5) is answered with id 1.5 exactly and its result, or refused with error -32600 and id null: never answered with another id (1, "1.5")', covers: ['robustness'] },
+  { id: 'service/id-fractional', clause: { section: '1', part: 'id', per: 'JSON-RPC 2.0' }, layer: 'advisory', title: 'a call with a fractional id (1.5) is answered with id 1.5 exactly and its result, or refused with error -32600 and id null: never answered with another id (1, "1.5")', covers: ['robustness'] },
   async (t) => servedOrRefused(t, await withId(t, '1.5'), '1.5'),
 );
 
@@ -161,7 +161,7 @@ suite.check(
 const LEAK = /\bat \S.*\(?\S+:\d+:\d+\)?|(?:\/[\w.@-]+){2,}\.(?:js|mjs|cjs|ts|go|rs|py|java|rb)\b|node_modules|[A-Z]:\\\\\w/;
 
 suite.check(
-  { intent: 'error-no-stack', clause: '§7', layer: 'advisory', title: 'error objects carry no stack trace or source file path (unknown method, invalid params, parse error)', covers: ['robustness'] },
+  { id: 'service/error-no-stack', clause: { section: '7' }, layer: 'advisory', title: 'error objects carry no stack trace or source file path (unknown method, invalid params, parse error)', covers: ['robustness'] },
   async (t) => {
     const answers = [
       (await t.exchange('rpc_certify_noSuchMethod', [])).body,
@@ -201,11 +201,11 @@ async function refused(t: CheckContext, key: string, what: string): Promise<void
 }
 
 suite.check(
-  { intent: 'api-key-wrong', clause: '§5 (not shown)', layer: 'advisory', title: 'a wrong API key is refused (HTTP 401/403 or a JSON-RPC error), never served', covers: ['robustness'] },
+  { id: 'service/api-key-wrong', clause: { section: '5', unstated: true }, layer: 'advisory', title: 'a wrong API key is refused (HTTP 401/403 or a JSON-RPC error), never served', covers: ['robustness'] },
   (t) => refused(t, 'rpc-certify-invalid-key-000000000000', 'a wrong API key'),
 );
 
 suite.check(
-  { intent: 'api-key-missing', clause: '§5 (not shown)', layer: 'advisory', title: 'a missing API key is refused (HTTP 401/403 or a JSON-RPC error), never served', covers: ['robustness'] },
+  { id: 'service/api-key-missing', clause: { section: '5', unstated: true }, layer: 'advisory', title: 'a missing API key is refused (HTTP 401/403 or a JSON-RPC error), never served', covers: ['robustness'] },
   (t) => refused(t, '', 'no API key'),
 );

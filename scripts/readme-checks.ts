@@ -3,18 +3,16 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { allSuites } from '../conformance/methods.ts';
 import { allFields, type Tie } from '../conformance/framework/fields.ts';
+import { catalogueMarkdown } from '../conformance/framework/catalogue.ts';
 
 const cell = (text: string) => text.replace(/\|/g, '\\|');
 
-function checksTable(): string {
-  const rows = allSuites.flatMap((s) => s.checks.map(({ spec }) => `| \`${s.id(spec.intent)}\` | ${spec.layer} | ${spec.clause} | ${cell(spec.title)} |`));
-  return ['| id | layer | clause | what it checks |', '|---|---|---|---|', ...rows].join('\n');
-}
+const checksTable = (): string => catalogueMarkdown(allSuites);
 
 /** The checks that tie each field or tag (CheckSpec.ties), in catalogue order. */
 export function tyingChecks(): Map<Tie, string[]> {
   const out = new Map<Tie, string[]>(allFields().map(({ tie }) => [tie, []]));
-  for (const s of allSuites) for (const { spec } of s.checks) for (const tie of new Set(spec.ties ?? [])) out.get(tie)?.push(s.id(spec.intent));
+  for (const s of allSuites) for (const { spec } of s.checks) for (const tie of new Set(spec.ties ?? [])) out.get(tie)?.push(spec.id);
   return out;
 }
 

@@ -10,6 +10,7 @@ import { beforeFork } from './era.ts';
 import type { Fork } from '../../core/invariants/header.ts';
 import type { HeadLog } from './head-log.ts';
 import type { Tie } from './fields.ts';
+import type { Clause } from './clause.ts';
 
 /** `spec` and `invariant` failures fail the run; `advisory` ones only with --strict. */
 export type Layer = 'spec' | 'invariant' | 'advisory';
@@ -18,11 +19,15 @@ export type Verdict = 'pass' | 'fail' | 'skip' | 'inconclusive';
 /** What a check exercised, for the coverage matrix: hit, miss, a tag, a tx type. */
 export type Coverage = `hit` | `miss` | `tag:${string}` | `type:${string}` | 'revert' | 'robustness';
 
+/** A check's full, stable id: `<method>/<intent>`. */
+export type CheckId = `${string}/${string}`;
+
 export interface CheckSpec {
-  /** Stable within the method: the full id is `<method>/<intent>`. */
-  intent: string;
-  /** The spec clause (or facts.md invariant) the check enforces, e.g. "§4.2". */
-  clause: string;
+  /** Written out whole where the check is declared (a grep for it lands there); loops and shared builders compose it
+   * as a template from `${suite.method}/`. Its prefix must be the suite's method. */
+  id: CheckId;
+  /** The spec section(s) or facts.md invariant(s) the check enforces; renderClause prints it. */
+  clause: Clause;
   layer: Layer;
   title: string;
   covers?: Coverage[];
@@ -48,6 +53,7 @@ export interface Evidence {
 export interface CheckResult {
   id: string;
   method: string;
+  /** The clause as renderClause prints it (the report keeps the printed form). */
   clause: string;
   layer: Layer;
   title: string;
@@ -81,22 +87,22 @@ export interface CheckResult {
 export type CheckBody = (t: CheckContext) => Promise<void>;
 
 export class MethodSuite {
-  readonly checks: Array<{ spec: CheckSpec; body: CheckBody }> = [];
-  constructor(readonly method: string) {}
+  /** Each check with the repository path of the file that declares it (the catalogue's file column). */
+  readonly checks: Array<{ spec: CheckSpec; body: CheckBody; file: string }> = [];
+  /** `file`: this suite's own source, as a path from the repository root (a literal: the CLI runs bundled). */
+  constructor(readonly method: string, readonly file: string) {}
 
-  check(spec: CheckSpec, body: CheckBody): this {
-    this.checks.push({ spec, body });
+  /** `file`: where the check is declared, when that is a shared builder and not the suite's own file. */
+  check(spec: CheckSpec, body: CheckBody, file = this.file): this {
+    if (!spec.id.startsWith(`${this.method}/`)) throw new Error(`check ${spec.id} is declared in the suite of ${this.method}: its id must start with "${this.method}/"`);
+    this.checks.push({ spec, body, file });
     return this;
-  }
-
-  id(intent: string): string {
-    return `${this.method}/${intent}`;
   }
 }
 
 /** Every check id of these suites: what an --expect file may name. */
 export function checkIds(suites: readonly MethodSuite[]): Set<string> {
-  return new Set(suites.flatMap((s) => s.checks.map((c) => s.id(c.spec.intent))));
+  return new Set(suites.flatMap((s) => s.checks.map((c) => c.spec.id)));
 }
 
 /** A check's verdict other than pass, thrown from inside its body. */

@@ -5,8 +5,12 @@ import { fieldOrigins, type ShapeName } from '../../core/schemas.ts';
 import { allowedExtras } from '../../core/networks.ts';
 import type { Targets } from '../../core/targets.ts';
 import { isObject, toQuantity } from '../../core/hex.ts';
-import type { CheckContext, Coverage, MethodSuite } from './check.ts';
+import type { CheckContext, CheckId, Coverage, MethodSuite } from './check.ts';
+import type { Clause, Section } from './clause.ts';
 import type { Exchange } from '../../core/node/rpc-client.ts';
+
+/** This builder's file, for the catalogue: the ids it declares are composed from the suite's method. */
+const HERE = 'conformance/framework/common.ts';
 
 /** A zero-value transfer between addresses nobody holds a key to: it needs no balance on any chain. */
 export const PROBE_TRANSFER = { from: '0x00000000000000000000000000000000c0ffee01', to: '0x00000000000000000000000000000000c0ffee02', value: '0x0' } as const;
@@ -15,8 +19,8 @@ export const PROBE_TRANSFER = { from: '0x00000000000000000000000000000000c0ffee0
 export const ZERO_HASH = `0x${'00'.repeat(32)}`;
 
 /** §7: the all-zero hash finds nothing, like any hash that names nothing. */
-export function nullOnZeroHash(suite: MethodSuite, clause: string, what: string, params: (hash: string) => unknown[]): void {
-  nullOnMiss(suite, 'null-zero-hash', `${clause}, §7`, `the all-zero hash (0x00…00) as ${what} returns result null`, () => params(ZERO_HASH));
+export function nullOnZeroHash(suite: MethodSuite, section: Section, what: string, params: (hash: string) => unknown[]): void {
+  nullOnMiss(suite, `${suite.method}/null-zero-hash`, [{ section }, { section: '7' }], `the all-zero hash (0x00…00) as ${what} returns result null`, () => params(ZERO_HASH), ['miss'], HERE);
 }
 
 /** A 32-byte hash that names nothing on any chain. */
@@ -39,15 +43,16 @@ function assertEnvelope(t: CheckContext, ex: Exchange): void {
 /** §1/§7: the envelope of a successful call and of a call that fails, for one method. */
 export function envelopeChecks(suite: MethodSuite, hit: (t: CheckContext) => unknown[], failing?: (t: CheckContext) => unknown[]): void {
   suite.check(
-    { intent: 'envelope', clause: '§1', layer: 'spec', title: 'success response: HTTP 200, JSON, jsonrpc "2.0", id echoed, exactly one of result/error', covers: ['hit'] },
+    { id: `${suite.method}/envelope`, clause: { section: '1' }, layer: 'spec', title: 'success response: HTTP 200, JSON, jsonrpc "2.0", id echoed, exactly one of result/error', covers: ['hit'] },
     async (t) => {
       const ex = await t.exchange(suite.method, hit(t));
       assertEnvelope(t, ex);
     },
+    HERE,
   );
   if (!failing) return;
   suite.check(
-    { intent: 'envelope-error', clause: '§7', layer: 'spec', title: 'error response: jsonrpc, id echoed, an error object with integer code and string message, no result' },
+    { id: `${suite.method}/envelope-error`, clause: { section: '7' }, layer: 'spec', title: 'error response: jsonrpc, id echoed, an error object with integer code and string message, no result' },
     async (t) => {
       const ex = await t.exchange(suite.method, failing(t));
       const body = ex.body;
@@ -55,15 +60,16 @@ export function envelopeChecks(suite: MethodSuite, hit: (t: CheckContext) => unk
       assertEnvelope(t, ex);
       t.expect(isObject(body) && 'error' in body, 'expected an error response');
     },
+    HERE,
   );
 }
 
-/** §7: a lookup that finds nothing returns result null, not an error. */
-export function nullOnMiss(suite: MethodSuite, intent: string, clause: string, title: string, params: (t: CheckContext) => unknown[] | Promise<unknown[]>, covers: Coverage[] = ['miss']): void {
-  suite.check({ intent, clause, layer: 'spec', title, covers }, async (t) => {
+/** §7: a lookup that finds nothing returns result null, not an error. `file`: where `id` is written (the suite's file unless a builder composes it). */
+export function nullOnMiss(suite: MethodSuite, id: CheckId, clause: Clause, title: string, params: (t: CheckContext) => unknown[] | Promise<unknown[]>, covers: Coverage[] = ['miss'], file = suite.file): void {
+  suite.check({ id, clause, layer: 'spec', title, covers }, async (t) => {
     const result = await t.result(suite.method, await params(t));
     t.expectEqual(result, null, 'a lookup that finds nothing must return result null', '/result');
-  });
+  }, file);
 }
 
 /** What an extra-fields check looks at: objects of a shape (a block, its transactions, a receipt, its logs). */
@@ -76,7 +82,7 @@ export type Shaped = Array<[ShapeName, unknown]>;
  * fixtures/networks.json) fails the advisory.
  */
 export function extraFieldsCheck(suite: MethodSuite, what: string, collect: (t: CheckContext) => Promise<Shaped | undefined>): void {
-  suite.check({ intent: 'extra-fields', clause: '§2', layer: 'advisory', title: `no fields in ${what} beyond the spec's and the protocol's (those listed in a note), save the network's own (fixtures/networks.json)` }, async (t) => {
+  suite.check({ id: `${suite.method}/extra-fields`, clause: { section: '2' }, layer: 'advisory', title: `no fields in ${what} beyond the spec's and the protocol's (those listed in a note), save the network's own (fixtures/networks.json)` }, async (t) => {
     const objects = await collect(t);
     if (!objects?.length) return t.skip(`no ${what} found on this endpoint`);
     const protocol = new Map<string, Set<string>>();
@@ -100,7 +106,7 @@ export function extraFieldsCheck(suite: MethodSuite, what: string, collect: (t: 
     if (network) t.note(`fields ${network} adds (fixtures/networks.json) are not counted`);
     const where = network ? ` (nor among ${network}'s own)` : '';
     t.expect(unknown.size === 0, `fields of neither the spec nor the protocol${where}: ${list(unknown)}`, { actual: Object.fromEntries([...unknown].map(([k, v]) => [k, [...v]])) });
-  });
+  }, HERE);
 }
 
 /** The next block number after the head plus a margin: a block no endpoint has yet. */

@@ -13,6 +13,9 @@ export interface HeadBlock {
   uncles: string[];
 }
 
+/** This builder's file, for the catalogue: the ids it declares are composed from the suite's method. */
+const HERE = 'conformance/framework/head.ts';
+
 const ATTEMPTS = 3;
 
 export async function readHead(t: CheckContext): Promise<HeadBlock> {
@@ -46,7 +49,7 @@ export async function atHead<T>(t: CheckContext, read: () => Promise<T>, judge: 
  */
 export function headNeverGoesBack(suite: MethodSuite): void {
   suite.check(
-    { intent: 'head-never-goes-back', clause: 'invariant: the chain only grows (facts.md: moving chains and stale providers)', layer: 'invariant', title: 'no read of the head (eth_blockNumber, the latest block) during the run names a lower block number than a read answered before it was asked (a reorg at the same height is not going back)', covers: ['tag:latest'] },
+    { id: `${suite.method}/head-never-goes-back`, clause: { invariant: 'the chain only grows' }, layer: 'invariant', title: 'no read of the head (eth_blockNumber, the latest block) during the run names a lower block number than a read answered before it was asked (a reorg at the same height is not going back)', covers: ['tag:latest'] },
     async (t) => {
       // The runner's client logs every head read (HeadLog); these two are the run's last before its closing read.
       await t.exchange('eth_blockNumber', [], { fresh: true });
@@ -65,5 +68,6 @@ export function headNeverGoesBack(suite: MethodSuite): void {
       if (pairs === 0) t.inconclusive(`no two of the run's ${t.heads.reads.length} head read(s) are ordered in time (each overlapped the other): nothing compared`);
       t.note(`${t.heads.reads.length} head reads, ${pairs} pair(s) ordered in time compared; the head went from block ${t.heads.reads[0]?.number} to ${t.heads.reads.at(-1)?.number}`);
     },
+    HERE,
   );
 }

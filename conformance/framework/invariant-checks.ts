@@ -9,6 +9,7 @@ import { EncodingError, type Json, type Violation } from '../../core/invariants/
 import { headerHash } from '../../core/invariants/header.ts';
 import { recomputable, UnsupportedTxType } from '../../core/invariants/tx.ts';
 import type { CheckContext, MethodSuite } from './check.ts';
+import type { Section } from './clause.ts';
 import { needHistory } from './history.ts';
 import { HEADER_FIELDS } from './fields.ts';
 
@@ -145,9 +146,9 @@ export async function expectHeaderHash(t: CheckContext, header: Json, at: string
 }
 
 /** §4.3/§4.4 + invariant: each uncle's hash recomputed from the uncle header the method serves, and listed by its block. */
-export function uncleHashCheck(suite: MethodSuite, clause: string, blockParam: (ref: BlockRef) => string): void {
+export function uncleHashCheck(suite: MethodSuite, section: Section, blockParam: (ref: BlockRef) => string): void {
   suite.check(
-    { intent: 'uncle-hash', clause: `invariant: block hash (${clause})`, layer: 'invariant', title: 'each uncle\'s hash recomputed as keccak256(rlp(uncle header)) equals its hash and the hash its block lists at that index', covers: ['hit'], ties: [...HEADER_FIELDS, 'block.hash', 'block.uncles'] },
+    { id: `${suite.method}/uncle-hash`, clause: [{ section }, { invariant: 'block hash' }], layer: 'invariant', title: 'each uncle\'s hash recomputed as keccak256(rlp(uncle header)) equals its hash and the hash its block lists at that index', covers: ['hit'], ties: [...HEADER_FIELDS, 'block.hash', 'block.uncles'] },
     async (t) => {
       const block = await needHistory(t, t.targets.uncleBlock, 'block with uncles (per-network fixture; post-merge chains have none)', 'pre-merge');
       const parent = t.found(await t.result<{ uncles: string[] } | null>('eth_getBlockByHash', [block.hash, false]), `the fixture block ${block.hash} is not served (history pruned?)`);
@@ -158,5 +159,6 @@ export function uncleHashCheck(suite: MethodSuite, clause: string, blockParam: (
         t.expectEqual(uncle['hash'], parent.uncles[i], `uncle ${i}'s recomputed hash is not the one its block lists at index ${i}`, '/result/hash');
       }
     },
+    'conformance/framework/invariant-checks.ts',
   );
 }

@@ -8,6 +8,7 @@
 // eth_blockNumber against the head `latest` names is a comparison of two reads, bracketed by atHead.
 import { isObject, q, toQuantity } from '../../core/hex.ts';
 import type { CheckContext, MethodSuite } from './check.ts';
+import type { Section } from './clause.ts';
 import type { Tie } from './fields.ts';
 import { atHead, readHead, type HeadBlock } from './head.ts';
 import { resultOf } from '../../core/node/rpc-client.ts';
@@ -30,11 +31,11 @@ export type OwnLatest = (t: CheckContext) => Promise<{ number?: unknown; what: s
  * Adds `<method>/latest-not-behind`: the method's own `latest` answer (when it names a block), eth_blockNumber and
  * eth_getBlockByNumber("latest"), each read after the probe, are never below a block the endpoint served by hash.
  */
-export function latestNotBehind(suite: MethodSuite, clause: string, answer: string, ties: Tie[], own: OwnLatest): void {
+export function latestNotBehind(suite: MethodSuite, section: Section, answer: string, ties: Tie[], own: OwnLatest): void {
   suite.check(
     {
-      intent: 'latest-not-behind',
-      clause,
+      id: `${suite.method}/latest-not-behind`,
+      clause: [{ section: '1', part: 'block tag' }, { section }],
       layer: 'spec',
       title: `the tag latest is not behind what the endpoint serves by hash: once the discovery walk's top, the head and the highest block above it by number (with its first transaction, receipt and block receipts) were looked up by hash, ${answer}, eth_blockNumber and eth_getBlockByNumber("latest") name no lower block (a lag is read again ${LATEST_GRACE_MS / 1000} s later before it fails); eth_blockNumber reports the head latest names (bracketed by the head number and hash; retried when the head moves)`,
       covers: ['tag:latest'],
@@ -43,6 +44,8 @@ export function latestNotBehind(suite: MethodSuite, clause: string, answer: stri
     async (t) => {
       await t.each([() => notBehindByHash(t, own), () => blockNumberIsHead(t)], (judge) => judge());
     },
+    // This builder composes the id from the suite's method: the catalogue names this file.
+    'conformance/framework/latest-fresh.ts',
   );
 }
 

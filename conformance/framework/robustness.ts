@@ -9,6 +9,9 @@ import { PROBE_TRANSFER, UNKNOWN_HASH } from './common.ts';
 
 type FirstParam = Exclude<ParamKind, 'index' | 'flag'>;
 
+/** This builder's file, for the catalogue: the ids it declares are composed from the suite's method. */
+const HERE = 'conformance/framework/robustness.ts';
+
 /**
  * A well-formed call to mutate into malformed ones, from the method's parameter kinds (core/methods.ts): an unknown
  * hash, the head by number (an estimate's block is 'latest', the state it runs on), index 0, the flag false.
@@ -47,20 +50,20 @@ export function robustnessChecks(suite: MethodSuite): void {
   const call = kinds && validCall(kinds);
   if (!call) return;
   for (const m of malformations.filter((x) => x.appliesTo.includes(call.first))) {
-    suite.check({ intent: `robust-${m.intent}`, clause: '§4 (not shown)', layer: 'advisory', title: `${m.title} gets a JSON-RPC error, not a result or an HTTP error`, covers: ['robustness'] }, async (t) => {
+    suite.check({ id: `${suite.method}/robust-${m.intent}`, clause: { section: '4', unstated: true }, layer: 'advisory', title: `${m.title} gets a JSON-RPC error, not a result or an HTTP error`, covers: ['robustness'] }, async (t) => {
       await expectRejected(t, suite.method, m.params(call.params(t.targets), call.first));
-    });
+    }, HERE);
   }
   if (suite.method === 'eth_getBlockByHash') {
     // The flag is a boolean (§4.2); ganache reads the string "true" as true and serves the block.
-    suite.check({ intent: 'robust-flag-string', clause: '§4.2 params (malformed params: not shown)', layer: 'advisory', title: 'the transaction details flag as the string "true" (§4.2: a boolean) gets a JSON-RPC error -32602 (invalid params), never a block', covers: ['robustness'] }, async (t) => {
+    suite.check({ id: `${suite.method}/robust-flag-string`, clause: { section: '4.2', part: 'params', unstated: true }, layer: 'advisory', title: 'the transaction details flag as the string "true" (§4.2: a boolean) gets a JSON-RPC error -32602 (invalid params), never a block', covers: ['robustness'] }, async (t) => {
       await expectRejected(t, suite.method, [t.targets.head.hash, 'true']);
-    });
+    }, HERE);
   }
   if (call.first === 'call') return;
   // geth and anvil accept uppercase hex digits and a 0X prefix in input; what matters is that it means the
   // same value: the same answer as the lowercase form, or a clean rejection.
-  suite.check({ intent: 'robust-uppercase-hex', clause: '§1 (not shown)', layer: 'advisory', title: 'a hex parameter in uppercase (0X prefix, A-F) gets the same answer as in lowercase, or a JSON-RPC error', covers: ['robustness'] }, async (t) => {
+  suite.check({ id: `${suite.method}/robust-uppercase-hex`, clause: { section: '1', unstated: true }, layer: 'advisory', title: 'a hex parameter in uppercase (0X prefix, A-F) gets the same answer as in lowercase, or a JSON-RPC error', covers: ['robustness'] }, async (t) => {
     const params = call.params(t.targets);
     const first = params[0] as string;
     const lower = await t.exchange(suite.method, params);
@@ -69,7 +72,7 @@ export function robustnessChecks(suite: MethodSuite): void {
     t.expect(upper.httpStatus === 200 && isObject(body), `expected a JSON-RPC answer, got ${upper.fault ?? `HTTP ${upper.httpStatus}`}`, { pointer: '' });
     if (isObject(body) && 'error' in body) return;
     t.expectEqual((body as { result?: unknown }).result, (lower.body as { result?: unknown } | undefined)?.result, 'the uppercase form must mean the same value as the lowercase one', '/result');
-  });
+  }, HERE);
 }
 
 /** The call must come back as an HTTP 200 JSON-RPC error; -32602 is what clients expect for bad params. */

@@ -13,6 +13,7 @@ import { fixtureTargets } from './fixtures.ts';
 import { HeadLog } from './head-log.ts';
 import { RpcClient, TransportError, RpcError, resultOf } from '../../core/node/rpc-client.ts';
 import { RECEIPTS_BUDGET } from './receipt-checks.ts';
+import { renderClause } from './clause.ts';
 
 /** What a run is asked: built once (cli/conformance.ts parses the command line into it; tests write it). */
 export interface RunSettings {
@@ -160,13 +161,13 @@ function unfinished(suites: readonly MethodSuite[], done: CheckResult[], reason:
   const have = new Set(done.map((c) => c.id));
   return suites.flatMap((suite) =>
     suite.checks
-      .filter(({ spec }) => !have.has(suite.id(spec.intent)))
+      .filter(({ spec }) => !have.has(spec.id))
       .map(({ spec }): CheckResult => ({ ...baseOf(suite, spec), verdict: 'inconclusive', reason, durationMs: 0, evidence: [] })),
   );
 }
 
 function baseOf(suite: MethodSuite, spec: CheckSpec): Pick<CheckResult, 'id' | 'method' | 'clause' | 'layer' | 'title' | 'covers'> {
-  return { id: suite.id(spec.intent), method: suite.method, clause: spec.clause, layer: spec.layer, title: spec.title, covers: spec.covers ?? [] };
+  return { id: spec.id, method: suite.method, clause: renderClause(spec.clause), layer: spec.layer, title: spec.title, covers: spec.covers ?? [] };
 }
 
 function formatMs(ms: number): string {
@@ -227,9 +228,8 @@ async function runMocha(suites: readonly MethodSuite[], state: RunState, onResul
   for (const suite of suites) {
     const mochaSuite = Mocha.Suite.create(mocha.suite, suite.method);
     for (const { spec, body } of suite.checks) {
-      const id = suite.id(spec.intent);
       mochaSuite.addTest(
-        new Mocha.Test(`${id} [${spec.clause}] ${spec.title}`, async function (this: Mocha.Context) {
+        new Mocha.Test(`${spec.id} [${renderClause(spec.clause)}] ${spec.title}`, async function (this: Mocha.Context) {
           const t = new CheckContext(state, suite.method);
           const started = performance.now();
           const base = baseOf(suite, spec);
@@ -249,7 +249,7 @@ async function runMocha(suites: readonly MethodSuite[], state: RunState, onResul
             }
           }
           result.durationMs = Math.round(performance.now() - started);
-          const expectation = expect && expectationFor(id, expect, today);
+          const expectation = expect && expectationFor(spec.id, expect, today);
           if (expectation) result.expectation = expectation;
           // Notes can quote the endpoint (the fields it added, the blocks it served): redacted like a verdict's texts.
           if (t.notes.length) result.note = redactCapped(t.notes.join('\n'), MAX_NOTE);

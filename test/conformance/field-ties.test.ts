@@ -58,7 +58,7 @@ describe('field table (docs/checks.md: fields tied to something)', function () {
 
   it('lets a check tie only fields and tags of the table', function () {
     const known = new Set(allFields().map(({ tie }) => tie));
-    const unknown = allSuites.flatMap((s) => s.checks.flatMap(({ spec }) => (spec.ties ?? []).filter((t) => !known.has(t)).map((t) => `${s.id(spec.intent)}: ${t}`)));
+    const unknown = allSuites.flatMap((s) => s.checks.flatMap(({ spec }) => (spec.ties ?? []).filter((t) => !known.has(t)).map((t) => `${spec.id}: ${t}`)));
     expect(unknown).to.deep.equal([]);
   });
 

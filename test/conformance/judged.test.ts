@@ -97,23 +97,23 @@ describe('a judged count behind every verdict', function () {
 
   describe('the rule is the runner\'s, whatever the check', function () {
     let anvil: Anvil;
-    const probe = new MethodSuite('rpc_judgedProbe');
+    const probe = new MethodSuite('rpc_judgedProbe', 'test/conformance/judged.test.ts');
     probe
-      .check({ intent: 'no-call', clause: '-', layer: 'spec', title: 'returns at once' }, async () => {})
-      .check({ intent: 'other-method-only', clause: '-', layer: 'spec', title: 'asks another method only' }, async (t) => void (await t.exchange('eth_chainId', [])))
-      .check({ intent: 'empty-list', clause: '-', layer: 'spec', title: 'judges an empty list' }, async (t) => {
+      .check({ id: 'rpc_judgedProbe/no-call', clause: { section: '1' }, layer: 'spec', title: 'returns at once' }, async () => {})
+      .check({ id: 'rpc_judgedProbe/other-method-only', clause: { section: '1' }, layer: 'spec', title: 'asks another method only' }, async (t) => void (await t.exchange('eth_chainId', [])))
+      .check({ id: 'rpc_judgedProbe/empty-list', clause: { section: '1' }, layer: 'spec', title: 'judges an empty list' }, async (t) => {
         await t.exchange('rpc_judgedProbe', []);
         await t.each([], () => t.fail('never'));
       })
-      .check({ intent: 'nested-empty', clause: '-', layer: 'spec', title: 'judges lists of empty lists' }, async (t) => {
+      .check({ id: 'rpc_judgedProbe/nested-empty', clause: { section: '1' }, layer: 'spec', title: 'judges lists of empty lists' }, async (t) => {
         await t.exchange('rpc_judgedProbe', []);
         await t.each([[], []], (inner: never[]) => t.each(inner, () => t.fail('never'), 'no item in any block'));
       })
-      .check({ intent: 'declared-none', clause: '-', layer: 'spec', title: 'declares zero items judged' }, async (t) => {
+      .check({ id: 'rpc_judgedProbe/declared-none', clause: { section: '1' }, layer: 'spec', title: 'declares zero items judged' }, async (t) => {
         await t.exchange('rpc_judgedProbe', []);
         await t.each([1, 2], () => t.judging(0, 'no log in them'));
       })
-      .check({ intent: 'judges-one', clause: '-', layer: 'spec', title: 'judges one item (the control)' }, async (t) => {
+      .check({ id: 'rpc_judgedProbe/judges-one', clause: { section: '1' }, layer: 'spec', title: 'judges one item (the control)' }, async (t) => {
         await t.exchange('rpc_judgedProbe', []);
         await t.each([[], [1]], (inner: number[]) => t.each(inner, () => undefined));
       });

@@ -9,8 +9,8 @@ function malformedServed(): Fault[] {
   return allSuites
     .filter((s) => s.method !== 'service')
     .flatMap((s) => {
-      const kills = s.checks.map((c) => s.id(c.spec.intent)).filter((id) => /\/robust-(?!uppercase)/.test(id));
-      const uppercase = s.checks.some((c) => c.spec.intent === 'robust-uppercase-hex') ? [s.id('robust-uppercase-hex')] : [];
+      const kills = s.checks.map((c) => c.spec.id).filter((id) => /\/robust-(?!uppercase)/.test(id));
+      const uppercase = s.checks.some((c) => c.spec.id === `${s.method}/robust-uppercase-hex`) ? [`${s.method}/robust-uppercase-hex`] : [];
       const mine = (req: RpcRequest) => req.method === s.method;
       return [
         { name: `${s.method}: invalid params answered with result null`, kills, rewrite: (req, res) => (mine(req) && rejected(res) ? { jsonrpc: '2.0', id: res.id, result: null } : res) },

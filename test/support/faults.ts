@@ -50,7 +50,7 @@ function envelopeFaults(method: string): Fault[] {
  * error. The answers stay usable (one exchange, one call): every envelope check fails, the suite still runs.
  */
 export function envelopeDefects(): Fault[] {
-  const ids = allSuites.flatMap((s) => s.checks.map((c) => s.id(c.spec.intent)));
+  const ids = allSuites.flatMap((s) => s.checks.map((c) => c.spec.id));
   const envelope = (pattern: RegExp) => ids.filter((id) => pattern.test(id));
   const everyAnswer = (name: string, kills: string[], change: (res: RpcResponse) => RpcResponse): Fault => fault(`envelope: ${name}`, kills, (_req, res) => change(res), { methods: allSuites.map((s) => s.method), exact: true });
   const both = /\/envelope(-error)?$/;

@@ -1,5 +1,6 @@
 // What a check enforces, as data: a section of the service spec (shared/spec/node-access-methods.md) or a protocol
 // invariant (shared/notes/facts.md), and the one function that prints it for the catalogue, the reports and Mocha.
+import type { FIELDS } from './fields.ts';
 
 /** The spec's numbered sections (its headings): a clause naming any other does not compile. */
 export type Section = '1' | '2' | '2.1' | '2.2' | '2.3' | '2.4' | '2.5' | '3' | '4' | '4.1' | '4.2' | '4.3' | '4.4' | '4.5' | '4.6' | '4.7' | '4.8' | '5' | '6' | '7' | '8' | '9';
@@ -33,22 +34,28 @@ export type Standard = 'JSON-RPC 2.0' | 'EIP-4844';
 /** A part of a section: its parameters, its example request, the block tags (§1), the request id (§1), batches. */
 export type Part = 'params' | 'example' | 'block tag' | 'id' | 'batch' | 'notification';
 
-export interface SectionRef {
-  section: Section;
+/** The sections that define an object, and its name in the field table (fields.ts). */
+interface ObjectSections { '2.2': 'block'; '2.3': 'transaction'; '2.4': 'receipt'; '2.5': 'log' }
+/** The fields of a section's object, from the one field table: a field the section's object lacks does not compile. */
+type FieldOf<S extends Section> = S extends keyof ObjectSections ? Extract<keyof (typeof FIELDS)[ObjectSections[S]], string> : never;
+
+interface SectionRefOf<S extends Section> {
+  section: S;
   /** A numbered rule of the section ("rule 1"). */
   rule?: number;
   part?: Part;
-  /** A field of the section's object (§2.x). */
-  field?: string;
+  /** A field of the section's object (§2.2-§2.5 only). */
+  field?: FieldOf<S>;
   /** The spec does not state what the check judges (the check is advisory or leans on `per`). */
   unstated?: true;
   per?: Standard;
 }
+export type SectionRef = { [S in Section]: SectionRefOf<S> }[Section];
 
 export interface InvariantRef {
   invariant: Invariant;
   /** The field through which the invariant is judged, where it is not the invariant's own. */
-  field?: string;
+  field?: FieldOf<keyof ObjectSections>;
 }
 
 export type ClauseRef = SectionRef | InvariantRef;

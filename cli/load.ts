@@ -87,6 +87,9 @@ Options:
   --base-url URL        override the network's base address
   --block-time S        with no --url, a moving embedded default:
 ${blockTimeHelp(24)}
+                        (fresh reads are chased and judged on it, as with --fresh)
+  --fresh               also chase the head as wallets and indexers do, and fail on any stale read past the
+                        grace (docs/load.md, "Fresh reads"): for an endpoint on a chain that moves
 ${TEST_OPTIONS_HELP}
   --segments N          run N k6 processes here, each an execution segment of the test, merged into one report
   --step-rate N         capacity: what each step adds (default: --rate)
@@ -187,6 +190,7 @@ export async function loadCommand(argv: string[]): Promise<number> {
         tolerance: { type: 'string' },
         'keep-work': { type: 'boolean', default: false },
         'block-time': { type: 'string' },
+        fresh: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -206,6 +210,8 @@ export async function loadCommand(argv: string[]): Promise<number> {
       ...(values.baseline ? { baseline: values.baseline } : {}),
       ...(values.tolerance ? { tolerance: share(values.tolerance, '--tolerance', 10) } : {}),
       ...(network ? { network } : {}),
+      // A chain that moves is chased: the moving embedded default always, an endpoint on --fresh.
+      ...(values.fresh || blockTimeS !== undefined ? { fresh: true } : {}),
       signal: interruptSignal(),
     };
     // Loaded once the command line is known good: a usage error costs no more than node's start-up.

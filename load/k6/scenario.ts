@@ -22,13 +22,18 @@ import { packEntry, type PackedEntry, unpackEntry } from './packed-entry.ts';
 import { entryIndex, stripeEntries } from '../shared/segments.ts';
 import { SHARD_MARKER } from '../shared/shard.ts';
 import { shapeFault } from './shapes.ts';
+import { freshRound } from './fresh.ts';
+import { freshThresholds } from '../shared/freshness.ts';
+import { BOOKKEEPING } from '../shared/profiles.ts';
 import { histogramThresholds, type K6Summary, shardOf } from '../shared/summary.ts';
 
 declare const __PLAN__: Plan;
 const plan = __PLAN__;
 // Only the VU k6 reads the options from builds the histogram's thousands of sub-metric thresholds (~20 ms a VU otherwise).
 export const options =
-  __VU === 0 ? { ...plan.options, thresholds: { ...(plan.options['thresholds'] as object), ...histogramThresholds(plan.scenarios.map((s) => s.name)) } } : plan.options;
+  __VU === 0
+    ? { ...plan.options, thresholds: { ...(plan.options['thresholds'] as object), ...histogramThresholds(plan.scenarios.map((s) => s.name)), ...(plan.fresh ? freshThresholds(BOOKKEEPING) : {}) } }
+    : plan.options;
 
 // The VUs k6 starts before the test load the validators now, outside the measured time; a VU it adds mid-run
 // (a slow target, a saturated generator) loads them at its first validation, so that it starts sooner.
@@ -226,6 +231,11 @@ export function headCheck(): void {
     console.warn(`rpc-certify head-regression eth_blockNumber went from ${highestHead} back to ${n}`);
   }
   highestHead = Math.max(highestHead ?? n, n);
+}
+
+/** The head-chasing scenario (fresh.ts), when the plan has it. */
+export function freshCheck(): void {
+  freshRound(url, plan.requestTimeout, plan.fresh?.graceMs ?? 0);
 }
 
 /** This instance's shard, to a file for the Node side, or as one marked stdout line in a pod's log. (exec.test.options

@@ -11,6 +11,7 @@ const SUITES: Array<[kinds: CheckKind[], title: (r: LoadReport) => string]> = [
   [['run', 'threshold', 'head'], () => 'thresholds on the merged result'],
   [['sampling'], () => 'what sampling found'],
   [['answers'], () => 'answers under load'],
+  [['fresh'], (r) => `fresh reads (grace ${r.freshness?.graceMs ?? 0} ms)`],
   [['baseline'], (r) => `regression against ${r.baseline?.file ?? ''}`],
   [['drift'], () => 'latency drift'],
 ];

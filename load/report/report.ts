@@ -8,7 +8,8 @@ import schema from '../../schemas/files/load-report.json' with { type: 'json' };
 import { reportHeader } from '../../core/node/report-header.ts';
 import { driftOf, SATURATED_CPU_SHARE } from './analysis.ts';
 import { compositionOf, type Corpus } from '../shared/corpus.ts';
-import { RELATIVE_ERROR } from '../shared/histogram.ts';
+import { quantile, RELATIVE_ERROR } from '../shared/histogram.ts';
+import { FRESH_METHODS, type FreshnessShard } from '../shared/freshness.ts';
 import type { Measurement } from '../shared/measurement.ts';
 import { judgeThresholds } from './judge.ts';
 import type { RpcMethod } from '../../core/methods.ts';
@@ -16,7 +17,7 @@ import { expectedIterations, type Plan } from '../shared/profiles.ts';
 import { failureRate, latencyOf, requestsOf } from '../shared/shard.ts';
 import { round } from '../shared/summary.ts';
 import { withVerdict } from './verdict.ts';
-import type { CapacityResult, CorpusInfo, LoadReport, MethodReport } from '../shared/load-report.ts';
+import type { CapacityResult, CorpusInfo, Freshness, LoadReport, MethodReport } from '../shared/load-report.ts';
 
 export interface ReportInput {
   /** Redacted. */
@@ -83,6 +84,7 @@ export function buildReport(input: ReportInput): LoadReport {
     head: { checks: merged.head.checks, regressions: merged.head.regressions, deepestBlocks: merged.head.deepest, ...(findings.headRegression ? { sample: findings.headRegression } : {}) },
     generator: generator(plan, methods, measurement, ran),
     timeline: { periodSec: plan.periodSec, points: timeline.points },
+    ...(plan.fresh ? { freshness: freshnessReport(plan.fresh.graceMs, merged.freshness ?? {}, findings.stale ?? {}) } : {}),
     ...(input.capacity ? { capacity: input.capacity } : {}),
   };
   if (plan.profile === 'soak') {
@@ -93,6 +95,26 @@ export function buildReport(input: ReportInput): LoadReport {
     }
   }
   return withVerdict(report);
+}
+
+/** The freshness section: per method asked, its stale reads and time to visible (percentiles from the histogram, max exact). */
+export function freshnessReport(graceMs: number, shard: FreshnessShard, samples: Record<string, string>): Freshness {
+  const methods: Freshness['methods'] = {};
+  for (const m of FRESH_METHODS) {
+    const f = shard[m];
+    if (!f) continue;
+    const v = f.visible;
+    methods[m] = {
+      requests: f.requests,
+      stale: f.stale,
+      staleRate: round(f.requests ? f.stale / f.requests : 0, 4),
+      latestBehind: f.latestBehind,
+      reorged: f.reorged,
+      visibleMs: v.count ? { count: v.count, p50: round(quantile(v, 0.5)), p95: round(quantile(v, 0.95)), max: round(v.max) } : null,
+      ...(samples[m] ? { staleSample: samples[m] } : {}),
+    };
+  }
+  return { graceMs, methods };
 }
 
 /** What the report says of a corpus, for the methods selected (those it has nothing to ask included). */

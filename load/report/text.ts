@@ -18,12 +18,26 @@ export function summaryText(r: LoadReport, reportPaths: string[]): string {
       const latency = l ? `${pad(l.p50, 9)}${pad(l.p95, 9)}${pad(l.p99, 9)}` : pad(m.requests ? 'no successful answer' : 'completed no request', 27);
       return `${name.padEnd(42)}${pad(m.requests, 9)}${pad(`${m.achievedRps}/${m.targetRps}`, 14)}${latency}${pad(`${(m.failureRate * 100).toFixed(2)}%`, 10)}${pad(m.classes.wrong, 7)}`;
     }),
+    ...freshLines(r),
     `corpus per method (as sampled; "compared": answers checked against the one sampled, an estimate at a final block within ${ESTIMATE_SPREAD * 100}% of it):`,
     ...Object.entries(r.corpus.methods).map(([name, c]) => `  ${name.padEnd(40)}${describeCorpus(c)}`),
     `generator: ${r.generator.instances > 1 ? `${r.generator.instances} k6 instances, merged; ` : ''}${generatorSentence(r).text.replace(/^the generator /, '')}${r.generator.cpuCores === undefined ? '' : ` (k6 used ${r.generator.cpuCores} of ${r.generator.availableCores} cores)`}`,
     `reports: ${reportPaths.join(', ')}`,
   ];
   return lines.join('\n');
+}
+
+/** The fresh reads per method: stale reads past the grace, and the time from announcement to visible. */
+function freshLines(r: LoadReport): string[] {
+  if (!r.freshness) return [];
+  const pad = (s: string | number, n: number) => String(s).padStart(n);
+  return [
+    `fresh reads (head chased; grace ${r.freshness.graceMs} ms)${''.padEnd(4)}${pad('requests', 9)}${pad('stale', 7)}${pad('latest behind', 15)}${pad('reorged', 9)}   visible p50/p95/max ms`,
+    ...Object.entries(r.freshness.methods).map(([name, f]) => {
+      const v = f.visibleMs ? `${f.visibleMs.p50}/${f.visibleMs.p95}/${f.visibleMs.max}` : '-';
+      return `  ${name.padEnd(40)}${pad(f.requests, 9)}${pad(f.stale, 7)}${pad(f.latestBehind, 15)}${pad(f.reorged, 9)}   ${v}`;
+    }),
+  ];
 }
 
 /** A method's corpus in one line: entries per kind, distinct requests, compared answers, what sampling left out. */

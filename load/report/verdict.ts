@@ -9,7 +9,7 @@ import type { LoadReport } from '../shared/load-report.ts';
 export type Verdict = LoadReport['verdict'];
 
 /** What a check is about; also its rank among the reasons (most decisive first) and its place in load.junit.xml. */
-export const CHECK_KINDS = ['run', 'sampling', 'answers', 'head', 'threshold', 'baseline', 'drift'] as const;
+export const CHECK_KINDS = ['run', 'sampling', 'answers', 'fresh', 'head', 'threshold', 'baseline', 'drift'] as const;
 export type CheckKind = (typeof CHECK_KINDS)[number];
 
 export interface GateCheck {
@@ -97,6 +97,16 @@ function gateChecks(r: LoadReport): GateCheck[] {
       className: `load.answers.${method}`,
       name: `${method} never answered wrongly under load`,
       ...(wrong > 0 ? { failure: `${method}: ${wrong} wrong answer${wrong === 1 ? '' : 's'} in ${m.requests} (${share(wrong, m.requests)})${m.wrongSample ? `, e.g. ${m.wrongSample}` : ''}` } : {}),
+    });
+  }
+  // Fresh reads (shared/freshness.ts): any stale read past the grace fails the run, named by its method.
+  for (const [method, f] of Object.entries(r.freshness?.methods ?? {})) {
+    const why = f.latestBehind ? ` (${f.latestBehind} of them an older block than the announced head for latest)` : '';
+    checks.push({
+      kind: 'fresh',
+      className: `load.fresh.${method}`,
+      name: `${method} never stale past the ${r.freshness?.graceMs ?? 0} ms grace`,
+      ...(f.stale > 0 ? { failure: `${method}: ${f.stale} stale read${f.stale === 1 ? '' : 's'} in ${f.requests} fresh requests (${share(f.stale, f.requests)})${why}${f.staleSample ? `, e.g. ${f.staleSample}` : ''}` } : {}),
     });
   }
   for (const c of r.baseline?.checks ?? []) {

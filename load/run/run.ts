@@ -29,6 +29,7 @@ import { exitCodeOf, failedOnItsOwn, withVerdict } from '../report/verdict.ts';
 import { sampleCorpus } from '../plan/sample.ts';
 import { summaryText } from '../report/text.ts';
 import type { LoadReport } from '../shared/load-report.ts';
+import { DEFAULT_GRACE_MS } from '../shared/freshness.ts';
 
 /** What shapes the test itself, for a run here or for k6-operator pods (k8s.ts). */
 export interface TestOptions {
@@ -46,6 +47,8 @@ export interface TestOptions {
   targets?: Partial<Pick<Targets, 'reverts' | 'uncleBlock'>>;
   validateShare?: number;
   slo?: Partial<Slo>;
+  /** Chase the head alongside and fail on stale reads (load/shared/freshness.ts): for a chain that moves. */
+  fresh?: boolean;
 }
 
 export interface LoadOptions extends TestOptions {
@@ -186,7 +189,7 @@ export async function prepareTest(opts: TestOptions & { url?: string }, instance
   const methods = selectMethods(opts.methods);
   const replayed = opts.corpus ? await readCorpus(opts) : undefined;
   const seed = replayed?.seed ?? opts.seed ?? 1;
-  const input: Omit<PlanInput, 'methods'> = { profile: opts.profile, seed, rate: opts.rate, duration: opts.duration, validateShare: opts.validateShare, slo: opts.slo, instances };
+  const input: Omit<PlanInput, 'methods'> = { profile: opts.profile, seed, rate: opts.rate, duration: opts.duration, validateShare: opts.validateShare, slo: opts.slo, instances, ...(opts.fresh ? { fresh: { graceMs: DEFAULT_GRACE_MS } } : {}) };
   const planFor = (only: RpcMethod[], step?: PlanInput['step']) => planOrUsageError(() => buildPlan({ ...input, methods: only, ...(step ? { step } : {}) }));
   const checked = planFor(methods, opts.profile === 'capacity' ? { subject: methods[0] as RpcMethod, rps: opts.rate ?? 1 } : undefined);
   return {

@@ -61,6 +61,8 @@ export interface LoadReport extends ReportHeader<'rpc-certify-load', 3> {
   head: { checks: number; regressions: number; deepestBlocks: number; sample?: string };
   generator: { keptUp: boolean; droppedIterations: number; availableCores: number; instances: number; cpuCores?: number; note?: string };
   timeline: { periodSec: number; points: TimelinePoint[] };
+  /** The head-chasing scenario's figures per method, when it ran (shared/freshness.ts). */
+  freshness?: Freshness;
   capacity?: Record<string, CapacityResult>;
   drift?: Record<string, DriftResult>;
   baseline?: { file: string; tolerance: number; ok: boolean; checks: RegressionCheck[] };
@@ -121,4 +123,25 @@ export interface RegressionCheck {
   /** The largest current value that passes. */
   limit: number;
   ok: boolean;
+}
+
+export interface FreshMethodReport {
+  /** Answers judged for freshness. */
+  requests: number;
+  /** Answers past the grace that did not know an announced block or its objects; their share of `requests`. */
+  stale: number;
+  staleRate: number;
+  /** Of the stale reads, `latest`-tagged answers (and eth_blockNumber) older than the announced head. */
+  latestBehind: number;
+  /** Nulls for objects of a block reorged out: counted apart, never stale. */
+  reorged: number;
+  /** Time from announcement to the first answer that knew the object (ms), null when none was seen. */
+  visibleMs: { count: number; p50: number; p95: number; max: number } | null;
+  /** The first stale read. */
+  staleSample?: string;
+}
+
+export interface Freshness {
+  graceMs: number;
+  methods: Record<string, FreshMethodReport>;
 }

@@ -3,6 +3,7 @@
 // moment (for "achieved vs target"). Pure: the plan is computed in Node and compiled into the k6 bundle.
 import { METHOD_FACTS, METHODS, type RpcMethod } from '../../core/methods.ts';
 import { HEAD_SCENARIO, MIX_SCENARIO, metricName, type Subject } from './methods.ts';
+import { FRESH_SCENARIO } from './freshness.ts';
 import { createRng } from './rng.ts';
 import { durationMs } from '../../core/duration.ts';
 
@@ -108,6 +109,8 @@ export interface PlanInput {
   instances?: number;
   /** Capacity only: the one step this plan runs. */
   step?: { subject: Subject; rps: number };
+  /** Chase the head alongside (freshness.ts): on for a chain that moves. */
+  fresh?: { graceMs: number };
 }
 
 export interface Plan {
@@ -128,6 +131,8 @@ export interface Plan {
   mix: RpcMethod[];
   /** What decides pass or fail, judged on the merged results of every instance (judge.ts), not by k6. */
   thresholds: Record<string, string[]>;
+  /** The head-chasing scenario (freshness.ts), when on; its stale reads fail the run (report/verdict.ts). */
+  fresh?: { graceMs: number };
   /** The k6 `options` export (the script adds the histogram sub-metrics). */
   options: Record<string, unknown>;
 }
@@ -169,6 +174,7 @@ export function buildPlan(input: PlanInput): Plan {
     mix: scenarios.some((s) => s.name === MIX_SCENARIO) ? mixSequence(methods, input.seed) : [],
     thresholds: {},
     options: {},
+    ...(input.fresh ? { fresh: input.fresh } : {}),
   };
   plan.thresholds = d.gating ? thresholds(plan) : {};
   plan.options = {
@@ -176,6 +182,8 @@ export function buildPlan(input: PlanInput): Plan {
       ...Object.fromEntries(scenarios.map((s) => [s.name, k6Scenario(s, latencyBudgetSec, instances)])),
       // One eth_blockNumber a second per instance, from one VU, so its answers come in order.
       [HEAD_SCENARIO]: { executor: 'constant-arrival-rate', exec: 'headCheck', rate: instances, timeUnit: '1s', duration: `${totalSec}s`, preAllocatedVUs: instances, maxVUs: instances, gracefulStop: '2s' },
+      // One head-chasing VU per instance: its announcements and the answers judged against them come in order.
+      ...(input.fresh ? { [FRESH_SCENARIO]: { executor: 'constant-vus', exec: 'freshCheck', vus: instances, duration: `${totalSec}s`, gracefulStop: '2s' } } : {}),
     },
     thresholds: Object.fromEntries(scenarios.map((s) => [`dropped_iterations{scenario:${s.name}}`, [BOOKKEEPING]])),
     summaryTrendStats: SUMMARY_TREND_STATS,

@@ -4,6 +4,7 @@
 import { type Histogram, mergeHistograms, quantile } from './histogram.ts';
 import { CLASSES, type RpcClass, SUCCESS_CLASSES } from './methods.ts';
 import { coverageGap, parseSegment } from './segments.ts';
+import { type FreshnessShard, mergeFreshness } from './freshness.ts';
 
 export interface SubjectShard {
   classes: Record<RpcClass, number>;
@@ -40,6 +41,8 @@ export interface Shard {
   /** Per subject (method, or "mix"). */
   subjects: Record<string, SubjectShard>;
   head: HeadShard;
+  /** The head-chasing scenario's figures, when it ran (freshness.ts). */
+  freshness?: FreshnessShard;
 }
 
 export interface Merged {
@@ -48,6 +51,7 @@ export interface Merged {
   durationMs: number;
   subjects: Record<string, SubjectShard>;
   head: HeadShard;
+  freshness?: FreshnessShard;
 }
 
 /** A shard printed to stdout (k6-operator pods: `kubectl logs`) starts its line with this. */
@@ -82,6 +86,7 @@ export function mergeShards(shards: readonly Shard[]): Merged {
       regressions: sum(shards.map((s) => s.head.regressions)),
       deepest: Math.max(...shards.map((s) => s.head.deepest)),
     },
+    ...((f) => (f ? { freshness: f } : {}))(mergeFreshness(shards.map((s) => s.freshness))),
   };
 }
 
@@ -131,16 +136,19 @@ export interface Findings {
   invalid: Record<string, string>;
   wrong: Record<string, string>;
   headRegression?: string;
+  /** The first stale read per method (the fresh scenario). */
+  stale?: Record<string, string>;
 }
 
 /** The first finding of each kind in k6's console output (a file, or pods' logs); k6 quotes and escapes the message. */
 export function findingsIn(text: string): Findings {
   const out: Findings = { invalid: {}, wrong: {} };
-  for (const m of text.matchAll(/rpc-certify (invalid|wrong|head-regression) (\S+) ((?:[^"\\\n]|\\.)*)/g)) {
+  for (const m of text.matchAll(/rpc-certify (invalid|wrong|head-regression|stale) (\S+) ((?:[^"\\\n]|\\.)*)/g)) {
     const [, kind, method, raw] = m;
     if (!kind || !method || raw === undefined) continue;
     const message = raw.replace(/\\(.)/g, '$1');
     if (kind === 'head-regression') out.headRegression ??= `${method} ${message}`;
+    else if (kind === 'stale') (out.stale ??= {})[method] ??= message;
     else (out[kind as 'invalid' | 'wrong'][method] ??= message);
   }
   return out;
@@ -152,6 +160,7 @@ export function mergeFindings(all: readonly Findings[]): Findings {
   for (const f of all) {
     for (const kind of ['invalid', 'wrong'] as const) for (const [method, line] of Object.entries(f[kind])) out[kind][method] ??= line;
     if (f.headRegression) out.headRegression ??= f.headRegression;
+    for (const [method, line] of Object.entries(f.stale ?? {})) (out.stale ??= {})[method] ??= line;
   }
   return out;
 }

@@ -6,6 +6,7 @@ import { BUCKETS, bucketValue, groupOf } from './histogram.ts';
 import { CLASSES, metricName, type RpcClass, SUCCESS_CLASSES, type Subject } from './methods.ts';
 import { BOOKKEEPING, type Plan } from './profiles.ts';
 import type { Shard } from './shard.ts';
+import { freshnessOf } from './freshness.ts';
 
 export interface K6Metric {
   type: string;
@@ -83,6 +84,7 @@ export function shardOf(summary: K6Summary, plan: Plan, planDigest: string, segm
       regressions: value(metricName.headRegressions, 'count'),
       deepest: value(metricName.headRegressionDepth, 'max'),
     },
+    ...(plan.fresh ? { freshness: freshnessOf(value) } : {}),
   };
 }
 

@@ -1,0 +1,130 @@
+// The head-chasing scenario (issue 22; counting rules: shared/freshness.ts). Each iteration of its one VU per instance
+// asks `latest` (eth_blockNumber and eth_getBlockByNumber "latest"): a higher block than any answer has shown is a new
+// announcement, remembered with its hash and transactions. Then it asks the objects of the newest announced block (the
+// time until each is first seen is the announcement-to-visible figure) and of the newest block whose grace has passed:
+// a null for those is a stale read, unless the endpoint's block at that height has another hash (a reorg, counted apart).
+import { sleep } from 'k6';
+import http from 'k6/http';
+import { Counter, Gauge } from 'k6/metrics';
+import { classify } from '../shared/classify.ts';
+import { bucketOf, groupOf, HISTOGRAM_GROUPS } from '../shared/histogram.ts';
+import { FRESH_COUNTERS, FRESH_METHODS, type FreshCounter, type FreshMethod, freshBoundsMetric, freshVisibleMetric } from '../shared/freshness.ts';
+
+interface Announced {
+  number: number;
+  hash: string;
+  /** Its first transaction's hash, when it has one. */
+  tx?: string;
+  /** When an answer first showed it (ms since the epoch). */
+  at: number;
+  /** Methods that have seen its objects (announcement-to-visible is recorded once each). */
+  seen: Set<FreshMethod>;
+}
+
+const JSON_HEADERS = { 'Content-Type': 'application/json' };
+/** Announcements kept: enough to find the newest past the grace at a block a second. */
+const KEPT = 16;
+/** The pause between iterations: a few rounds a second, light next to the method scenarios. */
+const PAUSE_S = 0.25;
+
+const counters = Object.fromEntries((Object.keys(FRESH_COUNTERS) as FreshCounter[]).map((c) => [c, new Counter(FRESH_COUNTERS[c])])) as Record<FreshCounter, Counter>;
+const visible = Object.fromEntries(FRESH_METHODS.map((m) => [m, Array.from({ length: HISTOGRAM_GROUPS }, (_, g) => new Counter(freshVisibleMetric(m, g)))])) as Record<FreshMethod, Counter[]>;
+const visibleBounds = Object.fromEntries(FRESH_METHODS.map((m) => [m, new Gauge(freshBoundsMetric(m))])) as Record<FreshMethod, Gauge>;
+const methodTags = Object.fromEntries(FRESH_METHODS.map((m) => [m, { m }])) as Record<FreshMethod, { m: FreshMethod }>;
+
+const announced: Announced[] = [];
+const logged = new Set<FreshMethod>();
+let nextId = 1;
+
+/** One answer's result; undefined when there was none to judge (an error, a timeout: the method scenarios count those). */
+function ask(url: string, timeout: string, method: FreshMethod, params: unknown[]): { result: unknown } | undefined {
+  const id = nextId++;
+  const res = http.post(url, JSON.stringify({ jsonrpc: '2.0', id, method, params }), { headers: JSON_HEADERS, tags: { name: method }, timeout });
+  const envelope = classify({ status: res.status, body: typeof res.body === 'string' ? res.body : null, id }, { expect: 'value' }).envelope;
+  if (!envelope || !('result' in envelope) || envelope.error) return undefined;
+  counters.requests.add(1, methodTags[method]);
+  return { result: envelope.result };
+}
+
+const quantity = (v: unknown): number | undefined => (typeof v === 'string' && /^0x[0-9a-f]+$/i.test(v) ? parseInt(v, 16) : undefined);
+const head = () => announced[announced.length - 1];
+const pastGrace = (a: Announced, now: number, graceMs: number) => now - a.at > graceMs;
+
+function stale(method: FreshMethod, why: string): void {
+  counters.stale.add(1, methodTags[method]);
+  if (!logged.has(method)) console.warn(`rpc-certify stale ${method} ${why}`);
+  logged.add(method);
+}
+
+/** The block inside a `latest` answer, or an eth_blockNumber, against the announced head: newer announces, older past the grace is stale. */
+function judgeLatest(method: FreshMethod, number: number, block: { hash?: unknown; transactions?: unknown } | undefined, graceMs: number): void {
+  const now = Date.now();
+  const top = head();
+  if (top && number < top.number) {
+    // The newest announced block whose grace has passed: a `latest` below it lags.
+    const due = [...announced].reverse().find((a) => pastGrace(a, now, graceMs));
+    if (due && number < due.number) {
+      counters.latestBehind.add(1, methodTags[method]);
+      stale(method, `answered block ${number} for latest, ${top.number - number} behind block ${top.number} announced ${now - top.at} ms before (grace ${graceMs} ms)`);
+    }
+    return;
+  }
+  if (top && number <= top.number) return;
+  if (!block || typeof block.hash !== 'string') return; // eth_blockNumber names a block without its hash: eth_getBlockByNumber announces it.
+  const txs = Array.isArray(block.transactions) ? block.transactions : [];
+  const tx = typeof txs[0] === 'string' ? txs[0] : undefined;
+  announced.push({ number, hash: block.hash, ...(tx ? { tx } : {}), at: now, seen: new Set() });
+  if (announced.length > KEPT) announced.shift();
+}
+
+/** Asks an announced block's objects; a null past the grace is stale (or reorged), the first value is its time to visible. */
+function askObjects(url: string, timeout: string, a: Announced, graceMs: number): void {
+  const asks: Array<[FreshMethod, unknown[]]> = [
+    ['eth_getBlockByHash', [a.hash, false]],
+    ['eth_getBlockReceipts', [a.hash]],
+    ...(a.tx
+      ? ([
+          ['eth_getTransactionByBlockHashAndIndex', [a.hash, '0x0']],
+          ['eth_getTransactionByHash', [a.tx]],
+          ['eth_getTransactionReceipt', [a.tx]],
+        ] as Array<[FreshMethod, unknown[]]>)
+      : []),
+  ];
+  for (const [method, params] of asks) {
+    const answer = ask(url, timeout, method, params);
+    if (!answer) continue;
+    const now = Date.now();
+    if (answer.result !== null) {
+      if (!a.seen.has(method)) {
+        a.seen.add(method);
+        const ms = now - a.at;
+        const b = bucketOf(ms);
+        visible[method][groupOf(b)]?.add(1, { b: String(b) });
+        visibleBounds[method].add(ms);
+      }
+      continue;
+    }
+    if (!pastGrace(a, now, graceMs)) continue;
+    // Reorged out: the endpoint's block at that height is another one. Counted apart, never stale.
+    const there = ask(url, timeout, 'eth_getBlockByNumber', [`0x${a.number.toString(16)}`, false])?.result as { hash?: unknown } | null | undefined;
+    if (there && typeof there.hash === 'string' && there.hash !== a.hash) {
+      counters.reorged.add(1, methodTags[method]);
+      continue;
+    }
+    stale(method, `answered null for ${params.map(String).join(', ')} of block ${a.number}, announced ${now - a.at} ms before (grace ${graceMs} ms)`);
+  }
+}
+
+export function freshRound(url: string, timeout: string, graceMs: number): void {
+  const n = quantity(ask(url, timeout, 'eth_blockNumber', [])?.result);
+  if (n !== undefined) judgeLatest('eth_blockNumber', n, undefined, graceMs);
+  const latest = ask(url, timeout, 'eth_getBlockByNumber', ['latest', false])?.result as { number?: unknown; hash?: unknown; transactions?: unknown } | null | undefined;
+  const number = quantity(latest?.number);
+  if (latest && number !== undefined) judgeLatest('eth_getBlockByNumber', number, latest, graceMs);
+  const now = Date.now();
+  const top = head();
+  if (top) askObjects(url, timeout, top, graceMs);
+  const due = [...announced].reverse().find((a) => pastGrace(a, now, graceMs));
+  if (due && due !== top) askObjects(url, timeout, due, graceMs);
+  sleep(PAUSE_S);
+}

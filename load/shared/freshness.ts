@@ -1,0 +1,104 @@
+// Fresh reads under load (issue 22): what a head-chasing client asks, and how its answers are counted. A VU's
+// announced head is the highest block any answer to it has shown; a stale read is a later answer that does not
+// know an announced block or its objects (null, or an older block for `latest`) once the grace has passed since the
+// announcement. Objects of a block reorged out are counted apart. Pure: the k6 scenario counts, Node merges.
+import { BUCKETS, bucketValue, emptyHistogram, groupOf, type Histogram, mergeHistograms } from './histogram.ts';
+
+/** The methods the fresh scenario asks, in the order the reports list them. */
+export const FRESH_METHODS = [
+  'eth_blockNumber',
+  'eth_getBlockByNumber',
+  'eth_getBlockByHash',
+  'eth_getBlockReceipts',
+  'eth_getTransactionByBlockHashAndIndex',
+  'eth_getTransactionByHash',
+  'eth_getTransactionReceipt',
+] as const;
+export type FreshMethod = (typeof FRESH_METHODS)[number];
+
+/** The k6 scenario that chases the head (one VU per instance, so each instance's announcements come in order). */
+export const FRESH_SCENARIO = 'fresh';
+
+/**
+ * How long after an announcement an honest endpoint may still not know the block (a load-balanced node may serve
+ * N-1 for a moment after publishing N). Measured on the moving devnet: docs/load.md, "Fresh reads".
+ */
+export const DEFAULT_GRACE_MS = 2000;
+
+/** The counters a fresh read feeds, each tagged with its method (`m`). */
+export const FRESH_COUNTERS = {
+  requests: 'fresh_requests',
+  stale: 'fresh_stale',
+  latestBehind: 'fresh_latest_behind',
+  reorged: 'fresh_reorged',
+} as const;
+export type FreshCounter = keyof typeof FRESH_COUNTERS;
+
+/** The histogram (histogram.ts) of the time from announcement to visible, a Counter per group of buckets, tag `b`. */
+export const freshVisibleMetric = (m: FreshMethod, group: number) => `fresh_visible_${m}_${group}`;
+export const freshBucketMetric = (m: FreshMethod, bucket: number) => `${freshVisibleMetric(m, groupOf(bucket))}{b:${bucket}}`;
+/** A Gauge of the same times (its min and max are exact). */
+export const freshBoundsMetric = (m: FreshMethod) => `fresh_visible_bounds_${m}`;
+export const freshCounterMetric = (c: FreshCounter, m: FreshMethod) => `${FRESH_COUNTERS[c]}{m:${m}}`;
+
+export interface FreshMethodShard {
+  /** Answers judged for freshness (errors and timeouts are the method scenarios' business). */
+  requests: number;
+  /** Answers past the grace that did not know an announced block or its objects. */
+  stale: number;
+  /** Of them, `latest`-tagged answers (and eth_blockNumber) older than the announced head. */
+  latestBehind: number;
+  /** Nulls for objects of a block the endpoint no longer has at its height: counted apart, never stale. */
+  reorged: number;
+  /** Time from announcement to the first answer that knew the object, ms. */
+  visible: Histogram;
+}
+export type FreshnessShard = Partial<Record<FreshMethod, FreshMethodShard>>;
+
+/** Bookkeeping thresholds that make k6 report each tagged sub-metric the fresh scenario feeds. */
+export function freshThresholds(bookkeeping: string): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const m of FRESH_METHODS) {
+    for (const c of Object.keys(FRESH_COUNTERS) as FreshCounter[]) out[freshCounterMetric(c, m)] = [bookkeeping];
+    for (let b = 0; b < BUCKETS; b++) out[freshBucketMetric(m, b)] = [bookkeeping];
+  }
+  return out;
+}
+
+/** One instance's freshness figures from k6's metrics (read: a statistic of a metric, 0 when absent). */
+export function freshnessOf(read: (metric: string, stat: string) => number): FreshnessShard {
+  const out: FreshnessShard = {};
+  for (const m of FRESH_METHODS) {
+    const requests = read(freshCounterMetric('requests', m), 'count');
+    if (requests === 0) continue;
+    const visible = emptyHistogram();
+    for (let b = 0; b < BUCKETS; b++) {
+      const n = read(freshBucketMetric(m, b), 'count');
+      if (n > 0) visible.buckets[b] = n;
+      visible.count += n;
+    }
+    if (visible.count > 0) Object.assign(visible, { min: read(freshBoundsMetric(m), 'min'), max: read(freshBoundsMetric(m), 'max') });
+    visible.sum = Object.entries(visible.buckets).reduce((a, [b, n]) => a + n * bucketValue(Number(b)), 0);
+    out[m] = {
+      requests,
+      stale: read(freshCounterMetric('stale', m), 'count'),
+      latestBehind: read(freshCounterMetric('latestBehind', m), 'count'),
+      reorged: read(freshCounterMetric('reorged', m), 'count'),
+      visible,
+    };
+  }
+  return out;
+}
+
+export function mergeFreshness(parts: ReadonlyArray<FreshnessShard | undefined>): FreshnessShard | undefined {
+  const present = parts.filter((p): p is FreshnessShard => p !== undefined);
+  if (present.length === 0) return undefined;
+  const out: FreshnessShard = {};
+  for (const m of FRESH_METHODS) {
+    const mine = present.map((p) => p[m]).filter((x): x is FreshMethodShard => x !== undefined);
+    if (mine.length === 0) continue;
+    const add = (k: 'requests' | 'stale' | 'latestBehind' | 'reorged') => mine.reduce((a, x) => a + x[k], 0);
+    out[m] = { requests: add('requests'), stale: add('stale'), latestBehind: add('latestBehind'), reorged: add('reorged'), visible: mergeHistograms(mine.map((x) => x.visible)) };
+  }
+  return out;
+}

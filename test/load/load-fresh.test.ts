@@ -1,0 +1,96 @@
+// Fresh reads under load (issue 22, item 2) on the moving devnet (a block a second, with traffic): the clean endpoint
+// passes a short gate with every fresh read judged, and a round robin over the fresh chain and one 3 blocks stale fails
+// it with stale reads named per method, the lookups by hash among them (not only through eth_blockNumber going back).
+import { expect } from 'chai';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runLoad } from '../../load/run/run.ts';
+import { startDevnet, type Devnet } from '../../devnet/index.ts';
+import { FRESH_METHODS } from '../../load/shared/freshness.ts';
+import type { LoadReport } from '../../load/shared/load-report.ts';
+import { FaultProxy, type Fault, type RpcResponse } from '../support/fault-proxy.ts';
+
+/** The block an answer belongs to: a block's number, a transaction's or receipt's blockNumber, block receipts' first. */
+function blockOf(result: unknown): number | undefined {
+  const o = (Array.isArray(result) ? result[0] : result) as { number?: unknown; blockNumber?: unknown } | null | undefined;
+  const n = o?.blockNumber ?? o?.number;
+  return typeof n === 'string' ? parseInt(n, 16) : undefined;
+}
+
+/** Every other request answered as if the chain were `lag` blocks shorter: a balancer over a fresh and a lagging backend. */
+function lagging(lag: number): Fault {
+  let turn = 0;
+  return {
+    name: `round robin over a fresh backend and one ${lag} blocks stale`,
+    kills: [],
+    rewrite: async (req, res, ctx): Promise<RpcResponse> => {
+      if (turn++ % 2 === 0) return res;
+      const head = parseInt(String((await ctx.upstream('eth_blockNumber', [])).result), 16) - lag;
+      if (req.method === 'eth_blockNumber') return { ...res, result: `0x${head.toString(16)}` };
+      if (req.method === 'eth_getBlockByNumber' && req.params[0] === 'latest') return { ...res, result: (await ctx.upstream('eth_getBlockByNumber', [`0x${head.toString(16)}`, req.params[1]])).result };
+      const n = blockOf(res.result);
+      return n !== undefined && n > head ? { ...res, result: null } : res;
+    },
+  };
+}
+
+describe('load: fresh reads on a moving chain', function () {
+  this.timeout(180_000);
+  let devnet: Devnet;
+  let proxy: FaultProxy;
+  let corpus: string;
+  before(async () => {
+    devnet = await startDevnet({ blockTimeS: 1 });
+    proxy = new FaultProxy(devnet.url);
+    await proxy.start();
+  });
+  after(async () => {
+    await proxy?.stop();
+    await devnet?.stop();
+  });
+
+  async function gate(extra: { corpus?: string }): Promise<{ exitCode: number; summary: string; report: LoadReport; junit: string; out: string }> {
+    const out = await mkdtemp(join(tmpdir(), 'rc-load-fresh-'));
+    const r = await runLoad({ url: proxy.url, profile: 'gate', duration: '6s', rate: 2, methods: ['eth_getBlockByHash'], fresh: true, out, log: () => undefined, ...extra });
+    const report = JSON.parse(await readFile(join(out, 'load.json'), 'utf8')) as LoadReport;
+    return { ...r, report, junit: await readFile(join(out, 'load.junit.xml'), 'utf8'), out };
+  }
+
+  it('the clean moving endpoint passes a short gate, with every fresh method judged and none stale', async () => {
+    const { exitCode, summary, report, out } = await gate({});
+    corpus = join(out, 'load.corpus.json');
+    expect(exitCode, summary).to.equal(0);
+    const methods = report.freshness?.methods ?? {};
+    expect(Object.keys(methods)).to.have.members([...FRESH_METHODS]);
+    for (const [m, f] of Object.entries(methods)) {
+      expect(f.requests, m).to.be.above(3);
+      expect(f.stale, `${m}: ${f.staleSample ?? ''}`).to.equal(0);
+    }
+    // Objects of each new head were seen, and how soon is measured.
+    expect(methods['eth_getTransactionReceipt']?.visibleMs?.count).to.be.above(2);
+    expect(summary).to.match(/fresh reads .*grace 2000 ms/);
+  });
+
+  it('a round robin over the fresh chain and one 3 blocks stale fails the gate with stale reads named per method', async () => {
+    proxy.fault = lagging(3);
+    try {
+      const { exitCode, summary, report, junit } = await gate({ corpus });
+      expect(exitCode, summary).to.equal(1);
+      const methods = report.freshness?.methods ?? {};
+      const stale = Object.entries(methods).filter(([, f]) => f.stale > 0).map(([m]) => m);
+      expect(stale, summary).to.include('eth_getBlockByNumber');
+      // The lookups by hash of announced blocks, not only `latest` and eth_blockNumber.
+      const byHash = stale.filter((m) => !['eth_blockNumber', 'eth_getBlockByNumber'].includes(m));
+      expect(byHash, summary).to.not.be.empty;
+      expect(methods['eth_getBlockByNumber']?.latestBehind).to.be.above(0);
+      for (const m of byHash) {
+        expect(report.reasons?.join('\n')).to.match(new RegExp(`${m}: \\d+ stale reads? in \\d+ fresh requests`));
+        expect(junit).to.include(`classname="load.fresh.${m}"`);
+      }
+      expect(summary).to.match(/stale read/);
+    } finally {
+      proxy.fault = undefined;
+    }
+  });
+});

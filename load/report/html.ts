@@ -98,7 +98,7 @@ ${legend}
 ${stackedBars(names.map((n) => ({ label: n, parts: CLASSES.map((c) => ({ name: c, value: r.methods[n]!.classes[c], color: CLASS_COLORS[c] })) })))}
 <p class="legend">${CLASSES.map((c) => `<span><i style="background:${CLASS_COLORS[c]}"></i>${c}</span>`).join('')}</p>
 ${classDetails(r)}
-${driftSection(r)}${baselineSection(r)}
+${freshSection(r)}${driftSection(r)}${baselineSection(r)}
 <h2>Thresholds</h2>
 <div class="scroll"><table><tr><th>metric</th><th>threshold</th><th>measured</th><th>result</th></tr>
 ${r.thresholds.map((t) => `<tr><td>${esc(t.metric)}</td><td>${esc(t.expression)}</td><td>${t.value ?? '–'}</td><td class="${t.ok ? 'pass' : 'fail'}">${t.ok ? 'pass' : 'fail'}</td></tr>`).join('\n') || '<tr><td colspan="4" class="muted">none (this profile only measures)</td></tr>'}
@@ -153,6 +153,16 @@ function headLine(r: LoadReport): string {
   const h = r.head;
   if (h.regressions === 0) return `<p>Head freshness: eth_blockNumber checked ${h.checks} times, never went back.</p>`;
   return `<p class="fail">Head freshness: eth_blockNumber went back ${h.regressions} times (up to ${h.deepestBlocks} blocks) in ${h.checks} checks${h.sample ? `, e.g. ${esc(h.sample)}` : ''}.</p>`;
+}
+
+/** Fresh reads (docs/load.md, "Fresh reads"): stale reads per method and the time from announcement to visible. */
+function freshSection(r: LoadReport): string {
+  if (!r.freshness) return '';
+  const rows = Object.entries(r.freshness.methods).map(([m, f]) => {
+    const v = f.visibleMs;
+    return `<tr><td>${esc(m)}</td><td>${f.requests}</td><td class="${f.stale ? 'fail' : 'pass'}">${f.stale} (${(f.staleRate * 100).toFixed(2)}%)</td><td>${f.latestBehind}</td><td>${f.reorged}</td><td>${v ? `${v.p50} / ${v.p95} / ${v.max}` : '–'}</td><td>${esc(f.staleSample ?? '–')}</td></tr>`;
+  });
+  return `<h2>Fresh reads (head chased; grace ${r.freshness.graceMs} ms)</h2><div class="scroll"><table><tr><th>method</th><th>fresh requests</th><th>stale</th><th>latest behind</th><th>reorged</th><th>visible ms p50 / p95 / max</th><th>first stale read</th></tr>${rows.join('')}</table></div>`;
 }
 
 function driftSection(r: LoadReport): string {

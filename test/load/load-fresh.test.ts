@@ -50,11 +50,11 @@ describe('load: fresh reads on a moving chain', function () {
     await devnet?.stop();
   });
 
-  async function gate(extra: { corpus?: string }): Promise<{ exitCode: number; summary: string; report: LoadReport; junit: string; out: string }> {
+  async function gate(extra: { corpus?: string }): Promise<{ exitCode: number; summary: string; report: LoadReport; junit: string; html: string; out: string }> {
     const out = await mkdtemp(join(tmpdir(), 'rc-load-fresh-'));
     const r = await runLoad({ url: proxy.url, profile: 'gate', duration: '6s', rate: 2, methods: ['eth_getBlockByHash'], fresh: true, out, log: () => undefined, ...extra });
     const report = JSON.parse(await readFile(join(out, 'load.json'), 'utf8')) as LoadReport;
-    return { ...r, report, junit: await readFile(join(out, 'load.junit.xml'), 'utf8'), out };
+    return { ...r, report, junit: await readFile(join(out, 'load.junit.xml'), 'utf8'), html: await readFile(join(out, 'load.html'), 'utf8'), out };
   }
 
   it('the clean moving endpoint passes a short gate, with every fresh method judged and none stale', async () => {
@@ -75,7 +75,7 @@ describe('load: fresh reads on a moving chain', function () {
   it('a round robin over the fresh chain and one 3 blocks stale fails the gate with stale reads named per method', async () => {
     proxy.fault = lagging(3);
     try {
-      const { exitCode, summary, report, junit } = await gate({ corpus });
+      const { exitCode, summary, report, junit, html } = await gate({ corpus });
       expect(exitCode, summary).to.equal(1);
       const methods = report.freshness?.methods ?? {};
       const stale = Object.entries(methods).filter(([, f]) => f.stale > 0).map(([m]) => m);
@@ -87,6 +87,7 @@ describe('load: fresh reads on a moving chain', function () {
       for (const m of byHash) {
         expect(report.reasons?.join('\n')).to.match(new RegExp(`${m}: \\d+ stale reads? in \\d+ fresh requests`));
         expect(junit).to.include(`classname="load.fresh.${m}"`);
+        expect(html).to.match(new RegExp(`<tr><td>${m}</td><td>\\d+</td><td class="fail">[1-9]`));
       }
       expect(summary).to.match(/stale read/);
     } finally {

@@ -1,8 +1,10 @@
 // The head-chasing scenario (issue 22; counting rules: shared/freshness.ts). Each iteration of its one VU per instance
-// asks `latest` (eth_blockNumber and eth_getBlockByNumber "latest"): a higher block than any answer has shown is a new
-// announcement, remembered with its hash and transactions. Then it asks the objects of the newest announced block (the
-// time until each is first seen is the announcement-to-visible figure) and of the newest block whose grace has passed:
-// a null for those is a stale read, unless the endpoint's block at that height has another hash (a reorg, counted apart).
+// asks `latest` (eth_blockNumber, eth_getBlockByNumber, eth_getBlockReceipts, eth_getTransactionByBlockNumberAndIndex):
+// a higher block than any answer has shown is a new announcement, remembered with its hash and transactions. Then it
+// asks the objects of the newest announced block (the time until each is first seen is the announcement-to-visible
+// figure) and of the newest block whose grace has passed: a null for those is a stale read, unless the endpoint's block
+// at that height has another hash (a reorg, counted apart). judgeTagged holds the method scenarios' `latest` entries
+// to the same rule, against their own VU's announced head.
 import { sleep } from 'k6';
 import http from 'k6/http';
 import { Counter, Gauge } from 'k6/metrics';
@@ -30,6 +32,11 @@ const counters = Object.fromEntries((Object.keys(FRESH_COUNTERS) as FreshCounter
 const visible = Object.fromEntries(FRESH_METHODS.map((m) => [m, Array.from({ length: HISTOGRAM_GROUPS }, (_, g) => new Counter(freshVisibleMetric(m, g)))])) as Record<FreshMethod, Counter[]>;
 const visibleBounds = Object.fromEntries(FRESH_METHODS.map((m) => [m, new Gauge(freshBoundsMetric(m))])) as Record<FreshMethod, Gauge>;
 const methodTags = Object.fromEntries(FRESH_METHODS.map((m) => [m, { m }])) as Record<FreshMethod, { m: FreshMethod }>;
+
+const TAGGED_ASKS: Array<[FreshMethod, unknown[]]> = [
+  ['eth_getBlockReceipts', ['latest']],
+  ['eth_getTransactionByBlockNumberAndIndex', ['latest', '0x0']],
+];
 
 const announced: Announced[] = [];
 const logged = new Set<FreshMethod>();
@@ -121,12 +128,29 @@ function askObjects(url: string, timeout: string, a: Announced, graceMs: number)
   }
 }
 
+/**
+ * A `latest`-tagged answer of a corpus entry (a method scenario's VU): the block it names is judged against that VU's
+ * announced head like eth_getBlockByNumber latest's, and announces a higher one.
+ */
+export function judgeTagged(method: FreshMethod, result: unknown, graceMs: number, counted = false): void {
+  const o = (Array.isArray(result) ? result[0] : result) as { blockNumber?: unknown; blockHash?: unknown } | null | undefined;
+  const n = quantity(o?.blockNumber);
+  if (n === undefined) return; // an empty block's receipts, no transaction at that index: no block named
+  if (!counted) counters.requests.add(1, methodTags[method]);
+  judgeLatest(method, n, { hash: o?.blockHash }, graceMs);
+}
+
 export function freshRound(url: string, timeout: string, graceMs: number): void {
   const n = quantity(ask(url, timeout, 'eth_blockNumber', [])?.result);
   if (n !== undefined) judgeLatest('eth_blockNumber', n, undefined, graceMs);
   const latest = ask(url, timeout, 'eth_getBlockByNumber', ['latest', false])?.result as { number?: unknown; hash?: unknown; transactions?: unknown } | null | undefined;
   const number = quantity(latest?.number);
   if (latest && number !== undefined) judgeLatest('eth_getBlockByNumber', number, latest, graceMs);
+  // The other `latest` lookups whose answer names its block, as a client following the head asks them.
+  for (const [method, params] of TAGGED_ASKS) {
+    const answer = ask(url, timeout, method, params);
+    if (answer) judgeTagged(method, answer.result, graceMs, true);
+  }
   const now = Date.now();
   const top = head();
   if (top) askObjects(url, timeout, top, graceMs);

@@ -4,8 +4,8 @@
 // announcement. Objects of a block reorged out are counted apart. Pure: the k6 scenario counts, Node merges.
 import { BUCKETS, bucketValue, emptyHistogram, groupOf, type Histogram, mergeHistograms } from './histogram.ts';
 
-/** The methods the fresh scenario asks, in the order the reports list them. */
-export const FRESH_METHODS = [
+/** The methods the head-chasing scenario asks, in the order the reports list them. */
+export const CHASED_METHODS = [
   'eth_blockNumber',
   'eth_getBlockByNumber',
   'eth_getBlockByHash',
@@ -14,6 +14,10 @@ export const FRESH_METHODS = [
   'eth_getTransactionByHash',
   'eth_getTransactionReceipt',
 ] as const;
+/** The corpus's `latest`-tagged lookups whose answer names the block it was read at: judged against the head too. */
+export const TAGGED_METHODS = ['eth_getBlockReceipts', 'eth_getTransactionByBlockNumberAndIndex'] as const;
+/** Every method with freshness figures. */
+export const FRESH_METHODS = [...CHASED_METHODS, 'eth_getTransactionByBlockNumberAndIndex'] as const;
 export type FreshMethod = (typeof FRESH_METHODS)[number];
 
 /** The k6 scenario that chases the head (one VU per instance, so each instance's announcements come in order). */

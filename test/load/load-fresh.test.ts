@@ -28,7 +28,8 @@ function lagging(lag: number): Fault {
       if (turn++ % 2 === 0) return res;
       const head = parseInt(String((await ctx.upstream('eth_blockNumber', [])).result), 16) - lag;
       if (req.method === 'eth_blockNumber') return { ...res, result: `0x${head.toString(16)}` };
-      if (req.method === 'eth_getBlockByNumber' && req.params[0] === 'latest') return { ...res, result: (await ctx.upstream('eth_getBlockByNumber', [`0x${head.toString(16)}`, req.params[1]])).result };
+      // `latest` is its head: the same call at that height.
+      if (req.params.includes('latest')) return { ...res, result: (await ctx.upstream(req.method, req.params.map((p) => (p === 'latest' ? `0x${head.toString(16)}` : p)))).result };
       const n = blockOf(res.result);
       return n !== undefined && n > head ? { ...res, result: null } : res;
     },
@@ -84,12 +85,15 @@ describe('load: fresh reads on a moving chain', function () {
       const byHash = stale.filter((m) => !['eth_blockNumber', 'eth_getBlockByNumber'].includes(m));
       expect(byHash, summary).to.not.be.empty;
       expect(methods['eth_getBlockByNumber']?.latestBehind).to.be.above(0);
+      // The other `latest` lookups that name their block are judged against the head too, not counted ok blindly.
+      expect((methods['eth_getBlockReceipts']?.latestBehind ?? 0) + (methods['eth_getTransactionByBlockNumberAndIndex']?.latestBehind ?? 0), summary).to.be.above(0);
       for (const m of byHash) {
         expect(report.reasons?.join('\n')).to.match(new RegExp(`${m}: \\d+ stale reads? in \\d+ fresh requests`));
         expect(junit).to.include(`classname="load.fresh.${m}"`);
         expect(html).to.match(new RegExp(`<tr><td>${m}</td><td>\\d+</td><td class="fail">[1-9]`));
       }
       expect(summary).to.match(/stale read/);
+      if (process.env['RPC_CERTIFY_SHOW_SUMMARY']) console.log(summary);
     } finally {
       proxy.fault = undefined;
     }

@@ -53,7 +53,7 @@ describe('load: fresh reads on a moving chain', function () {
 
   async function gate(extra: { corpus?: string }): Promise<{ exitCode: number; summary: string; report: LoadReport; junit: string; html: string; out: string }> {
     const out = await mkdtemp(join(tmpdir(), 'rc-load-fresh-'));
-    const r = await runLoad({ url: proxy.url, profile: 'gate', duration: '6s', rate: 2, methods: ['eth_getBlockByHash'], fresh: true, out, log: () => undefined, ...extra });
+    const r = await runLoad({ url: proxy.url, profile: 'gate', duration: '6s', rate: 2, methods: ['eth_getBlockByHash', 'eth_getBlockReceipts'], fresh: true, out, log: () => undefined, ...extra });
     const report = JSON.parse(await readFile(join(out, 'load.json'), 'utf8')) as LoadReport;
     return { ...r, report, junit: await readFile(join(out, 'load.junit.xml'), 'utf8'), html: await readFile(join(out, 'load.html'), 'utf8'), out };
   }

@@ -27,20 +27,24 @@ export interface MethodFacts {
   tags: readonly BlockTag[];
   /** Its share of the capacity mix: lookups by hash dominate real read traffic. */
   weight: number;
+  /** Under fresh reads (load/shared/freshness.ts): the head-chasing client asks it for each announced block's objects. */
+  chased: boolean;
+  /** Its `latest`-tagged answer names the block it was read at (the receipts' or transaction's blockNumber): judged against the head. */
+  namesItsBlock: boolean;
 }
 
 const NO_TAGS: readonly BlockTag[] = [];
 
 /** The rows, in the order the reports and the suites list the methods (the spec's). */
 const TABLE = {
-  eth_estimateGas: { section: '4.1', params: ['call', 'block'], result: 'quantity', immutable: false, tags: BLOCK_TAGS, weight: 15 },
-  eth_getBlockByHash: { section: '4.2', params: ['hash', 'flag'], result: 'block', immutable: true, tags: NO_TAGS, weight: 15 },
-  eth_getUncleByBlockNumberAndIndex: { section: '4.3', params: ['block', 'index'], result: 'uncle', immutable: false, tags: BLOCK_TAGS, weight: 2.5 },
-  eth_getUncleByBlockHashAndIndex: { section: '4.4', params: ['hash', 'index'], result: 'uncle', immutable: true, tags: NO_TAGS, weight: 2.5 },
-  eth_getTransactionByBlockNumberAndIndex: { section: '4.5', params: ['block', 'index'], result: 'transaction', immutable: false, tags: BLOCK_TAGS, weight: 10 },
-  eth_getTransactionByHash: { section: '4.6', params: ['hash'], result: 'transaction', immutable: true, tags: NO_TAGS, weight: 20 },
-  eth_getTransactionReceipt: { section: '4.7', params: ['hash'], result: 'receipt', immutable: true, tags: NO_TAGS, weight: 25 },
-  eth_getBlockReceipts: { section: '4.8', params: ['block'], result: 'block-receipts', immutable: false, tags: BLOCK_TAGS, weight: 10 },
+  eth_estimateGas: { section: '4.1', params: ['call', 'block'], result: 'quantity', immutable: false, tags: BLOCK_TAGS, weight: 15, chased: false, namesItsBlock: false },
+  eth_getBlockByHash: { section: '4.2', params: ['hash', 'flag'], result: 'block', immutable: true, tags: NO_TAGS, weight: 15, chased: true, namesItsBlock: false },
+  eth_getUncleByBlockNumberAndIndex: { section: '4.3', params: ['block', 'index'], result: 'uncle', immutable: false, tags: BLOCK_TAGS, weight: 2.5, chased: false, namesItsBlock: false },
+  eth_getUncleByBlockHashAndIndex: { section: '4.4', params: ['hash', 'index'], result: 'uncle', immutable: true, tags: NO_TAGS, weight: 2.5, chased: false, namesItsBlock: false },
+  eth_getTransactionByBlockNumberAndIndex: { section: '4.5', params: ['block', 'index'], result: 'transaction', immutable: false, tags: BLOCK_TAGS, weight: 10, chased: false, namesItsBlock: true },
+  eth_getTransactionByHash: { section: '4.6', params: ['hash'], result: 'transaction', immutable: true, tags: NO_TAGS, weight: 20, chased: true, namesItsBlock: false },
+  eth_getTransactionReceipt: { section: '4.7', params: ['hash'], result: 'receipt', immutable: true, tags: NO_TAGS, weight: 25, chased: true, namesItsBlock: false },
+  eth_getBlockReceipts: { section: '4.8', params: ['block'], result: 'block-receipts', immutable: false, tags: BLOCK_TAGS, weight: 10, chased: true, namesItsBlock: true },
 } as const satisfies Record<string, MethodFacts>;
 
 export type RpcMethod = keyof typeof TABLE;

@@ -5,6 +5,7 @@
 import { EXIT } from '../../core/node/errors.ts';
 import { describeCheck } from './compare.ts';
 import type { LoadReport } from '../shared/load-report.ts';
+import { ALWAYS_ASKED } from '../shared/freshness.ts';
 
 export type Verdict = LoadReport['verdict'];
 
@@ -99,15 +100,22 @@ function gateChecks(r: LoadReport): GateCheck[] {
       ...(wrong > 0 ? { failure: `${method}: ${wrong} wrong answer${wrong === 1 ? '' : 's'} in ${m.requests} (${share(wrong, m.requests)})${m.wrongSample ? `, e.g. ${m.wrongSample}` : ''}` } : {}),
     });
   }
-  // Fresh reads (shared/freshness.ts): any stale read past the grace fails the run, named by its method.
-  for (const [method, f] of Object.entries(r.freshness?.methods ?? {})) {
-    const why = f.latestBehind ? ` (${f.latestBehind} of them an older block than the announced head for latest)` : '';
-    checks.push({
-      kind: 'fresh',
-      className: `load.fresh.${method}`,
-      name: `${method} never stale past the ${r.freshness?.graceMs ?? 0} ms grace`,
-      ...(f.stale > 0 ? { failure: `${method}: ${f.stale} stale read${f.stale === 1 ? '' : 's'} in ${f.requests} fresh requests (${share(f.stale, f.requests)})${why}${f.staleSample ? `, e.g. ${f.staleSample}` : ''}` } : {}),
-    });
+  // Fresh reads (shared/freshness.ts): any stale read past the grace fails the run, named by its method; so does a
+  // method asked for every announced block that had no answer to judge (errors, timeouts): silence is no pass.
+  if (r.freshness) {
+    const fresh = r.freshness;
+    for (const method of ALWAYS_ASKED.filter((m) => !fresh.methods[m])) {
+      checks.push({ kind: 'fresh', className: `load.fresh.${method}`, name: `${method} judged fresh`, failure: `${method}: no fresh read judged (every answer to the head-chasing client was an error or a timeout, or none came)` });
+    }
+    for (const [method, f] of Object.entries(fresh.methods)) {
+      const why = f.latestBehind ? ` (${f.latestBehind} of them an older block than the announced head for latest)` : '';
+      checks.push({
+        kind: 'fresh',
+        className: `load.fresh.${method}`,
+        name: `${method} never stale past the ${fresh.graceMs} ms grace`,
+        ...(f.stale > 0 ? { failure: `${method}: ${f.stale} stale read${f.stale === 1 ? '' : 's'} in ${f.requests} fresh requests (${share(f.stale, f.requests)})${why}${f.staleSample ? `, e.g. ${f.staleSample}` : ''}` } : {}),
+      });
+    }
   }
   for (const c of r.baseline?.checks ?? []) {
     checks.push({ kind: 'baseline', className: `load.baseline.${c.method}`, name: `${c.method} ${c.metric}`, ...(c.ok ? {} : { failure: `regressed against ${r.baseline?.file}: ${describeCheck(c)}` }) });

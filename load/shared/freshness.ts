@@ -2,23 +2,24 @@
 // announced head is the highest block any answer to it has shown; a stale read is a later answer that does not
 // know an announced block or its objects (null, or an older block for `latest`) once the grace has passed since the
 // announcement. Objects of a block reorged out are counted apart. Pure: the k6 scenario counts, Node merges.
+import { METHOD_FACTS, METHODS, type RpcMethod } from '../../core/methods.ts';
 import { BUCKETS, bucketValue, emptyHistogram, groupOf, type Histogram, mergeHistograms } from './histogram.ts';
 
-/** The methods the head-chasing scenario asks, in the order the reports list them. */
-export const CHASED_METHODS = [
-  'eth_blockNumber',
-  'eth_getBlockByNumber',
-  'eth_getBlockByHash',
-  'eth_getBlockReceipts',
-  'eth_getTransactionByBlockHashAndIndex',
-  'eth_getTransactionByHash',
-  'eth_getTransactionReceipt',
-] as const;
+/** What the head-chasing client asks beside the spec's methods: the head, and an announced block's transaction by its hash and index. */
+const HEAD_READS = ['eth_blockNumber', 'eth_getBlockByNumber'] as const;
+const BY_BLOCK_HASH = 'eth_getTransactionByBlockHashAndIndex';
+/** The spec's methods the head-chasing scenario asks for each announced block's objects (core/methods.ts). */
+const CHASED = METHODS.filter((m) => METHOD_FACTS[m].chased);
 /** The corpus's `latest`-tagged lookups whose answer names the block it was read at: judged against the head too. */
-export const TAGGED_METHODS = ['eth_getBlockReceipts', 'eth_getTransactionByBlockNumberAndIndex'] as const;
-/** Every method with freshness figures. */
-export const FRESH_METHODS = [...CHASED_METHODS, 'eth_getTransactionByBlockNumberAndIndex'] as const;
-export type FreshMethod = (typeof FRESH_METHODS)[number];
+export const TAGGED_METHODS = METHODS.filter((m) => METHOD_FACTS[m].namesItsBlock);
+export type FreshMethod = (typeof HEAD_READS)[number] | typeof BY_BLOCK_HASH | RpcMethod;
+/** Every method with freshness figures, in the order the reports list them. */
+export const FRESH_METHODS: readonly FreshMethod[] = [...new Set<FreshMethod>([...HEAD_READS, ...CHASED, BY_BLOCK_HASH, ...TAGGED_METHODS])];
+/**
+ * Asked for every announced block, whatever it holds (the head, the block, its receipts; its transaction only when it
+ * holds one): one of them never judged means the client saw nothing fresh, which is no pass.
+ */
+export const ALWAYS_ASKED: readonly FreshMethod[] = [...HEAD_READS, ...CHASED.filter((m) => METHOD_FACTS[m].result === 'block' || METHOD_FACTS[m].result === 'block-receipts')];
 
 /** The k6 scenario that chases the head (one VU per instance, so each instance's announcements come in order). */
 export const FRESH_SCENARIO = 'fresh';

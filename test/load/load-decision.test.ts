@@ -20,6 +20,7 @@ import { CLASSES, type RpcClass } from '../../load/shared/methods.ts';
 import { buildPlan, type Profile } from '../../load/shared/profiles.ts';
 import type { SubjectShard } from '../../load/shared/shard.ts';
 import type { LoadReport } from '../../load/shared/load-report.ts';
+import { ALWAYS_ASKED } from '../../load/shared/freshness.ts';
 
 const METHODS: RpcMethod[] = ['eth_getBlockByHash', 'eth_getTransactionByHash'];
 
@@ -121,6 +122,17 @@ describe('load: one decision, printed alike everywhere (verdict.ts)', () => {
     expect(reasons[2]).to.match(/^eth_blockNumber went back 1 times in 1000 checks/);
     expect(reasons.slice(3).join('\n')).to.match(/p\(95\) 70\d(\.\d+)? ms \(threshold <500\)/).and.match(/failure rate 3(\.\d+)?% \(threshold < 1%\)/);
     expectAgreement(r);
+  });
+
+  it('fresh reads: a method asked for every announced block with no answer judged fails (silence is no pass); one judged and never stale holds', () => {
+    const judged = { requests: 40, stale: 0, staleRate: 0, latestBehind: 0, reorged: 0, visibleMs: { count: 10, p50: 20, p95: 30, max: 40 } };
+    const clean = withVerdict({ ...reportOf(), freshness: { graceMs: 2000, methods: Object.fromEntries(ALWAYS_ASKED.map((m) => [m, judged])) } });
+    expect(decide(clean)).to.deep.include({ verdict: 'pass', reasons: [] });
+    const quiet = withVerdict({ ...reportOf(), freshness: { graceMs: 2000, methods: { eth_blockNumber: judged } } });
+    expect(quiet.verdict).to.equal('fail');
+    expect(quiet.reasons).to.include('eth_getBlockByHash: no fresh read judged (every answer to the head-chasing client was an error or a timeout, or none came)');
+    expect((quiet.reasons ?? []).join('\n')).to.not.match(/eth_blockNumber: no fresh read/);
+    expectAgreement(quiet);
   });
 
   it('a method not served, a regression against the baseline, an incomplete run: the same agreement', () => {

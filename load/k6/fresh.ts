@@ -27,6 +27,8 @@ const JSON_HEADERS = { 'Content-Type': 'application/json' };
 const KEPT = 16;
 /** The pause between iterations: a few rounds a second, light next to the method scenarios. */
 const PAUSE_S = 0.25;
+/** How far above the announced head a round looks for blocks served by number (doubling from 1). */
+const PROBE_MAX = 64;
 
 const counters = Object.fromEntries((Object.keys(FRESH_COUNTERS) as FreshCounter[]).map((c) => [c, new Counter(FRESH_COUNTERS[c])])) as Record<FreshCounter, Counter>;
 const visible = Object.fromEntries(FRESH_METHODS.map((m) => [m, Array.from({ length: HISTOGRAM_GROUPS }, (_, g) => new Counter(freshVisibleMetric(m, g)))])) as Record<FreshMethod, Counter[]>;
@@ -140,12 +142,29 @@ export function judgeTagged(method: FreshMethod, result: unknown, graceMs: numbe
   judgeLatest(method, n, { hash: o?.blockHash }, graceMs);
 }
 
+/**
+ * Blocks the endpoint serves by number above the announced head announce them too (a `latest` that lags while
+ * lookups are current shows nothing newer otherwise): heads +1, +2, +4, ... while each is found. On an honest chain
+ * +1 is null (or just mined, and `latest` catches up within the grace).
+ */
+function probeAbove(url: string, timeout: string, graceMs: number): void {
+  for (let k = 1; k <= PROBE_MAX; k *= 2) {
+    const top = head();
+    if (!top) return;
+    const above = ask(url, timeout, 'eth_getBlockByNumber', [`0x${(top.number + k).toString(16)}`, false])?.result as { number?: unknown; hash?: unknown; transactions?: unknown } | null | undefined;
+    const number = quantity(above?.number);
+    if (!above || number === undefined || number <= top.number) return;
+    judgeLatest('eth_getBlockByNumber', number, above, graceMs);
+  }
+}
+
 export function freshRound(url: string, timeout: string, graceMs: number): void {
   const n = quantity(ask(url, timeout, 'eth_blockNumber', [])?.result);
   if (n !== undefined) judgeLatest('eth_blockNumber', n, undefined, graceMs);
   const latest = ask(url, timeout, 'eth_getBlockByNumber', ['latest', false])?.result as { number?: unknown; hash?: unknown; transactions?: unknown } | null | undefined;
   const number = quantity(latest?.number);
   if (latest && number !== undefined) judgeLatest('eth_getBlockByNumber', number, latest, graceMs);
+  probeAbove(url, timeout, graceMs);
   // The other `latest` lookups whose answer names its block, as a client following the head asks them.
   for (const [method, params] of TAGGED_ASKS) {
     const answer = ask(url, timeout, method, params);

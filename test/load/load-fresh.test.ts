@@ -10,6 +10,7 @@ import { startDevnet, type Devnet } from '../../devnet/index.ts';
 import { FRESH_METHODS } from '../../load/shared/freshness.ts';
 import type { LoadReport } from '../../load/shared/load-report.ts';
 import { FaultProxy, type Fault, type RpcResponse } from '../support/fault-proxy.ts';
+import { behind } from '../support/faults.ts';
 
 /** The block an answer belongs to: a block's number, a transaction's or receipt's blockNumber, block receipts' first. */
 function blockOf(result: unknown): number | undefined {
@@ -71,6 +72,20 @@ describe('load: fresh reads on a moving chain', function () {
     // Objects of each new head were seen, and how soon is measured.
     expect(methods['eth_getTransactionReceipt']?.visibleMs?.count).to.be.above(2);
     expect(summary).to.match(/fresh reads .*grace 2000 ms/);
+  });
+
+  it('a latest (and eth_blockNumber) 5 blocks behind while lookups by number and hash are current fails the gate, without a reference', async () => {
+    proxy.fault = { name: 'latest 5 behind', kills: [], rewrite: behind(5n, false) };
+    try {
+      const { exitCode, summary, report } = await gate({ corpus });
+      expect(exitCode, summary).to.equal(1);
+      const methods = report.freshness?.methods ?? {};
+      // The blocks served by number above the head latest names announce it; latest then lags it past the grace.
+      expect(methods['eth_getBlockByNumber']?.latestBehind, summary).to.be.above(0);
+      expect(report.reasons?.join('\n')).to.match(/eth_getBlockByNumber: \d+ stale reads? in \d+ fresh requests .*for latest/);
+    } finally {
+      proxy.fault = undefined;
+    }
   });
 
   it('a round robin over the fresh chain and one 3 blocks stale fails the gate with stale reads named per method', async () => {

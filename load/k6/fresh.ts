@@ -20,6 +20,8 @@ interface Announced {
   at: number;
   /** Methods that have seen its objects (announcement-to-visible is recorded once each). */
   seen: Set<FreshMethod>;
+  /** Its objects were asked at least once. */
+  asked?: boolean;
 }
 
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
@@ -94,6 +96,7 @@ function judgeLatest(method: FreshMethod, number: number, block: { hash?: unknow
 
 /** Asks an announced block's objects; a null past the grace is stale (or reorged), the first value is its time to visible. */
 function askObjects(url: string, timeout: string, a: Announced, graceMs: number): void {
+  a.asked = true;
   const asks: Array<[FreshMethod, unknown[]]> = [
     ['eth_getBlockByHash', [a.hash, false]],
     ['eth_getBlockReceipts', [a.hash]],
@@ -172,6 +175,9 @@ export function freshRound(url: string, timeout: string, graceMs: number): void 
   }
   const now = Date.now();
   const top = head();
+  // Every block announced since the last round is asked now, not only the newest: one the chain moved past within
+  // the round would otherwise be first asked at its grace, and its announcement-to-visible figure be the grace.
+  for (const a of announced) if (!a.asked && a !== top) askObjects(url, timeout, a, graceMs);
   if (top) askObjects(url, timeout, top, graceMs);
   const due = [...announced].reverse().find((a) => pastGrace(a, now, graceMs));
   if (due && due !== top) askObjects(url, timeout, due, graceMs);

@@ -71,6 +71,9 @@ describe('load: fresh reads on a moving chain', function () {
     }
     // Objects of each new head were seen, and how soon is measured.
     expect(methods['eth_getTransactionReceipt']?.visibleMs?.count).to.be.above(2);
+    // Each announced block's objects are asked in the round that announced it: on an honest node they are visible at
+    // once, never first seen at the grace because the chain moved past them within a round.
+    for (const [m, f] of Object.entries(methods)) if (f.visibleMs) expect(f.visibleMs.max, `${m} announcement to visible`).to.be.below(1000);
     expect(summary).to.match(/fresh reads .*grace 2000 ms/);
   });
 

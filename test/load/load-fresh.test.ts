@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runLoad } from '../../load/run/run.ts';
 import { startDevnet, type Devnet } from '../../devnet/index.ts';
-import { FRESH_METHODS } from '../../load/shared/freshness.ts';
+import { DEFAULT_GRACE_MS, FRESH_METHODS } from '../../load/shared/freshness.ts';
 import type { LoadReport } from '../../load/shared/load-report.ts';
 import { FaultProxy, type Fault, type RpcResponse } from '../support/fault-proxy.ts';
 import { behind } from '../support/faults.ts';
@@ -73,7 +73,7 @@ describe('load: fresh reads on a moving chain', function () {
     expect(methods['eth_getTransactionReceipt']?.visibleMs?.count).to.be.above(2);
     // Each announced block's objects are asked in the round that announced it: on an honest node they are visible at
     // once, never first seen at the grace because the chain moved past them within a round.
-    for (const [m, f] of Object.entries(methods)) if (f.visibleMs) expect(f.visibleMs.max, `${m} announcement to visible`).to.be.below(1000);
+    for (const [m, f] of Object.entries(methods)) if (f.visibleMs) expect(f.visibleMs.max, `${m} announcement to visible`).to.be.below(DEFAULT_GRACE_MS);
     expect(summary).to.match(/fresh reads .*grace 2000 ms/);
   });
 

@@ -46,8 +46,11 @@ const announced: Announced[] = [];
 const logged = new Set<FreshMethod>();
 let nextId = 1;
 
-/** One answer's result; undefined when there was none to judge (an error, a timeout: the method scenarios count those). */
-function ask(url: string, timeout: string, method: FreshMethod, params: unknown[]): { result: unknown } | undefined {
+/**
+ * One answer's result, or its JSON-RPC error's code and message; undefined when there was no answer to judge (an
+ * HTTP failure, a timeout, a body that is no answer to this call).
+ */
+function answer(url: string, timeout: string, method: FreshMethod, params: unknown[]): { result: unknown } | { error: string } | undefined {
   const id = nextId++;
   const res = http.post(url, JSON.stringify({ jsonrpc: '2.0', id, method, params }), { headers: JSON_HEADERS, tags: { name: method }, timeout });
   // A null is what is judged here, so the answer is read whatever the class sorting expects (classify keeps no null's envelope).
@@ -58,9 +61,20 @@ function ask(url: string, timeout: string, method: FreshMethod, params: unknown[
   } catch {
     return undefined;
   }
-  if (!envelope || typeof envelope !== 'object' || envelope.id !== id || envelope.error !== undefined || !('result' in envelope)) return undefined;
+  if (!envelope || typeof envelope !== 'object' || envelope.id !== id) return undefined;
+  if (envelope.error !== undefined) {
+    const e = envelope.error as { code?: unknown; message?: unknown } | null;
+    return { error: `error ${String(e?.code)} ${JSON.stringify(String(e?.message ?? '')).slice(0, 80)}` };
+  }
+  if (!('result' in envelope)) return undefined;
   counters.requests.add(1, methodTags[method]);
   return { result: envelope.result };
+}
+
+/** One answer's result; undefined when there was none to judge (an error, a timeout: the method scenarios count those). */
+function ask(url: string, timeout: string, method: FreshMethod, params: unknown[]): { result: unknown } | undefined {
+  const a = answer(url, timeout, method, params);
+  return a && 'result' in a ? a : undefined;
 }
 
 const quantity = (v: unknown): number | undefined => (typeof v === 'string' && /^0x[0-9a-f]+$/i.test(v) ? parseInt(v, 16) : undefined);
@@ -109,10 +123,14 @@ function askObjects(url: string, timeout: string, a: Announced, graceMs: number)
       : []),
   ];
   for (const [method, params] of asks) {
-    const answer = ask(url, timeout, method, params);
-    if (!answer) continue;
+    const got = answer(url, timeout, method, params);
+    if (!got) continue;
     const now = Date.now();
-    if (answer.result !== null) {
+    // An error for an object of an announced block ("header not found", "unknown block") is judged like a null: that
+    // backend does not know it. Within the grace it is not judged (nor counted).
+    if ('error' in got && !pastGrace(a, now, graceMs)) continue;
+    if ('error' in got) counters.requests.add(1, methodTags[method]);
+    else if (got.result !== null) {
       if (!a.seen.has(method)) {
         a.seen.add(method);
         const ms = now - a.at;
@@ -129,7 +147,7 @@ function askObjects(url: string, timeout: string, a: Announced, graceMs: number)
       counters.reorged.add(1, methodTags[method]);
       continue;
     }
-    stale(method, `answered null for ${params.map(String).join(', ')} of block ${a.number}, announced ${now - a.at} ms before (grace ${graceMs} ms)`);
+    stale(method, `answered ${'error' in got ? got.error : 'null'} for ${params.map(String).join(', ')} of block ${a.number}, announced ${now - a.at} ms before (grace ${graceMs} ms)`);
   }
 }
 
@@ -170,8 +188,8 @@ export function freshRound(url: string, timeout: string, graceMs: number): void 
   probeAbove(url, timeout, graceMs);
   // The other `latest` lookups whose answer names its block, as a client following the head asks them.
   for (const [method, params] of TAGGED_ASKS) {
-    const answer = ask(url, timeout, method, params);
-    if (answer) judgeTagged(method, answer.result, graceMs, true);
+    const got = ask(url, timeout, method, params);
+    if (got) judgeTagged(method, got.result, graceMs, true);
   }
   const now = Date.now();
   const top = head();

@@ -91,6 +91,29 @@ describe('load: fresh reads on a moving chain', function () {
     }
   });
 
+  it('an endpoint that answers an error (not null) for a receipt for 3 s after its block is announced fails the gate, the receipt named', async () => {
+    // When each block was first shown through the proxy: the announcement the fault measures from.
+    const shown = new Map<number, number>();
+    const show = (n: number | undefined) => n !== undefined && !shown.has(n) && shown.set(n, Date.now());
+    proxy.fault = {
+      name: 'receipt unknown for 3 s after its block is announced',
+      kills: [],
+      rewrite: (req, res) => {
+        show(req.method === 'eth_blockNumber' && typeof res.result === 'string' ? parseInt(res.result, 16) : blockOf(res.result));
+        const at = req.method === 'eth_getTransactionReceipt' ? shown.get(blockOf(res.result) ?? -1) : undefined;
+        return at !== undefined && Date.now() - at < 3000 ? { jsonrpc: '2.0', id: res.id, error: { code: -32000, message: 'unknown transaction' } } : res;
+      },
+    };
+    try {
+      const { exitCode, summary, report } = await gate({ corpus });
+      expect(exitCode, summary).to.equal(1);
+      expect(report.freshness?.methods['eth_getTransactionReceipt']?.stale, summary).to.be.above(0);
+      expect(report.reasons?.join('\n')).to.match(/eth_getTransactionReceipt: \d+ stale reads? in \d+ fresh requests .*answered error -32000 "unknown transaction"/);
+    } finally {
+      proxy.fault = undefined;
+    }
+  });
+
   it('a round robin over the fresh chain and one 3 blocks stale fails the gate with stale reads named per method', async () => {
     proxy.fault = lagging(3);
     try {

@@ -4,6 +4,7 @@ import { redact } from '../core/redact.ts';
 import { oneLineErrors, print, report, share, TEST_OPTIONS_HELP, testOptions, testOptionSpecs } from './load.ts';
 import { endpointOptions, positive, resolveEndpoint } from './networks.ts';
 import { UsageError } from '../core/node/errors.ts';
+import { K6_RUNNER_IMAGE, K6_VERSION } from '../core/node/tools/k6.ts';
 
 export const k8sHelp = `rpc-certify k8s: run the load test on Kubernetes with k6-operator, merged into one exact report
 
@@ -12,8 +13,10 @@ Usage:
   rpc-certify k8s merge <run.json> <pod logs...> [--out DIR] [--baseline FILE]
 
 The first form samples the corpus (or replays --corpus) and writes <out>/k8s.yaml (a ConfigMap with the
-bundled script and the corpus, and a TestRun with spec.parallelism N: the operator gives each runner pod an
-execution segment) and <out>/run.json, then prints the kubectl steps. The endpoint URL, key included, is
+bundled script, the corpus in ConfigMaps of under 256 KiB each, and a TestRun with spec.parallelism N: the
+operator gives each runner pod an execution segment) and <out>/run.json, then prints the steps: build the
+runner image (load/k8s/Dockerfile: this project's k6 ${K6_VERSION}), create the Secret, and
+\`kubectl apply --server-side\`. The endpoint URL, key included, is
 read by the pods from a Secret you create; it is in no file written here. Each pod ends its log with its
 results in mergeable form (counts and latency histograms); the second form merges them into load.json,
 load.html and load.junit.xml, with thresholds, head freshness and the baseline judged on the whole test.
@@ -25,7 +28,8 @@ ${TEST_OPTIONS_HELP}
   --parallelism N       runner pods (TestRun spec.parallelism)
   --name NAME           the TestRun's name; the ConfigMap is NAME-script, the Secret NAME-endpoint (default rpc-certify-load)
   --namespace NS        the namespace of the manifests
-  --image IMAGE         the runners' k6 image (default grafana/k6 of the pinned k6 version)
+  --runner-image IMAGE  the runners' k6 image, built by load/k8s/Dockerfile
+                        (default ${K6_RUNNER_IMAGE}: a local name, to load into the nodes; name your registry's to push)
   --out DIR             where the manifests go, and for merge the reports (default: k8s, merge: reports)
   --baseline FILE       merge: an earlier load.json; fail on a regression
   --tolerance F         merge: allowed growth over the baseline
@@ -44,7 +48,7 @@ export async function k8sCommand(argv: string[]): Promise<number> {
         parallelism: { type: 'string' },
         name: { type: 'string' },
         namespace: { type: 'string' },
-        image: { type: 'string' },
+        'runner-image': { type: 'string' },
         out: { type: 'string' },
         baseline: { type: 'string' },
         tolerance: { type: 'string' },
@@ -76,7 +80,7 @@ export async function k8sCommand(argv: string[]): Promise<number> {
         out: values.out ?? 'k8s',
         ...(values.name ? { name: values.name } : {}),
         ...(values.namespace ? { namespace: values.namespace } : {}),
-        ...(values.image ? { image: values.image } : {}),
+        ...(values['runner-image'] ? { runnerImage: values['runner-image'] } : {}),
         log: (line) => process.stderr.write(`${redact(line)}\n`),
       }),
     );

@@ -13,7 +13,7 @@ import { markedText } from '../../core/reply.ts';
 import { answerDigest } from '../shared/answer.ts';
 import { anchorOf, boundsFault, sameAnswerDue } from '../shared/bounds.ts';
 import { type Classification, classify, metVerdict } from '../shared/classify.ts';
-import type { Corpus } from '../shared/corpus.ts';
+import { type Corpus, corpusPartPath } from '../shared/corpus.ts';
 import { bucketOf, groupOf, HISTOGRAM_GROUPS } from '../shared/histogram.ts';
 import type { RpcMethod } from '../../core/methods.ts';
 import { COUNTED_CLASSES, MIX_SCENARIO, metricName, type RpcClass, SUCCESS_CLASSES, type Subject } from '../shared/methods.ts';
@@ -42,6 +42,8 @@ if (__VU >= 1 && __VU <= PLANNED_VUS) shapeFault('eth_estimateGas', { result: '0
 
 const url = __ENV['RPC_CERTIFY_URL'] ?? '';
 const corpusPath = __ENV['RPC_CERTIFY_CORPUS'] ?? '';
+/** k6-operator pods: the corpus arrives in this many parts (corpus.ts), one ConfigMap each. */
+const corpusParts = __ENV['RPC_CERTIFY_CORPUS_PARTS'];
 /** Where the shard goes; without it (k6-operator pods), a marked line on stdout. */
 const shardPath = __ENV['RPC_CERTIFY_SUMMARY'] ?? '';
 /** k6's error_code for a request that ran out of time. */
@@ -78,12 +80,18 @@ interface Metrics {
   calls: Partial<Record<RpcClass, Counter>>;
 }
 
+function corpusText(): string {
+  if (corpusParts === undefined) return open(corpusPath);
+  if (!/^[1-9]\d*$/.test(corpusParts)) throw new Error(`RPC_CERTIFY_CORPUS_PARTS must be a positive whole number, got "${corpusParts}"`);
+  return Array.from({ length: Number(corpusParts) }, (_, i) => open(corpusPartPath(corpusPath, i))).join('');
+}
+
 // Init context: one shared, read-only copy of the corpus for all VUs, and the metrics k6 must know up front.
 const requests = Object.fromEntries(
   plan.methods.map((m): [RpcMethod, Request] => [
     m,
     {
-      all: new SharedArray(m, () => (JSON.parse(open(corpusPath)) as Corpus).entries[m].map(packEntry)) as unknown as ArrayLike<string>,
+      all: new SharedArray(m, () => (JSON.parse(corpusText()) as Corpus).entries[m].map(packEntry)) as unknown as ArrayLike<string>,
       name: JSON.stringify(m),
       params: { headers: JSON_HEADERS, tags: { name: m }, timeout: plan.requestTimeout },
       logged: new Set(),

@@ -55,7 +55,7 @@ interface RawBlock {
 const MAX_BLOCKS = 32;
 const RECENT_BLOCKS = 12;
 /** Entries per method: enough for the miss share to be exact to the percent, small enough to stay shared in k6. */
-const ENTRIES_PER_METHOD = 200;
+export const ENTRIES_PER_METHOD = 200;
 const MAX_DISTINCT_HITS = 48;
 const MAX_DISTINCT_MISSES = 6;
 /** Far enough past the head that a live chain does not reach it during a run. */

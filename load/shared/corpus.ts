@@ -25,6 +25,12 @@ export function expectationOf(kind: EntryKind): Expectation {
   return kind === 'revert' ? { expect: 'error', errorCode: REVERT_CODE } : { expect: 'null' };
 }
 
+/**
+ * A corpus file in parts (k6-operator: one ConfigMap each, within Kubernetes' object limits): part i of FILE is
+ * FILE.i, and the corpus is their text in order. The k6 script reads them back (RPC_CERTIFY_CORPUS_PARTS).
+ */
+export const corpusPartPath = (file: string, part: number): string => `${file}.${part}`;
+
 /** Misses and reverts make up the miss share; hits and empties the rest. */
 export const onMissSide = (kind: EntryKind): boolean => kind === 'miss' || kind === 'revert';
 

@@ -3,9 +3,9 @@
 // capacity the test sets, and wrong-but-fast answers and head regressions counted under load. The
 // endpoint is the embedded default behind the fault proxy (test/support/fault-proxy.ts).
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { parseAllDocuments } from 'yaml';
@@ -23,6 +23,12 @@ import { requireTool } from '../support/tools.ts';
 import type { FaultProxy, RpcRequest, RpcResponse } from '../support/fault-proxy.ts';
 import { faultyDevnet } from '../support/faulty-devnet.ts';
 import type { LoadReport } from '../../load/shared/load-report.ts';
+
+interface K8sDoc {
+  kind: string;
+  data: Record<string, string>;
+  spec: { arguments: string; runner: { env: Array<{ name: string; value?: string }> } };
+}
 
 const CLI = fileURLToPath(new URL('../../bin/rpc-certify.js', import.meta.url));
 
@@ -103,17 +109,23 @@ describe('load: beyond one process, capacity knee, correctness under load (real 
     const out = join(dir, 'k8s');
     const written = await writeK8s({ profile: 'smoke', corpus: corpusFile, methods: ['eth_getBlockByHash', 'eth_getTransactionReceipt'], rate: 6, duration: '2s', parallelism: 2, out, log: () => undefined });
     expect(written.exitCode, written.summary).to.equal(0);
-    const [configMap, testRun] = parseAllDocuments(await readFile(join(out, 'k8s.yaml'), 'utf8')).map((d) => d.toJSON() as { data: Record<string, string>; spec: { arguments: string } });
+    const docs = parseAllDocuments(await readFile(join(out, 'k8s.yaml'), 'utf8')).map((d) => d.toJSON() as K8sDoc);
+    const testRun = docs.find((d) => d.kind === 'TestRun');
+    const env = Object.fromEntries(testRun!.spec.runner.env.map((e) => [e.name, e.value ?? '']));
+    expect(Number(env['RPC_CERTIFY_CORPUS_PARTS']), 'the corpus of every method comes in several parts').to.be.greaterThan(1);
+    // The ConfigMaps' keys as files: the script where the operator mounts it, the corpus parts where the TestRun's volume does.
+    const mount = join(out, 'corpus');
+    await mkdir(mount, { recursive: true });
+    for (const d of docs.filter((x) => x.kind === 'ConfigMap')) for (const [key, text] of Object.entries(d.data)) await writeFile(join(key === 'scenario.js' ? out : mount, key), text);
     const script = join(out, 'scenario.js');
-    await writeFile(script, configMap!.data['scenario.js']!);
-    await writeFile(join(out, 'corpus.json'), configMap!.data['corpus.json']!);
     const k6 = (await findK6())!.path;
     // What the operator runs in runner pod i of 2 (k6-operator pkg/resources/jobs/runner.go).
     const pods = await Promise.all(
       ['0:1/2', '1/2:1'].map((segment, i) =>
         run(k6, ['run', '--quiet', `--execution-segment=${segment}`, '--execution-segment-sequence=0,1/2,1', ...testRun!.spec.arguments.split(' '), script, '--tag', `instance_id=${i}`], {
           RPC_CERTIFY_URL: proxy.url,
-          RPC_CERTIFY_CORPUS: join(out, 'corpus.json'),
+          RPC_CERTIFY_CORPUS: join(mount, basename(env['RPC_CERTIFY_CORPUS'] ?? '')),
+          RPC_CERTIFY_CORPUS_PARTS: env['RPC_CERTIFY_CORPUS_PARTS'] ?? '',
         }),
       ),
     );

@@ -1,6 +1,5 @@
 // The pure side of distributed runs: histograms whose merge is exact, shards and their merge, thresholds
 // judged on the merged result, capacity steps, answer digests and the k6-operator manifests. No k6 here.
-import { Ajv } from 'ajv';
 import { expect } from 'chai';
 import { parseAllDocuments } from 'yaml';
 import { capacityOf, judgeStep, type StepInput } from '../../load/report/analysis.ts';
@@ -9,7 +8,8 @@ import { sha256Hex } from '../../core/fingerprint.ts';
 import { answerDigest } from '../../load/shared/answer.ts';
 import { BUCKETS, bucketOf, bucketValue, emptyHistogram, type Histogram, mergeHistograms, quantile, RELATIVE_ERROR } from '../../load/shared/histogram.ts';
 import { judgeThresholds } from '../../load/report/judge.ts';
-import { k8sManifests } from '../../load/run/k8s.ts';
+import { k8sManifests, k8sObjects } from '../../load/run/k8s.ts';
+import { testRunValidator } from '../support/testrun-schema.ts';
 import { CLASSES, type RpcClass } from '../../load/shared/methods.ts';
 import { buildPlan } from '../../load/shared/profiles.ts';
 import { createRng } from '../../load/shared/rng.ts';
@@ -245,69 +245,42 @@ describe('load: answers and k6-operator manifests', () => {
     expect(answerDigest({ ...block, extra: undefined }, sha256Hex)).to.equal(answerDigest(block, sha256Hex));
   });
 
-  // The fields of k6-operator's TestRun CRD (config/crd/bases/k6.io_testruns.yaml, k6.io/v1alpha1) that the
-  // manifests use, closed: Kubernetes silently prunes a field its schema does not know.
-  const testRunSchema = {
-    type: 'object',
-    required: ['apiVersion', 'kind', 'metadata', 'spec'],
-    properties: {
-      apiVersion: { const: 'k6.io/v1alpha1' },
-      kind: { const: 'TestRun' },
-      metadata: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, namespace: { type: 'string' }, labels: { type: 'object' } } },
-      spec: {
-        type: 'object',
-        required: ['parallelism', 'script'],
-        additionalProperties: false,
-        properties: {
-          parallelism: { type: 'integer', minimum: 1, maximum: 2147483647 },
-          arguments: { type: 'string' },
-          script: {
-            type: 'object',
-            additionalProperties: false,
-            properties: { configMap: { type: 'object', required: ['name'], additionalProperties: false, properties: { name: { type: 'string' }, file: { type: 'string' } } } },
-          },
-          runner: {
-            type: 'object',
-            additionalProperties: false,
-            properties: {
-              image: { type: 'string' },
-              env: {
-                type: 'array',
-                items: {
-                  type: 'object',
-                  required: ['name'],
-                  additionalProperties: false,
-                  properties: {
-                    name: { type: 'string' },
-                    value: { type: 'string' },
-                    valueFrom: {
-                      type: 'object',
-                      additionalProperties: false,
-                      properties: { secretKeyRef: { type: 'object', required: ['key'], additionalProperties: false, properties: { name: { type: 'string' }, key: { type: 'string' } } } },
-                    },
-                  },
-                },
-              },
-            },
-          },
-        },
-      },
-    },
-  };
-
-  it('writes a ConfigMap with the script and corpus, and a TestRun the operator CRD accepts', () => {
-    const text = k8sManifests({ name: 'rpc-test', namespace: 'load', image: 'grafana/k6:2.2.0', parallelism: 4, script: 'export default function () {}\n// "quotes": and --- dashes\n', corpus: '{"version":1}' });
-    const docs = parseAllDocuments(text);
-    expect(docs.map((d) => d.errors)).to.deep.equal([[], []]);
-    const [configMap, testRun] = docs.map((d) => d.toJSON() as Record<string, any>);
+  it('writes the script and corpus ConfigMaps, and a TestRun valid against the vendored k6-operator CRD', () => {
+    const script = 'export default function () {}\n// "quotes": and --- dashes\n';
+    const objects = k8sObjects({ name: 'rpc-test', namespace: 'load', image: 'registry.example/rpc-certify-k6:v2.2.0', parallelism: 4, script, corpus: '{"version":1}' });
+    const docs = parseAllDocuments(k8sManifests(objects));
+    expect(docs.map((d) => d.errors)).to.deep.equal([[], [], []]);
+    const [configMap, part, testRun] = docs.map((d) => d.toJSON() as Record<string, any>);
     expect(configMap).to.deep.include({ apiVersion: 'v1', kind: 'ConfigMap' });
     expect(configMap?.['metadata']).to.deep.include({ name: 'rpc-test-script', namespace: 'load' });
-    expect(configMap?.['data']).to.deep.equal({ 'scenario.js': 'export default function () {}\n// "quotes": and --- dashes\n', 'corpus.json': '{"version":1}' });
-    const validate = new Ajv({ allErrors: true, strict: false }).compile(testRunSchema);
+    expect(configMap?.['data']).to.deep.equal({ 'scenario.js': script });
+    expect(part?.['metadata']).to.deep.include({ name: 'rpc-test-corpus-0', namespace: 'load' });
+    expect(part?.['data']).to.deep.equal({ 'corpus.json.0': '{"version":1}' });
+    const { validate } = testRunValidator();
     expect(validate(testRun), JSON.stringify(validate.errors)).to.equal(true);
     expect(testRun?.['spec']).to.deep.include({ parallelism: 4, script: { configMap: { name: 'rpc-test-script', file: 'scenario.js' } } });
     expect(testRun?.['spec']?.['arguments']).to.be.a('string');
-    expect(testRun?.['spec']?.['runner']?.['env']).to.deep.include({ name: 'RPC_CERTIFY_URL', valueFrom: { secretKeyRef: { name: 'rpc-test-endpoint', key: 'url' } } });
+    const runner = testRun?.['spec']?.['runner'];
+    expect(runner?.['image']).to.equal('registry.example/rpc-certify-k6:v2.2.0');
+    expect(runner?.['env']).to.deep.include({ name: 'RPC_CERTIFY_URL', valueFrom: { secretKeyRef: { name: 'rpc-test-endpoint', key: 'url' } } });
+    expect(runner?.['env']).to.deep.include.members([{ name: 'RPC_CERTIFY_CORPUS', value: '/corpus/corpus.json' }, { name: 'RPC_CERTIFY_CORPUS_PARTS', value: '1' }]);
+    expect(runner?.['volumes']).to.deep.equal([{ name: 'corpus', projected: { sources: [{ configMap: { name: 'rpc-test-corpus-0' } }] } }]);
+    expect(runner?.['volumeMounts']).to.deep.equal([{ name: 'corpus', mountPath: '/corpus', readOnly: true }]);
+  });
+
+  it('the vendored CRD schema refuses what the API server would refuse or prune', () => {
+    const { validate } = testRunValidator();
+    const [, , testRun] = k8sObjects({ name: 'rpc-test', image: 'i', parallelism: 2, script: 's', corpus: 'c' }) as Array<Record<string, any>>;
+    const spec = testRun?.['spec'] as Record<string, any>;
+    const variants = {
+      'an unknown runner field (pruned)': { ...testRun, spec: { ...spec, runner: { ...spec['runner'], imageName: 'x' } } },
+      'an unknown spec field (pruned)': { ...testRun, spec: { ...spec, corpus: 'x' } },
+      'parallelism as a string': { ...testRun, spec: { ...spec, parallelism: '2' } },
+      'a volume mount without its path': { ...testRun, spec: { ...spec, runner: { ...spec['runner'], volumeMounts: [{ name: 'corpus' }] } } },
+      'another kind': { ...testRun, kind: 'K6' },
+    };
+    for (const [what, doc] of Object.entries(variants)) expect(validate(doc), what).to.equal(false);
+    expect(validate(testRun), JSON.stringify(validate.errors)).to.equal(true);
   });
 });
 

@@ -6,7 +6,12 @@ import { ensureGoTool, findGoTool, type GoTool, type ToolBinary, versionOutput }
 export { toolsDir } from './go-install.ts';
 
 export const K6_VERSION = 'v2.2.0';
-const K6_MODULE = 'go.k6.io/k6/v2';
+export const K6_MODULE = 'go.k6.io/k6/v2';
+/** The oldest Go that builds it (load/k8s/Dockerfile's builder image must be as new). */
+export const K6_MIN_GO: [number, number] = [1, 25];
+/** The k6-operator runner image load/k8s/Dockerfile builds, unless `k8s --runner-image` names another: a local
+ * name (no registry answers for localhost/), so a cluster runs only an image the user built and loaded or pushed. */
+export const K6_RUNNER_IMAGE = `localhost/rpc-certify-k6:${K6_VERSION}`;
 
 export type K6Binary = ToolBinary;
 
@@ -15,7 +20,7 @@ const K6: GoTool = {
   module: K6_MODULE,
   pkg: K6_MODULE,
   version: K6_VERSION,
-  minGo: [1, 25],
+  minGo: K6_MIN_GO,
   versionOf,
   // The user's own k6 wins when it is k6 v1 or later (the scenarios need its open-model executors and dashboard).
   onPath: { kind: 'own', accept: (version) => majorOf(version) >= 1 },

@@ -15,11 +15,11 @@ Usage:
 The first form samples the corpus (or replays --corpus) and writes <out>/k8s.yaml (a ConfigMap with the
 bundled script, the corpus in ConfigMaps of under 256 KiB each, and a TestRun with spec.parallelism N: the
 operator gives each runner pod an execution segment) and <out>/run.json, then prints the steps: build the
-runner image (load/k8s/Dockerfile: this project's k6 ${K6_VERSION}), create the Secret, and
-\`kubectl apply --server-side\`. The endpoint URL, key included, is
-read by the pods from a Secret you create; it is in no file written here. Each pod ends its log with its
-results in mergeable form (counts and latency histograms); the second form merges them into load.json,
-load.html and load.junit.xml, with thresholds, head freshness and the baseline judged on the whole test.
+runner image (load/k8s/Dockerfile: this project's k6 ${K6_VERSION}), create the Secret with the endpoint URL
+(key included: the pods read it from there, no file written here holds it), \`kubectl apply --server-side\`.
+Each pod ends its log with its results in mergeable form (counts and latency histograms); the second form
+merges them into load.json, load.html and load.junit.xml, with thresholds, head freshness and the baseline
+judged on the whole test.
 The capacity profile needs this machine between steps: use \`rpc-certify load --segments\` for it.
 
 Options:

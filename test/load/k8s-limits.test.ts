@@ -12,6 +12,7 @@ import { K6_MIN_GO, K6_MODULE, K6_RUNNER_IMAGE, K6_VERSION } from '../../core/no
 import { ENTRIES_PER_METHOD } from '../../load/plan/sample.ts';
 import { K8S_LIMITS, type K8sObject, objectBytes, RUNNER_DOCKERFILE, splitEncoded, writeK8s } from '../../load/run/k8s.ts';
 import { type Corpus, type CorpusEntry, corpusPartPath } from '../../load/shared/corpus.ts';
+import { cli } from '../support/cli.ts';
 import { testRunValidator } from '../support/testrun-schema.ts';
 
 /** The most a transaction's input holds in the public mempool (geth's txMaxSize, 128 KiB): the largest replay an eth_estimateGas entry carries. */
@@ -78,6 +79,25 @@ describe('k8s: the manifests fit Kubernetes and k6-operator', function () {
       if (budget < 100) expect(parts.length, `budget ${budget}`).to.be.greaterThan(1);
     }
     expect(splitEncoded('', 10)).to.deep.equal(['']);
+  });
+
+  it('the command line: --runner-image names the runners\' image, the default is the local name of the k6 pinned', async () => {
+    const small = { ...largestCorpus(), entries: { ...largestCorpus().entries, eth_estimateGas: [] } };
+    const file = join(dir, 'small.json');
+    await writeFile(file, JSON.stringify(small));
+    const imageOf = async (args: string[]) => {
+      const out = join(dir, `cli-${args.length}`);
+      const r = await cli(['k8s', '--corpus', file, '--methods', 'eth_getBlockByHash', '--parallelism', '2', '--out', out, ...args]);
+      expect(r.code, r.err).to.equal(0);
+      const testRun = parseAllDocuments(await readFile(join(out, 'k8s.yaml'), 'utf8')).map((d) => d.toJSON() as { kind: string; spec?: { runner: { image: string } } }).find((d) => d.kind === 'TestRun');
+      return { image: testRun?.spec?.runner.image, printed: r.out + r.err };
+    };
+    const named = await imageOf(['--runner-image', 'registry.example/k6:1']);
+    expect(named.image).to.equal('registry.example/k6:1');
+    expect(named.printed).to.include('docker build -t registry.example/k6:1 - < ').and.to.include('docker push registry.example/k6:1');
+    const byDefault = await imageOf([]);
+    expect(byDefault.image).to.equal(K6_RUNNER_IMAGE);
+    expect(byDefault.printed).to.include(`docker build -t ${K6_RUNNER_IMAGE} - < `).and.to.include('--runner-image');
   });
 
   for (const profile of ['gate', 'soak'] as const) {

@@ -270,8 +270,8 @@ describe('load: answers and k6-operator manifests', () => {
 
   it('the vendored CRD schema refuses what the API server would refuse or prune', () => {
     const { validate } = testRunValidator();
-    const [, , testRun] = k8sObjects({ name: 'rpc-test', image: 'i', parallelism: 2, script: 's', corpus: 'c' }) as Array<Record<string, any>>;
-    const spec = testRun?.['spec'] as Record<string, any>;
+    const testRun = k8sObjects({ name: 'rpc-test', image: 'i', parallelism: 2, script: 's', corpus: 'c' }).find((o) => o.kind === 'TestRun');
+    const spec = testRun?.['spec'] as { runner: Record<string, unknown> } & Record<string, unknown>;
     const variants = {
       'an unknown runner field (pruned)': { ...testRun, spec: { ...spec, runner: { ...spec['runner'], imageName: 'x' } } },
       'an unknown spec field (pruned)': { ...testRun, spec: { ...spec, corpus: 'x' } },

@@ -92,8 +92,8 @@ export async function writeK8s(opts: K8sOptions): Promise<LoadOutcome> {
       k6: { version: K6_VERSION, source: 'image' },
     };
     const objects = k8sObjects({ name, namespace: opts.namespace, image: opts.runnerImage ?? K6_RUNNER_IMAGE, parallelism: opts.parallelism, script, corpus: JSON.stringify(corpus) });
-    const over = objects.find((o) => objectBytes(o) >= K8S_LIMITS.objectBytes);
-    if (over) usage(`the ${over.kind} ${over.metadata.name} takes ${objectBytes(over)} bytes, over Kubernetes' 1 MiB for an object`);
+    const over = oversized(objects);
+    if (over) usage(over);
     const paths = { manifests: join(opts.out, K8S_FILES.manifests), run: join(opts.out, K8S_FILES.run) };
     await mkdir(opts.out, { recursive: true });
     await writeFileAtomic(paths.manifests, k8sManifests(objects));
@@ -133,6 +133,12 @@ export function k8sObjects(m: { name: string; namespace?: string | undefined; im
     },
   };
   return [configMap(`${m.name}-script`, { 'scenario.js': m.script }), ...parts, testRun];
+}
+
+/** Why Kubernetes would refuse one of the objects (only the script's ConfigMap can grow past 1 MiB), if it would. */
+export function oversized(objects: K8sObject[]): string | undefined {
+  const over = objects.find((o) => objectBytes(o) >= K8S_LIMITS.objectBytes);
+  return over && `the ${over.kind} ${over.metadata.name} takes ${objectBytes(over)} bytes, over Kubernetes' 1 MiB for an object`;
 }
 
 /** The objects as one YAML stream, ConfigMaps first (the TestRun's pods mount them). */

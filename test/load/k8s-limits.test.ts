@@ -10,7 +10,7 @@ import { parseAllDocuments } from 'yaml';
 import { METHODS } from '../../core/methods.ts';
 import { K6_MIN_GO, K6_MODULE, K6_RUNNER_IMAGE, K6_VERSION } from '../../core/node/tools/k6.ts';
 import { ENTRIES_PER_METHOD } from '../../load/plan/sample.ts';
-import { K8S_LIMITS, type K8sObject, objectBytes, RUNNER_DOCKERFILE, splitEncoded, writeK8s } from '../../load/run/k8s.ts';
+import { K8S_LIMITS, k8sObjects, type K8sObject, objectBytes, oversized, RUNNER_DOCKERFILE, splitEncoded, writeK8s } from '../../load/run/k8s.ts';
 import { type Corpus, type CorpusEntry, corpusPartPath } from '../../load/shared/corpus.ts';
 import { cli } from '../support/cli.ts';
 import { testRunValidator } from '../support/testrun-schema.ts';
@@ -99,6 +99,12 @@ describe('k8s: the manifests fit Kubernetes and k6-operator', function () {
     const byDefault = await imageOf([]);
     expect(byDefault.image).to.equal(K6_RUNNER_IMAGE);
     expect(byDefault.printed).to.include(`docker build -t ${K6_RUNNER_IMAGE} - < `).and.to.include('--runner-image');
+  });
+
+  it('refuses an object Kubernetes would refuse: a script of 1 MiB (the one object not split), named with its size', () => {
+    const objects = (script: string) => k8sObjects({ name: 'big', image: 'i', parallelism: 1, script, corpus: '{}' });
+    expect(oversized(objects('x'.repeat(K8S_LIMITS.objectBytes)))).to.match(/^the ConfigMap big-script takes 1048\d{3} bytes, over Kubernetes' 1 MiB for an object$/);
+    expect(oversized(objects('x'.repeat(K8S_LIMITS.objectBytes - 1000)))).to.equal(undefined);
   });
 
   for (const profile of ['gate', 'soak'] as const) {

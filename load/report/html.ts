@@ -6,6 +6,7 @@ import { ENTRY_KINDS, isDegenerate } from '../shared/corpus.ts';
 import { ESTIMATE_SPREAD } from '../shared/bounds.ts';
 import { generatorSentence, headline } from './headline.ts';
 import { capacitySection } from './html-capacity.ts';
+import { freshSection } from './html-fresh.ts';
 import { decide } from './verdict.ts';
 import { escapeHtml as esc } from '../../core/inert.ts';
 import { groupedBars, lineChart, PALETTE, stackedBars } from './svg.ts';
@@ -153,16 +154,6 @@ function headLine(r: LoadReport): string {
   const h = r.head;
   if (h.regressions === 0) return `<p>Head freshness: eth_blockNumber checked ${h.checks} times, never went back.</p>`;
   return `<p class="fail">Head freshness: eth_blockNumber went back ${h.regressions} times (up to ${h.deepestBlocks} blocks) in ${h.checks} checks${h.sample ? `, e.g. ${esc(h.sample)}` : ''}.</p>`;
-}
-
-/** Fresh reads (docs/load.md, "Fresh reads"): stale reads per method and the time from announcement to visible. */
-function freshSection(r: LoadReport): string {
-  if (!r.freshness) return '';
-  const rows = Object.entries(r.freshness.methods).map(([m, f]) => {
-    const v = f.visibleMs;
-    return `<tr><td>${esc(m)}</td><td>${f.requests}</td><td class="${f.stale ? 'fail' : 'pass'}">${f.stale} (${(f.staleRate * 100).toFixed(2)}%)</td><td>${f.latestBehind}</td><td>${f.reorged}</td><td>${v ? `${v.p50} / ${v.p95} / ${v.max}` : '–'}</td><td>${esc(f.staleSample ?? '–')}</td></tr>`;
-  });
-  return `<h2>Fresh reads (head chased; grace ${r.freshness.graceMs} ms)</h2><div class="scroll"><table><tr><th>method</th><th>fresh requests</th><th>stale</th><th>latest behind</th><th>reorged</th><th>visible ms p50 / p95 / max</th><th>first stale read</th></tr>${rows.join('')}</table></div>`;
 }
 
 function driftSection(r: LoadReport): string {

@@ -83,7 +83,7 @@ export function buildReport(input: ReportInput): LoadReport {
     thresholds: judgeThresholds(plan.thresholds, merged),
     head: { checks: merged.head.checks, regressions: merged.head.regressions, deepestBlocks: merged.head.deepest, ...(findings.headRegression ? { sample: findings.headRegression } : {}) },
     generator: generator(plan, methods, measurement, ran),
-    timeline: { periodSec: plan.periodSec, points: timeline.points },
+    timeline: { periodSec: plan.periodSec, ...(timeline.startMs === undefined ? {} : { startedAt: new Date(timeline.startMs).toISOString() }), points: timeline.points },
     ...(plan.fresh ? { freshness: freshnessReport(plan.fresh.graceMs, merged.freshness ?? {}, findings.stale ?? {}) } : {}),
     ...(input.capacity ? { capacity: input.capacity } : {}),
   };

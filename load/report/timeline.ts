@@ -4,6 +4,7 @@
 // 8 s). Each "snapshot" event holds one period: one array per metric, in the sorted order of every
 // metric name announced so far, each array holding that metric type's aggregates. Pure.
 import { bucketQuantile } from '../shared/histogram.ts';
+import { freshPeriodOf, type FreshMethod, type FreshPeriod, mergeFreshPeriods } from '../shared/freshness.ts';
 import { CLASSES, metricName, type Subject } from '../shared/methods.ts';
 import { requestsOf } from '../shared/shard.ts';
 import { type ScenarioPlan, targetRpsAt } from '../shared/profiles.ts';
@@ -50,19 +51,23 @@ export function parseTimeline(lines: string[], methods: readonly Subject[], test
         // was recorded (a slow first flush) is left out: the points keep their time from the start, so the gap shows.
         if (timeMs > from) {
           const point = periodPoint(byName, (timeMs - origin) / 1000, (timeMs - from) / 1000, methods, aggregates);
-          if (points.length || Object.keys(point.methods).length) points.push(point);
+          if (points.length || recorded(point)) points.push(point);
         }
         else {
           // A period that ended before the test started, while k6 ran the VUs' init code: nothing sent, unless the start was seen late.
           const early = periodPoint(byName, 0, (timeMs - previousMs) / 1000, methods, aggregates);
-          if (Object.keys(early.methods).length) points.push(early);
+          if (recorded(early)) points.push(early);
         }
         previousMs = timeMs;
       }
     }
   }
-  return { points, codes: lastCumulative ? errorCodes(lastCumulative, methods) : {} };
+  const origin = testStartMs ?? startMs;
+  return { ...(origin === undefined ? {} : { startMs: origin }), points, codes: lastCumulative ? errorCodes(lastCumulative, methods) : {} };
 }
+
+/** A period in which something was recorded: a method's answers or the head-chasing scenario's reads. */
+const recorded = (p: TimelinePoint): boolean => Object.keys(p.methods).length > 0 || p.fresh !== undefined;
 
 function periodPoint(byName: Map<string, number[]>, t: number, seconds: number, methods: readonly Subject[], aggregates: Record<string, string[]>): TimelinePoint {
   const stat = (name: string, type: string, key: string): number | undefined => {
@@ -82,6 +87,9 @@ function periodPoint(byName: Map<string, number[]>, t: number, seconds: number, 
       ...(successes > 0 ? { p50: p(0.5), p95: p(0.95), p99: p(0.99) } : {}),
     };
   }
+  // The head-chasing scenario's counters, split by method (tag m) and bucket (tag b) the same way.
+  const fresh = freshPeriodOf((name, key) => stat(name, 'counter', key) ?? 0);
+  if (Object.keys(fresh).length) point.fresh = fresh;
   return point;
 }
 
@@ -112,6 +120,8 @@ export function mergeTimelines(timelines: readonly Timeline[]): Timeline {
   for (let i = 0; i < length; i++) {
     const at = timelines.map((t) => t.points[i]).filter((p): p is TimelinePoint => p !== undefined);
     const point: TimelinePoint = { t: Math.max(...at.map((p) => p.t)), methods: {} };
+    const fresh = at.map((p) => p.fresh).filter((f): f is Partial<Record<FreshMethod, FreshPeriod>> => f !== undefined);
+    if (fresh.length) point.fresh = mergeFreshPeriods(fresh);
     for (const subject of new Set(at.flatMap((p) => Object.keys(p.methods) as Subject[]))) {
       const stats = at.map((p) => p.methods[subject]).filter((s): s is PeriodStats => s !== undefined);
       const rps = stats.reduce((a, s) => a + s.rps, 0);
@@ -140,7 +150,8 @@ export function mergeTimelines(timelines: readonly Timeline[]): Timeline {
       }
     }
   }
-  return { points, codes };
+  const starts = timelines.map((t) => t.startMs).filter((v): v is number => v !== undefined);
+  return { ...(starts.length ? { startMs: Math.min(...starts) } : {}), points, codes };
 }
 
 /** Adds to each period the rate the plan asked for (at the period's middle), for achieved vs target. */

@@ -106,6 +106,7 @@ function asOneRun(kept: StepRun[], all: StepRun[], totalSec: number): Omit<Capac
       },
     },
     timeline: {
+      ...(all[0]?.measurement.timeline.startMs === undefined ? {} : { startMs: all[0].measurement.timeline.startMs }),
       points: all.flatMap((r) => r.measurement.timeline.points.map((p): TimelinePoint => ({ ...p, t: round(p.t + r.startSec, 1) }))),
       codes: Object.assign({}, ...kept.map((r) => r.measurement.timeline.codes)) as Measurement['timeline']['codes'],
     },

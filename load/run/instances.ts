@@ -81,7 +81,7 @@ function k6Environment(input: MeasureInput, files: ReturnType<typeof instanceFil
     K6_WEB_DASHBOARD_HOST: '127.0.0.1',
     K6_WEB_DASHBOARD_PORT: '-1', // no listening server: only the export and the record
     K6_WEB_DASHBOARD_PERIOD: `${input.plan.periodSec}s`,
-    K6_WEB_DASHBOARD_TAGS: 'code,b', // splits the class counters by JSON-RPC error code, the histogram by bucket (timeline.ts)
+    K6_WEB_DASHBOARD_TAGS: 'code,b,m', // splits the class counters by JSON-RPC error code, the histograms by bucket, the fresh counters by method (timeline.ts)
     K6_WEB_DASHBOARD_EXPORT: files.dashboard,
     K6_WEB_DASHBOARD_RECORD: files.record,
   };

@@ -3,7 +3,7 @@
 // know an announced block or its objects (null, or an older block for `latest`) once the grace has passed since the
 // announcement. Objects of a block reorged out are counted apart. Pure: the k6 scenario counts, Node merges.
 import { METHOD_FACTS, METHODS, type RpcMethod } from '../../core/methods.ts';
-import { BUCKETS, bucketValue, emptyHistogram, groupOf, type Histogram, mergeHistograms } from './histogram.ts';
+import { BUCKETS, bucketQuantile, bucketValue, emptyHistogram, groupOf, type Histogram, mergeHistograms } from './histogram.ts';
 
 /** What the head-chasing client asks beside the spec's methods: the head, and an announced block's transaction by its hash and index. */
 const HEAD_READS = ['eth_blockNumber', 'eth_getBlockByNumber'] as const;
@@ -70,20 +70,29 @@ export function freshThresholds(bookkeeping: string): Record<string, string[]> {
   return out;
 }
 
+/** A statistic of a k6 metric, 0 when absent: the end-of-test summary's, or one timeline period's (dashboard record). */
+type Read = (metric: string, stat: string) => number;
+
+/** A method's announcement-to-visible bucket counts (no exact bounds: the caller reads them where it has them). */
+function visibleBuckets(read: Read, m: FreshMethod): Histogram {
+  const visible = emptyHistogram();
+  for (let b = 0; b < BUCKETS; b++) {
+    const n = read(freshBucketMetric(m, b), 'count');
+    if (n > 0) visible.buckets[b] = n;
+    visible.count += n;
+  }
+  visible.sum = Object.entries(visible.buckets).reduce((a, [b, n]) => a + n * bucketValue(Number(b)), 0);
+  return visible;
+}
+
 /** One instance's freshness figures from k6's metrics (read: a statistic of a metric, 0 when absent). */
-export function freshnessOf(read: (metric: string, stat: string) => number): FreshnessShard {
+export function freshnessOf(read: Read): FreshnessShard {
   const out: FreshnessShard = {};
   for (const m of FRESH_METHODS) {
     const requests = read(freshCounterMetric('requests', m), 'count');
     if (requests === 0) continue;
-    const visible = emptyHistogram();
-    for (let b = 0; b < BUCKETS; b++) {
-      const n = read(freshBucketMetric(m, b), 'count');
-      if (n > 0) visible.buckets[b] = n;
-      visible.count += n;
-    }
+    const visible = visibleBuckets(read, m);
     if (visible.count > 0) Object.assign(visible, { min: read(freshBoundsMetric(m), 'min'), max: read(freshBoundsMetric(m), 'max') });
-    visible.sum = Object.entries(visible.buckets).reduce((a, [b, n]) => a + n * bucketValue(Number(b)), 0);
     out[m] = {
       requests,
       stale: read(freshCounterMetric('stale', m), 'count'),
@@ -104,6 +113,57 @@ export function mergeFreshness(parts: ReadonlyArray<FreshnessShard | undefined>)
     if (mine.length === 0) continue;
     const add = (k: 'requests' | 'stale' | 'latestBehind' | 'reorged') => mine.reduce((a, x) => a + x[k], 0);
     out[m] = { requests: add('requests'), stale: add('stale'), latestBehind: add('latestBehind'), reorged: add('reorged'), visible: mergeHistograms(mine.map((x) => x.visible)) };
+  }
+  return out;
+}
+
+/** One method's fresh reads in one timeline period. */
+export interface FreshPeriod {
+  requests: number;
+  stale: number;
+  /** Announcement to visible of the objects first seen in the period, ms. */
+  visible?: { count: number; p50: number; p95: number; max: number };
+}
+
+/**
+ * One timeline period's freshness figures per method (the dashboard record splits the same counters by period):
+ * fresh requests, stale reads, and announcement-to-visible from the bucket counts (p50, p95 and max within the
+ * histogram's 1%: a period has no exact bounds). Methods with nothing in the period are left out.
+ */
+export function freshPeriodOf(read: Read): Partial<Record<FreshMethod, FreshPeriod>> {
+  const out: Partial<Record<FreshMethod, FreshPeriod>> = {};
+  const ms = (v: number) => Math.round(v * 10) / 10;
+  for (const m of FRESH_METHODS) {
+    const requests = read(freshCounterMetric('requests', m), 'count');
+    const stale = read(freshCounterMetric('stale', m), 'count');
+    const h = visibleBuckets(read, m);
+    if (requests === 0 && stale === 0 && h.count === 0) continue;
+    const top = Math.max(...Object.keys(h.buckets).map(Number));
+    out[m] = {
+      requests,
+      stale,
+      ...(h.count > 0 ? { visible: { count: h.count, p50: ms(bucketQuantile(h.buckets, h.count, 0.5)), p95: ms(bucketQuantile(h.buckets, h.count, 0.95)), max: ms(bucketValue(top)) } } : {}),
+    };
+  }
+  return out;
+}
+
+/**
+ * The same period of several instances: counts add up; a percentile is the highest instance's (an upper bound, as
+ * the latency timeline's), the max the highest.
+ */
+export function mergeFreshPeriods(parts: ReadonlyArray<Partial<Record<FreshMethod, FreshPeriod>>>): Partial<Record<FreshMethod, FreshPeriod>> {
+  const out: Partial<Record<FreshMethod, FreshPeriod>> = {};
+  for (const m of FRESH_METHODS) {
+    const mine = parts.map((p) => p[m]).filter((x): x is FreshPeriod => x !== undefined);
+    if (mine.length === 0) continue;
+    const seen = mine.map((x) => x.visible).filter((v): v is NonNullable<FreshPeriod['visible']> => v !== undefined);
+    const highest = (k: 'p50' | 'p95' | 'max') => Math.max(...seen.map((v) => v[k]));
+    out[m] = {
+      requests: mine.reduce((a, x) => a + x.requests, 0),
+      stale: mine.reduce((a, x) => a + x.stale, 0),
+      ...(seen.length ? { visible: { count: seen.reduce((a, v) => a + v.count, 0), p50: highest('p50'), p95: highest('p95'), max: highest('max') } } : {}),
+    };
   }
   return out;
 }

@@ -2,6 +2,7 @@
 // reads: here, below both, so neither imports the other for a type. Types only (the k6 bundle may import shared/).
 import type { Subject } from './methods.ts';
 import type { Findings, Merged } from './shard.ts';
+import type { FreshMethod, FreshPeriod } from './freshness.ts';
 
 export interface Measurement {
   merged: Merged;
@@ -33,9 +34,13 @@ export interface TimelinePoint {
   /** Seconds from the test start to the end of the period (it began at the previous point's t, or 0). */
   t: number;
   methods: Partial<Record<Subject, PeriodStats>>;
+  /** The head-chasing scenario's figures in the period, per method, when it ran (shared/freshness.ts). */
+  fresh?: Partial<Record<FreshMethod, FreshPeriod>>;
 }
 
 export interface Timeline {
+  /** When k6 started the test (epoch ms), the origin of the points' t (the earliest instance's); absent when unknown. */
+  startMs?: number;
   points: TimelinePoint[];
   /** JSON-RPC error codes per method and class over the whole run ("rpc_error" -> {"-32000": 3}). */
   codes: Partial<Record<Subject, Record<string, Record<string, number>>>>;

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runLoad } from '../../load/run/run.ts';
 import { startDevnet, type Devnet } from '../../devnet/index.ts';
-import { DEFAULT_GRACE_MS, FRESH_METHODS } from '../../load/shared/freshness.ts';
+import { DEFAULT_GRACE_MS, FRESH_METHODS, type FreshMethod } from '../../load/shared/freshness.ts';
 import type { LoadReport } from '../../load/shared/load-report.ts';
 import { FaultProxy, type Fault, type RpcResponse } from '../support/fault-proxy.ts';
 import { behind } from '../support/faults.ts';
@@ -52,15 +52,15 @@ describe('load: fresh reads on a moving chain', function () {
     await devnet?.stop();
   });
 
-  async function gate(extra: { corpus?: string }): Promise<{ exitCode: number; summary: string; report: LoadReport; junit: string; html: string; out: string }> {
+  async function gate(extra: { corpus?: string; duration?: string }): Promise<{ exitCode: number; summary: string; report: LoadReport; junit: string; html: string; out: string }> {
     const out = await mkdtemp(join(tmpdir(), 'rc-load-fresh-'));
-    const r = await runLoad({ url: proxy.url, profile: 'gate', duration: '6s', rate: 2, methods: ['eth_getBlockByHash', 'eth_getBlockReceipts'], fresh: true, out, log: () => undefined, ...extra });
+    const r = await runLoad({ url: proxy.url, profile: 'gate', duration: extra.duration ?? '6s', rate: 2, methods: ['eth_getBlockByHash', 'eth_getBlockReceipts'], fresh: true, out, log: () => undefined, ...extra });
     const report = JSON.parse(await readFile(join(out, 'load.json'), 'utf8')) as LoadReport;
     return { ...r, report, junit: await readFile(join(out, 'load.junit.xml'), 'utf8'), html: await readFile(join(out, 'load.html'), 'utf8'), out };
   }
 
   it('the clean moving endpoint passes a short gate, with every fresh method judged and none stale', async () => {
-    const { exitCode, summary, report, out } = await gate({});
+    const { exitCode, summary, report, out, html } = await gate({});
     corpus = join(out, 'load.corpus.json');
     expect(exitCode, summary).to.equal(0);
     const methods = report.freshness?.methods ?? {};
@@ -75,6 +75,54 @@ describe('load: fresh reads on a moving chain', function () {
     // once, never first seen at the grace because the chain moved past them within a round.
     for (const [m, f] of Object.entries(methods)) if (f.visibleMs) expect(f.visibleMs.max, `${m} announcement to visible`).to.be.below(DEFAULT_GRACE_MS);
     expect(summary).to.match(/fresh reads .*grace 2000 ms/);
+    // Per period too (the dashboard record): every fresh method's requests and objects first seen, none stale, and no
+    // more than the run's totals (the last, partial period may be left out).
+    const periods = report.timeline.points.filter((p) => p.fresh);
+    expect(periods.length, 'periods with fresh reads').to.be.above(3);
+    expect(report.timeline.startedAt).to.be.a('string');
+    for (const [m, f] of Object.entries(methods)) {
+      const per = periods.map((p) => p.fresh?.[m as FreshMethod]);
+      const requests = per.reduce((a, x) => a + (x?.requests ?? 0), 0);
+      expect(requests, `${m} fresh requests over the periods`).to.be.above(0).and.at.most(f.requests);
+      expect(per.every((x) => (x?.stale ?? 0) === 0), m).to.equal(true);
+      const seen = per.reduce((a, x) => a + (x?.visible?.count ?? 0), 0);
+      expect(seen, `${m} objects first seen over the periods`).to.be.at.most(f.visibleMs?.count ?? 0);
+      if ((f.visibleMs?.count ?? 0) > 2) expect(seen, m).to.be.above(0);
+      for (const x of per) if (x?.visible) expect(x.visible.max, `${m} a period's announcement to visible`).to.be.below(DEFAULT_GRACE_MS);
+    }
+    expect(html).to.match(/<h3>Announcement to visible over time[^<]*<\/h3>\s*<div class="chart"><svg[\s\S]*?<title>eth_getTransactionReceipt p95<\/title>/);
+    expect(html).to.include('No stale read in any period.');
+  });
+
+  it('an endpoint that starts forgetting receipts mid-run shows its stale reads over time in the periods after it began', async () => {
+    // From 3 s after the first `latest` block read on, every receipt is null: a backend that lost them.
+    let from: number | undefined;
+    proxy.fault = {
+      name: 'receipts null from 3 s into the run',
+      kills: [],
+      rewrite: (req, res) => {
+        if (from === undefined && req.method === 'eth_getBlockByNumber' && req.params[0] === 'latest') from = Date.now() + 3000;
+        return req.method === 'eth_getTransactionReceipt' && from !== undefined && Date.now() >= from ? { ...res, result: null } : res;
+      },
+    };
+    try {
+      const { exitCode, summary, report, html } = await gate({ corpus, duration: '10s' });
+      expect(exitCode, summary).to.equal(1);
+      const total = report.freshness?.methods['eth_getTransactionReceipt']?.stale ?? 0;
+      expect(total, summary).to.be.above(0);
+      // The fault's start on the timeline's clock (t counts from k6's start; a point's period ends at its t).
+      const start = (from! - Date.parse(report.timeline.startedAt!)) / 1000;
+      const stale = report.timeline.points.map((p): [number, number] => [p.t, p.fresh?.['eth_getTransactionReceipt']?.stale ?? 0]);
+      // Within 5 s of the run's start: the fault began inside the run, with periods on both sides of it.
+      expect(start, JSON.stringify(stale)).to.be.within(0, 5);
+      expect(stale.filter(([t, n]) => t < start && n > 0), 'stale reads in periods that ended before the fault began').to.deep.equal([]);
+      const after = stale.filter(([t]) => t > start).reduce((a, [, n]) => a + n, 0);
+      expect(after, JSON.stringify(stale)).to.be.above(0).and.at.most(total);
+      expect(stale.filter(([t]) => t < start).length, 'clean periods before the fault').to.be.above(0);
+      expect(html).to.match(/<h3>Stale reads over time<\/h3>\s*<div class="chart"><svg[\s\S]*?<title>eth_getTransactionReceipt stale<\/title>/);
+    } finally {
+      proxy.fault = undefined;
+    }
   });
 
   it('a latest (and eth_blockNumber) 5 blocks behind while lookups by number and hash are current fails the gate, without a reference', async () => {

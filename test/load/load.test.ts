@@ -22,7 +22,8 @@ import { prepareTest } from '../../load/run/run.ts';
 import { createRng } from '../../load/shared/rng.ts';
 import { durationMs } from '../../core/duration.ts';
 import { bucketMetric } from '../../load/shared/summary.ts';
-import { parseTimeline } from '../../load/report/timeline.ts';
+import { mergeTimelines, parseTimeline } from '../../load/report/timeline.ts';
+import { freshBucketMetric, freshCounterMetric } from '../../load/shared/freshness.ts';
 import type { TimelinePoint } from '../../load/shared/measurement.ts';
 import type { LoadReport } from '../../load/shared/load-report.ts';
 
@@ -224,6 +225,36 @@ describe('load: profiles, corpus, comparison, timeline', () => {
       { t: 2, methods: { eth_getBlockByHash: { rps: 15, failureRate: 0.3333, p50: at(350), p95: at(360), p99: at(360) } } },
     ]);
     expect(t.codes).to.deep.equal({ eth_getBlockByHash: { rpc_error: { '-32000': 5 } } });
+  });
+
+  it('reads the fresh reads of each period from the record (stale reads, requests, announcement to visible) and merges instances period by period', () => {
+    const m = 'eth_getBlockByHash';
+    const r = 'eth_getTransactionReceipt';
+    // The dashboard splits the fresh counters by method (tag m) and the visible histogram by bucket (tag b).
+    const names = [freshCounterMetric('requests', m), freshCounterMetric('requests', r), freshCounterMetric('stale', r), freshBucketMetric(m, 400), freshBucketMetric(r, 420), freshBucketMetric(r, 440)];
+    const sorted = ['time', ...names].sort();
+    const snapshot = (ms: number, values: Record<string, number>) => ({ event: 'snapshot', data: sorted.map((n) => (n === 'time' ? [ms] : [values[n] ?? 0, 0])) });
+    const lines = (start: number, stale: number) =>
+      [
+        { event: 'param', data: { aggregates: { counter: ['count', 'rate'], gauge: ['value'] } } },
+        { event: 'metric', data: Object.fromEntries([['time', { type: 'gauge' }], ...names.map((n) => [n, { type: 'counter' }])]) },
+        { event: 'start', data: sorted.map((n) => (n === 'time' ? [start] : [0, 0])) },
+        snapshot(start + 1000, { [names[0]!]: 3, [names[1]!]: 2, [names[3]!]: 1, [names[4]!]: 1 }),
+        // Stale receipts in the second period only, and one receipt seen late.
+        snapshot(start + 2000, { [names[0]!]: 3, [names[1]!]: 4, [names[2]!]: stale, [names[4]!]: 1, [names[5]!]: 1 }),
+      ].map((e) => JSON.stringify(e));
+    const at = (b: number) => Math.round(bucketValue(b) * 10) / 10;
+    const one = parseTimeline(lines(1000, 3), [], 1000);
+    expect(one.startMs).to.equal(1000);
+    expect(one.points.map((p) => p.fresh)).to.deep.equal([
+      { [m]: { requests: 3, stale: 0, visible: { count: 1, p50: at(400), p95: at(400), max: at(400) } }, [r]: { requests: 2, stale: 0, visible: { count: 1, p50: at(420), p95: at(420), max: at(420) } } },
+      { [m]: { requests: 3, stale: 0 }, [r]: { requests: 4, stale: 3, visible: { count: 2, p50: Math.round(((bucketValue(420) + bucketValue(440)) / 2) * 10) / 10, p95: Math.round((bucketValue(420) + 0.95 * (bucketValue(440) - bucketValue(420))) * 10) / 10, max: at(440) } } },
+    ]);
+    // Two instances: counts add up, percentiles are the highest instance's, the origin the earliest start.
+    const merged = mergeTimelines([one, parseTimeline(lines(1200, 1), [], 1200)]);
+    expect(merged.startMs).to.equal(1000);
+    expect(merged.points[1]?.fresh?.[r]).to.deep.include({ requests: 8, stale: 4 });
+    expect(merged.points[1]?.fresh?.[r]?.visible).to.deep.include({ count: 4, max: at(440) });
   });
 
   it("starts the timeline at the test's start (k6's first requests), not at the dashboard's start before the VUs' init code", () => {

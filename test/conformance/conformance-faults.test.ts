@@ -212,6 +212,22 @@ describe('conformance checks fire on their faults', function () {
     }
   });
 
+  it('a head with no transaction and an empty pending are no evidence for pending-equals-latest: read again at later heads, then inconclusive, not passed', async function () {
+    // An endpoint standing on an empty head whose pending is its own (empty) pending block: [] and [] agree by chance.
+    proxy.fault = {
+      name: 'an empty head, an empty pending',
+      kills: [],
+      rewrite: (req, res) => {
+        if (req.method === 'eth_getBlockReceipts' && (req.params[0] === 'latest' || req.params[0] === 'pending')) return { ...res, result: [] };
+        if (req.method === 'eth_getBlockByNumber' && req.params[0] === 'latest' && isObject(res.result)) return { ...res, result: { ...res.result, transactions: [] } };
+        return res;
+      },
+    };
+    const c = byId(await run(['eth_getBlockReceipts'], false), 'eth_getBlockReceipts/pending-equals-latest');
+    expect(c?.verdict, c?.reason).to.equal('inconclusive');
+    expect(c?.reason).to.match(/^the head held no transaction in 3 reads 1000 ms apart, and pending was empty too/);
+  });
+
   it('a head that goes back between two reads fails service/head-never-goes-back, naming both heads (number and hash); a reorg at the same height or a head moving on does not', async function () {
     const head = BigInt(targets.head.number);
     for (const [reads, via] of [[['eth_blockNumber'], 'eth_blockNumber'], [['latest'], 'eth_getBlockByNumber\\("latest"\\)']] as const) {

@@ -57,7 +57,7 @@ Options:
   --api-key KEY  the key the gateway accepts (default: a generated one, printed with the URL)
   --node NAME    anvil (default: normalised by the reference gateway) or geth (geth --dev, built by
                  \`npm run setup\`, seeded the same way; the gateway passes its answers through untouched)
-  --block-time S a moving chain (anvil only):
+  --block-time S a moving chain (anvil; geth: seeded, then started again with --dev.period S):
 ${blockTimeHelp(17)}
   -h, --help     this text`;
 
@@ -120,7 +120,6 @@ async function devnetCommand(argv: string[]): Promise<number> {
   if (values.help) return print(devnetHelp);
   if (values.node !== 'anvil' && values.node !== 'geth') throw new UsageError(`--node takes anvil or geth, got "${values.node}"`);
   const blockTimeS = blockTime(values['block-time']);
-  if (blockTimeS !== undefined && values.node !== 'anvil') throw new UsageError('--block-time moves the anvil devnet only; geth --dev mines on demand here');
   const { startDevnet } = await import('../devnet/index.ts');
   const devnet = await startDevnet({ node: values.node, ...(values.port ? { port: Number(values.port) } : {}), ...(values['api-key'] ? { apiKey: values['api-key'] } : {}), ...(blockTimeS ? { blockTimeS } : {}) });
   // The signals are this command's from the moment the devnet runs: a Ctrl-C as soon as its URL shows (before the

@@ -8,11 +8,16 @@
  * startDevnet({ node: 'geth' }) does the same with geth --dev (built by `npm run setup`), behind the
  * gateway in its raw mode: only the /v3/<key> shape is added, every answer is geth's own.
  *
- * startDevnet({ blockTimeS }) makes the chain move (anvil only): once seeded, anvil mines a block every
- * blockTimeS seconds and background traffic (traffic.ts) fills the blocks until stop(). Without it the
- * chain stands still after the seed: the head is the seed's multi-transaction block.
+ * startDevnet({ blockTimeS }) makes the chain move: once seeded, the node mines a block every blockTimeS seconds
+ * and background traffic (traffic.ts) fills the blocks until stop(). anvil switches to interval mining; geth's
+ * period is fixed at start, so it is seeded on demand, stopped and started again on its datadir with
+ * --dev.period blockTimeS. Without it the chain stands still after the seed: the head is the seed's
+ * multi-transaction block.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startAnvil } from './anvil.ts';
 import { startGeth } from './geth.ts';
 import { startGateway } from './gateway.ts';
@@ -39,7 +44,7 @@ export interface DevnetOptions {
   port?: number;
   apiKey?: string;
   node?: SeedNode;
-  /** Mine a block every so many seconds, with background traffic in it (anvil only). */
+  /** Mine a block every so many seconds, with background traffic in it. */
   blockTimeS?: number;
   /** The traffic's rate and where it logs a send error (traffic.ts). */
   traffic?: Omit<TrafficOptions, 'blockTimeS'>;
@@ -49,14 +54,22 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
   const apiKey = opts.apiKey ?? randomBytes(16).toString('hex');
   const node = opts.node ?? 'anvil';
   const { blockTimeS } = opts;
-  if (blockTimeS !== undefined && (node !== 'anvil' || !Number.isInteger(blockTimeS) || blockTimeS < 1)) {
-    throw new Error(`a moving devnet takes anvil and a whole number of seconds per block, got ${node} and ${blockTimeS}`);
+  if (blockTimeS !== undefined && (!MOVING_NODES.includes(node) || !Number.isInteger(blockTimeS) || blockTimeS < 1)) {
+    throw new Error(`a moving devnet takes ${MOVING_NODES.join(' or ')} and a whole number of seconds per block, got ${node} and ${blockTimeS}`);
   }
-  const upstream: NodeProcess = node === 'geth' ? await startGeth() : await startAnvil();
+  // A moving geth keeps its chain across its restart: the datadir is this function's, removed when the node stops.
+  const gethDir = node === 'geth' && blockTimeS !== undefined ? await mkdtemp(join(tmpdir(), 'rpc-certify-geth-')) : undefined;
+  let upstream: NodeProcess = node === 'geth' ? await startGeth(gethDir ? { datadir: gethDir } : {}) : await startAnvil();
   let traffic: Traffic | undefined;
   try {
     const seed = await seedChain(upstream.url, node);
-    if (blockTimeS !== undefined) {
+    if (blockTimeS !== undefined && gethDir) {
+      await upstream.stop();
+      const moving = await startGeth({ datadir: gethDir, periodS: blockTimeS });
+      upstream = { ...moving, stop: () => moving.stop().then(() => rm(gethDir, { recursive: true, force: true })) };
+      await indexed(upstream.url, seed.txs.creation);
+      traffic = await startTraffic(upstream.url, seed, { ...opts.traffic, blockTimeS, node: 'geth' });
+    } else if (blockTimeS !== undefined) {
       // The seed leaves automine on (evm_setAutomine(true) after each block it assembles); interval mining
       // replaces it, so the traffic's transactions wait in the mempool for the next block.
       await rpcCall(upstream.url, 'evm_setIntervalMining', [blockTimeS]);
@@ -78,7 +91,27 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
   } catch (e) {
     await traffic?.stop();
     await upstream.stop();
+    if (gethDir) await rm(gethDir, { recursive: true, force: true });
     throw e;
+  }
+}
+
+/** The nodes a moving devnet runs on. */
+const MOVING_NODES: readonly SeedNode[] = ['anvil', 'geth'];
+/** How long a restarted geth may take to index the seed's transactions again. */
+const INDEX_WAIT_MS = 30_000;
+
+/**
+ * Waits until geth serves a seeded transaction's receipt: after a start its transaction indexer answers "transaction
+ * indexing is in progress" for a moment, which a conformance run or a load's sampling would take for the endpoint's.
+ */
+async function indexed(url: string, tx: string): Promise<void> {
+  const deadline = Date.now() + INDEX_WAIT_MS;
+  for (;;) {
+    const receipt = await rpcCall(url, 'eth_getTransactionReceipt', [tx]).catch(() => null);
+    if (receipt) return;
+    if (Date.now() > deadline) throw new Error(`geth restarted with a block period does not serve the seeded transaction ${tx} within ${INDEX_WAIT_MS / 1000} s`);
+    await new Promise((r) => setTimeout(r, 100));
   }
 }
 

@@ -1,4 +1,4 @@
-// Background traffic for a moving devnet (`devnet --block-time S`): anvil mines on an interval and this
+// Background traffic for a moving devnet (`devnet --block-time S`): anvil (or geth --dev.period S) mines on an interval and this
 // keeps real, locally signed transactions flowing into its mempool, so the blocks it mines carry content:
 // every transaction type anvil mines (legacy, 0x1, 0x2, 0x3 with a blob, 0x4 set-code), calls that emit
 // logs, contract creations and transactions mined with status 0x0. It reuses the seed's contracts, dev
@@ -6,6 +6,7 @@
 // one sender per kind with its nonce counted here, a send error logged once and never fatal.
 import { encodeFunctionData, type Hex, type LocalAccount, toHex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { DEV_KEY } from './geth.ts';
 import { DEFAULT_TX_PER_BLOCK } from './moving.ts';
 import { blobTransaction, chainClients, devAccount, type SeedInfo, seedContracts, type TxRequest } from './seed.ts';
 
@@ -14,6 +15,8 @@ export type TrafficKind = (typeof TRAFFIC_KINDS)[number];
 
 export interface TrafficOptions {
   blockTimeS: number;
+  /** The node, for funding the senders: anvil sets their balance, geth's developer account pays them (default anvil). */
+  node?: 'anvil' | 'geth';
   /** Transactions sent per block time (default 3): the seven kinds come round every few blocks. */
   txPerBlock?: number;
   /** Where a send error is said, once per kind and message (default: stderr). */
@@ -29,7 +32,7 @@ export interface Traffic {
   stop(): Promise<void>;
 }
 
-/** The traffic's senders: dev-mnemonic accounts far from those the seed uses (0-7), funded with anvil_setBalance. */
+/** The traffic's senders: dev-mnemonic accounts far from those the seed uses (0-7), funded before the first send. */
 const FIRST_SENDER_INDEX = 20;
 /**
  * After this many full rounds of the seven kinds the traffic pauses two and a half block times, so an empty block
@@ -41,11 +44,13 @@ const ROUNDS_BETWEEN_PAUSES = 3;
 /** No more sending while the mempool holds this many blocks' worth: the traffic never outruns the chain. */
 const BACKLOG_BLOCKS = 5;
 const SEND_TIMEOUT_MS = 10_000;
+/** Block times the senders' funding may take to be mined (geth: a transfer from its developer account each). */
+const FUNDING_WAIT_BLOCKS = 10;
 
 /** The account that sends a kind of traffic. */
 export const trafficSender = (kind: TrafficKind): LocalAccount => devAccount(FIRST_SENDER_INDEX + TRAFFIC_KINDS.indexOf(kind));
 
-/** Starts the traffic against an anvil seeded by seedChain; the caller has switched it to interval mining. */
+/** Starts the traffic against a node seeded by seedChain, once the caller made it mine on an interval (anvil: evm_setIntervalMining; geth: started again with its period). */
 export async function startTraffic(nodeUrl: string, seed: SeedInfo, opts: TrafficOptions): Promise<Traffic> {
   const txPerBlock = opts.txPerBlock ?? DEFAULT_TX_PER_BLOCK;
   const log = opts.log ?? ((line: string) => console.error(line));
@@ -57,7 +62,22 @@ export async function startTraffic(nodeUrl: string, seed: SeedInfo, opts: Traffi
 
   const senders = {} as Record<TrafficKind, LocalAccount>;
   for (const kind of TRAFFIC_KINDS) senders[kind] = trafficSender(kind);
-  for (const account of Object.values(senders)) await rpc('anvil_setBalance', [account.address, toHex(10n ** 24n)]);
+  const funding = toHex(10n ** 24n);
+  if (opts.node !== 'geth') for (const account of Object.values(senders)) await rpc('anvil_setBalance', [account.address, funding]);
+  else {
+    // geth has no anvil_setBalance: its developer account pays each sender, and the traffic starts once all are paid.
+    const dev = privateKeyToAccount(DEV_KEY);
+    const nonce = Number(await rpc('eth_getTransactionCount', [dev.address, 'pending']));
+    const accounts = Object.values(senders);
+    for (const [i, account] of accounts.entries()) await rpc('eth_sendRawTransaction', [await signer.sign(dev, { to: account.address, value: BigInt(funding), nonce: nonce + i })]);
+    const deadline = Date.now() + FUNDING_WAIT_BLOCKS * opts.blockTimeS * 1000;
+    for (const account of accounts) {
+      while (BigInt(String(await rpc('eth_getBalance', [account.address, 'latest']))) === 0n) {
+        if (Date.now() > deadline) throw new Error(`devnet traffic: geth did not mine the senders' funding within ${FUNDING_WAIT_BLOCKS} block times`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  }
 
   // The next nonce of each sender; undefined: read it again from the node (at the start, and after a failed send,
   // which may or may not have reached the mempool).

@@ -306,11 +306,10 @@ describe('moving devnet: the embedded default\'s own expectation', () => {
 });
 
 describe('moving devnet: options', () => {
-  it('--block-time takes a whole number of seconds, anvil only, and in `load` no --url', async () => {
+  it('--block-time takes a whole number of seconds, and in `load` no --url', async () => {
     for (const [args, said] of [
       [['devnet', '--block-time', '0'], /--block-time takes a positive whole number, got "0"/],
       [['devnet', '--block-time', '0.5'], /--block-time takes a positive whole number/],
-      [['devnet', '--node', 'geth', '--block-time', '1'], /--block-time moves the anvil devnet only/],
       [['load', '--url', 'http://127.0.0.1:9/v3/0123456789abcdef0123', '--block-time', '1'], /--block-time makes the embedded default move: it takes no --url/],
     ] as const) {
       const r = await cli([...args]);
@@ -319,9 +318,11 @@ describe('moving devnet: options', () => {
     }
   });
 
-  it('startDevnet refuses a moving geth before starting anything', async () => {
-    let error: unknown;
-    await startDevnet({ node: 'geth', blockTimeS: 1 }).catch((e: unknown) => (error = e));
-    expect(String(error)).to.match(/a moving devnet takes anvil/);
+  it('startDevnet refuses a node it cannot move (hardhat) and a fraction of a second before starting anything', async () => {
+    for (const opts of [{ node: 'hardhat', blockTimeS: 1 }, { node: 'geth', blockTimeS: 0.5 }] as const) {
+      let error: unknown;
+      await startDevnet(opts).catch((e: unknown) => (error = e));
+      expect(String(error), opts.node).to.match(/a moving devnet takes anvil or geth and a whole number of seconds per block/);
+    }
   });
 });

@@ -6,6 +6,10 @@
 // entry stays in the corpus as what it is (so the load measures it failing); history the endpoint prunes,
 // a replay that fails at its parent state and a request that got no answer are left out, counted by
 // reason. A method none of whose entries (none of whose hits, when it had any) answered right is not served.
+// Lateness is judged by the fresh-read rules (shared/freshness.ts), in the open: a hit the target does not know
+// although the head it itself announced covers it is asked again once the grace has passed since that announcement,
+// and a finding if still unknown (unless its block was reorged out); one above the target's own head is target lag,
+// recorded (blocks behind the reference, entries affected) and left out, never counted correct.
 import { type Exchange, RpcClient, RpcError, TransportError } from '../../core/node/rpc-client.ts';
 import { EndpointError } from '../../core/node/errors.ts';
 import { sha256Hex } from '../../core/fingerprint.ts';
@@ -16,7 +20,8 @@ import type { Targets } from '../../core/targets.ts';
 import { answerDigest, IMMUTABLE_LOOKUPS } from '../shared/answer.ts';
 import { anchored, anchorOf, aroundSampled, boundsFault, boundsOf, GAS_CAP_BLOCKS } from '../shared/bounds.ts';
 import { type Classification, classify } from '../shared/classify.ts';
-import { type Corpus, type CorpusEntry, composeEntries, type EntryKind, expectationOf, type Finding, type MethodSampling, onMissSide } from '../shared/corpus.ts';
+import { type Corpus, type CorpusEntry, composeEntries, type EntryKind, expectationOf, type Finding, type MethodSampling, onMissSide, type TargetHead } from '../shared/corpus.ts';
+import { DEFAULT_GRACE_MS } from '../shared/freshness.ts';
 import { METHODS, type RpcMethod } from '../../core/methods.ts';
 import { createRng, type Rng } from '../shared/rng.ts';
 
@@ -31,6 +36,8 @@ export interface SampleOptions {
   targets?: Partial<Pick<Targets, 'reverts' | 'uncleBlock'>>;
   /** Ctrl-C: every call in flight ends at once. */
   signal?: AbortSignal;
+  /** How long after the target announced a block it may still not know it (default: the fresh reads' grace). */
+  graceMs?: number;
 }
 
 interface RawTx {
@@ -65,8 +72,6 @@ const PAST_HEAD = 1_000_000n;
 const REORG_DEPTH = 3n;
 /** Two addresses no key controls: a plain transfer between them estimates on any EVM chain. */
 const TRANSFER = { from: '0x000000000000000000000000000000000000dEaD', to: '0x0000000000000000000000000000000000000001', value: '0x0' };
-/** A target this many blocks behind its reference (or one of its nodes behind another) is only late, not wrong. */
-const LAG_BLOCKS = 3n;
 /** An error that says the history or state asked for is not kept (EIP-4444 code 4444, pruned or non-archive nodes). */
 const NOT_KEPT = /prun|history|archive|missing trie node|state.*not available|not available.*state/i;
 
@@ -81,10 +86,15 @@ export async function sampleCorpus(opts: SampleOptions): Promise<Corpus> {
       throw new EndpointError('the reference endpoint serves a different chain than the target');
     }
     const head = q(await usable<string>(reference, 'eth_blockNumber', [])) ?? 0n;
+    // The target's own announced head, read after the reference's: an honest target on the same chain is not below it.
+    const heads = new TargetHeads();
+    heads.add(reference === target ? head : q(await usable<string>(target, 'eth_blockNumber', [])));
     const finalBlock = await finalBlockOf(reference, head);
     const rng = createRng(opts.seed);
     const blocks = await fetchBlocks(reference, chainSpread(head, MAX_BLOCKS, rng));
     const candidates = buildCandidates(blocks, { head, finalBlock }, rng, opts.targets);
+    const hashes = new Map(blocks.map((b) => [q(b.number) ?? -1n, b.hash]));
+
     const headLimit = q(blocks.find((b) => q(b.number) === head)?.gasLimit);
     const gasCap = headLimit === undefined ? undefined : headLimit * GAS_CAP_BLOCKS;
 
@@ -102,7 +112,9 @@ export async function sampleCorpus(opts: SampleOptions): Promise<Corpus> {
     for (const method of opts.methods) {
       const pool = candidates[method];
       const tried = [...rng.shuffle(pool.hits).slice(0, MAX_DISTINCT_HITS), ...rng.shuffle(pool.misses).slice(0, MAX_DISTINCT_MISSES)];
-      const { kept, sampling } = await preflight(target, method, tried, { head, finalBlock, gasCap });
+      // Re-read before each method: the chain moves during sampling, and a head going back is a node behind another.
+      heads.add(q(await target.call<string>('eth_blockNumber', []).catch(() => undefined)));
+      const { kept, sampling } = await preflight(target, method, tried, { head, finalBlock, gasCap, heads, hashes, graceMs: opts.graceMs ?? DEFAULT_GRACE_MS });
       corpus.entries[method] = composeEntries(
         kept.filter((e) => !onMissSide(e.kind)),
         kept.filter((e) => onMissSide(e.kind)),
@@ -112,6 +124,8 @@ export async function sampleCorpus(opts: SampleOptions): Promise<Corpus> {
       );
       corpus.sampling[method] = sampling;
     }
+    const targetHead = heads.record(head);
+    if (targetHead) corpus.targetHead = targetHead;
     return corpus;
   } finally {
     target.close();
@@ -126,6 +140,36 @@ async function usable<T = string>(client: RpcClient, method: string, params: unk
     if (e instanceof TransportError) throw new EndpointError(redact(`${method}: ${e.message}${e.exchange.httpStatus ? ` (HTTP ${e.exchange.httpStatus})` : ''}`));
     if (e instanceof RpcError) throw new EndpointError(redact(`${method}: ${e.message}`));
     throw e;
+  }
+}
+
+/** The target's eth_blockNumber readings during sampling, each with when it was read: the heads it announced. */
+class TargetHeads {
+  private readonly readings: Array<{ number: bigint; at: number }> = [];
+  add(n: bigint | undefined): void {
+    if (n !== undefined) this.readings.push({ number: n, at: Date.now() });
+  }
+  /** The highest head it announced so far. */
+  top(): bigint | undefined {
+    return this.readings.reduce<bigint | undefined>((a, r) => (a === undefined || r.number > a ? r.number : a), undefined);
+  }
+  /** When it first announced a head at or above `block` (ms since the epoch). */
+  announcedAt(block: bigint): number | undefined {
+    return this.readings.find((r) => r.number >= block)?.at;
+  }
+  /** What it announced, against the reference's head when sampling began. */
+  record(referenceHead: bigint): TargetHead | undefined {
+    const first = this.readings[0];
+    const top = this.top();
+    if (!first || top === undefined) return undefined;
+    let high = first.number;
+    let wentBack = 0n;
+    for (const r of this.readings) {
+      if (high - r.number > wentBack) wentBack = high - r.number;
+      if (r.number > high) high = r.number;
+    }
+    const behind = referenceHead > first.number ? referenceHead - first.number : 0n;
+    return { head: toQuantity(top), behindReference: Number(behind), wentBack: Number(wentBack) };
   }
 }
 
@@ -166,6 +210,10 @@ interface ChainPoint {
   finalBlock: bigint | undefined;
   /** The most an estimate may be: the cap the spec puts on gas (bounds.ts), from the head's gas limit. */
   gasCap: bigint | undefined;
+  /** The heads the target itself announced, and the sampled blocks' hashes by number (to tell a reorg). */
+  heads: TargetHeads;
+  hashes: ReadonlyMap<bigint, string>;
+  graceMs: number;
 }
 type Pools = Record<RpcMethod, { hits: Candidate[]; misses: Candidate[] }>;
 
@@ -239,23 +287,34 @@ function replayCall(tx: RawTx): Record<string, string> {
 }
 
 /** What one sampled answer makes of its entry. */
-type Judged = { keep: CorpusEntry } | { reject: string } | { finding: Omit<Finding, 'count'> };
+type Judged = { keep: CorpusEntry } | { reject: string } | { finding: Omit<Finding, 'count'> } | { lag: string };
+
+/** Answers that do not know what was asked: the target may not have the block (yet). */
+const UNKNOWN: ReadonlySet<string> = new Set(['null_unexpected', 'rpc_error']);
 
 /** Tries each entry once and judges its answer against the entry's kind. */
 async function preflight(client: RpcClient, method: RpcMethod, candidates: Candidate[], chain: ChainPoint): Promise<{ kept: CorpusEntry[]; sampling: MethodSampling }> {
-  const tried = await Promise.all(candidates.map(async (c) => ({ c, ex: await client.exchange(method, c.params) })));
+  const announced = chain.heads.top();
+  const tried = await Promise.all(candidates.map((c) => askJudged(client, method, c, announced, chain)));
   const kept: CorpusEntry[] = [];
   const sampling: MethodSampling = { status: 'served', tried: {}, correct: {}, rejected: {}, findings: [] };
-  for (const { c, ex } of tried) {
+  let lateWithinGrace = 0;
+  for (const { c, ex, verdict, late, reorged } of tried) {
     const { block, byNumber, ...entry } = c;
-    const verdict = classify(outcomeOf(ex), expectationOf(entry.kind));
-    const judged = judge(method, entry, verdict, ex, chain.gasCap, {
-      final: byNumber === true && block !== undefined && chain.finalBlock !== undefined && block <= chain.finalBlock,
-      recent: block !== undefined && chain.head - block < LAG_BLOCKS,
-    });
+    const judged: Judged = reorged
+      ? { reject: 'block reorged out at sampling (another hash at its height)' }
+      : judge(method, entry, verdict, ex, chain.gasCap, {
+          final: byNumber === true && block !== undefined && chain.finalBlock !== undefined && block <= chain.finalBlock,
+          nearHead: block !== undefined && chain.head - block < REORG_DEPTH,
+          aboveTargetHead: block !== undefined && announced !== undefined && block > announced,
+        });
     sampling.tried[entry.kind] = (sampling.tried[entry.kind] ?? 0) + 1;
     if ('reject' in judged) sampling.rejected[judged.reject] = (sampling.rejected[judged.reject] ?? 0) + 1;
-    else if ('keep' in judged) {
+    else if ('lag' in judged) {
+      const above = (sampling.aboveTargetHead ??= { count: 0, example: judged.lag });
+      above.count++;
+    } else if ('keep' in judged) {
+      if (late) lateWithinGrace++;
       sampling.correct[entry.kind] = (sampling.correct[entry.kind] ?? 0) + 1;
       kept.push(judged.keep);
     } else {
@@ -267,7 +326,9 @@ async function preflight(client: RpcClient, method: RpcMethod, candidates: Candi
       kept.push(entry);
     }
   }
-  const hitsTried = (sampling.tried.hit ?? 0) + (sampling.tried.empty ?? 0);
+  if (lateWithinGrace) sampling.lateWithinGrace = lateWithinGrace;
+  // Hits above the target's own head are its lag (recorded above), not hits it failed to serve.
+  const hitsTried = (sampling.tried.hit ?? 0) + (sampling.tried.empty ?? 0) - (sampling.aboveTargetHead?.count ?? 0);
   const served = hitsTried > 0 ? (sampling.correct.hit ?? 0) + (sampling.correct.empty ?? 0) > 0 : Object.values(sampling.correct).some((n) => n > 0);
   if (!served) {
     const answers = [...sampling.findings.map((f) => `${f.count} ${f.kind} ${answerName(f)}`), ...Object.entries(sampling.rejected).map(([why, n]) => `${n} left out: ${why}`)];
@@ -277,11 +338,32 @@ async function preflight(client: RpcClient, method: RpcMethod, candidates: Candi
 }
 
 /**
- * Met its kind: kept (with its fingerprint, and the digest of a final answer); or left out for a reason that is
- * not the endpoint's fault; or a finding. `final`: a lookup by the number of a final block; `recent`: of a block
- * so close to the head that a target a little behind its reference (or a node of it) may not have it yet.
+ * One candidate asked, under the fresh-read rules: a hit of a block the target had announced that it does not know is
+ * asked again once the grace has passed since that announcement (`late` when it then knows it), and when it still
+ * does not, the target's block at that height tells a reorg (`reorged`: the hash sampled is not the target's there).
  */
-function judge(method: RpcMethod, entry: CorpusEntry, verdict: Classification, ex: Exchange, gasCap: bigint | undefined, block: { final: boolean; recent: boolean }): Judged {
+async function askJudged(client: RpcClient, method: RpcMethod, c: Candidate, announced: bigint | undefined, chain: ChainPoint): Promise<{ c: Candidate; ex: Exchange; verdict: Classification; late?: true; reorged?: true }> {
+  const ask = async () => {
+    const ex = await client.exchange(method, c.params);
+    return { ex, verdict: classify(outcomeOf(ex), expectationOf(c.kind)) };
+  };
+  const first = await ask();
+  const covered = c.kind === 'hit' && c.block !== undefined && announced !== undefined && c.block <= announced;
+  if (!covered || c.block === undefined || !UNKNOWN.has(first.verdict.cls)) return { c, ...first };
+  const wait = (chain.heads.announcedAt(c.block) ?? 0) + chain.graceMs - Date.now();
+  const again = wait >= 0 ? (await new Promise((r) => setTimeout(r, wait + 1)), await ask()) : first;
+  if (!UNKNOWN.has(again.verdict.cls)) return { c, ...again, late: true };
+  const sampled = chain.hashes.get(c.block);
+  const there = sampled ? await client.call<{ hash?: unknown } | null>('eth_getBlockByNumber', [toQuantity(c.block), false]).catch(() => undefined) : undefined;
+  return { c, ...again, ...(there && typeof there.hash === 'string' && there.hash !== sampled ? { reorged: true as const } : {}) };
+}
+
+/**
+ * Met its kind: kept (with its fingerprint, and the digest of a final answer); or left out for a reason that is
+ * not the endpoint's fault; or a finding; or target lag. `final`: a lookup by the number of a final block; `nearHead`: of
+ * a block a reorg may still replace; `aboveTargetHead`: of a block above the head the target itself had announced.
+ */
+function judge(method: RpcMethod, entry: CorpusEntry, verdict: Classification, ex: Exchange, gasCap: bigint | undefined, block: { final: boolean; nearHead: boolean; aboveTargetHead: boolean }): Judged {
   const { cls, code } = verdict;
   if (cls === 'ok' || cls === 'ok_null' || cls === 'ok_error') {
     const result = verdict.envelope?.result;
@@ -300,12 +382,13 @@ function judge(method: RpcMethod, entry: CorpusEntry, verdict: Classification, e
         ...(bounds ? { bounds } : {}),
         ...(ex.replyFingerprint ? { reply: ex.replyFingerprint } : {}),
         // A null for it would be a finding here (below): under load too, whatever its rate.
-        ...(cls === 'ok' && entry.kind === 'hit' && !block.recent ? { settled: true as const } : {}),
+        ...(cls === 'ok' && entry.kind === 'hit' && !block.nearHead ? { settled: true as const } : {}),
       },
     };
   }
   if (cls === 'timeout' || cls === 'http_error' || cls === 'rate_limited') return { reject: `no answer at sampling (${cls}${code === undefined ? '' : ` ${code}`})` };
-  if (cls === 'null_unexpected' && block.recent) return { reject: `a block within ${LAG_BLOCKS} of the head answered null (not on the target yet)` };
+  // Not known, and the target never said it had the block: its lag, in the open (its reference is ahead of it).
+  if (entry.kind === 'hit' && block.aboveTargetHead && UNKNOWN.has(cls)) return { lag: example(entry, `${describeAnswer(ex)} (the block is above the target's own head)`) };
   const message = errorMessage(ex);
   if (cls === 'rpc_error' && entry.kind === 'hit') {
     // A replay runs at its parent block's state: a transaction that failed, or depended on an earlier one in its block, fails there too.

@@ -70,3 +70,21 @@ function capacityHeadline(capacity: Record<string, CapacityResult>, r: LoadRepor
   const generator = bound.length ? `; ${bound.length} of ${entries.length} ended generator-bound (their knee is a lower bound: add --segments or use k8s)` : '';
   return { summary: `the highest rate within the ${slo}, per method${generator}`, reasons };
 }
+
+/**
+ * The target's lag at sampling, in the open (plan/sample.ts): how far behind its reference it was, how far its head
+ * went back, how many hits it did not know above its own head (left out) or knew only past the grace. None: undefined.
+ */
+export function samplingLag(corpus: LoadReport['corpus']): string | undefined {
+  const t = corpus.targetHead;
+  const methods = Object.entries(corpus.methods);
+  const above = methods.flatMap(([m, c]) => (c.aboveTargetHead ? [`${m} ${c.aboveTargetHead.count}`] : []));
+  const late = methods.reduce((a, [, c]) => a + (c.lateWithinGrace ?? 0), 0);
+  const parts = [
+    ...(t?.behindReference ? [`${t.behindReference} block${t.behindReference === 1 ? '' : 's'} behind the reference at sampling (its head ${t.head} at most, the reference's ${corpus.head})`] : []),
+    ...(t?.wentBack ? [`its eth_blockNumber went back ${t.wentBack} block${t.wentBack === 1 ? '' : 's'} (one of its nodes behind another)`] : []),
+    ...(above.length ? [`hits above its own head it did not know, left out as its lag: ${above.join(', ')}`] : []),
+    ...(late ? [`${late} hit${late === 1 ? '' : 's'} known only when asked again past the grace`] : []),
+  ];
+  return parts.length ? `target lag: ${parts.join('; ')}` : undefined;
+}

@@ -4,7 +4,7 @@ import { describeCheck } from './compare.ts';
 import { CLASSES, type RpcClass } from '../shared/methods.ts';
 import { ENTRY_KINDS, isDegenerate } from '../shared/corpus.ts';
 import { ESTIMATE_SPREAD } from '../shared/bounds.ts';
-import { generatorSentence, headline } from './headline.ts';
+import { generatorSentence, headline, samplingLag } from './headline.ts';
 import { capacitySection } from './html-capacity.ts';
 import { freshSection } from './html-fresh.ts';
 import { decide } from './verdict.ts';
@@ -141,13 +141,13 @@ function corpusSection(r: LoadReport): string {
   const rows = Object.entries(r.corpus.methods).map(([n, c]) => {
     const status = c.status ?? 'not recorded';
     const findings = (c.findings ?? []).map((f) => `${f.count} ${f.kind} answered ${f.cls}${f.code === undefined ? '' : ` ${f.code}`}, e.g. ${f.example}`);
-    return `<tr><td>${esc(n)}</td><td class="${status === 'served' ? 'pass' : 'fail'}">${esc(status)}</td>${ENTRY_KINDS.map((k) => `<td>${c.kinds[k]}</td>`).join('')}<td class="${c.entries && isDegenerate(c) ? 'fail' : ''}">${c.distinct}</td><td>${c.compared}</td><td>${esc(Object.entries(c.rejected ?? {}).map(([why, k]) => `${k} ${why}`).join(', ') || '–')}</td><td class="${findings.length ? 'fail' : ''}">${esc([c.reason ?? '', ...findings].filter(Boolean).join('; ') || '–')}</td></tr>`;
+    return `<tr><td>${esc(n)}</td><td class="${status === 'served' ? 'pass' : 'fail'}">${esc(status)}</td>${ENTRY_KINDS.map((k) => `<td>${c.kinds[k]}</td>`).join('')}<td class="${c.entries && isDegenerate(c) ? 'fail' : ''}">${c.distinct}</td><td>${c.compared}</td><td>${esc([...Object.entries(c.rejected ?? {}).map(([why, k]) => `${k} ${why}`), ...(c.aboveTargetHead ? [`${c.aboveTargetHead.count} above the target's own head (its lag), e.g. ${c.aboveTargetHead.example}`] : [])].join(', ') || '–')}</td><td class="${findings.length ? 'fail' : ''}">${esc([c.reason ?? '', ...findings].filter(Boolean).join('; ') || '–')}</td></tr>`;
   });
   return `<h2>Corpus per method</h2>
 <p class="muted">What each method's figures rest on: entries per kind (hit: a value is due; empty and miss: null; revert: error 3), distinct requests (fewer than 3, marked, measure a cache rather than a method), answers compared with the one recorded at sampling${r.corpus.finalBlock ? ` (by hash, and by number up to the final block ${esc(r.corpus.finalBlock)}; an estimate at a final block within ${ESTIMATE_SPREAD * 100}% of it)` : ' (by hash)'}, candidates sampling left out, and answers that contradicted their entry's kind.</p>
 <div class="scroll"><table><tr><th>method</th><th>status</th>${ENTRY_KINDS.map((k) => `<th>${k}</th>`).join('')}<th>distinct</th><th>compared</th><th>left out</th><th>findings</th></tr>
 ${rows.join('\n')}
-</table></div>`;
+</table></div>${((lag) => (lag ? `\n<p>${esc(lag)}.</p>` : ''))(samplingLag(r.corpus))}`;
 }
 
 function headLine(r: LoadReport): string {

@@ -119,9 +119,9 @@ export function freshnessReport(graceMs: number, shard: FreshnessShard, samples:
 
 /** What the report says of a corpus, for the methods selected (those it has nothing to ask included). */
 export function corpusInfo(corpus: Corpus, selected: readonly RpcMethod[]): CorpusInfo {
-  const { seed, missShare, chainId, head, finalBlock, blocksSampled } = corpus;
+  const { seed, missShare, chainId, head, finalBlock, blocksSampled, targetHead } = corpus;
   const methods = Object.fromEntries(selected.map((m) => [m, { ...compositionOf(corpus.entries[m] ?? []), ...corpus.sampling[m] }]));
-  return { seed, missShare, chainId, head, ...(finalBlock === undefined ? {} : { finalBlock }), blocksSampled, methods };
+  return { seed, missShare, chainId, head, ...(finalBlock === undefined ? {} : { finalBlock }), blocksSampled, ...(targetHead ? { targetHead } : {}), methods };
 }
 
 /** Error codes per class in load.json: the most frequent few, the rest added up under "other" (an endpoint can answer any number of codes). */

@@ -1,7 +1,7 @@
 // The few lines a load run prints when it ends: the decision (verdict.ts) and its reasons first, then the figures.
 import { ENTRY_KINDS, isDegenerate } from '../shared/corpus.ts';
 import { ESTIMATE_SPREAD } from '../shared/bounds.ts';
-import { generatorSentence, headline } from './headline.ts';
+import { generatorSentence, headline, samplingLag } from './headline.ts';
 import { decide } from './verdict.ts';
 import type { LoadReport, MethodCorpus } from '../shared/load-report.ts';
 
@@ -21,6 +21,7 @@ export function summaryText(r: LoadReport, reportPaths: string[]): string {
     ...freshLines(r),
     `corpus per method (as sampled; "compared": answers checked against the one sampled, an estimate at a final block within ${ESTIMATE_SPREAD * 100}% of it):`,
     ...Object.entries(r.corpus.methods).map(([name, c]) => `  ${name.padEnd(40)}${describeCorpus(c)}`),
+    ...((lag) => (lag ? [`  ${lag}`] : []))(samplingLag(r.corpus)),
     `generator: ${r.generator.instances > 1 ? `${r.generator.instances} k6 instances, merged; ` : ''}${generatorSentence(r).text.replace(/^the generator /, '')}${r.generator.cpuCores === undefined ? '' : ` (k6 used ${r.generator.cpuCores} of ${r.generator.availableCores} cores)`}`,
     `reports: ${reportPaths.join(', ')}`,
   ];
@@ -47,6 +48,7 @@ function describeCorpus(c: MethodCorpus): string {
   return [
     c.entries ? `${isDegenerate(c) ? 'DEGENERATE: ' : ''}${c.entries} entries (${kinds.join(', ')}), ${c.distinct} distinct, ${c.compared} compared` : 'no entry',
     ...(rejected.length ? [`left out: ${rejected.join(', ')}`] : []),
+    ...(c.aboveTargetHead ? [`${c.aboveTargetHead.count} above the target's own head (its lag), left out`] : []),
     ...(c.status === undefined ? ['replayed from a corpus that did not record its sampling'] : []),
   ].join('; ');
 }

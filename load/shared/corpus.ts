@@ -46,7 +46,7 @@ export interface CorpusEntry {
   /** The fingerprint of the answer seen at sampling, when it met the entry's kind (core/reply.ts): under load, the same bytes are not parsed again. */
   reply?: string;
   /**
-   * For a hit answered with a value at sampling whose block was not within LAG_BLOCKS of the head (or that names no
+   * For a hit answered with a value at sampling whose block was not within REORG_DEPTH of the head (or that names no
    * block): null is as wrong under load as it was at sampling (a finding there), not a rate-judged null_unexpected.
    */
   settled?: true;
@@ -75,6 +75,23 @@ export interface MethodSampling {
   /** Candidates left out of the corpus, and why (history the endpoint prunes, a replay that reverts at its parent state, no answer). */
   rejected: Record<string, number>;
   findings: Finding[];
+  /**
+   * Hits of a block above the head the target itself had announced, that it did not know (null or an error): target
+   * lag (its reference is ahead), left out of the corpus, never counted correct. The first as an example.
+   */
+  aboveTargetHead?: { count: number; example: string };
+  /** Hits the target did not know at first although its head covered them, known when asked again past the grace (counted correct). */
+  lateWithinGrace?: number;
+}
+
+/** What sampling saw of the target's own head (sample.ts), beside the reference's (`head`). */
+export interface TargetHead {
+  /** The highest block number the target announced (eth_blockNumber) during sampling. */
+  head: string;
+  /** How many blocks the reference's head was above the target's when sampling began (0 without a reference, or none ahead). */
+  behindReference: number;
+  /** How far the target's eth_blockNumber went back below the highest it had shown (one of its nodes behind another). */
+  wentBack: number;
 }
 
 export interface Corpus {
@@ -89,6 +106,8 @@ export interface Corpus {
    * above it, an answer is compared when it comes from the block sampling saw (its hash: bounds.ts). */
   finalBlock?: string;
   blocksSampled: number;
+  /** The target's own head at sampling: absent from corpora sampled before it was recorded. */
+  targetHead?: TargetHead;
   entries: Record<RpcMethod, CorpusEntry[]>;
   /** Per sampled method. */
   sampling: Partial<Record<RpcMethod, MethodSampling>>;

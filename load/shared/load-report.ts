@@ -2,7 +2,7 @@
 // run/ and report/, so that both read it and report/'s modules (report.ts, compare.ts, verdict.ts) need not import
 // each other for a type. Types only.
 import type { ReportHeader } from '../../core/report-header.ts';
-import type { Composition, MethodSampling } from './corpus.ts';
+import type { Composition, MethodSampling, TargetHead } from './corpus.ts';
 import type { Latency } from './shard.ts';
 import type { TimelinePoint } from './measurement.ts';
 import type { RpcClass } from './methods.ts';
@@ -52,7 +52,7 @@ export interface LoadReport extends ReportHeader<'rpc-certify-load', 3> {
   incompleteReason?: string;
   k6: { version: string; source: string; exitCode: number };
   plan: { rate: number; durationSec: number; totalSec: number; periodSec: number; validateShare: number; instances: number; latencyRelativeError: number; slo: Slo };
-  corpus: { file: string; seed: number; missShare: number; chainId: string; head: string; finalBlock?: string; blocksSampled: number; methods: Record<string, MethodCorpus> };
+  corpus: { file: string; seed: number; missShare: number; chainId: string; head: string; finalBlock?: string; blocksSampled: number; targetHead?: TargetHead; methods: Record<string, MethodCorpus> };
   durationSec: number;
   /** Per method, plus "mix" for the capacity profile's weighted mix. */
   methods: Record<string, MethodReport>;

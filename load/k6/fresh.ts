@@ -50,7 +50,7 @@ let nextId = 1;
  * One answer's result, or its JSON-RPC error's code and message; undefined when there was no answer to judge (an
  * HTTP failure, a timeout, a body that is no answer to this call).
  */
-function answer(url: string, timeout: string, method: FreshMethod, params: unknown[]): { result: unknown } | { error: string } | undefined {
+function answer(url: string, timeout: string, method: FreshMethod, params: unknown[], judged = true): { result: unknown } | { error: string } | undefined {
   const id = nextId++;
   const res = http.post(url, JSON.stringify({ jsonrpc: '2.0', id, method, params }), { headers: JSON_HEADERS, tags: { name: method }, timeout });
   // A null is what is judged here, so the answer is read whatever the class sorting expects (classify keeps no null's envelope).
@@ -67,13 +67,14 @@ function answer(url: string, timeout: string, method: FreshMethod, params: unkno
     return { error: `error ${String(e?.code)} ${JSON.stringify(String(e?.message ?? '')).slice(0, 80)}` };
   }
   if (!('result' in envelope)) return undefined;
-  counters.requests.add(1, methodTags[method]);
+  if (judged) counters.requests.add(1, methodTags[method]);
   return { result: envelope.result };
 }
 
-/** One answer's result; undefined when there was none to judge (an error, a timeout: the method scenarios count those). */
-function ask(url: string, timeout: string, method: FreshMethod, params: unknown[]): { result: unknown } | undefined {
-  const a = answer(url, timeout, method, params);
+/** One answer's result; undefined when there was none to judge (an error, a timeout: the method scenarios count those).
+ * `judged`: counted as a fresh request here (a `latest` answer is counted by judgeTagged, once it names a block). */
+function ask(url: string, timeout: string, method: FreshMethod, params: unknown[], judged = true): { result: unknown } | undefined {
+  const a = answer(url, timeout, method, params, judged);
   return a && 'result' in a ? a : undefined;
 }
 
@@ -151,15 +152,21 @@ function askObjects(url: string, timeout: string, a: Announced, graceMs: number)
   }
 }
 
+/** A `latest`-tagged answer that names no block it was read at: counted apart, never as a fresh ok (freshness.ts). */
+export function notJudgeable(method: FreshMethod): void {
+  counters.notJudgeable.add(1, methodTags[method]);
+}
+
 /**
  * A `latest`-tagged answer of a corpus entry (a method scenario's VU): the block it names is judged against that VU's
  * announced head like eth_getBlockByNumber latest's, and announces a higher one.
  */
-export function judgeTagged(method: FreshMethod, result: unknown, graceMs: number, counted = false): void {
+export function judgeTagged(method: FreshMethod, result: unknown, graceMs: number): void {
   const o = (Array.isArray(result) ? result[0] : result) as { blockNumber?: unknown; blockHash?: unknown } | null | undefined;
   const n = quantity(o?.blockNumber);
-  if (n === undefined) return; // an empty block's receipts, no transaction at that index: no block named
-  if (!counted) counters.requests.add(1, methodTags[method]);
+  // An empty block's receipts, no transaction at that index: no block named.
+  if (n === undefined) return notJudgeable(method);
+  counters.requests.add(1, methodTags[method]);
   judgeLatest(method, n, { hash: o?.blockHash }, graceMs);
 }
 
@@ -188,8 +195,8 @@ export function freshRound(url: string, timeout: string, graceMs: number): void 
   probeAbove(url, timeout, graceMs);
   // The other `latest` lookups whose answer names its block, as a client following the head asks them.
   for (const [method, params] of TAGGED_ASKS) {
-    const got = ask(url, timeout, method, params);
-    if (got) judgeTagged(method, got.result, graceMs, true);
+    const got = ask(url, timeout, method, params, false);
+    if (got) judgeTagged(method, got.result, graceMs);
   }
   const now = Date.now();
   const top = head();

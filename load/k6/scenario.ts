@@ -22,8 +22,8 @@ import { packEntry, type PackedEntry, unpackEntry } from './packed-entry.ts';
 import { entryIndex, stripeEntries } from '../shared/segments.ts';
 import { SHARD_MARKER } from '../shared/shard.ts';
 import { shapeFault } from './shapes.ts';
-import { freshRound, judgeTagged } from './fresh.ts';
-import { freshThresholds, TAGGED_METHODS } from '../shared/freshness.ts';
+import { freshRound, judgeTagged, notJudgeable } from './fresh.ts';
+import { freshThresholds, TAGGED_METHODS, UNJUDGEABLE_METHODS } from '../shared/freshness.ts';
 import { BOOKKEEPING } from '../shared/profiles.ts';
 import { histogramThresholds, type K6Summary, shardOf } from '../shared/summary.ts';
 
@@ -59,8 +59,9 @@ interface Request {
   stripes?: number[][];
   params: { headers: Record<string, string>; tags: Record<string, string>; timeout: string };
   logged: Set<string>;
-  /** Its `latest`-tagged entries are judged against the head (fresh reads on, and its answer names its block). */
-  tagged: boolean;
+  /** Fresh reads on: its `latest`-tagged entries' answers are judged against the head (`names`: the answer names its
+   * block) or counted not judgeable (`not judgeable`: it names none, freshness.ts). */
+  tagged?: 'names' | 'not judgeable';
 }
 // A tagged metric sample costs k6 more than most of the JavaScript around it (a tag set built in the VU, then
 // the engine's sink, each sub-metric's tag test, the dashboard's sink, GC): an `ok` answer, the commonest,
@@ -95,7 +96,7 @@ const requests = Object.fromEntries(
       name: JSON.stringify(m),
       params: { headers: JSON_HEADERS, tags: { name: m }, timeout: plan.requestTimeout },
       logged: new Set(),
-      tagged: plan.fresh !== undefined && (TAGGED_METHODS as readonly string[]).includes(m),
+      ...(plan.fresh === undefined ? {} : (TAGGED_METHODS as readonly string[]).includes(m) ? { tagged: 'names' as const } : (UNJUDGEABLE_METHODS as readonly string[]).includes(m) ? { tagged: 'not judgeable' as const } : {}),
     },
   ]),
 ) as Record<RpcMethod, Request>;
@@ -145,7 +146,8 @@ export function call(): void {
   const status = res.status;
   const validate = validates(i);
   // A `latest`-tagged entry is judged against the head under fresh reads: its answer is read, never taken as sampled.
-  const tagged = r.tagged && entry.params.includes('"latest"');
+  const latest = r.tagged !== undefined && entry.params.includes('"latest"');
+  const tagged = latest && r.tagged === 'names';
   const seen = !tagged && recognised(entry, id, status, body);
   let verdict: Classification;
   if (seen && !validate) verdict = metVerdict(entry);
@@ -160,8 +162,9 @@ export function call(): void {
   } else if (verdict.envelope) verdict = compared(method, entry, verdict.envelope, verdict, r, seen);
   else if (verdict.cls === 'wrong') logOnce(r, 'wrong', `${method} ${entry.params}: ${verdict.why ?? 'wrong'}`);
 
-  if (tagged && verdict.cls === 'ok' && verdict.envelope) judgeTagged(method as (typeof TAGGED_METHODS)[number], verdict.envelope.result, plan.fresh?.graceMs ?? 0);
   const { cls, code } = verdict;
+  if (tagged && cls === 'ok' && verdict.envelope) judgeTagged(method, verdict.envelope.result, plan.fresh?.graceMs ?? 0);
+  else if (latest && SUCCESS_CLASSES.includes(cls)) notJudgeable(method);
   if (SUCCESS_CLASSES.includes(cls)) {
     const duration = res.timings.duration;
     const b = bucketOf(duration);

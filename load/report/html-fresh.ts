@@ -10,9 +10,11 @@ export function freshSection(r: LoadReport): string {
   const names = Object.keys(r.freshness.methods);
   const rows = Object.entries(r.freshness.methods).map(([m, f]) => {
     const v = f.visibleMs;
-    return `<tr><td>${esc(m)}</td><td>${f.requests}</td><td class="${f.stale ? 'fail' : 'pass'}">${f.stale} (${(f.staleRate * 100).toFixed(2)}%)</td><td>${f.latestBehind}</td><td>${f.reorged}</td><td>${v ? `${v.p50} / ${v.p95} / ${v.max}` : '–'}</td><td>${esc(f.staleSample ?? '–')}</td></tr>`;
+    // Nothing judged (only `latest` answers naming no block): no stale figure to colour as held.
+    const stale = f.requests || f.stale ? `<td class="${f.stale ? 'fail' : 'pass'}">${f.stale} (${(f.staleRate * 100).toFixed(2)}%)</td>` : '<td>–</td>';
+    return `<tr><td>${esc(m)}</td><td>${f.requests}</td>${stale}<td>${f.latestBehind}</td><td>${f.reorged}</td><td>${f.notJudgeable ?? '–'}</td><td>${v ? `${v.p50} / ${v.p95} / ${v.max}` : '–'}</td><td>${esc(f.staleSample ?? '–')}</td></tr>`;
   });
-  return `<h2>Fresh reads (head chased; grace ${r.freshness.graceMs} ms)</h2><div class="scroll"><table><tr><th>method</th><th>fresh requests</th><th>stale</th><th>latest behind</th><th>reorged</th><th>visible ms p50 / p95 / max</th><th>first stale read</th></tr>${rows.join('')}</table></div>
+  return `<h2>Fresh reads (head chased; grace ${r.freshness.graceMs} ms)</h2><div class="scroll"><table><tr><th>method</th><th>fresh requests</th><th>stale</th><th>latest behind</th><th>reorged</th><th>latest not judgeable against the head</th><th>visible ms p50 / p95 / max</th><th>first stale read</th></tr>${rows.join('')}</table></div>
 ${freshOverTime(r, names)}`;
 }
 

@@ -110,6 +110,7 @@ export function freshnessReport(graceMs: number, shard: FreshnessShard, samples:
       staleRate: round(f.requests ? f.stale / f.requests : 0, 4),
       latestBehind: f.latestBehind,
       reorged: f.reorged,
+      notJudgeable: f.notJudgeable,
       visibleMs: v.count ? { count: v.count, p50: round(quantile(v, 0.5)), p95: round(quantile(v, 0.95)), max: round(v.max) } : null,
       ...(samples[m] ? { staleSample: samples[m] } : {}),
     };

@@ -104,10 +104,12 @@ function gateChecks(r: LoadReport): GateCheck[] {
   // method asked for every announced block that had no answer to judge (errors, timeouts): silence is no pass.
   if (r.freshness) {
     const fresh = r.freshness;
-    for (const method of ALWAYS_ASKED.filter((m) => !fresh.methods[m])) {
+    for (const method of ALWAYS_ASKED.filter((m) => !fresh.methods[m]?.requests)) {
       checks.push({ kind: 'fresh', className: `load.fresh.${method}`, name: `${method} judged fresh`, failure: `${method}: no fresh read judged (every answer to the head-chasing client was an error or a timeout, or none came)` });
     }
     for (const [method, f] of Object.entries(fresh.methods)) {
+      // Only `latest` answers that name no block (not judgeable against the head): nothing was judged, so no check held.
+      if (!f.requests && !f.stale) continue;
       const why = f.latestBehind ? ` (${f.latestBehind} of them an older block than the announced head for latest)` : '';
       checks.push({
         kind: 'fresh',

@@ -12,9 +12,18 @@ const BY_BLOCK_HASH = 'eth_getTransactionByBlockHashAndIndex';
 const CHASED = METHODS.filter((m) => METHOD_FACTS[m].chased);
 /** The corpus's `latest`-tagged lookups whose answer names the block it was read at: judged against the head too. */
 export const TAGGED_METHODS = METHODS.filter((m) => METHOD_FACTS[m].namesItsBlock);
+/**
+ * The methods that take `latest` but whose answer names no block it was read at: an estimate is a number; an uncle's
+ * number is below the block that holds it, a lower bound that cannot show that block older than the announced head
+ * (and a null, every post-merge block's answer, names nothing). Their `latest` answers are counted "not judgeable
+ * against the head", never as fresh ok.
+ */
+export const UNJUDGEABLE_METHODS = METHODS.filter((m) => METHOD_FACTS[m].tags.includes('latest') && !METHOD_FACTS[m].namesItsBlock);
 export type FreshMethod = (typeof HEAD_READS)[number] | typeof BY_BLOCK_HASH | RpcMethod;
 /** Every method with freshness figures, in the order the reports list them. */
-export const FRESH_METHODS: readonly FreshMethod[] = [...new Set<FreshMethod>([...HEAD_READS, ...CHASED, BY_BLOCK_HASH, ...TAGGED_METHODS])];
+export const FRESH_METHODS: readonly FreshMethod[] = [...new Set<FreshMethod>([...HEAD_READS, ...CHASED, BY_BLOCK_HASH, ...TAGGED_METHODS, ...UNJUDGEABLE_METHODS])];
+/** Those whose answers can show an announced block, so have an announcement-to-visible figure. */
+const VISIBLE_METHODS = FRESH_METHODS.filter((m) => !(UNJUDGEABLE_METHODS as readonly FreshMethod[]).includes(m));
 /**
  * Asked for every announced block, whatever it holds (the head, the block, its receipts; its transaction only when it
  * holds one): one of them never judged means the client saw nothing fresh, which is no pass.
@@ -36,6 +45,7 @@ export const FRESH_COUNTERS = {
   stale: 'fresh_stale',
   latestBehind: 'fresh_latest_behind',
   reorged: 'fresh_reorged',
+  notJudgeable: 'fresh_not_judgeable',
 } as const;
 export type FreshCounter = keyof typeof FRESH_COUNTERS;
 
@@ -55,6 +65,8 @@ export interface FreshMethodShard {
   latestBehind: number;
   /** Nulls for objects of a block the endpoint no longer has at its height: counted apart, never stale. */
   reorged: number;
+  /** `latest`-tagged answers that name no block (an estimate, an uncle lookup, an empty block's receipts): not in `requests`. */
+  notJudgeable: number;
   /** Time from announcement to the first answer that knew the object, ms. */
   visible: Histogram;
 }
@@ -65,8 +77,8 @@ export function freshThresholds(bookkeeping: string): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const m of FRESH_METHODS) {
     for (const c of Object.keys(FRESH_COUNTERS) as FreshCounter[]) out[freshCounterMetric(c, m)] = [bookkeeping];
-    for (let b = 0; b < BUCKETS; b++) out[freshBucketMetric(m, b)] = [bookkeeping];
   }
+  for (const m of VISIBLE_METHODS) for (let b = 0; b < BUCKETS; b++) out[freshBucketMetric(m, b)] = [bookkeeping];
   return out;
 }
 
@@ -90,7 +102,8 @@ export function freshnessOf(read: Read): FreshnessShard {
   const out: FreshnessShard = {};
   for (const m of FRESH_METHODS) {
     const requests = read(freshCounterMetric('requests', m), 'count');
-    if (requests === 0) continue;
+    const notJudgeable = read(freshCounterMetric('notJudgeable', m), 'count');
+    if (requests === 0 && notJudgeable === 0) continue;
     const visible = visibleBuckets(read, m);
     if (visible.count > 0) Object.assign(visible, { min: read(freshBoundsMetric(m), 'min'), max: read(freshBoundsMetric(m), 'max') });
     out[m] = {
@@ -98,6 +111,7 @@ export function freshnessOf(read: Read): FreshnessShard {
       stale: read(freshCounterMetric('stale', m), 'count'),
       latestBehind: read(freshCounterMetric('latestBehind', m), 'count'),
       reorged: read(freshCounterMetric('reorged', m), 'count'),
+      notJudgeable,
       visible,
     };
   }
@@ -111,8 +125,9 @@ export function mergeFreshness(parts: ReadonlyArray<FreshnessShard | undefined>)
   for (const m of FRESH_METHODS) {
     const mine = present.map((p) => p[m]).filter((x): x is FreshMethodShard => x !== undefined);
     if (mine.length === 0) continue;
-    const add = (k: 'requests' | 'stale' | 'latestBehind' | 'reorged') => mine.reduce((a, x) => a + x[k], 0);
-    out[m] = { requests: add('requests'), stale: add('stale'), latestBehind: add('latestBehind'), reorged: add('reorged'), visible: mergeHistograms(mine.map((x) => x.visible)) };
+    // A shard written before `notJudgeable` was counted has none.
+    const add = (k: FreshCounter) => mine.reduce((a, x) => a + (x[k] ?? 0), 0);
+    out[m] = { requests: add('requests'), stale: add('stale'), latestBehind: add('latestBehind'), reorged: add('reorged'), notJudgeable: add('notJudgeable'), visible: mergeHistograms(mine.map((x) => x.visible)) };
   }
   return out;
 }

@@ -136,6 +136,9 @@ export interface FreshMethodReport {
   latestBehind: number;
   /** Nulls for objects of a block reorged out: counted apart, never stale. */
   reorged: number;
+  /** `latest`-tagged answers that name no block it was read at (an estimate, an uncle lookup, an empty block's
+   * receipts): not judgeable against the head, so not in `requests`. Absent from reports written before it was counted. */
+  notJudgeable?: number;
   /** Time from announcement to the first answer that knew the object (ms), null when none was seen. */
   visibleMs: { count: number; p50: number; p95: number; max: number } | null;
   /** The first stale read. */

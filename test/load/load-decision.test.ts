@@ -133,6 +133,12 @@ describe('load: one decision, printed alike everywhere (verdict.ts)', () => {
     expect(quiet.reasons).to.include('eth_getBlockByHash: no fresh read judged (every answer to the head-chasing client was an error or a timeout, or none came)');
     expect((quiet.reasons ?? []).join('\n')).to.not.match(/eth_blockNumber: no fresh read/);
     expectAgreement(quiet);
+    // `latest` answers that name no block are no judged read: receipts with only those are silent too, and an estimate
+    // with only those has no fresh check at all (none held).
+    const unjudged = { ...judged, requests: 0, notJudgeable: 12, visibleMs: null };
+    const named = withVerdict({ ...reportOf(), freshness: { graceMs: 2000, methods: { ...Object.fromEntries(ALWAYS_ASKED.map((m) => [m, judged])), eth_getBlockReceipts: unjudged, eth_estimateGas: unjudged } } });
+    expect(named.reasons).to.include('eth_getBlockReceipts: no fresh read judged (every answer to the head-chasing client was an error or a timeout, or none came)');
+    expect(decide(named).checks.filter((c) => c.className === 'load.fresh.eth_estimateGas')).to.deep.equal([]);
   });
 
   it('a method not served, a regression against the baseline, an incomplete run: the same agreement', () => {

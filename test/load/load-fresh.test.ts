@@ -2,12 +2,15 @@
 // passes a short gate with every fresh read judged, and a round robin over the fresh chain and one 3 blocks stale fails
 // it with stale reads named per method, the lookups by hash among them (not only through eth_blockNumber going back).
 import { expect } from 'chai';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runLoad } from '../../load/run/run.ts';
 import { startDevnet, type Devnet } from '../../devnet/index.ts';
-import { DEFAULT_GRACE_MS, FRESH_METHODS, type FreshMethod } from '../../load/shared/freshness.ts';
+import { DEFAULT_GRACE_MS, FRESH_METHODS, UNJUDGEABLE_METHODS, type FreshMethod } from '../../load/shared/freshness.ts';
+import { sampleCorpus } from '../../load/plan/sample.ts';
+import type { CorpusEntry } from '../../load/shared/corpus.ts';
+import type { RpcMethod } from '../../core/methods.ts';
 import type { LoadReport } from '../../load/shared/load-report.ts';
 import { FaultProxy, type Fault, type RpcResponse } from '../support/fault-proxy.ts';
 import { behind } from '../support/faults.ts';
@@ -52,7 +55,7 @@ describe('load: fresh reads on a moving chain', function () {
     await devnet?.stop();
   });
 
-  async function gate(extra: { corpus?: string; duration?: string }): Promise<{ exitCode: number; summary: string; report: LoadReport; junit: string; html: string; out: string }> {
+  async function gate(extra: { corpus?: string; duration?: string; methods?: RpcMethod[] }): Promise<{ exitCode: number; summary: string; report: LoadReport; junit: string; html: string; out: string }> {
     const out = await mkdtemp(join(tmpdir(), 'rc-load-fresh-'));
     const r = await runLoad({ url: proxy.url, profile: 'gate', duration: extra.duration ?? '6s', rate: 2, methods: ['eth_getBlockByHash', 'eth_getBlockReceipts'], fresh: true, out, log: () => undefined, ...extra });
     const report = JSON.parse(await readFile(join(out, 'load.json'), 'utf8')) as LoadReport;
@@ -64,7 +67,8 @@ describe('load: fresh reads on a moving chain', function () {
     corpus = join(out, 'load.corpus.json');
     expect(exitCode, summary).to.equal(0);
     const methods = report.freshness?.methods ?? {};
-    expect(Object.keys(methods)).to.have.members([...FRESH_METHODS]);
+    // Every method the head-chasing client asks and these corpus methods: none answers `latest` naming no block here.
+    expect(Object.keys(methods)).to.have.members(FRESH_METHODS.filter((m) => !(UNJUDGEABLE_METHODS as readonly string[]).includes(m)));
     for (const [m, f] of Object.entries(methods)) {
       expect(f.requests, m).to.be.above(3);
       expect(f.stale, `${m}: ${f.staleSample ?? ''}`).to.equal(0);
@@ -123,6 +127,29 @@ describe('load: fresh reads on a moving chain', function () {
     } finally {
       proxy.fault = undefined;
     }
+  });
+
+  it('latest-tagged entries whose answer names no block (an estimate, an uncle lookup) are counted not judgeable against the head, never as fresh', async () => {
+    const sampled = await sampleCorpus({ url: proxy.url, seed: 1, missShare: 0.1, methods: ['eth_estimateGas', 'eth_getUncleByBlockNumberAndIndex'] });
+    // Every other entry `latest`-tagged, so a short run asks them: the plain transfer, and uncle 0 of the head block
+    // (null on this post-merge chain, as due for an empty lookup).
+    const transfer = sampled.entries.eth_estimateGas.find((e) => e.note === 'plain transfer');
+    expect(transfer, 'the plain transfer at latest').to.not.equal(undefined);
+    const uncle: CorpusEntry = { params: ['latest', '0x0'], note: 'latest', kind: 'empty' };
+    const every = (entries: CorpusEntry[], e: CorpusEntry) => entries.map((x, i) => (i % 2 ? x : e));
+    sampled.entries.eth_estimateGas = every(sampled.entries.eth_estimateGas, transfer as CorpusEntry);
+    sampled.entries.eth_getUncleByBlockNumberAndIndex = every(sampled.entries.eth_getUncleByBlockNumberAndIndex, uncle);
+    const file = join(await mkdtemp(join(tmpdir(), 'rc-load-fresh-corpus-')), 'corpus.json');
+    await writeFile(file, JSON.stringify(sampled));
+    const { exitCode, summary, report, junit } = await gate({ corpus: file, methods: ['eth_estimateGas', 'eth_getUncleByBlockNumberAndIndex'] });
+    expect(exitCode, summary).to.equal(0);
+    for (const m of UNJUDGEABLE_METHODS) {
+      const f = report.freshness?.methods[m];
+      expect(f?.notJudgeable, `${m}\n${summary}`).to.be.above(0);
+      expect(f?.requests, `${m}: never a fresh request judged ok`).to.equal(0);
+      expect(junit, `${m}: no fresh check held for it`).to.not.include(`classname="load.fresh.${m}"`);
+    }
+    expect(summary).to.match(/not judgeable: `latest` answers that name no block/);
   });
 
   it('a latest (and eth_blockNumber) 5 blocks behind while lookups by number and hash are current fails the gate, without a reference', async () => {

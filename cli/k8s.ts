@@ -1,7 +1,7 @@
 // `rpc-certify k8s`: the load test as k6-operator manifests, and `k8s merge`: the pods' results as one report.
 import { parseArgs } from 'node:util';
 import { redact } from '../core/redact.ts';
-import { oneLineErrors, print, report, share, TEST_OPTIONS_HELP, testOptions, testOptionSpecs } from './load.ts';
+import { FRESH_HELP, oneLineErrors, print, report, share, TEST_OPTIONS_HELP, testOptions, testOptionSpecs } from './load.ts';
 import { endpointOptions, positive, resolveEndpoint } from './networks.ts';
 import { UsageError } from '../core/node/errors.ts';
 import { K6_RUNNER_IMAGE, K6_VERSION } from '../core/node/tools/k6.ts';
@@ -18,13 +18,14 @@ operator gives each runner pod an execution segment) and <out>/run.json, then pr
 runner image (load/k8s/Dockerfile: this project's k6 ${K6_VERSION}), create the Secret with the endpoint URL
 (key included: the pods read it from there, no file written here holds it), \`kubectl apply --server-side\`.
 Each pod ends its log with its results in mergeable form (counts and latency histograms); the second form
-merges them into load.json, load.html and load.junit.xml, with thresholds, head freshness and the baseline
-judged on the whole test.
+merges them into load.json, load.html and load.junit.xml, with thresholds, head freshness, fresh reads
+(--fresh) and the baseline judged on the whole test.
 The capacity profile needs this machine between steps: use \`rpc-certify load --segments\` for it.
 
 Options:
   --url URL             the endpoint to sample the corpus from (--network, --api-key, --base-url also work)
 ${TEST_OPTIONS_HELP}
+${FRESH_HELP}
   --parallelism N       runner pods (TestRun spec.parallelism)
   --name NAME           the TestRun's name; the ConfigMap is NAME-script, the Secret NAME-endpoint (default rpc-certify-load)
   --namespace NS        the namespace of the manifests
@@ -46,6 +47,7 @@ export async function k8sCommand(argv: string[]): Promise<number> {
         ...endpointOptions,
         ...testOptionSpecs,
         parallelism: { type: 'string' },
+        fresh: { type: 'boolean', default: false },
         name: { type: 'string' },
         namespace: { type: 'string' },
         'runner-image': { type: 'string' },
@@ -58,6 +60,8 @@ export async function k8sCommand(argv: string[]): Promise<number> {
     if (values.help) return print(k8sHelp);
     const [mode, run, ...logs] = positionals;
     if (mode === 'merge') {
+      // Whether the pods chased the head was decided when the manifests were written: run.json's plan says it.
+      if (values.fresh) throw new UsageError('--fresh goes with `k8s` when the manifests are written, not with `k8s merge`: run.json\'s plan says whether the pods chased the head');
       if (!run || logs.length === 0) throw new UsageError('k8s merge takes run.json and at least one pod log (see --help)');
       return report(
         await (await import('../load/run/k8s.ts')).mergeK8s({
@@ -75,6 +79,7 @@ export async function k8sCommand(argv: string[]): Promise<number> {
     return report(
       await (await import('../load/run/k8s.ts')).writeK8s({
         ...testOptions(values),
+        ...(values.fresh ? { fresh: true } : {}),
         ...(url ? { url } : {}),
         parallelism: positive(values.parallelism, '--parallelism'),
         out: values.out ?? 'k8s',

@@ -29,6 +29,11 @@ export const TEST_OPTIONS_HELP = `  --profile NAME        smoke (default), gate,
   --slo-success F       the success share the SLO requires (default 0.99)
   --slo-max-dropped F   the share of planned requests k6 may fail to start (default 0.01)`;
 
+/** Load and k8s alike: the head-chasing scenario runs in every k6 instance (segment, pod), its figures merged. */
+export const FRESH_HELP = `  --fresh               also chase the head as wallets and indexers do, and fail on any stale read past the
+                        grace (docs/load.md, "Fresh reads"): for an endpoint on a chain that moves; with
+                        several instances (--segments, k8s pods) each chases it, their figures merged`;
+
 /** How the help writes each SLO figure. */
 const SLO_FIGURE: Record<keyof Slo, (v: number) => string> = {
   p95Ms: (v) => `p95 < ${v} ms`,
@@ -88,8 +93,7 @@ Options:
   --block-time S        with no --url, a moving embedded default:
 ${blockTimeHelp(24)}
                         (fresh reads are chased and judged on it, as with --fresh)
-  --fresh               also chase the head as wallets and indexers do, and fail on any stale read past the
-                        grace (docs/load.md, "Fresh reads"): for an endpoint on a chain that moves
+${FRESH_HELP}
 ${TEST_OPTIONS_HELP}
   --segments N          run N k6 processes here, each an execution segment of the test, merged into one report
   --step-rate N         capacity: what each step adds (default: --rate)

@@ -2,7 +2,13 @@
 // passes a short gate with every fresh read judged, and a round robin over the fresh chain and one 3 blocks stale fails
 // it with stale reads named per method, the lookups by hash among them (not only through eth_blockNumber going back).
 import { expect } from 'chai';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { parseAllDocuments } from 'yaml';
+import { mergeK8s } from '../../load/run/k8s.ts';
+import { type Shard, shardsIn } from '../../load/shared/shard.ts';
+import { findK6 } from '../../core/node/tools/k6.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runLoad } from '../../load/run/run.ts';
@@ -20,6 +26,32 @@ function blockOf(result: unknown): number | undefined {
   const o = (Array.isArray(result) ? result[0] : result) as { number?: unknown; blockNumber?: unknown } | null | undefined;
   const n = o?.blockNumber ?? o?.number;
   return typeof n === 'string' ? parseInt(n, 16) : undefined;
+}
+
+const CLI = fileURLToPath(new URL('../../bin/rpc-certify.js', import.meta.url));
+
+function run(command: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, output }));
+  });
+}
+
+/** Each instance chased the head (its shard has fresh figures), and the report's are their sum. */
+function expectFreshSum(report: LoadReport, shards: Shard[]): void {
+  expect(shards).to.have.length(2);
+  for (const s of shards) expect(s.freshness?.eth_blockNumber?.requests, 'each instance chased the head').to.be.above(0);
+  const methods = report.freshness?.methods ?? {};
+  expect(Object.keys(methods)).to.not.be.empty;
+  for (const [m, f] of Object.entries(methods)) {
+    for (const k of ['requests', 'stale', 'latestBehind', 'reorged'] as const) {
+      expect(f[k], `${m} ${k}`).to.equal(shards.reduce((a, s) => a + (s.freshness?.[m as keyof Shard['freshness']]?.[k] ?? 0), 0));
+    }
+  }
 }
 
 /** Every other request answered as if the chain were `lag` blocks shorter: a balancer over a fresh and a lagging backend. */
@@ -150,6 +182,54 @@ describe('load: fresh reads on a moving chain', function () {
       expect(junit, `${m}: no fresh check held for it`).to.not.include(`classname="load.fresh.${m}"`);
     }
     expect(summary).to.match(/not judgeable: `latest` answers that name no block/);
+  });
+
+  it('--segments 2 with fresh reads: each segment chases the head, one freshness section whose counts are their sum; the clean endpoint passes', async () => {
+    const lines: string[] = [];
+    const out = await mkdtemp(join(tmpdir(), 'rc-load-fresh-segments-'));
+    const r = await runLoad({ url: proxy.url, corpus, segments: 2, keepWork: true, profile: 'gate', duration: '6s', rate: 2, methods: ['eth_getBlockByHash', 'eth_getBlockReceipts'], fresh: true, out, log: (l) => lines.push(l) });
+    const report = JSON.parse(await readFile(join(out, 'load.json'), 'utf8')) as LoadReport;
+    expect(r.exitCode, r.summary).to.equal(0);
+    expect(report.generator.instances).to.equal(2);
+    const work = /work files kept in (\S+)/.exec(lines.join('\n'))?.[1] ?? '';
+    const shards = (await Promise.all([0, 1].map((i) => readFile(join(work, 'run-0', `instance-${i}`, 'shard.json'), 'utf8')))).flatMap(shardsIn);
+    await rm(work, { recursive: true, force: true });
+    expectFreshSum(report, shards);
+    for (const [m, f] of Object.entries(report.freshness?.methods ?? {})) expect(f.stale, `${m}: ${f.staleSample ?? ''}`).to.equal(0);
+  });
+
+  it('k8s --fresh: the pods chase the head, their logs merge into one freshness section, and a round robin\'s stale reads are named from them', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'rc-load-fresh-k8s-'));
+    const cli = await run(process.execPath, [CLI, 'k8s', '--corpus', corpus, '--fresh', '--parallelism', '2', '--profile', 'gate', '--duration', '6s', '--rate', '2', '--methods', 'eth_getBlockByHash,eth_getBlockReceipts', '--out', out]);
+    expect(cli.code, cli.output).to.equal(0);
+    const descriptor = JSON.parse(await readFile(join(out, 'run.json'), 'utf8')) as { plan: { fresh?: { graceMs: number } } };
+    expect(descriptor.plan.fresh, 'the plan the pods run chases the head').to.deep.equal({ graceMs: DEFAULT_GRACE_MS });
+    const [configMap, testRun] = parseAllDocuments(await readFile(join(out, 'k8s.yaml'), 'utf8')).map((d) => d.toJSON() as { data: Record<string, string>; spec: { arguments: string } });
+    const script = join(out, 'scenario.js');
+    await writeFile(script, configMap!.data['scenario.js']!);
+    await writeFile(join(out, 'corpus.json'), configMap!.data['corpus.json']!);
+    const k6 = (await findK6())!.path;
+    proxy.fault = lagging(3);
+    try {
+      // What the operator runs in runner pod i of 2 (as test/load/load-distributed.test.ts).
+      const pods = await Promise.all(
+        ['0:1/2', '1/2:1'].map((segment, i) =>
+          run(k6, ['run', '--quiet', `--execution-segment=${segment}`, '--execution-segment-sequence=0,1/2,1', ...testRun!.spec.arguments.split(' '), script, '--tag', `instance_id=${i}`], {
+            RPC_CERTIFY_URL: proxy.url,
+            RPC_CERTIFY_CORPUS: join(out, 'corpus.json'),
+          }),
+        ),
+      );
+      await writeFile(join(out, 'pods.log'), pods.map((p) => p.output).join('\n'));
+      const merged = await mergeK8s({ run: join(out, 'run.json'), logs: [join(out, 'pods.log')], out: join(out, 'reports') });
+      expect(merged.exitCode, merged.summary).to.equal(1);
+      const report = JSON.parse(await readFile(join(out, 'reports', 'load.json'), 'utf8')) as LoadReport;
+      expectFreshSum(report, pods.flatMap((p) => shardsIn(p.output)));
+      // The stale reads' examples come from the pods' logs.
+      expect(report.reasons?.join('\n'), merged.summary).to.match(/eth_getBlockByNumber: \d+ stale reads? in \d+ fresh requests .*, e\.g\. answered block/);
+    } finally {
+      proxy.fault = undefined;
+    }
   });
 
   it('a latest (and eth_blockNumber) 5 blocks behind while lookups by number and hash are current fails the gate, without a reference', async () => {

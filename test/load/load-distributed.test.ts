@@ -2,13 +2,11 @@
 // same test as k6-operator pods whose logs are merged, the capacity-knee finder against an endpoint whose
 // capacity the test sets, and wrong-but-fast answers and head regressions counted under load. The
 // endpoint is the embedded default behind the fault proxy (test/support/fault-proxy.ts).
-import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { parseAllDocuments } from 'yaml';
 import { toQuantity } from '../../core/hex.ts';
 import type { Devnet } from '../../devnet/index.ts';
 import { mergeHistograms } from '../../load/shared/histogram.ts';
@@ -18,30 +16,13 @@ import { readReport } from '../../load/report/report.ts';
 import { runLoad } from '../../load/run/run.ts';
 import { sampleCorpus } from '../../load/plan/sample.ts';
 import { latencyOf, requestsOf, type Shard, shardsIn } from '../../load/shared/shard.ts';
-import { findK6 } from '../../core/node/tools/k6.ts';
 import { requireTool } from '../support/tools.ts';
+import { run, runPods } from '../support/pods.ts';
 import type { FaultProxy, RpcRequest, RpcResponse } from '../support/fault-proxy.ts';
 import { faultyDevnet } from '../support/faulty-devnet.ts';
 import type { LoadReport } from '../../load/shared/load-report.ts';
 
-interface K8sDoc {
-  kind: string;
-  data: Record<string, string>;
-  spec: { arguments: string; runner: { env: Array<{ name: string; value?: string }> } };
-}
-
 const CLI = fileURLToPath(new URL('../../bin/rpc-certify.js', import.meta.url));
-
-function run(command: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, output }));
-  });
-}
 
 /** Every method's requests in the report are the sum of what the instances' shards counted. */
 function expectSumOfShards(report: LoadReport, shards: Shard[]): void {
@@ -109,26 +90,8 @@ describe('load: beyond one process, capacity knee, correctness under load (real 
     const out = join(dir, 'k8s');
     const written = await writeK8s({ profile: 'smoke', corpus: corpusFile, methods: ['eth_getBlockByHash', 'eth_getTransactionReceipt'], rate: 6, duration: '2s', parallelism: 2, out, log: () => undefined });
     expect(written.exitCode, written.summary).to.equal(0);
-    const docs = parseAllDocuments(await readFile(join(out, 'k8s.yaml'), 'utf8')).map((d) => d.toJSON() as K8sDoc);
-    const testRun = docs.find((d) => d.kind === 'TestRun');
-    const env = Object.fromEntries(testRun!.spec.runner.env.map((e) => [e.name, e.value ?? '']));
+    const { pods, env } = await runPods(out, proxy.url);
     expect(Number(env['RPC_CERTIFY_CORPUS_PARTS']), 'the corpus of every method comes in several parts').to.be.greaterThan(1);
-    // The ConfigMaps' keys as files: the script where the operator mounts it, the corpus parts where the TestRun's volume does.
-    const mount = join(out, 'corpus');
-    await mkdir(mount, { recursive: true });
-    for (const d of docs.filter((x) => x.kind === 'ConfigMap')) for (const [key, text] of Object.entries(d.data)) await writeFile(join(key === 'scenario.js' ? out : mount, key), text);
-    const script = join(out, 'scenario.js');
-    const k6 = (await findK6())!.path;
-    // What the operator runs in runner pod i of 2 (k6-operator pkg/resources/jobs/runner.go).
-    const pods = await Promise.all(
-      ['0:1/2', '1/2:1'].map((segment, i) =>
-        run(k6, ['run', '--quiet', `--execution-segment=${segment}`, '--execution-segment-sequence=0,1/2,1', ...testRun!.spec.arguments.split(' '), script, '--tag', `instance_id=${i}`], {
-          RPC_CERTIFY_URL: proxy.url,
-          RPC_CERTIFY_CORPUS: join(mount, basename(env['RPC_CERTIFY_CORPUS'] ?? '')),
-          RPC_CERTIFY_CORPUS_PARTS: env['RPC_CERTIFY_CORPUS_PARTS'] ?? '',
-        }),
-      ),
-    );
     await writeFile(join(out, 'pods.log'), pods.map((p) => p.output).join('\n'));
     const merged = await mergeK8s({ run: join(out, 'run.json'), logs: [join(out, 'pods.log')], out: join(out, 'reports') });
     expect(merged.exitCode, merged.summary).to.equal(0);

@@ -2,13 +2,13 @@
 // passes a short gate with every fresh read judged, and a round robin over the fresh chain and one 3 blocks stale fails
 // it with stale reads named per method, the lookups by hash among them (not only through eth_blockNumber going back).
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { parseAllDocuments } from 'yaml';
 import { mergeK8s } from '../../load/run/k8s.ts';
 import { type Shard, shardsIn } from '../../load/shared/shard.ts';
-import { findK6 } from '../../core/node/tools/k6.ts';
+import { run, runPods } from '../support/pods.ts';
+
+const CLI_PATH = fileURLToPath(new URL('../../bin/rpc-certify.js', import.meta.url));
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runLoad } from '../../load/run/run.ts';
@@ -26,19 +26,6 @@ function blockOf(result: unknown): number | undefined {
   const o = (Array.isArray(result) ? result[0] : result) as { number?: unknown; blockNumber?: unknown } | null | undefined;
   const n = o?.blockNumber ?? o?.number;
   return typeof n === 'string' ? parseInt(n, 16) : undefined;
-}
-
-const CLI = fileURLToPath(new URL('../../bin/rpc-certify.js', import.meta.url));
-
-function run(command: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, output }));
-  });
 }
 
 /** Each instance chased the head (its shard has fresh figures), and the report's are their sum. */
@@ -200,26 +187,13 @@ describe('load: fresh reads on a moving chain', function () {
 
   it('k8s --fresh: the pods chase the head, their logs merge into one freshness section, and a round robin\'s stale reads are named from them', async () => {
     const out = await mkdtemp(join(tmpdir(), 'rc-load-fresh-k8s-'));
-    const cli = await run(process.execPath, [CLI, 'k8s', '--corpus', corpus, '--fresh', '--parallelism', '2', '--profile', 'gate', '--duration', '6s', '--rate', '2', '--methods', 'eth_getBlockByHash,eth_getBlockReceipts', '--out', out]);
+    const cli = await run(process.execPath, [CLI_PATH, 'k8s', '--corpus', corpus, '--fresh', '--parallelism', '2', '--profile', 'gate', '--duration', '6s', '--rate', '2', '--methods', 'eth_getBlockByHash,eth_getBlockReceipts', '--out', out]);
     expect(cli.code, cli.output).to.equal(0);
     const descriptor = JSON.parse(await readFile(join(out, 'run.json'), 'utf8')) as { plan: { fresh?: { graceMs: number } } };
     expect(descriptor.plan.fresh, 'the plan the pods run chases the head').to.deep.equal({ graceMs: DEFAULT_GRACE_MS });
-    const [configMap, testRun] = parseAllDocuments(await readFile(join(out, 'k8s.yaml'), 'utf8')).map((d) => d.toJSON() as { data: Record<string, string>; spec: { arguments: string } });
-    const script = join(out, 'scenario.js');
-    await writeFile(script, configMap!.data['scenario.js']!);
-    await writeFile(join(out, 'corpus.json'), configMap!.data['corpus.json']!);
-    const k6 = (await findK6())!.path;
     proxy.fault = lagging(3);
     try {
-      // What the operator runs in runner pod i of 2 (as test/load/load-distributed.test.ts).
-      const pods = await Promise.all(
-        ['0:1/2', '1/2:1'].map((segment, i) =>
-          run(k6, ['run', '--quiet', `--execution-segment=${segment}`, '--execution-segment-sequence=0,1/2,1', ...testRun!.spec.arguments.split(' '), script, '--tag', `instance_id=${i}`], {
-            RPC_CERTIFY_URL: proxy.url,
-            RPC_CERTIFY_CORPUS: join(out, 'corpus.json'),
-          }),
-        ),
-      );
+      const { pods } = await runPods(out, proxy.url);
       await writeFile(join(out, 'pods.log'), pods.map((p) => p.output).join('\n'));
       const merged = await mergeK8s({ run: join(out, 'run.json'), logs: [join(out, 'pods.log')], out: join(out, 'reports') });
       expect(merged.exitCode, merged.summary).to.equal(1);

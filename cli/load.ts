@@ -9,6 +9,7 @@ import { compareReports, DEFAULT_TOLERANCE, describeCheck, EMBEDDED_ENDPOINT, in
 import { METHODS } from '../core/methods.ts';
 import { DEFAULT_MAX_STEPS, DEFAULT_MISS_SHARE, parseDuration, profileQuestion, PROFILES, type Profile, type Slo, sloReasons } from '../load/shared/profiles.ts';
 import type { LoadOptions, TestOptions } from '../load/run/run.ts';
+import { DEFAULT_MAX_HEAD_LAG_S } from '../load/report/head-lag.ts';
 import { findK6, K6_VERSION, toolsDir } from '../core/node/tools/k6.ts';
 import { blockTimeHelp, movingSuffix } from '../devnet/moving.ts';
 import { blockTime, endpointOptions, expectedNetwork, methodList, positive, resolveEndpoint, warnShortKey } from './networks.ts';
@@ -23,7 +24,8 @@ export const TEST_OPTIONS_HELP = `  --profile NAME        smoke (default), gate,
   --seed N              corpus and request order seed (default 1)
   --miss-share F        share of requests that should miss (unknown hash, index out of range; default ${DEFAULT_MISS_SHARE})
   --corpus FILE         replay a corpus written by an earlier run (load.corpus.json) instead of sampling
-  --reference-url URL   sample the corpus from this node (e.g. one serving the history the target prunes)
+  --reference-url URL   a node you trust on the same chain: the corpus is sampled there (e.g. one serving the
+                        history the target prunes), and \`load\` holds the endpoint's head lag against it
   --validate-share F    share of answers fully validated (default 0.05; smoke 1)
   --slo-p99 MS          the p99 latency the SLO allows (capacity; gate's p99 threshold)
   --slo-success F       the success share the SLO requires (default 0.99)
@@ -94,6 +96,11 @@ Options:
 ${blockTimeHelp(24)}
                         (fresh reads are chased and judged on it, as with --fresh)
 ${FRESH_HELP}
+  --max-head-lag S      with --reference-url: fail when the endpoint trails the reference's head by more than
+                        S seconds at any sample (default ${DEFAULT_MAX_HEAD_LAG_S}: above two honest nodes' spread for one block,
+                        below a 12 s mainnet slot; a limit in blocks would race on fast chains). A reference
+                        that fails or stops answering mid-run, or trails the endpoint itself: head lag not
+                        judged, the run INCONCLUSIVE (exit 3), never a pass; without a reference: not judged
 ${TEST_OPTIONS_HELP}
   --segments N          run N k6 processes here, each an execution segment of the test, merged into one report
   --step-rate N         capacity: what each step adds (default: --rate)
@@ -106,8 +113,9 @@ ${TEST_OPTIONS_HELP}
   --keep-work           keep the bundled script, k6's shards and event records, and print where
   -h, --help            this text
 
-Exit codes: 0 pass, 1 a wrong answer, a method not served, a threshold, regression, head regression or drift
-  failed (the summary, load.json and load.junit.xml list the same reasons), 2 usage error or endpoint not usable,
+Exit codes: 0 pass, 1 a wrong answer, a method not served, a threshold, regression, head regression, head lag or
+  drift failed (the summary, load.json and load.junit.xml list the same reasons), 2 usage error or endpoint not
+  usable, 3 inconclusive (nothing failed, but the head lag against --reference-url could not be judged),
   130 interrupted (Ctrl-C, SIGTERM, timeout: k6 is stopped gracefully, the reports are written marked incomplete).
 Reports: <out>/load.json, load.html, load.junit.xml, load.k6-dashboard.html (one instance), load.corpus.json.`;
 
@@ -170,6 +178,12 @@ export function testOptions(values: TestValues): TestOptions {
   };
 }
 
+function seconds(text: string, flag: string): number {
+  const n = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text) || !(n > 0)) throw new UsageError(`${flag} takes a number of seconds above 0, such as 5 or 2.5, got "${text}"`);
+  return n;
+}
+
 function duration(text: string): string {
   try {
     parseDuration(text);
@@ -195,6 +209,7 @@ export async function loadCommand(argv: string[]): Promise<number> {
         'keep-work': { type: 'boolean', default: false },
         'block-time': { type: 'string' },
         fresh: { type: 'boolean', default: false },
+        'max-head-lag': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -216,6 +231,7 @@ export async function loadCommand(argv: string[]): Promise<number> {
       ...(network ? { network } : {}),
       // A chain that moves is chased: the moving embedded default always, an endpoint on --fresh.
       ...(values.fresh || blockTimeS !== undefined ? { fresh: true } : {}),
+      ...(values['max-head-lag'] ? { maxHeadLagSec: seconds(values['max-head-lag'], '--max-head-lag') } : {}),
       signal: interruptSignal(),
     };
     // Loaded once the command line is known good: a usage error costs no more than node's start-up.

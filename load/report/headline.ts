@@ -18,11 +18,16 @@ const CONFIDENCE: Record<CapacityResult['confidence'], string> = {
 };
 
 export function headline(r: LoadReport): Headline {
-  const { verdict, checks, reasons } = decide(r);
+  const { verdict, checks, reasons, failed: failures } = decide(r);
   // The summary line says why the run is incomplete; the other reasons follow.
   const stopped = checks.find((c) => c.kind === 'run')?.failure;
   if (verdict === 'incomplete') return { summary: r.incompleteReason ?? 'the run was stopped early', reasons: [...reasons.filter((x) => x !== stopped), ...generatorCaveat(r)] };
-  const failed = reasons.length ? `${reasons.length} reason${reasons.length === 1 ? '' : 's'} to fail` : undefined;
+  const unjudged = reasons.length - failures;
+  const failed = failures
+    ? `${failures} reason${failures === 1 ? '' : 's'} to fail${unjudged ? `, ${unjudged} check${unjudged === 1 ? '' : 's'} not judged` : ''}`
+    : unjudged
+      ? `no failure, but ${unjudged} check${unjudged === 1 ? '' : 's'} could not be judged: no pass`
+      : undefined;
   if (r.capacity) {
     const knees = capacityHeadline(r.capacity, r);
     return failed ? { summary: `${failed}; ${knees.summary}`, reasons: [...reasons, ...knees.reasons] } : knees;
@@ -34,8 +39,17 @@ export function headline(r: LoadReport): Headline {
     `no wrong answer among ${requests} requests`,
     ...(r.baseline ? [`no regression against ${r.baseline.file} (tolerance +${r.baseline.tolerance * 100}%)`] : []),
     `eth_blockNumber never went back (${r.head.checks} checks)`,
+    ...headLagHeld(r),
   ];
   return { summary: 'every check held', reasons: [...held, ...generatorCaveat(r)] };
+}
+
+/** What a passing run says of the head lag: its figures, or that it was not judged (never a pass on it). */
+function headLagHeld(r: LoadReport): string[] {
+  const h = r.headLag;
+  if (!h) return [];
+  if (h.notJudged !== undefined) return [`head lag not judged (${h.notJudged})`];
+  return h.seconds ? [`head lag against the reference within ${h.maxLagSec} s (max ${h.seconds.max} s, ${h.blocks?.max ?? 0} blocks, in ${h.judged ?? 0} samples)`] : [];
 }
 
 /** Whether k6 sent what was planned; for capacity per scenario, so it never contradicts the knees. */

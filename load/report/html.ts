@@ -46,13 +46,13 @@ export function renderHtml(r: LoadReport, dashboardFile: string | undefined): st
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>rpc-certify load: ${esc(r.profile)} ${esc(verdict)}</title>
 <style>
 body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1040px;padding:0 12px;color:#222}
-.why{border-left:4px solid #999;background:#f7f7f7;padding:8px 12px;margin:12px 0}.why.fail{border-color:#d62728;color:#222}.why.pass{border-color:#2ca02c;color:#222}.why.measured{border-color:#1f77b4;color:#222}.why.incomplete{border-color:#ff7f0e}
+.why{border-left:4px solid #999;background:#f7f7f7;padding:8px 12px;margin:12px 0}.why.fail{border-color:#d62728;color:#222}.why.pass{border-color:#2ca02c;color:#222}.why.measured{border-color:#1f77b4;color:#222}.why.incomplete{border-color:#ff7f0e}.why.inconclusive{border-color:#ff7f0e}
 .why ul{margin:4px 0 0;padding-left:20px}.scroll{overflow-x:auto}.chart{overflow-x:auto}.chart svg{min-width:640px;max-width:100%;height:auto}
 td.text,th.text{text-align:left;min-width:260px}
 @media (max-width:600px){body{margin:12px auto;font-size:13px}h1{font-size:19px}td,th{padding:2px 3px}.scroll table{min-width:620px}}
 h1{font-size:22px}h2{font-size:17px;margin-top:32px;border-bottom:1px solid #ddd}
 table{border-collapse:collapse;width:100%;font-size:12px}td,th{border-bottom:1px solid #eee;padding:3px 4px;text-align:right}
-td:first-child,th:first-child{text-align:left}.pass{color:#2ca02c}.fail{color:#d62728}.measured{color:#1f77b4}.muted{color:#777}
+td:first-child,th:first-child{text-align:left}.pass{color:#2ca02c}.fail{color:#d62728}.measured{color:#1f77b4}.inconclusive{color:#c85a00}.muted{color:#777}
 svg text{font:11px system-ui,sans-serif;fill:#333}svg .small{font-size:10px}svg .axis{stroke:#999}svg .grid{stroke:#eee}
 .legend span{margin-right:14px;white-space:nowrap}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px}
 </style></head><body>
@@ -99,7 +99,7 @@ ${legend}
 ${stackedBars(names.map((n) => ({ label: n, parts: CLASSES.map((c) => ({ name: c, value: r.methods[n]!.classes[c], color: CLASS_COLORS[c] })) })))}
 <p class="legend">${CLASSES.map((c) => `<span><i style="background:${CLASS_COLORS[c]}"></i>${c}</span>`).join('')}</p>
 ${classDetails(r)}
-${freshSection(r)}${driftSection(r)}${baselineSection(r)}
+${freshSection(r)}${headLagSection(r)}${driftSection(r)}${baselineSection(r)}
 <h2>Thresholds</h2>
 <div class="scroll"><table><tr><th>metric</th><th>threshold</th><th>measured</th><th>result</th></tr>
 ${r.thresholds.map((t) => `<tr><td>${esc(t.metric)}</td><td>${esc(t.expression)}</td><td>${t.value ?? '–'}</td><td class="${t.ok ? 'pass' : 'fail'}">${t.ok ? 'pass' : 'fail'}</td></tr>`).join('\n') || '<tr><td colspan="4" class="muted">none (this profile only measures)</td></tr>'}
@@ -154,6 +154,40 @@ function headLine(r: LoadReport): string {
   const h = r.head;
   if (h.regressions === 0) return `<p>Head freshness: eth_blockNumber checked ${h.checks} times, never went back.</p>`;
   return `<p class="fail">Head freshness: eth_blockNumber went back ${h.regressions} times (up to ${h.deepestBlocks} blocks) in ${h.checks} checks${h.sample ? `, e.g. ${esc(h.sample)}` : ''}.</p>`;
+}
+
+/** The head lag against the reference (docs/load.md, "Head lag against a reference"): figures, and the lag over time. */
+function headLagSection(r: LoadReport): string {
+  const h = r.headLag;
+  if (!h) return '';
+  const title = `<h2>Head lag against the reference (limit ${h.maxLagSec} s)</h2>`;
+  if (h.notJudged !== undefined) return `${title}<p class="muted">Not judged (${esc(h.notJudged)}).</p>`;
+  const s = h.seconds;
+  const beyond = s !== null && s !== undefined && s.max > h.maxLagSec;
+  const cls = beyond ? 'fail' : h.inconclusive !== undefined ? 'inconclusive' : 'pass';
+  const row = (name: string, f: typeof s, unit: string) => `<tr><td>${name}</td><td>${f ? `${f.p50} ${unit}` : '–'}</td><td>${f ? `${f.p95} ${unit}` : '–'}</td><td>${f ? `${f.max} ${unit}` : '–'}</td></tr>`;
+  const behind = h.referenceBehind;
+  const unjudged = Object.entries(h.unjudged ?? {}).map(([why, n]) => `<li>${esc(why)} × ${n}</li>`).join('');
+  const points = h.timeline ?? [];
+  const limitLine = points.length ? [{ name: `limit ${h.maxLagSec} s`, color: '#999', dashed: true, points: [[0, h.maxLagSec], [points.at(-1)?.t ?? 0, h.maxLagSec]] as Array<[number, number]> }] : [];
+  return `${title}
+<p class="${cls}">${beyond ? `Beyond the limit: the endpoint trailed the reference by up to ${s.max} s${h.worst ? `; ${esc(h.worst)}` : ''}.` : h.inconclusive !== undefined ? `Not judged: ${esc(h.inconclusive)}.` : `Within the limit in ${h.judged ?? 0} samples.`}</p>
+<p class="muted">Sampled every ${h.periodSec ?? '–'} s beside k6: the reference's eth_blockNumber, the endpoint's, the reference's again. Blocks: the reference's first head above the endpoint's; seconds: how long the reference had already shown the first block the endpoint lacked. ${h.judged ?? 0} of ${h.samples ?? 0} samples judged.</p>
+<div class="scroll"><table><tr><th>head lag</th><th>p50</th><th>p95</th><th>max</th></tr>${row('seconds', s, 's')}${row('blocks', h.blocks, 'blocks')}</table></div>
+${behind?.samples ? `<p>The reference trailed the endpoint in ${behind.samples} samples (up to ${behind.maxBlocks} blocks, ${behind.maxSec} s): reported, not blamed on the endpoint${behind.sample ? `; ${esc(behind.sample)}` : ''}.</p>` : ''}
+${unjudged ? `<p>Samples not judged:</p><ul>${unjudged}</ul>` : ''}
+<h3>Head lag over time</h3>
+${lineChart({
+  series: [
+    { name: 'endpoint behind the reference (s)', color: '#d62728', points: points.map((p): [number, number] => [p.t, p.lagSec]) },
+    { name: 'reference behind the endpoint (s)', color: '#1f77b4', points: points.map((p): [number, number] => [p.t, p.referenceBehindSec]) },
+    ...limitLine,
+  ],
+  xLabel: 'seconds from the sampler\'s start (highest per period)',
+  yLabel: 'head lag s',
+  height: 220,
+})}
+<p class="legend"><span><i style="background:#d62728"></i>endpoint behind the reference</span><span><i style="background:#1f77b4"></i>reference behind the endpoint</span><span><i style="background:#999"></i>limit (dashed)</span></p>`;
 }
 
 function driftSection(r: LoadReport): string {

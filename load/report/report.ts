@@ -17,7 +17,7 @@ import { expectedIterations, type Plan } from '../shared/profiles.ts';
 import { failureRate, latencyOf, requestsOf } from '../shared/shard.ts';
 import { round } from '../shared/summary.ts';
 import { withVerdict } from './verdict.ts';
-import type { CapacityResult, CorpusInfo, Freshness, LoadReport, MethodReport } from '../shared/load-report.ts';
+import type { CapacityResult, CorpusInfo, Freshness, HeadLag, LoadReport, MethodReport } from '../shared/load-report.ts';
 
 export interface ReportInput {
   /** Redacted. */
@@ -28,6 +28,8 @@ export interface ReportInput {
   k6: { version: string; source: string };
   measurement: Omit<Measurement, 'dashboard'>;
   capacity?: Record<string, CapacityResult>;
+  /** The head lag against the reference (head-lag.ts), or why it was not judged. */
+  headLag?: HeadLag;
 }
 
 /** A generator that keeps up starts at least this share of the planned requests. */
@@ -85,6 +87,7 @@ export function buildReport(input: ReportInput): LoadReport {
     generator: generator(plan, methods, measurement, ran),
     timeline: { periodSec: plan.periodSec, ...(timeline.startMs === undefined ? {} : { startedAt: new Date(timeline.startMs).toISOString() }), points: timeline.points },
     ...(plan.fresh ? { freshness: freshnessReport(plan.fresh.graceMs, merged.freshness ?? {}, findings.stale ?? {}) } : {}),
+    ...(input.headLag ? { headLag: input.headLag } : {}),
     ...(input.capacity ? { capacity: input.capacity } : {}),
   };
   if (plan.profile === 'soak') {

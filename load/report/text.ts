@@ -19,6 +19,7 @@ export function summaryText(r: LoadReport, reportPaths: string[]): string {
       return `${name.padEnd(42)}${pad(m.requests, 9)}${pad(`${m.achievedRps}/${m.targetRps}`, 14)}${latency}${pad(`${(m.failureRate * 100).toFixed(2)}%`, 10)}${pad(m.classes.wrong, 7)}`;
     }),
     ...freshLines(r),
+    ...headLagLines(r),
     `corpus per method (as sampled; "compared": answers checked against the one sampled, an estimate at a final block within ${ESTIMATE_SPREAD * 100}% of it):`,
     ...Object.entries(r.corpus.methods).map(([name, c]) => `  ${name.padEnd(40)}${describeCorpus(c)}`),
     ...((lag) => (lag ? [`  ${lag}`] : []))(samplingLag(r.corpus)),
@@ -42,6 +43,19 @@ function freshLines(r: LoadReport): string[] {
       ? ["  not judgeable: `latest` answers that name no block they were read at (an estimate, an uncle lookup, an empty block's receipts), never counted as fresh"]
       : []),
   ];
+}
+
+/** The head lag against the reference: its figures and whether they judge the run, or why it was not judged. */
+export function headLagLines(r: Pick<LoadReport, 'headLag'>): string[] {
+  const h = r.headLag;
+  if (!h) return [];
+  if (h.notJudged !== undefined) return [`head lag: not judged (${h.notJudged})`];
+  const s = h.seconds;
+  const b = h.blocks;
+  const figures = s && b ? `p50/p95/max ${s.p50}/${s.p95}/${s.max} s, ${b.p50}/${b.p95}/${b.max} blocks` : 'no figure';
+  const judged = s && s.max > h.maxLagSec ? 'BEYOND the limit' : h.inconclusive !== undefined ? `INCONCLUSIVE: ${h.inconclusive}` : 'within the limit';
+  const behind = h.referenceBehind?.samples ? `; the reference trailed the endpoint in ${h.referenceBehind.samples} (up to ${h.referenceBehind.maxBlocks} blocks, ${h.referenceBehind.maxSec} s)` : '';
+  return [`head lag against the reference (limit ${h.maxLagSec} s): ${figures} in ${h.judged ?? 0} of ${h.samples ?? 0} samples${behind}: ${judged}`];
 }
 
 /** A method's corpus in one line: entries per kind, distinct requests, compared answers, what sampling left out. */

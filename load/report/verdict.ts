@@ -1,6 +1,6 @@
 // The one decision of a load run: every check the run is held to (the run completing, what sampling found, wrong
-// answers, the head, thresholds, the baseline, drift), which of them failed and why, and from that its verdict and
-// exit code. load.json stores it (withVerdict); the terminal summary, load.html and load.junit.xml print it; `compare`
+// answers, fresh reads, the head lag against a reference, the head, thresholds, the baseline, drift), which of them
+// failed or could not be judged and why, and from that its verdict and exit code. load.json stores it (withVerdict); the terminal summary, load.html and load.junit.xml print it; `compare`
 // and `--baseline` read it; none of them judges on its own. Pure.
 import { EXIT } from '../../core/node/errors.ts';
 import { describeCheck } from './compare.ts';
@@ -10,7 +10,7 @@ import { ALWAYS_ASKED } from '../shared/freshness.ts';
 export type Verdict = LoadReport['verdict'];
 
 /** What a check is about; also its rank among the reasons (most decisive first) and its place in load.junit.xml. */
-export const CHECK_KINDS = ['run', 'sampling', 'answers', 'fresh', 'head', 'threshold', 'baseline', 'drift'] as const;
+export const CHECK_KINDS = ['run', 'sampling', 'answers', 'fresh', 'headLag', 'head', 'threshold', 'baseline', 'drift'] as const;
 export type CheckKind = (typeof CHECK_KINDS)[number];
 
 export interface GateCheck {
@@ -20,14 +20,20 @@ export interface GateCheck {
   name: string;
   /** Why it failed: the reason the summary lists and the JUnit failure. None when it held. */
   failure?: string;
+  /** Why it could not be judged (no failure seen): never a pass; the run is inconclusive unless another check failed. */
+  inconclusive?: string;
+  /** Why it was not asked of this run (a reference-only check without a reference): counts neither way. */
+  skipped?: string;
 }
 
 export interface Decision {
   verdict: Verdict;
   /** Every check, in load.junit.xml's order. */
   checks: GateCheck[];
-  /** The failed checks' reasons, most decisive first: empty exactly when nothing failed. */
+  /** The failed checks' reasons, most decisive first, then what could not be judged: empty exactly when the run passed (or measured). */
   reasons: string[];
+  /** How many of the reasons are failures (the rest could not be judged). */
+  failed: number;
 }
 
 /**
@@ -39,9 +45,10 @@ export function decide(r: LoadReport): Decision {
   const checks = gateChecks(r);
   const failed = checks.filter((c) => c.failure !== undefined);
   const rank = (c: GateCheck) => CHECK_KINDS.indexOf(c.kind);
-  const reasons = [...failed].sort((a, b) => rank(a) - rank(b)).map((c) => c.failure ?? '');
-  const verdict: Verdict = isIncomplete(r) ? 'incomplete' : failed.length ? 'fail' : r.profile === 'capacity' ? 'measured' : 'pass';
-  return { verdict, checks, reasons };
+  const unjudged = checks.filter((c) => c.failure === undefined && c.inconclusive !== undefined);
+  const reasons = [...[...failed].sort((a, b) => rank(a) - rank(b)).map((c) => c.failure ?? ''), ...unjudged.map((c) => `not judged: ${c.inconclusive ?? ''}`)];
+  const verdict: Verdict = isIncomplete(r) ? 'incomplete' : failed.length ? 'fail' : unjudged.length ? 'inconclusive' : r.profile === 'capacity' ? 'measured' : 'pass';
+  return { verdict, checks, reasons, failed: failed.length };
 }
 
 /** The report with the decision's verdict and reasons: the only way a report gets them. */
@@ -50,9 +57,9 @@ export function withVerdict(r: LoadReport): LoadReport {
   return { ...r, verdict, reasons };
 }
 
-/** The exit code of a decided run: 0 pass (or measured), 1 fail, 130 incomplete. */
+/** The exit code of a decided run: 0 pass (or measured), 1 fail, 3 inconclusive, 130 incomplete. */
 export function exitCodeOf(verdict: Verdict): number {
-  return verdict === 'incomplete' ? EXIT.interrupted : verdict === 'fail' ? EXIT.fail : EXIT.pass;
+  return verdict === 'incomplete' ? EXIT.interrupted : verdict === 'fail' ? EXIT.fail : verdict === 'inconclusive' ? EXIT.inconclusive : EXIT.pass;
 }
 
 /**
@@ -119,6 +126,7 @@ function gateChecks(r: LoadReport): GateCheck[] {
       });
     }
   }
+  if (r.headLag) checks.push(headLagCheck(r.headLag));
   for (const c of r.baseline?.checks ?? []) {
     checks.push({ kind: 'baseline', className: `load.baseline.${c.method}`, name: `${c.method} ${c.metric}`, ...(c.ok ? {} : { failure: `regressed against ${r.baseline?.file}: ${describeCheck(c)}` }) });
   }
@@ -126,6 +134,23 @@ function gateChecks(r: LoadReport): GateCheck[] {
     checks.push({ kind: 'drift', className: `load.drift.${name}`, name: `${name} p95 drift`, ...(d.drifted ? { failure: `${name} drifted: p95 ${d.startP95Ms} ms at the start, ${d.endP95Ms} ms at the end (x${d.ratio})` } : {}) });
   }
   return checks;
+}
+
+/**
+ * The head lag against the reference (report/head-lag.ts): a lag beyond --max-head-lag seen in any judged sample fails
+ * the run, whatever else the samples could not judge; samples that cannot judge the run (the reference failed or
+ * stopped answering, or trailed the endpoint) leave it inconclusive; without a reference it is not asked.
+ */
+function headLagCheck(h: NonNullable<LoadReport['headLag']>): GateCheck {
+  const check = { kind: 'headLag' as const, className: 'load.headLag', name: `head lag against the reference within ${h.maxLagSec} s` };
+  const s = h.seconds;
+  if (s && s.max > h.maxLagSec) {
+    const blocks = h.blocks ? `; in blocks p50 ${h.blocks.p50}, p95 ${h.blocks.p95}, max ${h.blocks.max}` : '';
+    return { ...check, failure: `head lag: the endpoint trailed the reference by up to ${s.max} s (limit --max-head-lag ${h.maxLagSec} s; p50 ${s.p50} s, p95 ${s.p95} s${blocks}; ${h.judged ?? 0} samples judged)${h.worst ? `, e.g. ${h.worst}` : ''}` };
+  }
+  if (h.inconclusive !== undefined) return { ...check, inconclusive: `head lag: ${h.inconclusive}` };
+  if (h.notJudged !== undefined) return { ...check, skipped: `head lag not judged (${h.notJudged})` };
+  return check;
 }
 
 /** A share in percent with two significant digits: 1 in 150 is 0.67%, 1 in 10,000 is 0.01%. */

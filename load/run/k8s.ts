@@ -17,6 +17,7 @@ import { answerDigest } from '../shared/answer.ts';
 import { bundleScenario } from '../plan/bundle.ts';
 import type { Plan } from '../shared/profiles.ts';
 import { buildReport, corpusInfo } from '../report/report.ts';
+import { DEFAULT_MAX_HEAD_LAG_S } from '../report/head-lag.ts';
 import { conclude, expectedFailures, type LoadOutcome, prepareTest, readBaseline, type TestOptions, usage } from './run.ts';
 import { findingsIn, type Merged, mergeShards, shardsIn } from '../shared/shard.ts';
 import type { CorpusInfo } from '../shared/load-report.ts';
@@ -225,6 +226,8 @@ export async function mergeK8s(opts: MergeOptions): Promise<LoadOutcome> {
       corpusFile: K8S_FILES.run,
       k6: descriptor.k6,
       measurement: { merged, timeline: { points: [], codes: {} }, findings: findingsIn(texts.join('\n')), instances: shards.length, exitCode: 0, wallSec: merged.durationMs / 1000 },
+      // The pods run k6 only: nothing beside them reads the reference's head.
+      headLag: { maxLagSec: DEFAULT_MAX_HEAD_LAG_S, notJudged: 'not sampled by a k8s run: its pods run k6 only' },
     });
     return conclude(report, opts, baseline, { corpus: false });
   });

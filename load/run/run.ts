@@ -30,6 +30,8 @@ import { sampleCorpus } from '../plan/sample.ts';
 import { summaryText } from '../report/text.ts';
 import type { LoadReport } from '../shared/load-report.ts';
 import { DEFAULT_GRACE_MS } from '../shared/freshness.ts';
+import { assertSameChain, HeadLagSampler } from './head-lag.ts';
+import { DEFAULT_MAX_HEAD_LAG_S, headLagReport } from '../report/head-lag.ts';
 
 /** What shapes the test itself, for a run here or for k6-operator pods (k8s.ts). */
 export interface TestOptions {
@@ -64,6 +66,8 @@ export interface LoadOptions extends TestOptions {
   network?: { name: string; chainId: string };
   /** The endpoint's name in the report instead of its redacted URL: the embedded default, on another free port each run. */
   endpointName?: string;
+  /** The gate's limit on the head lag behind --reference-url, in seconds (report/head-lag.ts has the default). */
+  maxHeadLagSec?: number;
   /** Keep the bundle, k6's shards and event records (their directory is printed). */
   keepWork?: boolean;
   log?: (line: string) => void;
@@ -155,16 +159,25 @@ async function run(opts: LoadOptions, log: (line: string) => void): Promise<Load
     const common = { endpoint: opts.endpointName ?? redactUrl(opts.url), corpus: corpusInfo(corpus, selected), corpusFile: relative(resolve(opts.out), corpusFile), k6 };
     let report: LoadReport;
     let dashboard: string | undefined;
-    if (opts.profile === 'capacity') {
-      const steps = { startRps: test.rate, stepRps: opts.steps?.stepRps ?? test.rate, maxSteps: opts.steps?.maxSteps ?? DEFAULT_MAX_STEPS };
-      const outcome = await findCapacity({ subjects: capacitySubjects(methods), steps, planFor: (subject, rps) => test.planFor(methods, { subject, rps }), measure: measurePlan, log, ...(opts.signal ? { signal: opts.signal } : {}) });
-      report = buildReport({ ...common, plan: outcome.plan, measurement: outcome.measurement, capacity: outcome.capacity });
-    } else {
-      const plan = test.planFor(methods);
-      const measurement = await measurePlan(plan);
-      if (measurement.timeline.points.length === 0) log(`load: no timeline: k6 ${k6.version}'s dashboard record was missing or not understood`);
-      dashboard = measurement.dashboard;
-      report = buildReport({ ...common, plan, measurement });
+    // The head lag is read beside k6 for as long as it measures (a capacity run: every step).
+    const lagOptions = opts.referenceUrl ? { url: opts.url, referenceUrl: opts.referenceUrl, ...(opts.signal ? { signal: opts.signal } : {}) } : undefined;
+    if (lagOptions) await assertSameChain(lagOptions);
+    const sampler = lagOptions ? new HeadLagSampler(lagOptions) : undefined;
+    const headLag = async (plan: Plan) => headLagReport(await sampler?.stop(), opts.maxHeadLagSec ?? DEFAULT_MAX_HEAD_LAG_S, plan.periodSec);
+    try {
+      if (opts.profile === 'capacity') {
+        const steps = { startRps: test.rate, stepRps: opts.steps?.stepRps ?? test.rate, maxSteps: opts.steps?.maxSteps ?? DEFAULT_MAX_STEPS };
+        const outcome = await findCapacity({ subjects: capacitySubjects(methods), steps, planFor: (subject, rps) => test.planFor(methods, { subject, rps }), measure: measurePlan, log, ...(opts.signal ? { signal: opts.signal } : {}) });
+        report = buildReport({ ...common, plan: outcome.plan, measurement: outcome.measurement, capacity: outcome.capacity, headLag: await headLag(outcome.plan) });
+      } else {
+        const plan = test.planFor(methods);
+        const measurement = await measurePlan(plan);
+        if (measurement.timeline.points.length === 0) log(`load: no timeline: k6 ${k6.version}'s dashboard record was missing or not understood`);
+        dashboard = measurement.dashboard;
+        report = buildReport({ ...common, plan, measurement, headLag: await headLag(plan) });
+      }
+    } finally {
+      await sampler?.stop();
     }
     if (opts.keepWork) log(`load: work files kept in ${work}`);
     if (opts.signal?.aborted) report = withVerdict({ ...report, incompleteReason: `interrupted by ${String(opts.signal.reason)}: the figures cover the run until then` });
@@ -288,7 +301,8 @@ export function usage(message: string): never {
 
 async function readCorpus(opts: TestOptions): Promise<Corpus> {
   const path = opts.corpus ?? '';
-  const clash = (['seed', 'missShare', 'referenceUrl', 'targets'] as const).filter((k) => opts[k] !== undefined);
+  // A reference then only serves the head lag (run/head-lag.ts).
+  const clash = (['seed', 'missShare', 'targets'] as const).filter((k) => opts[k] !== undefined);
   if (clash.length) usage(`--corpus replays a corpus as it was sampled; it does not take ${clash.join(', ')}`);
   const text = await readFile(path, 'utf8').catch((e: NodeJS.ErrnoException) => usage(`--corpus ${path}: cannot read it (${e.code ?? e.message})`));
   let corpus: Omit<Corpus, 'version'> & { version: unknown };

@@ -45,8 +45,8 @@ export interface LoadReport extends ReportHeader<'rpc-certify-load', 3> {
   profile: Profile;
   endpoint: string;
   /** Decided by verdict.ts (withVerdict) from the figures below, with its reasons: nothing else sets them. */
-  verdict: 'pass' | 'fail' | 'measured' | 'incomplete';
-  /** Why the run failed, most decisive first (empty when it did not); absent from reports written before it was recorded. */
+  verdict: 'pass' | 'fail' | 'measured' | 'incomplete' | 'inconclusive';
+  /** Why the run failed (or what could not be judged), most decisive first (empty on a pass); absent from reports written before it was recorded. */
   reasons?: string[];
   /** Why a run stopped early (Ctrl-C, SIGTERM). */
   incompleteReason?: string;
@@ -64,6 +64,8 @@ export interface LoadReport extends ReportHeader<'rpc-certify-load', 3> {
   timeline: { periodSec: number; startedAt?: string; points: TimelinePoint[] };
   /** The head-chasing scenario's figures per method, when it ran (shared/freshness.ts). */
   freshness?: Freshness;
+  /** The endpoint's head against --reference-url's, sampled beside k6 (run/head-lag.ts): absent from reports written before it. */
+  headLag?: HeadLag;
   capacity?: Record<string, CapacityResult>;
   drift?: Record<string, DriftResult>;
   baseline?: { file: string; tolerance: number; ok: boolean; checks: RegressionCheck[] };
@@ -148,4 +150,45 @@ export interface FreshMethodReport {
 export interface Freshness {
   graceMs: number;
   methods: Record<string, FreshMethodReport>;
+}
+
+export interface LagFigures {
+  p50: number;
+  p95: number;
+  max: number;
+}
+
+/** One period of the head-lag timeline (load.html's chart): the highest figures of the samples judged in it. */
+export interface HeadLagPoint {
+  /** Seconds from the sampler's start to the end of the period. */
+  t: number;
+  lagSec: number;
+  lagBlocks: number;
+  referenceBehindSec: number;
+}
+
+/**
+ * The head lag against a reference (report/head-lag.ts builds it, verdict.ts judges it): how far the endpoint's
+ * eth_blockNumber trailed the reference's, in blocks and in seconds (how long the reference had already shown the first
+ * block the endpoint lacked). `notJudged`: no reference; `inconclusive`: the samples cannot judge the run (a reference
+ * that failed or stopped answering, or one itself behind the endpoint), never a pass.
+ */
+export interface HeadLag {
+  /** The gate's limit on the lag in seconds (--max-head-lag). */
+  maxLagSec: number;
+  notJudged?: string;
+  inconclusive?: string;
+  /** Seconds between samples, samples taken, and those judged (every read answered, the reference not gone back). */
+  periodSec?: number;
+  samples?: number;
+  judged?: number;
+  blocks?: LagFigures | null;
+  seconds?: LagFigures | null;
+  /** The judged sample with the highest lag in seconds, in words. */
+  worst?: string;
+  /** Samples where the reference trailed the endpoint: reported, never blamed on the endpoint. */
+  referenceBehind?: { samples: number; maxBlocks: number; maxSec: number; sample?: string };
+  /** Why samples were not judged, with how many. */
+  unjudged?: Record<string, number>;
+  timeline?: HeadLagPoint[];
 }

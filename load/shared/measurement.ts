@@ -45,3 +45,27 @@ export interface Timeline {
   /** JSON-RPC error codes per method and class over the whole run ("rpc_error" -> {"-32000": 3}). */
   codes: Partial<Record<Subject, Record<string, Record<string, number>>>>;
 }
+
+/** One head-lag sample (run/head-lag.ts): the reference read, then the endpoint, then the reference again. */
+export interface HeadLagSample {
+  /** Seconds from the sampler's start to the endpoint's read. */
+  t: number;
+  /** Why the sample judges nothing: a read failed (named with its node), or the reference went back between its reads. */
+  unjudged?: string;
+  /** The heads read: the reference before and after the endpoint. */
+  reference?: [number, number];
+  endpoint?: number;
+  /** How many blocks, and for how long (s), the reference had shown a block the endpoint did not: 0 when it had none. */
+  lagBlocks?: number;
+  lagSec?: number;
+  /** The same the other way round: the endpoint ahead of the reference. */
+  referenceBehindBlocks?: number;
+  referenceBehindSec?: number;
+}
+
+export interface HeadLagRecord {
+  periodSec: number;
+  /** Seconds the sampler ran. */
+  durationSec: number;
+  samples: HeadLagSample[];
+}

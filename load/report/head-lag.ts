@@ -29,6 +29,7 @@ export function headLagReport(record: HeadLagRecord | undefined, maxLagSec: numb
   const report: HeadLag = {
     maxLagSec,
     periodSec: record.periodSec,
+    durationSec: record.durationSec,
     samples: record.samples.length,
     judged: judged.length,
     blocks: figures(judged.map((s) => s.lagBlocks)),

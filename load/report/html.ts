@@ -169,7 +169,8 @@ function headLagSection(r: LoadReport): string {
   const behind = h.referenceBehind;
   const unjudged = Object.entries(h.unjudged ?? {}).map(([why, n]) => `<li>${esc(why)} × ${n}</li>`).join('');
   const points = h.timeline ?? [];
-  const limitLine = points.length ? [{ name: `limit ${h.maxLagSec} s`, color: '#999', dashed: true, points: [[0, h.maxLagSec], [points.at(-1)?.t ?? 0, h.maxLagSec]] as Array<[number, number]> }] : [];
+  // The limit spans the whole sampling, so a stretch with no judged sample shows as a gap in the lag's line.
+  const limitLine = points.length ? [{ name: `limit ${h.maxLagSec} s`, color: '#999', dashed: true, points: [[0, h.maxLagSec], [Math.max(h.durationSec ?? 0, points.at(-1)?.t ?? 0), h.maxLagSec]] as Array<[number, number]> }] : [];
   return `${title}
 <p class="${cls}">${beyond ? `Beyond the limit: the endpoint trailed the reference by up to ${s.max} s${h.worst ? `; ${esc(h.worst)}` : ''}.` : h.inconclusive !== undefined ? `Not judged: ${esc(h.inconclusive)}.` : `Within the limit in ${h.judged ?? 0} samples.`}</p>
 <p class="muted">Sampled every ${h.periodSec ?? '–'} s beside k6: the reference's eth_blockNumber, the endpoint's, the reference's again. Blocks: the reference's first head above the endpoint's; seconds: how long the reference had already shown the first block the endpoint lacked. ${h.judged ?? 0} of ${h.samples ?? 0} samples judged.</p>

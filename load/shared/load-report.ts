@@ -180,6 +180,8 @@ export interface HeadLag {
   inconclusive?: string;
   /** Seconds between samples, samples taken, and those judged (every read answered, the reference not gone back). */
   periodSec?: number;
+  /** Seconds the sampler ran (the chart's span: a stretch with no judged sample shows as a gap). */
+  durationSec?: number;
   samples?: number;
   judged?: number;
   blocks?: LagFigures | null;

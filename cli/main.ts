@@ -30,7 +30,8 @@ Commands:
 
 Run \`rpc-certify <command> --help\` for a command's options.
 Exit codes: 0 pass, 1 a failed check or threshold, 2 usage error or endpoint not usable,
-3 conformance inconclusive (a method never answered, or too many checks could not be tested),
+3 conformance inconclusive (a method never answered, or too many checks could not be tested), or load
+inconclusive (the head lag against --reference-url could not be judged),
 130 interrupted (the reports are written, marked incomplete).`;
 
 const startHelp = `rpc-certify start: certify the embedded default end to end

@@ -7,9 +7,9 @@ import { markedText, replyText } from '../../core/reply.ts';
 import { type Classification, classify, type Expectation, type HttpOutcome, metVerdict } from '../../load/shared/classify.ts';
 import type { CorpusEntry } from '../../load/shared/corpus.ts';
 import { packEntry, unpackEntry } from '../../load/k6/packed-entry.ts';
-import { createRng, type Rng } from '../../load/shared/rng.ts';
+import { createRng } from '../../load/shared/rng.ts';
+import { envelope, randomAnswer } from '../support/hostile-answers.ts';
 
-const envelope = (id: unknown, rest: Record<string, unknown>) => JSON.stringify({ jsonrpc: '2.0', id, ...rest });
 const tx = (id: number) => envelope(id, { result: { hash: '0xab', nonce: '0x1' } });
 
 describe('load: corpus entries as the VUs read them (packed-entry.ts)', () => {
@@ -141,42 +141,3 @@ function isJson(text: string): boolean {
 
 /** The verdict without the parsed envelope (which only a parse has). */
 const strip = ({ cls, code }: Classification): Classification => (code === undefined ? { cls } : { cls, code });
-
-/** An answer as a function of the request id: echoing or not, with nested "id" keys, errors, nulls, odd statuses. */
-function randomAnswer(rng: Rng): (id: number) => HttpOutcome {
-  const status = rng.pick([200, 200, 200, 200, 500, 429]);
-  const nested = rng.next() < 0.5;
-  const result = rng.pick<unknown>([null, '0x5208', { hash: rng.hex(4) }, [{ id: 3 }], { logs: [] }]);
-  const body = rng.pick<Record<string, unknown>>([
-    { result },
-    { error: { code: rng.pick([3, -32000, -32005, 429]), message: rng.pick(['execution reverted', 'rate limit', 'x']) } },
-    { error: { code: 3, message: 'execution reverted', data: { id: 12 } } },
-    {},
-  ]);
-  // 'frozen': the envelope echoes the first call's id (sampling's) ever after.
-  const echoes = rng.pick(['id', 'id', 'id', 'one', 'longer', 'frozen', 'frozen']);
-  // A nested "id" before the envelope's, and a raw NUL (no JSON text holds one), try to move or fake the mark.
-  const nestedFirst = rng.next() < 0.5;
-  const nul = rng.next() < 0.05;
-  // Hand-written JSON: the envelope's id spelled another way, or given twice (red team F1).
-  const spelling = rng.pick(['plain', 'spaced', 'escaped', 'twice']);
-  // The id of the first call (sampling's): a frozen envelope id, or a second "id" key, is right then and wrong under load.
-  let first: number | undefined;
-  return (id) => {
-    first ??= id;
-    const echo = echoes === 'id' ? id : echoes === 'one' ? 1 : echoes === 'frozen' ? first : Number(`${id}7`);
-    const extra = nested ? { meta: { id: rng.next() < 0.5 ? id : echo } } : {};
-    const text = respell(nested && nestedFirst ? JSON.stringify({ ...extra, jsonrpc: '2.0', id: echo, ...body }) : envelope(echo, { ...body, ...extra }), spelling, first);
-    const faulted = nul ? text.replace(`"id":${echo}`, `"id":\0${echo}`) : text;
-    return { status, body: rng.next() < 0.02 ? `${faulted}x` : faulted };
-  };
-}
-
-/** The envelope's id (the first "id" key of the text) spelled another way: `"id": n`, `"\\u0069d":n`, or followed by a second
- * `"id"` key (JSON.parse keeps the last) holding `frozen`. */
-function respell(text: string, spelling: string, frozen: number): string {
-  if (spelling === 'spaced') return text.replace('"id":', '"id": ');
-  if (spelling === 'escaped') return text.replace('"id":', '"\\u0069d":');
-  if (spelling === 'twice') return `${text.slice(0, -1)},"id" :${frozen}}`;
-  return text;
-}

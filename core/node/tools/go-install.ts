@@ -3,7 +3,8 @@
 // tool allows one, else the pinned version in the tools dir, else a build with Go.
 import { execFile, spawn } from 'node:child_process';
 import { constants } from 'node:fs';
-import { access, mkdtemp, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { access, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -50,6 +51,16 @@ export interface GoCommand {
   pkg: string;
   version: string;
   minGo: [number, number];
+  /** Built with packages of this repository linked in (k6 extensions): through a temporary main module, not `go install`. */
+  linked?: LinkedBuild;
+}
+
+/** A command built from a temporary main module that imports local Go modules (each `replace`d by its folder). */
+export interface LinkedBuild {
+  /** The main package's source (main.go). */
+  main: string;
+  /** The local modules it imports: module path and absolute folder. */
+  modules: Array<{ module: string; dir: string }>;
 }
 
 export interface GoTool extends GoCommand {
@@ -77,7 +88,7 @@ export async function findGoTool(tool: GoTool): Promise<ToolBinary | undefined> 
     if (own && version && tool.onPath.accept(version)) return { path: own, version, source: 'path' };
   }
   const inTools = join(toolsDir(), 'bin', tool.name);
-  if ((await tool.versionOf(inTools)) === tool.version) return { path: inTools, version: tool.version, source: 'tools' };
+  if ((await tool.versionOf(inTools)) === tool.version && (await isCurrent(tool, inTools))) return { path: inTools, version: tool.version, source: 'tools' };
   if (tool.onPath?.kind === 'pinned') {
     for (const candidate of await onPath(tool.name)) {
       if ((await tool.versionOf(candidate)) === tool.version) return { path: candidate, version: tool.version, source: 'path' };
@@ -107,10 +118,29 @@ async function onPath(name: string): Promise<string[]> {
   return found;
 }
 
-/** `go install pkg@version` into <tools>/bin; returns the binary's path. Throws with both attempts' output. */
+/** A linked build is current while its stamp (beside the binary) matches the sources it was built from. */
+async function isCurrent(cmd: GoCommand, binary: string): Promise<boolean> {
+  if (!cmd.linked) return true;
+  const stamp = await readFile(`${binary}.stamp`, 'utf8').catch(() => '');
+  return stamp.trim() === (await linkedStamp(cmd, cmd.linked));
+}
+
+/** sha256 over the version, main.go and every file of the linked modules' folders: any change there rebuilds. */
+export async function linkedStamp(cmd: GoCommand, linked: LinkedBuild): Promise<string> {
+  const hash = createHash('sha256').update(`${cmd.module}@${cmd.version}\n${linked.main}\n`);
+  for (const { module, dir } of linked.modules) {
+    hash.update(`${module}\n`);
+    const files = (await readdir(dir, { recursive: true, withFileTypes: true })).filter((f) => f.isFile()).map((f) => join(f.parentPath, f.name)).sort();
+    for (const file of files) hash.update(`${file.slice(dir.length)}\n`).update(await readFile(file));
+  }
+  return hash.digest('hex');
+}
+
+/** `go install pkg@version` (or a linked build) into <tools>/bin; returns the binary's path. Throws with both attempts' output. */
 export async function goInstall(cmd: GoCommand, log: (line: string) => void): Promise<string> {
   const bin = join(toolsDir(), 'bin');
   await requireGo(cmd);
+  if (cmd.linked) return linkedBuild(cmd, cmd.linked, bin, log);
   const env = { ...process.env, GOBIN: bin };
   // A build takes minutes and go prints nothing meanwhile: say it is still going.
   const started = Date.now();
@@ -130,6 +160,43 @@ export async function goInstall(cmd: GoCommand, log: (line: string) => void): Pr
   }
   log(`  built ${cmd.name} ${cmd.version} in ${Math.round((Date.now() - started) / 1000)} s`);
   return join(bin, cmd.name);
+}
+
+/** Builds through a temporary main module that requires the pinned module and imports the local ones (`replace`d by
+ * their folders), then writes the stamp that says which sources the binary holds. */
+async function linkedBuild(cmd: GoCommand, linked: LinkedBuild, bin: string, log: (line: string) => void): Promise<string> {
+  const started = Date.now();
+  const ticker = setInterval(() => log(`  still building ${cmd.name}: ${Math.round((Date.now() - started) / 1000)} s (go downloads the modules, then compiles)`), 20_000);
+  const dir = await mkdtemp(join(tmpdir(), `${cmd.name}build-`));
+  const out = join(bin, cmd.name);
+  try {
+    await mkdir(bin, { recursive: true });
+    const stamp = await linkedStamp(cmd, linked);
+    const goMod = [
+      `module ${cmd.name}build`,
+      '',
+      `go ${cmd.minGo.join('.')}`,
+      '',
+      `require ${cmd.module} ${cmd.version}`,
+      ...linked.modules.flatMap(({ module, dir: folder }) => [`require ${module} v0.0.0`, `replace ${module} => ${folder}`]),
+      '',
+    ].join('\n');
+    await writeFile(join(dir, 'go.mod'), goMod);
+    await writeFile(join(dir, 'main.go'), linked.main);
+    const go = (args: string[]) => run('go', args, { cwd: dir, env: process.env, maxBuffer: 16 << 20 });
+    const failed = (await attempt(() => go(['mod', 'tidy']))) ?? (await attempt(() => go(['build', '-o', `${out}.tmp`, '.'])));
+    if (failed) throw new Error(`could not build ${cmd.name} ${cmd.version} with ${linked.modules.map((m) => m.module).join(', ')}:\n${failed}`);
+    // Replaced whole (a rename), stamp last: a binary another process is running stays intact, and an interrupted build is not current.
+    await rm(`${out}.stamp`, { force: true });
+    await rename(`${out}.tmp`, out);
+    await writeFile(`${out}.stamp`, `${stamp}\n`);
+  } finally {
+    clearInterval(ticker);
+    await rm(dir, { recursive: true, force: true });
+    await rm(`${out}.tmp`, { force: true });
+  }
+  log(`  built ${cmd.name} ${cmd.version} with ${linked.modules.map((m) => m.module).join(', ')} in ${Math.round((Date.now() - started) / 1000)} s`);
+  return out;
 }
 
 async function buildViaTempModule(cmd: GoCommand, env: NodeJS.ProcessEnv): Promise<void> {

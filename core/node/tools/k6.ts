@@ -1,6 +1,9 @@
 // Finds or builds the k6 binary the load tests run: the user's own k6 first on PATH, else the pinned
 // version in the tools dir ($RPC_CERTIFY_TOOLS or ~/.cache/rpc-certify/tools, outside git), else a
-// build with Go. `npx tsx scripts/setup-k6.ts` runs it on its own.
+// build with Go. The build links in this repository's extension k6/x/rpccertify (k6ext/: answers recognised
+// in Go), and is redone when k6ext/ changes. `npx tsx scripts/setup-k6.ts` runs it on its own.
+import { fileURLToPath } from 'node:url';
+import { GO_RECOGNITION } from '../../reply.ts';
 import { ensureGoTool, findGoTool, type GoTool, type ToolBinary, versionOutput } from './go-install.ts';
 
 export { toolsDir } from './go-install.ts';
@@ -13,7 +16,27 @@ export const K6_MIN_GO: [number, number] = [1, 25];
  * name (no registry answers for localhost/), so a cluster runs only an image the user built and loaded or pushed. */
 export const K6_RUNNER_IMAGE = `localhost/rpc-certify-k6:${K6_VERSION}`;
 
-export type K6Binary = ToolBinary;
+/** The extension's Go module (k6ext/go.mod) and its folder. */
+export const K6_EXTENSION = { module: 'rpc-certify.local/k6ext', dir: fileURLToPath(new URL('../../../k6ext', import.meta.url)) };
+
+export interface K6Binary extends ToolBinary {
+  /** It has k6/x/rpccertify: the scenario recognises answers in Go. A k6 without it (a user's own) runs the JavaScript path. */
+  extension: boolean;
+}
+
+const MAIN_GO = `// k6 with rpc-certify's extension, written by core/node/tools/k6.ts.
+package main
+
+import (
+\tk6cmd "${K6_MODULE}/cmd"
+
+\t_ "${K6_EXTENSION.module}"
+)
+
+func main() {
+\tk6cmd.Execute()
+}
+`;
 
 const K6: GoTool = {
   name: 'k6',
@@ -25,15 +48,23 @@ const K6: GoTool = {
   // The user's own k6 wins when it is k6 v1 or later (the scenarios need its open-model executors and dashboard).
   onPath: { kind: 'own', accept: (version) => majorOf(version) >= 1 },
   buildNote: 'about 3 minutes on 2 cores',
+  linked: { main: MAIN_GO, modules: [{ module: K6_EXTENSION.module, dir: K6_EXTENSION.dir }] },
 };
 
 /** The k6 that would be used, without building anything (for `doctor`). */
-export function findK6(): Promise<K6Binary | undefined> {
-  return findGoTool(K6);
+export async function findK6(): Promise<K6Binary | undefined> {
+  const found = await findGoTool(K6);
+  return found && withExtension(found);
 }
 
-export function ensureK6(log?: (line: string) => void): Promise<K6Binary> {
-  return ensureGoTool(K6, log);
+export async function ensureK6(log?: (line: string) => void): Promise<K6Binary> {
+  return withExtension(await ensureGoTool(K6, log));
+}
+
+/** Whether `k6 version` lists the extension among the modules built in. */
+async function withExtension(binary: ToolBinary): Promise<K6Binary> {
+  const listed = ((await versionOutput(binary.path)) ?? '').split('\n').some((line) => line.includes(`, ${GO_RECOGNITION.name} [js]`));
+  return { ...binary, extension: listed };
 }
 
 export async function versionOf(binary: string): Promise<string | undefined> {

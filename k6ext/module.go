@@ -1,0 +1,72 @@
+// Package k6ext is the k6 extension k6/x/rpccertify: the per-answer hot path of load/k6/scenario.ts in Go.
+// Recognising the answer sampling saw costs the JavaScript path a 1 KB string built by markedText and a call
+// into k6/crypto through reflection; here it is one native call that hashes the body in place.
+package k6ext
+
+import (
+	"encoding/hex"
+	"math"
+
+	"github.com/grafana/sobek"
+	"go.k6.io/k6/v2/js/modules"
+
+	"rpc-certify.local/k6ext/reply"
+)
+
+// Name and Rule are core/reply.ts GO_RECOGNITION's: core/node/tools/k6.ts looks for Name in `k6 version`, and the
+// scenario refuses a build whose Rule is not the one it was written for.
+const (
+	Name = "k6/x/rpccertify"
+	Rule = "markedText-sha256-1"
+)
+
+func init() {
+	modules.Register(Name, new(root))
+}
+
+type root struct{}
+
+type instance struct{ vu modules.VU }
+
+func (*root) NewModuleInstance(vu modules.VU) modules.Instance { return &instance{vu: vu} }
+
+// Exports are native functions (func(sobek.FunctionCall) sobek.Value): sobek calls them without reflection.
+func (m *instance) Exports() modules.Exports {
+	rt := m.vu.Runtime()
+	return modules.Exports{Named: map[string]any{
+		"rule": Rule,
+		// recognised(body, id, reply): whether body is the answer fingerprinted `reply`, with this id.
+		"recognised": func(call sobek.FunctionCall) sobek.Value {
+			body, id, ok := args(call)
+			fingerprint, isText := call.Argument(2).Export().(string)
+			return rt.ToValue(ok && isText && reply.Recognised(body, id, fingerprint))
+		},
+		// markedSum(body, id): sha256 hex of markedText(body, id), or undefined (for the agreement test).
+		"markedSum": func(call sobek.FunctionCall) sobek.Value {
+			body, id, ok := args(call)
+			if !ok {
+				return sobek.Undefined()
+			}
+			sum, marked := reply.MarkedSum(body, id)
+			if !marked {
+				return sobek.Undefined()
+			}
+			return rt.ToValue(hex.EncodeToString(sum[:]))
+		},
+	}}
+}
+
+// args reads (body: string, id: a whole number JavaScript prints as digits); anything else is not recognised.
+func args(call sobek.FunctionCall) (string, int64, bool) {
+	body, isText := call.Argument(0).Export().(string)
+	id := call.Argument(1)
+	if !isText || !sobek.IsNumber(id) {
+		return "", 0, false
+	}
+	f := id.ToFloat()
+	// Beyond 2^53 a number is not whole digits in String(id) and in FormatInt alike.
+	if f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return "", 0, false
+	}
+	return body, int64(f), true
+}

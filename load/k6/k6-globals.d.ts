@@ -4,3 +4,5 @@ declare const console: {
   warn(...args: unknown[]): void;
   error(...args: unknown[]): void;
 };
+// k6's require() in the init context: how the scenario loads k6/x/rpccertify only when the runner says it is there.
+declare function require(specifier: string): unknown;

@@ -26,6 +26,7 @@ import { freshRound, judgeTagged, notJudgeable } from './fresh.ts';
 import { freshThresholds, TAGGED_METHODS, UNJUDGEABLE_METHODS } from '../shared/freshness.ts';
 import { BOOKKEEPING } from '../shared/profiles.ts';
 import { histogramThresholds, type K6Summary, shardOf } from '../shared/summary.ts';
+import { EXTENSION, RECOGNITION_ENV } from '../shared/recognition.ts';
 
 declare const __PLAN__: Plan;
 const plan = __PLAN__;
@@ -49,6 +50,20 @@ const shardPath = __ENV['RPC_CERTIFY_SUMMARY'] ?? '';
 /** k6's error_code for a request that ran out of time. */
 const K6_TIMEOUT = 1050;
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
+
+/** k6/x/rpccertify (k6ext/module.go): recognised(body, id, fingerprint) is markedText + sha256 compared, in Go. */
+interface GoRecognition {
+  rule: string;
+  recognised(body: string, id: number, reply: string): boolean;
+}
+/** Loaded only when the runner found it in this k6 (recognition.ts); a build of another rule stops the run rather than judge by it. */
+const go = __ENV[RECOGNITION_ENV] === 'go' ? goRecognition() : undefined;
+
+function goRecognition(): GoRecognition {
+  const module = require(EXTENSION.name) as GoRecognition;
+  if (module.rule !== EXTENSION.rule) throw new Error(`${EXTENSION.name} in this k6 follows rule ${String(module.rule)}, not ${EXTENSION.rule}: rebuild k6 (npm run setup)`);
+  return module;
+}
 
 interface Request {
   /** The method's corpus entries, packed (packed-entry.ts). */
@@ -187,6 +202,7 @@ function sha256Hex(text: string): string {
 /** The answer sampling saw, with this request's id (its fingerprint, core/reply.ts): its verdict is known without parsing. */
 function recognised(entry: PackedEntry, id: number, status: number, body: string | null): boolean {
   if (entry.reply === undefined || status !== 200 || body === null) return false;
+  if (go) return go.recognised(body, id, entry.reply);
   const text = markedText(body, id);
   return text !== undefined && sha256Hex(text) === entry.reply;
 }
@@ -258,6 +274,6 @@ export function freshCheck(): void {
 /** This instance's shard, to a file for the Node side, or as one marked stdout line in a pod's log. (exec.test.options
  * costs ~0.25 s with the histogram's thresholds in it: read it here only, never per VU.) */
 export function handleSummary(data: K6Summary): Record<string, string> {
-  const shard = JSON.stringify(shardOf(data, plan, answerDigest(plan, sha256Hex), exec.test.options.executionSegment ?? null));
+  const shard = JSON.stringify(shardOf(data, plan, answerDigest(plan, sha256Hex), exec.test.options.executionSegment ?? null, go ? 'go' : 'js'));
   return shardPath ? { [shardPath]: shard } : { stdout: `${SHARD_MARKER}${shard}\n` };
 }

@@ -8,6 +8,7 @@ import { generatorSentence, headline, samplingLag } from './headline.ts';
 import { capacitySection } from './html-capacity.ts';
 import { freshSection } from './html-fresh.ts';
 import { decide } from './verdict.ts';
+import { recognitionNote } from '../shared/recognition.ts';
 import { escapeHtml as esc } from '../../core/inert.ts';
 import { groupedBars, lineChart, PALETTE, stackedBars } from './svg.ts';
 import type { LoadReport } from '../shared/load-report.ts';
@@ -60,7 +61,7 @@ svg text{font:11px system-ui,sans-serif;fill:#333}svg .small{font-size:10px}svg 
 ${whyBox(r)}
 <p>Endpoint ${esc(r.endpoint)} · chain ${esc(r.corpus.chainId)} · k6 ${esc(r.k6.version)} · ${r.durationSec} s · corpus seed ${r.corpus.seed}, ${Math.round(r.corpus.missShare * 100)}% misses · ${esc(r.createdAt)}</p>
 <p>${generatorLine(r)}
-${r.generator.cpuCores === undefined ? '' : ` k6 used ${r.generator.cpuCores} of ${r.generator.availableCores} cores.`}${dashboardFile ? ` k6's own dashboard: <a href="${esc(dashboardFile)}">${esc(dashboardFile)}</a>.` : ''}</p>
+${r.generator.cpuCores === undefined ? '' : ` k6 used ${r.generator.cpuCores} of ${r.generator.availableCores} cores.`}${r.k6.recognition ? ` ${esc(`${recognitionNote(r.k6.recognition).replace(/^a/, 'A')}`)}.` : ''}${dashboardFile ? ` k6's own dashboard: <a href="${esc(dashboardFile)}">${esc(dashboardFile)}</a>.` : ''}</p>
 <p class="muted">${r.generator.instances > 1 ? `Merged from ${r.generator.instances} k6 instances (execution segments): counts add up exactly; ` : ''}percentiles and averages are read from mergeable histograms (within ±${r.plan.latencyRelativeError * 100}%), maxima are exact${r.generator.instances > 1 ? "; a period's percentile in the timeline is the highest instance's" : ''}. ${Math.round(r.plan.validateShare * 100)}% of the answers were fully validated.</p>
 ${headLine(r)}
 ${capacitySection(r)}

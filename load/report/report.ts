@@ -68,7 +68,7 @@ export function buildReport(input: ReportInput): LoadReport {
     profile: plan.profile,
     endpoint: input.endpoint,
     verdict: 'pass',
-    k6: { version: input.k6.version, source: input.k6.source, exitCode: measurement.exitCode },
+    k6: { version: input.k6.version, source: input.k6.source, exitCode: measurement.exitCode, ...(measurement.merged.recognition ? { recognition: measurement.merged.recognition } : {}) },
     plan: {
       rate: plan.rate,
       durationSec: plan.durationSec,

@@ -12,10 +12,13 @@ import { segmentArgs } from '../shared/segments.ts';
 import { findingsIn, mergeShards, shardsIn } from '../shared/shard.ts';
 import { mergeTimelines, parseTimeline, withTargets } from '../report/timeline.ts';
 import type { Measurement } from '../shared/measurement.ts';
+import { RECOGNITION_ENV, type Recognition } from '../shared/recognition.ts';
 
 export interface MeasureInput {
   plan: Plan;
   k6: string;
+  /** Where the scenario recognises answers: 'go' only for a k6 whose `k6 version` lists k6/x/rpccertify. */
+  recognition: Recognition;
   url: string;
   corpusFile: string;
   /** A fresh directory for this measurement's script and instance files. */
@@ -76,6 +79,7 @@ function k6Environment(input: MeasureInput, files: ReturnType<typeof instanceFil
     RPC_CERTIFY_URL: input.url,
     RPC_CERTIFY_CORPUS: input.corpusFile,
     RPC_CERTIFY_SUMMARY: files.shard,
+    [RECOGNITION_ENV]: input.recognition,
     K6_CONSOLE_OUTPUT: files.console,
     K6_WEB_DASHBOARD: 'true',
     K6_WEB_DASHBOARD_HOST: '127.0.0.1',

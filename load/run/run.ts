@@ -32,6 +32,7 @@ import type { LoadReport } from '../shared/load-report.ts';
 import { DEFAULT_GRACE_MS } from '../shared/freshness.ts';
 import { assertSameChain, HeadLagSampler } from './head-lag.ts';
 import { DEFAULT_MAX_HEAD_LAG_S, headLagReport } from '../report/head-lag.ts';
+import { type Recognition, recognitionNote } from '../shared/recognition.ts';
 
 /** What shapes the test itself, for a run here or for k6-operator pods (k8s.ts). */
 export interface TestOptions {
@@ -116,6 +117,7 @@ async function run(opts: LoadOptions, log: (line: string) => void): Promise<Load
   const k6 = await ensureK6(log).catch((e: unknown) => {
     throw new ToolError(e instanceof Error ? e.message : String(e));
   });
+  const recognition: Recognition = k6.extension ? 'go' : 'js';
   const baseline = await readBaseline(opts.baseline, opts.out);
 
   await mkdir(opts.out, { recursive: true });
@@ -148,14 +150,14 @@ async function run(opts: LoadOptions, log: (line: string) => void): Promise<Load
       lastTitle = title;
       live = plan.totalSec >= PROGRESS_FROM_SEC ? new LiveProgress({ title: shown, subjects: plan.scenarios, totalSec: plan.totalSec, out: opts.log ? { write: (t) => (log(t.trimEnd()), true) } : process.stderr }) : undefined;
       try {
-        return await measure({ plan, k6: k6.path, url: opts.url, corpusFile, work: join(work, `run-${runs++}`), log: show, ...(opts.signal ? { signal: opts.signal } : {}), ...(live ? { onApi: live.addInstance.bind(live), onTestStart: live.testStarted.bind(live) } : {}), ...(opts.pprof ? { pprof: opts.pprof } : {}) });
+        return await measure({ plan, k6: k6.path, recognition, url: opts.url, corpusFile, work: join(work, `run-${runs++}`), log: show, ...(opts.signal ? { signal: opts.signal } : {}), ...(live ? { onApi: live.addInstance.bind(live), onTestStart: live.testStarted.bind(live) } : {}), ...(opts.pprof ? { pprof: opts.pprof } : {}) });
       } finally {
         live?.stop();
         live = undefined;
       }
     };
 
-    log(`load: k6 ${k6.version}, ${opts.profile} profile, ${methods.length} methods${test.instances > 1 ? `, ${test.instances} instances` : ''}`);
+    log(`load: k6 ${k6.version}, ${opts.profile} profile, ${methods.length} methods${test.instances > 1 ? `, ${test.instances} instances` : ''}; ${recognitionNote(recognition)}`);
     const common = { endpoint: opts.endpointName ?? redactUrl(opts.url), corpus: corpusInfo(corpus, selected), corpusFile: relative(resolve(opts.out), corpusFile), k6 };
     let report: LoadReport;
     let dashboard: string | undefined;

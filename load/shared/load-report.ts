@@ -1,6 +1,7 @@
 // The load report's shape (load.json, schemas/files/load-report.json) and the figures it is made of: here, below
 // run/ and report/, so that both read it and report/'s modules (report.ts, compare.ts, verdict.ts) need not import
 // each other for a type. Types only.
+import type { Recognition } from './recognition.ts';
 import type { ReportHeader } from '../../core/report-header.ts';
 import type { Composition, MethodSampling, TargetHead } from './corpus.ts';
 import type { Latency } from './shard.ts';
@@ -50,7 +51,8 @@ export interface LoadReport extends ReportHeader<'rpc-certify-load', 3> {
   reasons?: string[];
   /** Why a run stopped early (Ctrl-C, SIGTERM). */
   incompleteReason?: string;
-  k6: { version: string; source: string; exitCode: number };
+  /** recognition: where the answers sampling saw were recognised (recognition.ts); absent where not known (k6-operator pods). */
+  k6: { version: string; source: string; exitCode: number; recognition?: Recognition };
   plan: { rate: number; durationSec: number; totalSec: number; periodSec: number; validateShare: number; instances: number; latencyRelativeError: number; slo: Slo };
   corpus: { file: string; seed: number; missShare: number; chainId: string; head: string; finalBlock?: string; blocksSampled: number; targetHead?: TargetHead; methods: Record<string, MethodCorpus> };
   durationSec: number;

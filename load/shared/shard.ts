@@ -5,6 +5,7 @@ import { type Histogram, mergeHistograms, quantile } from './histogram.ts';
 import { CLASSES, type RpcClass, SUCCESS_CLASSES } from './methods.ts';
 import { coverageGap, parseSegment } from './segments.ts';
 import { type FreshnessShard, mergeFreshness } from './freshness.ts';
+import type { Recognition } from './recognition.ts';
 
 export interface SubjectShard {
   classes: Record<RpcClass, number>;
@@ -43,6 +44,8 @@ export interface Shard {
   head: HeadShard;
   /** The head-chasing scenario's figures, when it ran (freshness.ts). */
   freshness?: FreshnessShard;
+  /** Where this instance recognised the answers sampling saw (recognition.ts); absent in shards of older harnesses. */
+  recognition?: Recognition;
 }
 
 export interface Merged {
@@ -52,6 +55,8 @@ export interface Merged {
   subjects: Record<string, SubjectShard>;
   head: HeadShard;
   freshness?: FreshnessShard;
+  /** 'go' when every instance recognised in Go, 'js' when any did in JavaScript, absent when any did not say. */
+  recognition?: Recognition;
 }
 
 /** A shard printed to stdout (k6-operator pods: `kubectl logs`) starts its line with this. */
@@ -87,7 +92,13 @@ export function mergeShards(shards: readonly Shard[]): Merged {
       deepest: Math.max(...shards.map((s) => s.head.deepest)),
     },
     ...((f) => (f ? { freshness: f } : {}))(mergeFreshness(shards.map((s) => s.freshness))),
+    ...((r) => (r ? { recognition: r } : {}))(mergeRecognition(shards.map((s) => s.recognition))),
   };
+}
+
+function mergeRecognition(paths: ReadonlyArray<Recognition | undefined>): Recognition | undefined {
+  if (paths.some((p) => p === undefined)) return undefined;
+  return paths.every((p) => p === 'go') ? 'go' : 'js';
 }
 
 export interface Latency {

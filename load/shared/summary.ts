@@ -7,6 +7,7 @@ import { CLASSES, metricName, type RpcClass, SUCCESS_CLASSES, type Subject } fro
 import { BOOKKEEPING, type Plan } from './profiles.ts';
 import type { Shard } from './shard.ts';
 import { freshnessOf } from './freshness.ts';
+import type { Recognition } from './recognition.ts';
 
 export interface K6Metric {
   type: string;
@@ -57,7 +58,7 @@ export function histogramThresholds(subjects: readonly Subject[]): Record<string
   return out;
 }
 
-export function shardOf(summary: K6Summary, plan: Plan, planDigest: string, segment: string | null): Shard {
+export function shardOf(summary: K6Summary, plan: Plan, planDigest: string, segment: string | null, recognition: Recognition): Shard {
   const value = (metric: string, stat: string) => summary.metrics[metric]?.values[stat] ?? 0;
   const subjects: Shard['subjects'] = {};
   for (const { name } of plan.scenarios) {
@@ -85,6 +86,7 @@ export function shardOf(summary: K6Summary, plan: Plan, planDigest: string, segm
       deepest: value(metricName.headRegressionDepth, 'max'),
     },
     ...(plan.fresh ? { freshness: freshnessOf(value) } : {}),
+    recognition,
   };
 }
 

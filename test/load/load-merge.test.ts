@@ -113,6 +113,7 @@ describe('load: shards, segments and thresholds on the merged result', () => {
       plan,
       'digest',
       '1/2:1',
+      'go',
     );
     expect(s.subjects['eth_getBlockByHash']).to.deep.equal({
       classes: classes(3, { ok_null: 1, wrong: 1 }),
@@ -121,7 +122,7 @@ describe('load: shards, segments and thresholds on the merged result', () => {
       parsed: 4,
       latency: { count: 4, sum: 2 * bucketValue(350) + 2 * bucketValue(400), min: 1, max: 3, buckets: { 350: 2, 400: 2 } },
     });
-    expect(s).to.deep.include({ plan: 'digest', segment: '1/2:1', durationMs: 1234, head: { checks: 9, regressions: 1, deepest: 2 } });
+    expect(s).to.deep.include({ plan: 'digest', segment: '1/2:1', durationMs: 1234, head: { checks: 9, regressions: 1, deepest: 2 }, recognition: 'go' });
   });
 
   it('adds shards up, and refuses shards of another test or that do not cover it exactly once', () => {
@@ -130,6 +131,11 @@ describe('load: shards, segments and thresholds on the merged result', () => {
     const m = mergeShards([a, b]);
     expect(m.subjects['eth_getBlockByHash']).to.deep.include({ classes: classes(3), dropped: 3, validated: 3, parsed: 5 });
     expect(m.head).to.deep.equal({ checks: 6, regressions: 0, deepest: 0 });
+    // Where answers were recognised: Go only when every instance says so; unknown when any does not say.
+    expect(m.recognition, 'shards that do not say').to.equal(undefined);
+    expect(mergeShards([{ ...a, recognition: 'go' }, { ...b, recognition: 'go' }]).recognition).to.equal('go');
+    expect(mergeShards([{ ...a, recognition: 'go' }, { ...b, recognition: 'js' }]).recognition).to.equal('js');
+    expect(mergeShards([{ ...a, recognition: 'go' }, b]).recognition).to.equal(undefined);
     expect(() => mergeShards([a])).to.throw(/0.5-1 of the test has no result/);
     expect(() => mergeShards([a, a, b])).to.throw(/two results/);
     expect(() => mergeShards([a, shard('1/2:1', {}, 'p2')])).to.throw(/different tests/);

@@ -261,6 +261,28 @@ describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)
       expect(run.summary).to.match(/eth_getTransactionByHash +0 +0\/5 +completed no request +100.00%/);
       expect(report.thresholds.filter((t) => !t.ok && t.metric.endsWith('eth_getTransactionByHash')).map((t) => t.expression)).to.include.members(['p(95)<1000', 'rate<0.01']);
     });
+    it('a k6 without k6/x/rpccertify (a user\'s own on PATH) recognises answers in JavaScript and says so; both paths recognise the sampled answers and catch the same corrupted ones', async function () {
+      const k6 = await requireTool(this, 'k6');
+      if (!k6.extension) this.skip(); // the project's k6 has it (npm run setup); this compares the two paths
+      // A transaction's nonce changed in every other answer (ids are 1, 2, ...): each such answer misses its fingerprint and is wrong.
+      const corrupt: NonNullable<Fault['rewrite']> = (req, res) =>
+        req.method === 'eth_getTransactionByHash' && req.id % 2 === 0 && res.result ? { ...res, result: { ...(res.result as object), nonce: '0x7777' } } : res;
+      const viaGo = await runWith(corrupt);
+      const viaJs = await withoutExtension(k6.path, () => runWith(corrupt));
+      expect(viaGo.report.k6.recognition).to.equal('go');
+      expect(viaJs.report.k6.recognition).to.equal('js');
+      expect(viaGo.run.summary).to.include('answers recognised in Go (k6/x/rpccertify)');
+      expect(viaJs.run.summary).to.include('answers recognised in JavaScript (this k6 lacks k6/x/rpccertify: slower, judging the same)');
+      for (const { report } of [viaGo, viaJs]) {
+        const tx = report.methods['eth_getTransactionByHash']!;
+        const block = report.methods['eth_getBlockByHash']!;
+        // The half with an even id is corrupted (a miss's null stays null).
+        expect(tx.classes.wrong, `${report.k6.recognition}: ${JSON.stringify(tx.classes)}`).to.be.within(Math.floor(tx.requests * 0.3), Math.ceil(tx.requests / 2));
+        expect(tx.classes.ok + tx.classes.ok_null + tx.classes.wrong, JSON.stringify(tx.classes)).to.equal(tx.requests);
+        // The untouched answers are recognised, not parsed: the path under test did the work.
+        expect(block.parsed, `${report.k6.recognition}: answers parsed of ${block.requests}`).to.be.below(block.requests / 4);
+      }
+    });
   });
   describe('lookups by number and estimates, judged without the endpoint calling anything final', function () {
     let corpus: string;
@@ -462,3 +484,18 @@ describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)
     });
   });
 });
+
+/** Runs `body` with a k6 on PATH (a user's own wins over the tools dir) that is `binary` but lists no extension in
+ * `k6 version`, as a plain k6 does: the runner must take the JavaScript path. */
+async function withoutExtension<T>(binary: string, body: () => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), 'rc-plain-k6-'));
+  const path = process.env['PATH'];
+  try {
+    await writeFile(join(dir, 'k6'), `#!/bin/sh\nif [ "$1" = version ]; then ${JSON.stringify(binary)} version | sed '/^Extensions:/,$d'; else exec ${JSON.stringify(binary)} "$@"; fi\n`, { mode: 0o755 });
+    process.env['PATH'] = `${dir}:${path ?? ''}`;
+    return await body();
+  } finally {
+    process.env['PATH'] = path;
+    await rm(dir, { recursive: true, force: true });
+  }
+}

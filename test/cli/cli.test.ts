@@ -1,7 +1,7 @@
 // The command line's contract: exit codes 0/1/2, one-line reasons without stack traces, and an API key
 // that appears in no byte the harness prints or writes.
 import { expect } from 'chai';
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { startDevnet, type Devnet } from '../../devnet/index.ts';
@@ -9,7 +9,9 @@ import { startAnvil, type Anvil } from '../../devnet/anvil.ts';
 import { cli } from '../support/cli.ts';
 import { harnessVersion } from '../../core/node/version.ts';
 import { join, resolve as resolvePath } from 'node:path';
-import { toolsDir, versionOutput } from '../../core/node/tools/go-install.ts';
+import { linkedStamp, toolsDir, versionOutput } from '../../core/node/tools/go-install.ts';
+import { findK6, k6BuildStamp } from '../../core/node/tools/k6.ts';
+import { requireTool } from '../support/tools.ts';
 
 const SENTINEL = 'SENTINEL-KEY-123-rpc-certify';
 
@@ -120,6 +122,43 @@ describe('the tools folder (core/node/tools/go-install.ts)', () => {
     const state = await readFile(`/proc/${sleeper}/stat`, 'utf8').then((stat) => stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3), () => 'gone');
     expect(state, "the wrapper's child is killed too").to.be.oneOf(['gone', 'Z']);
     expect(await versionOutput('/bin/false'), 'a failing probe').to.equal(undefined);
+  });
+
+  it("the tools dir's k6 counts only with the stamp of the k6ext/ sources it was built from (none, or another's: ensureK6 builds it anew)", async function () {
+    const k6 = await requireTool(this, 'k6');
+    if (!k6.extension) this.skip(); // a user's own k6 on PATH: nothing in the tools dir to judge
+    const tools = await mkdtemp(join(tmpdir(), 'rc-tools-'));
+    const saved = { tools: process.env['RPC_CERTIFY_TOOLS'], path: process.env['PATH'] };
+    await mkdir(join(tools, 'bin'));
+    await symlink(k6.path, join(tools, 'bin', 'k6'));
+    const stamp = join(tools, 'bin', 'k6.stamp');
+    process.env['RPC_CERTIFY_TOOLS'] = tools;
+    process.env['PATH'] = join(tools, 'empty'); // no k6 of the user's own
+    try {
+      expect(await findK6(), 'no stamp: a build of unknown sources').to.equal(undefined);
+      await writeFile(stamp, `${'0'.repeat(64)}\n`);
+      expect(await findK6(), 'the stamp of other sources').to.equal(undefined);
+      await writeFile(stamp, `${await k6BuildStamp()}\n`);
+      expect(await findK6()).to.deep.include({ path: join(tools, 'bin', 'k6'), source: 'tools', extension: true });
+    } finally {
+      process.env['RPC_CERTIFY_TOOLS'] = saved.tools;
+      process.env['PATH'] = saved.path;
+      if (saved.tools === undefined) delete process.env['RPC_CERTIFY_TOOLS'];
+      await rm(tools, { recursive: true, force: true });
+    }
+    // Any byte of a linked module's files changes the stamp.
+    const module = await mkdtemp(join(tmpdir(), 'rc-ext-'));
+    try {
+      await writeFile(join(module, 'a.go'), 'package a\n');
+      const linked = { main: 'package main', modules: [{ module: 'example.invalid/a', dir: module }] };
+      const cmd = { name: 'k6', module: 'm', pkg: 'm', version: 'v1', minGo: [1, 25] as [number, number] };
+      const before = await linkedStamp(cmd, linked);
+      expect(await linkedStamp(cmd, linked)).to.equal(before);
+      await writeFile(join(module, 'a.go'), 'package a \n');
+      expect(await linkedStamp(cmd, linked)).to.not.equal(before);
+    } finally {
+      await rm(module, { recursive: true, force: true });
+    }
   });
 
   it('RPC_CERTIFY_TOOLS given relative is made absolute (go install takes GOBIN only absolute; red team C4)', () => {

@@ -4,7 +4,7 @@
 // in Go), and is redone when k6ext/ changes. `npx tsx scripts/setup-k6.ts` runs it on its own.
 import { fileURLToPath } from 'node:url';
 import { GO_RECOGNITION } from '../../reply.ts';
-import { ensureGoTool, findGoTool, type GoTool, type ToolBinary, versionOutput } from './go-install.ts';
+import { ensureGoTool, findGoTool, type GoTool, linkedStamp, type ToolBinary, versionOutput } from './go-install.ts';
 
 export { toolsDir } from './go-install.ts';
 
@@ -48,7 +48,7 @@ const K6: GoTool = {
   // The user's own k6 wins when it is k6 v1 or later (the scenarios need its open-model executors and dashboard).
   onPath: { kind: 'own', accept: (version) => majorOf(version) >= 1 },
   buildNote: 'about 3 minutes on 2 cores',
-  linked: { main: MAIN_GO, modules: [{ module: K6_EXTENSION.module, dir: K6_EXTENSION.dir }] },
+  linked: { main: MAIN_GO, modules: [K6_EXTENSION] },
 };
 
 /** The k6 that would be used, without building anything (for `doctor`). */
@@ -59,6 +59,11 @@ export async function findK6(): Promise<K6Binary | undefined> {
 
 export async function ensureK6(log?: (line: string) => void): Promise<K6Binary> {
   return withExtension(await ensureGoTool(K6, log));
+}
+
+/** The stamp a current build carries beside it (`<tools>/bin/k6.stamp`): any change to k6ext/ or the pin changes it. */
+export function k6BuildStamp(): Promise<string> {
+  return linkedStamp(K6, { main: MAIN_GO, modules: [K6_EXTENSION] });
 }
 
 /** Whether `k6 version` lists the extension among the modules built in. */

@@ -12,6 +12,7 @@ import { METHODS, type RpcMethod } from '../../core/methods.ts';
 import { runLoad } from '../../load/run/run.ts';
 import { sampleCorpus } from '../../load/plan/sample.ts';
 import { requireTool } from '../support/tools.ts';
+import { withoutExtension } from '../support/plain-k6.ts';
 import type { Fault, FaultProxy, RpcRequest, RpcResponse } from '../support/fault-proxy.ts';
 import { faultyDevnet } from '../support/faulty-devnet.ts';
 import type { LoadReport } from '../../load/shared/load-report.ts';
@@ -484,18 +485,3 @@ describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)
     });
   });
 });
-
-/** Runs `body` with a k6 on PATH (a user's own wins over the tools dir) that is `binary` but lists no extension in
- * `k6 version`, as a plain k6 does: the runner must take the JavaScript path. */
-async function withoutExtension<T>(binary: string, body: () => Promise<T>): Promise<T> {
-  const dir = await mkdtemp(join(tmpdir(), 'rc-plain-k6-'));
-  const path = process.env['PATH'];
-  try {
-    await writeFile(join(dir, 'k6'), `#!/bin/sh\nif [ "$1" = version ]; then ${JSON.stringify(binary)} version | sed '/^Extensions:/,$d'; else exec ${JSON.stringify(binary)} "$@"; fi\n`, { mode: 0o755 });
-    process.env['PATH'] = `${dir}:${path ?? ''}`;
-    return await body();
-  } finally {
-    process.env['PATH'] = path;
-    await rm(dir, { recursive: true, force: true });
-  }
-}

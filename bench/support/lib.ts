@@ -76,6 +76,8 @@ export interface HarnessFigures {
   latencyMs: { p50: number; p99: number; 'p99.9': number; max: number } | null;
   /** CPU seconds k6 used (the bench's reaped children: k6, and `k6 version`). */
   cpuSec: number;
+  /** Where the scenario recognised the answers (load.json's k6.recognition). */
+  recognition?: string;
 }
 
 /** The harness as users run it (runLoad, gate profile: classification and sampled validation on), replaying the bench corpus. */
@@ -91,10 +93,10 @@ export async function runHarness(url: string, rate: number, durationSec: number,
     const cpuSec = childCpuSec() - cpu;
     // Exit 1 is a failed threshold (expected when the generator is pushed past what it can send); 2 is no run.
     if (outcome.exitCode === 2) throw new Error(`harness run failed: ${outcome.summary}\n${log.join('\n')}`);
-    const report = JSON.parse(await readFile(join(dir, 'load.json'), 'utf8')) as { methods: Record<string, Omit<HarnessFigures, 'rps' | 'cpuSec'> & { achievedRps: number }> };
+    const report = JSON.parse(await readFile(join(dir, 'load.json'), 'utf8')) as { k6: { recognition?: string }; methods: Record<string, Omit<HarnessFigures, 'rps' | 'cpuSec'> & { achievedRps: number }> };
     const m = report.methods[METHOD];
     if (!m) throw new Error(`load.json has no ${METHOD}`);
-    return { requests: m.requests, rps: m.achievedRps, dropped: m.dropped, latencyMs: m.latencyMs, cpuSec };
+    return { requests: m.requests, rps: m.achievedRps, dropped: m.dropped, latencyMs: m.latencyMs, cpuSec, ...(report.k6.recognition ? { recognition: report.k6.recognition } : {}) };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

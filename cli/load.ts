@@ -297,7 +297,8 @@ export async function doctorCommand(argv: string[]): Promise<number> {
   const [go, k6, anvilVersion, geth] = await Promise.all([version('go', ['version']), findK6(), version(anvil, ['--version']), findGeth()]);
   console.log(`node   ${process.version}`);
   console.log(`go     ${go ?? 'not found (needed only to build k6 and geth)'}`);
-  console.log(`k6     ${k6 ? `${k6.version} (${k6.source === 'path' ? "the user's own, first on PATH" : 'pinned, tools dir'}): ${k6.path}` : `not found: run \`npx tsx scripts/setup-k6.ts\` (builds ${K6_VERSION} with Go into ${toolsDir()})`}`);
+  const extension = (found: { extension: boolean }) => (found.extension ? 'with k6/x/rpccertify' : 'without k6/x/rpccertify: answers recognised in JavaScript');
+  console.log(`k6     ${k6 ? `${k6.version} (${k6.source === 'path' ? "the user's own, first on PATH" : 'pinned, tools dir'}, ${extension(k6)}): ${k6.path}` : `not found, or built from other k6ext/ sources: run \`npx tsx scripts/setup-k6.ts\` (builds ${K6_VERSION} with k6/x/rpccertify with Go into ${toolsDir()})`}`);
   console.log(`anvil  ${anvilVersion ?? 'not found: run npm install'}`);
   // geth is optional for a user: `devnet --node geth` and the self-tests run it.
   console.log(`geth   ${geth ? `${geth.version} (${geth.source === 'path' ? 'first on PATH' : 'tools dir'}): ${geth.path}` : `not built: run \`npm run setup\` (builds ${GETH_VERSION} with Go into ${toolsDir()}; needed only for \`devnet --node geth\` and the self-tests)`}`);

@@ -5,7 +5,7 @@ import { ensureK6 } from '../core/node/tools/k6.ts';
 
 try {
   const k6 = await ensureK6();
-  console.log(`k6 ${k6.version} (${k6.source}): ${k6.path}`);
+  console.log(`k6 ${k6.version} (${k6.source}${k6.extension ? ', with k6/x/rpccertify' : ', without k6/x/rpccertify'}): ${k6.path}`);
   const geth = await ensureGeth();
   console.log(`geth ${geth.version} (${geth.source}): ${geth.path}`);
 } catch (e) {

@@ -169,6 +169,8 @@ async function linkedBuild(cmd: GoCommand, linked: LinkedBuild, bin: string, log
   const ticker = setInterval(() => log(`  still building ${cmd.name}: ${Math.round((Date.now() - started) / 1000)} s (go downloads the modules, then compiles)`), 20_000);
   const dir = await mkdtemp(join(tmpdir(), `${cmd.name}build-`));
   const out = join(bin, cmd.name);
+  // Its own name: two builds at once (two shells, two test runs) do not write into one file.
+  const partial = `${out}.${process.pid}.tmp`;
   try {
     await mkdir(bin, { recursive: true });
     const stamp = await linkedStamp(cmd, linked);
@@ -188,16 +190,16 @@ async function linkedBuild(cmd: GoCommand, linked: LinkedBuild, bin: string, log
     const sums = await Promise.all(linked.modules.map((m) => readFile(join(m.dir, 'go.sum'), 'utf8').catch(() => '')));
     await writeFile(join(dir, 'go.sum'), sums.join(''));
     const go = (args: string[]) => run('go', args, { cwd: dir, env: process.env, maxBuffer: 16 << 20 });
-    const failed = await attempt(() => go(['build', '-mod=mod', '-o', `${out}.tmp`, '.']));
+    const failed = await attempt(() => go(['build', '-mod=mod', '-o', partial, '.']));
     if (failed) throw new Error(`could not build ${cmd.name} ${cmd.version} with ${linked.modules.map((m) => m.module).join(', ')}:\n${failed}`);
     // Replaced whole (a rename), stamp last: a binary another process is running stays intact, and an interrupted build is not current.
     await rm(`${out}.stamp`, { force: true });
-    await rename(`${out}.tmp`, out);
+    await rename(partial, out);
     await writeFile(`${out}.stamp`, `${stamp}\n`);
   } finally {
     clearInterval(ticker);
     await rm(dir, { recursive: true, force: true });
-    await rm(`${out}.tmp`, { force: true });
+    await rm(partial, { force: true });
   }
   log(`  built ${cmd.name} ${cmd.version} with ${linked.modules.map((m) => m.module).join(', ')} in ${Math.round((Date.now() - started) / 1000)} s`);
   return out;

@@ -3,7 +3,8 @@ import { parseArgs } from 'node:util';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inert, inertLines } from '../core/inert.ts';
-import { redact } from '../core/redact.ts';
+import { redact, registerUrlSecrets } from '../core/redact.ts';
+import { DEFAULT_MAX_HEAD_LAG_S } from '../core/head-lag.ts';
 import { durationMs } from '../core/duration.ts';
 import type { RevertTarget } from '../core/targets.ts';
 import type { RunResult, RunSettings } from '../conformance/framework/runner.ts';
@@ -59,6 +60,12 @@ Options:
                           then is inconclusive, and the reports are written
   --concurrency N         requests in flight at most (default 8)
   --ca-file PEM           trust this CA (a private or self-signed TLS endpoint)
+  --reference-url URL     a node you trust on the same chain: the endpoint's head lag at the start and the end,
+                          and every discovered target's answers compared with it field by field (reference/*
+                          checks; without it they are not on the run). Another chain, or no answer at the
+                          start: exit 2; failing mid-run: named, the checks that needed it inconclusive
+  --max-head-lag S        how far the endpoint's head may trail the reference's, in seconds of chain time
+                          (default ${DEFAULT_MAX_HEAD_LAG_S}; counted from the first block it lacks)
   --quiet                 print only the summary
   -h, --help              this text
 
@@ -97,6 +104,8 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
       deadline: { type: 'string' },
       concurrency: { type: 'string' },
       'ca-file': { type: 'string' },
+      'reference-url': { type: 'string' },
+      'max-head-lag': { type: 'string' },
       quiet: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
@@ -112,7 +121,7 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
     url,
     // --network: the chain the endpoint must serve (not with --url, which names the endpoint itself).
     network: expectedNetwork(values),
-    methods: values.methods ? methodList(values.methods, [...METHODS, 'service']) : undefined,
+    methods: values.methods ? methodList(values.methods, [...METHODS, 'service', 'reference']) : undefined,
     targetsFile: values.targets || undefined,
     discoveryDepth: given(values['discovery-depth'], '--discovery-depth', positive),
     discoveryBudget: given(values['discovery-budget'], '--discovery-budget', positive),
@@ -121,6 +130,8 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
     timeoutMs: given(values.timeout, '--timeout', positive),
     deadlineMs: given(values.deadline || undefined, '--deadline', duration),
     concurrency: given(values.concurrency, '--concurrency', positive),
+    referenceUrl: referenceUrl(values['reference-url'], values['max-head-lag']),
+    maxHeadLagS: given(values['max-head-lag'], '--max-head-lag', seconds),
     out: values.out,
     quiet: values.quiet,
   };
@@ -132,6 +143,29 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
   if (values.targets) await loadTargets(values.targets).catch((e: unknown) => Promise.reject(new UsageError(`--targets ${(e as Error).message}`)));
   warnShortKey(url);
   return certify(opts);
+}
+
+/** --reference-url, checked as a URL (its key registered for redaction before anything is printed). */
+function referenceUrl(url: string | undefined, maxLag: string | undefined): string | undefined {
+  if (url === undefined) {
+    if (maxLag !== undefined) throw new UsageError('--max-head-lag needs --reference-url: the lag is measured against the reference node');
+    return undefined;
+  }
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('not http');
+  } catch {
+    throw new UsageError('--reference-url takes an http(s) URL of a node on the same chain');
+  }
+  registerUrlSecrets(url);
+  return url;
+}
+
+/** Seconds, zero or more, as a decimal number ("2", "0.5"). */
+function seconds(text: string, flag: string): number {
+  const n = /^\d+(\.\d+)?$/.test(text.trim()) ? Number(text) : NaN;
+  if (!Number.isFinite(n)) throw new UsageError(`${flag} takes seconds, such as 2 or 0.5, got "${text}"`);
+  return n;
 }
 
 /** A flag's value parsed, or undefined when the flag was not given. */
@@ -210,7 +244,7 @@ export function percentage(text: string, flag: string): number {
 
 /** Runs the suite and writes the reports; returns the exit code. */
 export async function certify(opts: ConformanceOptions): Promise<number> {
-  const [{ EndpointUnusable, runConformance }, { VERDICT_EXIT }, { assembleReport }, { formatSummary, writeReports }, { allSuites }] = await Promise.all([
+  const [{ EndpointUnusable, ReferenceUnusable, runConformance }, { VERDICT_EXIT }, { assembleReport }, { formatSummary, writeReports }, { allSuites }] = await Promise.all([
     import('../conformance/framework/runner.ts'),
     import('../conformance/report/model.ts'),
     import('../conformance/report/assemble.ts'),
@@ -224,6 +258,10 @@ export async function certify(opts: ConformanceOptions): Promise<number> {
     run = await runConformance({ ...settings, suites: allSuites, deadlineMs: settings.deadlineMs ?? DEFAULT_DEADLINE_MS, onResult: shown?.onResult, signal: interruptSignal() });
     shown?.flush();
   } catch (err) {
+    if (err instanceof ReferenceUnusable) {
+      console.error(`rpc-certify: reference not usable: ${inert(redact(err.message), 400)}`);
+      return 2;
+    }
     if (err instanceof EndpointUnusable) {
       console.error(`rpc-certify: endpoint not usable: ${inert(redact(err.message), 400)}`);
       return 2;

@@ -76,10 +76,10 @@ suite.check(
   },
 );
 
-type MinedTx = Record<string, unknown> & { from: string; to: string | null; value: string; input: string; blockNumber: string; accessList?: unknown[] };
+export type MinedTx = Record<string, unknown> & { from: string; to: string | null; value: string; input: string; blockNumber: string; accessList?: unknown[] };
 
 /** A mined transaction as the call object that replays it (no fees: the estimate then needs no balance for gas). */
-function callOf(tx: MinedTx): Record<string, unknown> {
+export function callOf(tx: MinedTx): Record<string, unknown> {
   return { from: tx.from, ...(tx.to ? { to: tx.to } : {}), value: tx.value, data: tx.input, ...(Array.isArray(tx.accessList) && tx.accessList.length ? { accessList: tx.accessList } : {}) };
 }
 

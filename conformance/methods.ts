@@ -12,6 +12,7 @@ import { METHODS } from '../core/methods.ts';
 import type { MethodSuite } from './framework/check.ts';
 import { robustnessChecks } from './framework/robustness.ts';
 import { headNeverGoesBack } from './framework/head.ts';
+import { reference, referenceStart } from './reference.ts';
 
 const suites = [estimateGas, blockByHash, uncleByNumber, uncleByHash, txByNumberAndIndex, txByHash, receipt, blockReceipts];
 // One suite per method of the table, in its order: a method added there without a suite stops every run here.
@@ -26,5 +27,8 @@ for (const suite of methodSuites) robustnessChecks(suite);
 // Last of the run, whatever else the service suite gains: it judges every head read before it.
 headNeverGoesBack(service);
 
-/** The eight methods, then the service-wide checks (transport, authentication, the head). */
-export const allSuites: MethodSuite[] = [...methodSuites, service];
+/**
+ * The head lag against a reference first, the eight methods, the answers compared with the reference and its head lag
+ * at the end, then the service-wide checks (transport, authentication, the head; the head never going back is last).
+ */
+export const allSuites: MethodSuite[] = [referenceStart, ...methodSuites, reference, service];

@@ -11,6 +11,7 @@ import type { Fork } from '../../core/invariants/header.ts';
 import type { HeadLog } from './head-log.ts';
 import type { Tie } from './fields.ts';
 import type { Clause } from './clause.ts';
+import type { ReferenceState } from './reference.ts';
 
 /** `spec` and `invariant` failures fail the run; `advisory` ones only with --strict. */
 export type Layer = 'spec' | 'invariant' | 'advisory';
@@ -48,6 +49,8 @@ export interface Evidence {
   fault?: string;
   /** A well-formed call a check needed a result (or null) for: an endpoint serving the method owes it one (not-served.ts). */
   resultDue?: boolean;
+  /** An exchange with the reference node (--reference-url), not with the endpoint: nothing of the endpoint's is judged by it. */
+  reference?: true;
 }
 
 export interface CheckResult {
@@ -127,6 +130,8 @@ export interface RunState {
   receiptsBudget: number;
   /** Every read of the head the run made so far (HeadLog), for the check that the head never goes back. */
   heads: HeadLog;
+  /** The trusted node of --reference-url, when one was given (the reference/* checks compare with it). */
+  reference?: ReferenceState;
 }
 
 const EXCERPT = 4000;
@@ -200,11 +205,50 @@ export class CheckContext {
     });
     const method = (ex.request as { method?: unknown } | null)?.method;
     if (ex.fault !== undefined && NO_ANSWER.includes(ex.fault)) this.tally.unanswered.push(`${typeof method === 'string' ? method : 'a request'} (${ex.fault}${ex.faultDetail ? `: ${ex.faultDetail}` : ''})`);
-    // The service suite judges the endpoint as a whole: an answer to any call is its own.
-    else if (method === this.method || this.method === 'service') this.tally.answered++;
+    // The service and reference suites judge the endpoint as a whole: an answer to any call is their own.
+    else if (method === this.method || this.method === 'service' || this.method === 'reference') this.tally.answered++;
     // A rate limit (429, after the polite retries) or a stopped run says nothing of the endpoint's conformance,
     // whatever the check wanted of this exchange: the check could not be tested (red team B2).
     if (ex.fault === 'rate-limited' || ex.fault === 'interrupted') this.inconclusive(`endpoint could not be tested: ${ex.fault}: ${ex.faultDetail ?? ''}`.trim());
+  }
+
+  /** The reference node of --reference-url; a check that needs one is not on a run without it (left out of the judged share). */
+  get reference(): ReferenceState {
+    const ref = this.state.reference;
+    if (!ref) this.notOnThisChain('not on this run: no --reference-url was given (these checks compare the endpoint with a trusted node on the same chain)');
+    return ref;
+  }
+
+  /**
+   * The same call made to the reference node, recorded as evidence marked `reference` (never counted as the endpoint's).
+   * A reference that gives no usable answer (unreachable, a timeout, not JSON) is named as failed for the rest of the run,
+   * and the check is inconclusive: a reference that fails says nothing of the endpoint.
+   */
+  async refExchange(method: string, params: unknown[], opts: { fresh?: boolean } = {}): Promise<Exchange> {
+    const ref = this.reference;
+    if (ref.failed) this.inconclusive(`the reference failed during the run (${ref.failed}): nothing can be compared with it`);
+    const key = JSON.stringify([method, params]);
+    let pending = opts.fresh ? undefined : ref.memo.get(key);
+    if (!pending) {
+      pending = ref.client.exchange(method, params);
+      if (!opts.fresh) ref.memo.set(key, pending);
+    }
+    const ex = await pending;
+    this.evidence.push({
+      request: ex.request,
+      ...(ex.httpStatus !== undefined ? { httpStatus: ex.httpStatus } : {}),
+      ...(ex.contentType !== undefined ? { contentType: ex.contentType } : {}),
+      ...(ex.bodyText !== undefined ? { response: excerpt(ex.bodyText) } : {}),
+      durationMs: ex.durationMs,
+      ...(ex.fault ? { fault: `${ex.fault}: ${ex.faultDetail ?? ''}` } : {}),
+      reference: true,
+    });
+    if (ex.fault === 'interrupted') this.inconclusive(`endpoint could not be tested: ${ex.fault}: ${ex.faultDetail ?? ''}`.trim());
+    if (ex.fault) {
+      ref.failed ??= `${method}: ${ex.fault}${ex.faultDetail ? `: ${ex.faultDetail}` : ''}`;
+      this.inconclusive(`the reference gave no usable answer to ${method} (${ex.fault}${ex.faultDetail ? `: ${ex.faultDetail}` : ''}): nothing can be compared with it`);
+    }
+    return ex;
   }
 
   /**

@@ -25,6 +25,8 @@ export const INVARIANTS = {
   'same receipt through each method': 'facts.md: eth_getTransactionReceipt equals the element of eth_getBlockReceipts',
   contractAddress: 'facts.md: keccak(rlp([from, nonce]))[12:]',
   'EIP-1559': 'execution-apis: a mined transaction\'s gasPrice and effectiveGasPrice are the price it paid',
+  'head as fresh as a reference': 'facts.md: moving chains and stale providers: a backend consistently behind is revealed only by a fresh reference',
+  'same answer as a reference': 'facts.md: a provider on the same chain as a trusted node answers the same call with the same data',
 } as const;
 export type Invariant = keyof typeof INVARIANTS;
 

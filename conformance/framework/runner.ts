@@ -14,6 +14,9 @@ import { HeadLog } from './head-log.ts';
 import { RpcClient, TransportError, RpcError, resultOf } from '../../core/node/rpc-client.ts';
 import { RECEIPTS_BUDGET } from './receipt-checks.ts';
 import { renderClause } from './clause.ts';
+import { openReference, type ReferenceMeta, ReferenceRefused, type ReferenceState } from './reference.ts';
+import { DEFAULT_MAX_HEAD_LAG_S } from '../../core/head-lag.ts';
+import { METHODS } from '../../core/methods.ts';
 
 /** What a run is asked: built once (cli/conformance.ts parses the command line into it; tests write it). */
 export interface RunSettings {
@@ -38,6 +41,10 @@ export interface RunSettings {
   expect?: Expectations;
   /** The run deadline: what is unfinished when it passes becomes inconclusive, and the run still reports. */
   deadlineMs?: number;
+  /** --reference-url: a trusted node on the same chain the reference/* checks compare the endpoint with. */
+  referenceUrl?: string;
+  /** --max-head-lag, in seconds (default DEFAULT_MAX_HEAD_LAG_S): how far the endpoint's head may trail the reference's. */
+  maxHeadLagS?: number;
 }
 
 export interface RunOptions extends RunSettings {
@@ -72,6 +79,8 @@ export interface RunMeta {
   /** The run deadline (--deadline) and whether it cut the run short (what was unfinished is inconclusive). */
   deadlineMs?: number;
   deadlineReached?: boolean;
+  /** The reference node (--reference-url) and what the comparisons with it found. */
+  reference?: ReferenceMeta;
 }
 
 export interface RunResult extends RunMeta {
@@ -85,9 +94,13 @@ const NO_ANSWER_LIMIT = 3;
 /** The endpoint cannot be certified at all: unreachable, not JSON-RPC, key refused. Exit code 2. */
 export class EndpointUnusable extends Error {}
 
+/** The reference node (--reference-url) cannot serve the run: unreachable, not JSON-RPC, another chain. Exit code 2. */
+export class ReferenceUnusable extends EndpointUnusable {}
+
 export async function runConformance(opts: RunOptions): Promise<RunResult> {
   const startedAt = new Date().toISOString();
-  const suites = selectSuites(opts.suites, opts.methods);
+  // The reference checks come with a reference, whatever --methods picks; they compare the methods it picks.
+  const suites = selectSuites(opts.suites, opts.methods?.length && opts.referenceUrl ? [...opts.methods, 'reference'] : opts.methods);
   // One signal stops everything in flight: Ctrl-C (opts.signal) or the deadline.
   const stop = new AbortController();
   const deadlineText = opts.deadlineMs === undefined ? '' : formatMs(opts.deadlineMs);
@@ -98,6 +111,9 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
   // Every head the run reads, from the preflight on, is logged: service/head-never-goes-back judges them.
   const heads = new HeadLog();
   const client = new RpcClient({ url: opts.url, timeoutMs: opts.timeoutMs ?? 10_000, concurrency: opts.concurrency ?? 8, ...(opts.ca ? { ca: opts.ca } : {}), signal: stop.signal, noAnswerLimit: NO_ANSWER_LIMIT, onAnswer: (ex, asked, answered) => heads.observe(ex, asked, answered) });
+  // Its own client: its answers never enter the endpoint's head log, request count or not-served tally.
+  const refClient = opts.referenceUrl ? new RpcClient({ url: opts.referenceUrl, timeoutMs: opts.timeoutMs ?? 10_000, concurrency: opts.concurrency ?? 8, ...(opts.ca ? { ca: opts.ca } : {}), signal: stop.signal, noAnswerLimit: NO_ANSWER_LIMIT }) : undefined;
+  let reference: ReferenceState | undefined;
   try {
     let pre: Awaited<ReturnType<typeof preflight>> | undefined;
     let targets: Targets | undefined;
@@ -107,6 +123,7 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
       if (opts.network && BigInt(opts.network.chainId) !== BigInt(chainId)) {
         throw new EndpointUnusable(`--network ${opts.network.name} is chain ${opts.network.chainId}, but the endpoint serves chain ${chainId}: not the network asked for`);
       }
+      if (refClient && opts.referenceUrl) reference = await referenceOf(refClient, opts.referenceUrl, chainId, opts);
       targets = opts.targetsFile
         ? await loadTargets(opts.targetsFile)
         : mergeFixtures(await discoverTargets(client, { depth: opts.discoveryDepth ?? 64, ...(opts.discoveryBudget ? { budget: opts.discoveryBudget } : {}), chainId, head }), await fixtureTargets(client, chainId), 'fixture');
@@ -126,7 +143,7 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
       if (!stop.signal.aborted) throw err;
     }
 
-    const checks = targets && !stop.signal.aborted ? await runMocha(suites, { client, targets, memo: new Map(), receiptsBudget: opts.receiptsBudget ?? RECEIPTS_BUDGET, heads }, opts.onResult, stop.signal, opts.expect) : [];
+    const checks = targets && !stop.signal.aborted ? await runMocha(suites, { client, targets, memo: new Map(), receiptsBudget: opts.receiptsBudget ?? RECEIPTS_BUDGET, heads, ...(reference ? { reference } : {}) }, opts.onResult, stop.signal, opts.expect) : [];
     const interrupted = opts.signal?.aborted === true;
     const deadlineReached = !interrupted && stop.signal.aborted;
     // Every check gets a verdict unless Ctrl-C stopped the run: one that did not run (the deadline) is inconclusive.
@@ -148,11 +165,31 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
       ...(interrupted ? { incompleteReason: `interrupted by ${String(opts.signal?.reason)} ${pre ? (targets ? `after ${checks.length} checks` : 'during discovery') : 'during the preflight'}` } : {}),
       ...(opts.expect ? { expectations: { file: opts.expect.file, ...(opts.expect.client ? { client: opts.expect.client } : {}), entries: opts.expect.fail.length + opts.expect.skip.length } } : {}),
       ...(opts.deadlineMs !== undefined ? { deadlineMs: opts.deadlineMs, deadlineReached } : {}),
+      // What the reference and the endpoint answered: redacted like the checks' texts.
+      ...(reference ? { reference: redactDeep({ ...reference.meta, ...(reference.failed ? { failed: redactCapped(reference.failed, MAX_TEXT) } : {}) }) } : {}),
     };
   } finally {
     clearTimeout(deadline);
     opts.signal?.removeEventListener('abort', onInterrupt);
     client.close();
+    refClient?.close();
+  }
+}
+
+/** The reference opened (its chain id must be the endpoint's), or the run refused naming it (ReferenceUnusable, exit 2). */
+async function referenceOf(refClient: RpcClient, url: string, chainId: string, opts: RunSettings): Promise<ReferenceState> {
+  try {
+    const said = await openReference(refClient, chainId);
+    const compare = (opts.methods ?? []).filter((m) => (METHODS as readonly string[]).includes(m));
+    return {
+      client: refClient,
+      memo: new Map(),
+      compare: compare.length ? compare : METHODS,
+      meta: { endpoint: redactUrl(url), chainId: said.chainId, ...(said.clientVersion ? { clientVersion: redactCapped(said.clientVersion, 200) } : {}), maxHeadLagS: opts.maxHeadLagS ?? DEFAULT_MAX_HEAD_LAG_S, headLag: {}, agreement: [] },
+    };
+  } catch (err) {
+    if (err instanceof ReferenceRefused) throw new ReferenceUnusable(err.message);
+    throw err;
   }
 }
 

@@ -81,6 +81,7 @@ export const REPORT_RUN_FIELDS: Presence<ReportRun> = {
   expectations: 'optional',
   deadlineMs: 'optional',
   deadlineReached: 'optional',
+  reference: 'optional',
 };
 
 /**
@@ -266,7 +267,8 @@ export function expectedButUnjudged(checks: CheckResult[]): Array<{ id: string; 
 export function unansweredMethods(checks: CheckResult[]): string[] {
   const answered = new Map<string, boolean>();
   for (const { method, evidence } of checks) {
-    for (const ev of evidence.filter((e) => (e.request as { method?: unknown } | null)?.method === method)) {
+    // The reference node's answers (--reference-url) are not the endpoint's.
+    for (const ev of evidence.filter((e) => !e.reference && (e.request as { method?: unknown } | null)?.method === method)) {
       const none = ev.fault !== undefined && (NO_ANSWER as readonly string[]).includes(ev.fault.split(':', 1)[0] ?? '');
       answered.set(method, (answered.get(method) ?? false) || !none);
     }

@@ -59,7 +59,8 @@ export function notServedMethods(checks: CheckResult[], explained: (c: CheckResu
   for (const { evidence } of checks) {
     for (const ev of evidence) {
       const req = ev.request;
-      if (!isObject(req) || typeof req['method'] !== 'string' || !answered(ev)) continue;
+      // The reference node's answers (--reference-url) say nothing of what the endpoint serves.
+      if (ev.reference || !isObject(req) || typeof req['method'] !== 'string' || !answered(ev)) continue;
       const byParams = calls.get(req['method']) ?? new Map<string, Call>();
       calls.set(req['method'], byParams);
       const key = JSON.stringify(req['params']) ?? '';

@@ -39,7 +39,7 @@ export function assembleReport(result: RunResult, judging: Judging): Conformance
     ...reportHeader('rpc-certify-conformance', 2),
     run,
     ...(targets ? { targets: redactDeep(targets, reportWords()) } : {}),
-    summary: { ...summarize(checks, judging.strict, meta.complete, { ...(judging.minJudged !== undefined ? { minJudged: judging.minJudged } : {}), ...(targets ? { targets } : {}) }), ...(left.length ? { notCertified: left } : {}) },
+    summary: { ...summarize(checks, judging.strict, meta.complete, { ...(judging.minJudged !== undefined ? { minJudged: judging.minJudged } : {}), ...(targets ? { targets } : {}), ...(meta.reference?.failed ? { referenceFailed: meta.reference.failed } : {}) }), ...(left.length ? { notCertified: left } : {}) },
     checks,
   };
 }

@@ -10,7 +10,7 @@ import { COVERAGE_CLASSES } from '../framework/discovery.ts';
 import { writeFileAtomic } from '../../core/node/atomic.ts';
 import { STYLE } from './html-style.ts';
 import { type ConformanceReport, methodsOf, type Outcome, OUTCOMES, outcomeOf, percent } from './model.ts';
-import { blockCoverage, blockCoverageText, curlSource, curlText, exchangeMeta, failingFirst, formatDuration, inapplicableGroups, requestText, responseText, scopeLine, uncertified } from './text.ts';
+import { blockCoverage, blockCoverageText, curlSource, curlText, exchangeMeta, failingFirst, formatDuration, headLagText, inapplicableGroups, requestText, responseText, scopeLine, uncertified } from './text.ts';
 
 export async function writeHtmlReport(report: ConformanceReport, path: string): Promise<void> {
   await writeFileAtomic(path, renderHtml(report));
@@ -37,6 +37,7 @@ ${report.run.complete ? '' : `<div class="banner"><div class="wrap">Incomplete r
 ${stickyBar(report)}
 <main class="wrap">
 ${judgedSection(report)}
+${referenceSection(report)}
 ${methodMatrix(report, checks)}
 ${coverageMatrix(report, checks)}
 ${cardSection(report.run.endpoint, 'failures', 'Failures', only('fail'), 'No fatal failures.')}
@@ -110,6 +111,20 @@ function judgedSection(report: ConformanceReport): string {
 <table class="list"><thead><tr><th>method</th><th>judged</th><th>of</th><th>share</th></tr></thead><tbody>${rows.join('\n')}</tbody></table>
 ${groups('Not judged (skipped or inconclusive), by reason', j.notJudged)}
 ${groups('Not on this chain (left out of the share)', inapplicableGroups(j))}</section>`;
+}
+
+/** The reference node (--reference-url): the head lag at the start and the end, per method the calls that agreed, each difference with both answers. */
+function referenceSection(report: ConformanceReport): string {
+  const ref = report.run.reference;
+  if (!ref) return '';
+  const lag = (at: 'start' | 'end') => `<tr><td>${at}</td><td>${esc(headLagText(ref.headLag[at]))}</td></tr>`;
+  const agreement = ref.agreement.map((a) => `<tr><td>${esc(a.method)}</td><td class="num">${a.compared}</td><td class="num">${a.agreed}</td><td class="num">${a.differences.length}</td><td class="muted">${esc([...a.notCompared.map((n) => `not compared: ${n}`), ...a.noted.map((n) => `noted: ${n}`)].slice(0, 8).join('; '))}</td></tr>`);
+  const diffs = ref.agreement.flatMap((a) => a.differences.map((d) => `<tr><td>${esc(a.method)}</td><td>${esc(d.call)}</td><td><code>${esc(d.path)}</code></td><td><code>${esc(d.ours)}</code></td><td><code>${esc(d.reference)}</code>${d.why ? ` <span class="muted">${esc(d.why)}</span>` : ''}</td></tr>`));
+  return `<section id="reference"><h2>Reference <span class="n">${esc(`${ref.endpoint}, chain ${BigInt(ref.chainId)}${ref.clientVersion ? `, ${ref.clientVersion}` : ''}; head lag allowance ${ref.maxHeadLagS} s`)}</span>${ref.failed ? ' <span class="pill o-inconclusive">failed during the run</span>' : ''}</h2>
+${ref.failed ? `<p>The reference failed during the run (${esc(ref.failed)}): the checks that needed it after that are inconclusive, not blamed on the endpoint.</p>` : ''}
+<h3>Head lag</h3><table class="list"><thead><tr><th>at</th><th>read</th></tr></thead><tbody>${lag('start')}${lag('end')}</tbody></table>
+<h3>Answers compared</h3><table class="list"><thead><tr><th>method</th><th>compared</th><th>agreed</th><th>differences</th><th>not compared, noted</th></tr></thead><tbody>${agreement.join('\n')}</tbody></table>
+${diffs.length ? `<h3>Differences</h3><table class="list"><thead><tr><th>method</th><th>call</th><th>field</th><th>ours</th><th>the reference's</th></tr></thead><tbody>${diffs.join('\n')}</tbody></table>` : ''}</section>`;
 }
 
 /** Each method not served, named before anything else: one finding, not the twenty failed checks it causes. */

@@ -5,7 +5,7 @@ import type { CheckResult } from '../framework/check.ts';
 import { xmlSafe } from '../../core/inert.ts';
 import { writeFileAtomic } from '../../core/node/atomic.ts';
 import { type ConformanceReport, methodsOf, outcomeOf, percent } from './model.ts';
-import { exchangeMeta, inapplicableGroups, judgedLine, notServedLine, perMethodLine, reasonGroups, requestText, responseText, uncertified } from './text.ts';
+import { exchangeMeta, inapplicableGroups, judgedLine, notServedLine, perMethodLine, reasonGroups, referenceLines, requestText, responseText, uncertified } from './text.ts';
 
 export function junitXml(report: ConformanceReport): string {
   const builder = newJunitBuilder().name('rpc-certify');
@@ -45,6 +45,9 @@ function runSuite(builder: Builder, report: ConformanceReport): void {
   const detail = [judgedLine(judged), perMethodLine(judged), ...reasonGroups(inapplicableGroups(judged)).map((l) => `not on this chain: ${l}`), ...reasonGroups(judged.notJudged).map((l) => `not judged: ${l}`)].join('\n');
   share.standardOutput(xmlSafe(detail));
   if (judged.share < judged.floor) share.failure(xmlSafe(`${judgedLine(judged)}; ${reasonGroups(judged.notJudged.slice(0, 3)).join('; ')}`), 'below-min-judged');
+  // The reference section: its findings fail their own checks (reference/*); here, what it measured.
+  const ref = report.run.reference;
+  if (ref) suite.testCase().className('rpc-certify.run').name(xmlSafe(`reference ${ref.endpoint}`)).standardOutput(xmlSafe(referenceLines(ref, Infinity).join('\n')));
   for (const m of notServed) {
     const tc = suite.testCase().className('rpc-certify.run').name(xmlSafe(`${m.method} ${m.expected ? 'not served (expected)' : 'NOT SERVED'}`));
     const line = xmlSafe(notServedLine(m, report.run.expectations?.file));

@@ -206,7 +206,7 @@ function thinMethods(j: JudgedShare): string[] {
   return [`judged below the --min-judged floor of ${percent(j.floor)} for ${thin.map((m) => `${m.method} (${m.judged} of ${m.of})`).join(', ')}: those methods are not certified by this run`];
 }
 
-export function summarize(checks: CheckResult[], strict: boolean, complete: boolean, opts: { minJudged?: number; targets?: Targets } = {}): ConformanceReport['summary'] {
+export function summarize(checks: CheckResult[], strict: boolean, complete: boolean, opts: { minJudged?: number; targets?: Targets; referenceFailed?: string } = {}): ConformanceReport['summary'] {
   const count = (o: Outcome) => checks.filter((c) => outcomeOf(c, strict) === o).length;
   const fatalFailures = count('fail');
   const advisoryFailures = count('advisory');
@@ -219,6 +219,8 @@ export function summarize(checks: CheckResult[], strict: boolean, complete: bool
   const judged = judgedShare(checks, strict, opts.minJudged);
   const reasons = [
     ...(unanswered.length > 0 ? [`never answered: ${unanswered.join(', ')}`] : []),
+    // A reference that stopped answering judged nothing after that: named, never a verdict on the endpoint.
+    ...(opts.referenceFailed ? [`the reference (--reference-url) failed during the run (${opts.referenceFailed}): the checks that needed it are inconclusive`] : []),
     ...(inconclusiveFatal > fatal.length * INCONCLUSIVE_SHARE ? [`${inconclusiveFatal} of ${fatal.length} fatal checks inconclusive (more than ${INCONCLUSIVE_SHARE * 100}%)`] : []),
     // Coverage is part of the verdict: a certificate that judged half the catalogue must not read like one that judged it all.
     ...(judged.share < judged.floor ? [belowFloor(judged, opts.targets)] : []),

@@ -4,6 +4,7 @@ import { inert } from '../../core/inert.ts';
 import { METHODS } from '../../core/methods.ts';
 import { type ConformanceReport, type JudgedShare, percent } from './model.ts';
 import type { NotServedMethod } from './not-served.ts';
+import type { HeadLag, ReferenceMeta } from '../framework/reference.ts';
 
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
@@ -130,4 +131,25 @@ export function blockCoverageText(report: ConformanceReport): string | undefined
   const fewer = cov.short.map((s) => `${s.id} ${s.whole}${s.verdict === 'pass' || s.verdict === 'fail' ? '' : ` (${s.verdict})`}`);
   const unfinished = report.run.deadlineReached ? '; the deadline stopped some checks before they ran: they judged none' : '';
   return `${judged.length} block(s) picked (${eras}); judged whole by every one of the ${cov.checks} block-level checks that ran: ${cov.wholeByAll}${fewer.length ? ` (fewer: ${fewer.slice(0, 6).join(', ')}${fewer.length > 6 ? `, and ${fewer.length - 6} more` : ''})` : ''}${unfinished}`;
+}
+
+/** A head lag read as a reader checks it: "the endpoint 5 block(s) (11 s) behind: block 5, the reference 10 (before) to 10 (after)". */
+export function headLagText(lag: HeadLag | undefined): string {
+  if (!lag) return 'not read';
+  const who = lag.behindBlocks > 0 ? `the endpoint ${lag.behindBlocks} block(s) (${lag.behindSeconds} s) behind` : lag.referenceBehindBlocks > 0 ? `the REFERENCE ${lag.referenceBehindBlocks} block(s) (${lag.referenceBehindSeconds} s) behind the endpoint` : 'level';
+  return `${who}: endpoint at block ${lag.endpoint}, the reference at ${lag.referenceBefore} before and ${lag.referenceAfter} after`;
+}
+
+/** The reference section's lines (terminal, JUnit): the node, the head lag at the start and the end, per-method agreement, each difference with both answers. */
+export function referenceLines(ref: ReferenceMeta, differences = 10): string[] {
+  const diffs = ref.agreement.flatMap((a) => a.differences.map((d) => `${a.method}: ${d.call}: ${d.path}: ours ${d.ours}, the reference's ${d.reference}${d.why ? ` (${d.why})` : ''}`));
+  return [
+    `reference: ${ref.endpoint} (chain ${BigInt(ref.chainId)}${ref.clientVersion ? `, ${inert(ref.clientVersion, 80)}` : ''}); head lag allowance ${ref.maxHeadLagS} s (--max-head-lag)`,
+    ...(ref.failed ? [`REFERENCE FAILED during the run: ${inert(ref.failed, 200)}: the checks that needed it after that are inconclusive (not blamed on the endpoint)`] : []),
+    `head lag at the start: ${headLagText(ref.headLag.start)}`,
+    `head lag at the end: ${headLagText(ref.headLag.end)}`,
+    `agreement (calls agreeing of those compared): ${ref.agreement.length ? ref.agreement.map((a) => `${a.method} ${a.agreed}/${a.compared}${a.notCompared.length ? ` (+${a.notCompared.length} not compared)` : ''}`).join(', ') : 'nothing compared'}`,
+    ...diffs.slice(0, differences).map((d) => `DIFFERS ${inert(d, 400)}`),
+    ...(diffs.length > differences ? [`… and ${diffs.length - differences} more difference(s) (conformance.json, run.reference)`] : []),
+  ];
 }

@@ -70,12 +70,13 @@ describe('conformance checks fire on their faults', function () {
     proxy.synthetic = undefined;
   });
 
-  const run = (methods: string[] | undefined, withSynthetic: boolean) =>
+  const run = (methods: string[] | undefined, withSynthetic: boolean, reference = false) =>
     runConformance({
       suites: allSuites,
       url: proxy.url,
       targetsFile: lockfile,
       ...(methods ? { methods } : {}),
+      ...(reference ? { referenceUrl: devnet.url } : {}),
       fixtures: [{ targets: seed, source: 'seed' }, ...(withSynthetic ? [{ targets: synthetic.targets, source: 'fixture' as const }] : [])],
     });
 
@@ -318,7 +319,7 @@ describe('conformance checks fire on their faults', function () {
       proxy.fault = f;
       if (f.synthetic) proxy.synthetic = synthetic.synthetic;
       const methods = f.methods ?? [...new Set(f.kills.map((id) => id.split('/')[0]!))];
-      const r = await run(methods, Boolean(f.synthetic));
+      const r = await run(methods, Boolean(f.synthetic), f.reference);
       expect(failedIds(r), `failures: ${r.checks.filter((c) => c.verdict !== 'pass').map((c) => `${c.id}=${c.verdict}`).join(' ')}`).to.include.members(f.kills);
       if (f.exact) {
         expect(r.complete, 'the whole suite ran').to.equal(true);

@@ -43,6 +43,8 @@ export interface Fault {
   synthetic?: boolean;
   /** The failures must be exactly `kills`: the rest of the suite runs and passes. */
   exact?: boolean;
+  /** Runs with the clean gateway behind the proxy as the reference node (--reference-url): the reference/* checks judge. */
+  reference?: boolean;
 }
 
 export interface FaultContext {

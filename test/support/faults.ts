@@ -233,6 +233,9 @@ export function faultCatalogue(targets: Targets): Fault[] {
     // `latest` judged against what the endpoint serves by hash (no reference): a cached head, a lagging backend.
     ...headFaults(),
 
+    // Against a reference node (the clean gateway itself): a head behind it, and one value changed per method.
+    ...referenceFaults(),
+
     ...invariantFaults(targets),
     ...envelopeDefects(),
     ...[M.block, M.uncleH, M.tx, M.receipt].map(zeroHashError),
@@ -250,6 +253,30 @@ function headFaults(): Fault[] {
   return [
     fault('latest and eth_blockNumber 5 blocks behind, lookups by hash and number current (a cached head)', LATEST_NOT_BEHIND, behind(5n, false)),
     fault('eth_blockNumber one block above the head latest names', LATEST_NOT_BEHIND, (req, res) => (req.method === 'eth_blockNumber' && typeof res.result === 'string' ? { ...res, result: bumped(res.result, 1n) } : res)),
+  ];
+}
+
+/**
+ * Faults the reference/* checks catch, run with the clean gateway as the reference. The catalogue runs on a lock of the
+ * clean chain, so the head lags by its eth_blockNumber and latest (lookups current: behind(5n, false)); the seeded chain's
+ * timestamps are seconds apart, so 5 blocks are over the 2 s allowance. Per method, one value its answers carry changed.
+ */
+function referenceFaults(): Fault[] {
+  const bump = (x: unknown) => toQuantity(BigInt(String(x)) + 1n);
+  const perMethod: Array<[string, Fault['rewrite']]> = [
+    [M.estimate, results(M.estimate, (gas: string) => toQuantity((BigInt(gas) * 9n) / 10n))],
+    [M.block, results(M.block, (b: Json) => ({ ...b, miner: `0x${'ab'.repeat(20)}` }))],
+    // A dev chain has no uncles: the miss every method answers null is answered with an error.
+    [M.uncleN, (req, res) => (req.method === M.uncleN ? notFound(res) : res)],
+    [M.uncleH, (req, res) => (req.method === M.uncleH ? notFound(res) : res)],
+    [M.txIdx, results(M.txIdx, (tx: Json) => ({ ...tx, nonce: bump(tx['nonce']) }))],
+    [M.tx, results(M.tx, (tx: Json) => ({ ...tx, nonce: bump(tx['nonce']) }))],
+    [M.receipt, results(M.receipt, (r: Json) => ({ ...r, gasUsed: bump(r['gasUsed']) }))],
+    [M.blockReceipts, results(M.blockReceipts, (rs: Json[]) => rs.map((r) => ({ ...r, gasUsed: bump(r['gasUsed']) })))],
+  ];
+  return [
+    fault('eth_blockNumber and latest 5 blocks behind the reference (lookups current)', ['reference/head-lag-start', 'reference/head-lag-end'], behind(5n, false), { reference: true }),
+    ...perMethod.map(([method, rewrite]) => fault(`${method}: a value changed, against the reference`, [`reference/${method}-agrees`], rewrite, { reference: true })),
   ];
 }
 

@@ -1,0 +1,176 @@
+// A reference node (issue 23, conformance): the fault proxy in front of a moving embedded default (a block a second,
+// traffic in it) is the endpoint, the clean gateway of the same devnet (through a second proxy, for the reference's own
+// faults) the reference. A consistently stale endpoint, whose answers all agree with one another, fails naming its lag;
+// a value that differs from the reference on one method only is named there with both answers; a reference on another
+// chain is refused (exit 2); a reference that dies mid-run leaves its checks inconclusive, named; a reference behind
+// the endpoint is named, never blamed on it; the clean endpoint with the clean reference passes.
+import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { startDevnet, type Devnet } from '../../devnet/index.ts';
+import { runConformance, ReferenceUnusable, type RunResult, type RunSettings } from '../../conformance/framework/runner.ts';
+import { allSuites } from '../../conformance/methods.ts';
+import { checkIds } from '../../conformance/framework/check.ts';
+import { parseExpectations } from '../../conformance/framework/expectations.ts';
+import { assembleReport } from '../../conformance/report/assemble.ts';
+import { explains } from '../../conformance/report/model.ts';
+import { FaultProxy, type Fault } from '../support/fault-proxy.ts';
+import { behind } from '../support/faults.ts';
+import { toQuantity } from '../../core/hex.ts';
+
+const embedded = parseExpectations(readFileSync(new URL('../../fixtures/expectations/embedded.json', import.meta.url), 'utf8'), 'fixtures/expectations/embedded.json', checkIds(allSuites));
+const REFERENCE_IDS = allSuites.filter((s) => s.method === 'reference').flatMap((s) => s.checks.map((c) => c.spec.id));
+const byId = (r: RunResult, id: string) => r.checks.find((c) => c.id === id);
+const verdicts = (r: RunResult) => Object.fromEntries(REFERENCE_IDS.map((id) => [id, byId(r, id)?.verdict]));
+/** Failures beyond the chain's own deviations (embedded.json, scoped). */
+const unexplained = (r: RunResult) => r.checks.filter((c) => c.verdict === 'fail' && !explains(c.expectation, c)).map((c) => c.id);
+const LAG = /^the endpoint's head is (\d+) block\(s\) behind the reference's \((\d+) s of chain time, over the allowance of 2 s, --max-head-lag\), and still 2 s after a first read \d+ block\(s\) behind: eth_blockNumber named block (\d+); the reference was at block (\d+) before it was asked/;
+
+describe('a reference node (--reference-url): head lag and answers compared field by field', function () {
+  this.timeout(180_000);
+  let devnet: Devnet;
+  let endpoint: FaultProxy;
+  let referenceProxy: FaultProxy;
+  const node = async <T>(method: string, params: unknown[] = []): Promise<T> => {
+    const res = await fetch(devnet.nodeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+    return ((await res.json()) as { result: T }).result;
+  };
+  const run = (opts: Partial<RunSettings> = {}) =>
+    runConformance({ suites: allSuites, url: endpoint.url, referenceUrl: referenceProxy.url, methods: ['reference'], expect: embedded, fixtures: [{ targets: { reverts: devnet.seed.reverts }, source: 'seed' }], ...opts });
+
+  before(async function () {
+    devnet = await startDevnet({ blockTimeS: 1 });
+    // 24 blocks a second apart at once (anvil_mine), so an endpoint 20 blocks behind still serves the seeded chain.
+    await node('anvil_mine', [toQuantity(24), toQuantity(1)]);
+    endpoint = new FaultProxy(devnet.url);
+    referenceProxy = new FaultProxy(devnet.url);
+    await endpoint.start();
+    await referenceProxy.start();
+  });
+
+  afterEach(function () {
+    endpoint.fault = undefined;
+    referenceProxy.fault = undefined;
+  });
+
+  after(async function () {
+    await endpoint?.stop();
+    await referenceProxy?.stop();
+    await devnet?.stop();
+  });
+
+  it('the clean endpoint with a clean reference on the same moving chain passes: every reference check, and the whole run (PASS)', async function () {
+    const r = await run({ methods: undefined });
+    expect(verdicts(r), JSON.stringify(r.checks.filter((c) => c.method === 'reference' && c.verdict !== 'pass').map((c) => c.reason))).to.deep.equal(Object.fromEntries(REFERENCE_IDS.map((id) => [id, 'pass'])));
+    const report = assembleReport(r, { strict: false });
+    expect(report.summary.verdict, report.summary.verdictReason ?? unexplained(r).join()).to.equal('pass');
+    const ref = r.reference!;
+    expect(ref.agreement.map((a) => a.method)).to.have.length(8);
+    for (const a of ref.agreement) {
+      expect(a.compared, a.method).to.be.greaterThan(0);
+      expect(a.agreed, a.method).to.equal(a.compared);
+    }
+    expect(ref.headLag.start?.behindSeconds).to.equal(0);
+    expect(ref.headLag.end?.behindSeconds).to.equal(0);
+    // Judged: the reference checks count in the share when a reference is given.
+    expect(report.summary.judged.perMethod.find((m) => m.method === 'reference')).to.deep.equal({ method: 'reference', judged: REFERENCE_IDS.length, of: REFERENCE_IDS.length });
+  });
+
+  it('without a reference, its checks are not on the run: none of them in its results or its judged share, no reference section', async function () {
+    const r = await runConformance({ suites: allSuites, url: endpoint.url, expect: embedded, fixtures: [{ targets: { reverts: devnet.seed.reverts }, source: 'seed' }] });
+    expect(r.checks.filter((c) => c.method === 'reference')).to.deep.equal([]);
+    expect(r.checks.length).to.equal(checkIds(allSuites).size - REFERENCE_IDS.length);
+    expect(assembleReport(r, { strict: false }).summary.judged.perMethod.map((m) => m.method)).to.not.include('reference');
+    expect(r.reference).to.equal(undefined);
+  });
+
+  it('an endpoint consistently 20 blocks behind (its latest, eth_blockNumber and lookups all agreeing) fails the head lag at start and end, naming it; its answers agree with the reference', async function () {
+    endpoint.fault = { name: '20 blocks behind', kills: [], rewrite: behind(20n, true) };
+    const r = await run();
+    for (const id of ['reference/head-lag-start', 'reference/head-lag-end']) {
+      const c = byId(r, id);
+      expect(c?.verdict, `${id}: ${c?.reason}`).to.equal('fail');
+      const m = LAG.exec(c?.reason ?? '');
+      expect(m, c?.reason).to.not.equal(null);
+      // The reference read before the endpoint: at least 20 blocks ahead, the chain moving meanwhile.
+      expect(Number(m![1])).to.be.within(20, 26);
+      expect(Number(m![2])).to.be.at.least(15);
+      expect(Number(m![4]) - Number(m![3])).to.equal(Number(m![1]));
+    }
+    for (const id of REFERENCE_IDS.filter((i) => i.endsWith('-agrees'))) expect(byId(r, id)?.verdict, `${id}: ${byId(r, id)?.reason}`).to.equal('pass');
+    expect(r.reference?.headLag.start?.behindBlocks).to.be.at.least(20);
+    expect(assembleReport(r, { strict: false }).summary.verdict).to.equal('fail');
+  });
+
+  it('a reference itself 20 blocks behind the endpoint is named, not blamed: the head lag is inconclusive, nothing fails', async function () {
+    referenceProxy.fault = { name: 'reference 20 blocks behind', kills: [], rewrite: behind(20n, true) };
+    const r = await run();
+    for (const id of ['reference/head-lag-start', 'reference/head-lag-end']) {
+      expect(byId(r, id)?.verdict, byId(r, id)?.reason).to.equal('inconclusive');
+      expect(byId(r, id)?.reason).to.match(/^the reference is (19|2\d) block\(s\) behind the endpoint \(\d+ s of chain time, over the allowance of 2 s\): a stale reference cannot judge the endpoint's head, and the endpoint is not blamed for it/);
+    }
+    expect(unexplained(r)).to.deep.equal([]);
+    // The blocks near the endpoint's head are not on the stale reference: not compared, with why.
+    expect(r.reference?.agreement.find((a) => a.method === 'eth_getBlockByHash')?.notCompared.join('\n')).to.match(/the reference has none \(behind the endpoint, or history it does not keep\)/);
+  });
+
+  it('a value that differs from the reference on one method only (creations estimated 10% low at the head the run started at), consistently, is named on that method alone with both answers; no other check sees it', async function () {
+    const lowered: Array<{ ours: string; theirs: string }> = [];
+    // The run's first head (the preflight's, where discovery starts): the reference compares estimates there, and no
+    // check of the endpoint's own estimates a creation at it (they replay transactions at their parent blocks).
+    let head: string | undefined;
+    endpoint.fault = {
+      name: 'creation estimates 10% low at the first head',
+      kills: [],
+      rewrite: (req, res) => {
+        if (req.method === 'eth_getBlockByNumber' && req.params[0] === 'latest') head ??= (res.result as { number?: string } | null)?.number;
+        const call = req.params[0] as Record<string, unknown> | undefined;
+        if (req.method !== 'eth_estimateGas' || typeof res.result !== 'string' || !call || call['to'] !== undefined || req.params[1] !== head) return res;
+        const ours = toQuantity((BigInt(res.result) * 9n) / 10n);
+        lowered.push({ ours, theirs: res.result });
+        return { ...res, result: ours };
+      },
+    };
+    const r = await run({ methods: undefined });
+    expect(unexplained(r), r.checks.filter((x) => x.verdict === 'fail').map((x) => `${x.id}: ${x.reason}`).join('\n')).to.deep.equal(['reference/eth_estimateGas-agrees']);
+    const c = byId(r, 'reference/eth_estimateGas-agrees')!;
+    const theirs = lowered.find((l) => c.reason?.includes(l.ours));
+    expect(theirs, c.reason).to.not.equal(undefined);
+    expect(c.reason).to.match(new RegExp(`^the estimate of transaction 0x[0-9a-f]{64} replayed at block \\d+ \\(0x[0-9a-f]{64}\\): / differs from the reference's: ours "${theirs!.ours}", the reference's "${theirs!.theirs}" \\(10% below the reference's estimate at the same block, beyond the 2% band\\)`));
+    expect(c).to.deep.include({ pointer: '/', actual: `"${theirs!.ours}"`, expected: `"${theirs!.theirs}"` });
+    const agreement = r.reference!.agreement;
+    expect(agreement.filter((a) => a.differences.length > 0).map((a) => a.method)).to.deep.equal(['eth_estimateGas']);
+    expect(agreement.find((a) => a.method === 'eth_estimateGas')?.differences[0]).to.deep.include({ ours: `"${theirs!.ours}"`, reference: `"${theirs!.theirs}"` });
+  });
+
+  it('a reference on another chain is refused before any check: ReferenceUnusable, and the CLI exits 2 naming both chains', async function () {
+    referenceProxy.fault = { name: 'chain 1', kills: [], rewrite: (req, res) => (req.method === 'eth_chainId' ? { ...res, result: '0x1' } : res) };
+    const err = await run().then(() => undefined, (e: unknown) => e);
+    expect(err).to.be.instanceOf(ReferenceUnusable);
+    expect((err as Error).message).to.equal('the reference (--reference-url) serves chain 1 (0x1), the endpoint chain 31337 (0x7a69): a reference must be on the endpoint\'s chain');
+    const cli = spawn(process.execPath, ['bin/rpc-certify.js', 'conformance', '--url', endpoint.url, '--reference-url', referenceProxy.url, '--quiet', '--out', '/tmp/rpc-certify-reference-test'], { cwd: new URL('../..', import.meta.url).pathname });
+    let stderr = '';
+    cli.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise((resolve) => cli.on('exit', resolve));
+    expect(code, stderr).to.equal(2);
+    expect(stderr.trim()).to.equal('rpc-certify: reference not usable: the reference (--reference-url) serves chain 1 (0x1), the endpoint chain 31337 (0x7a69): a reference must be on the endpoint\'s chain');
+  });
+
+  it('a reference that dies mid-run is named in the report; the checks that needed it after that are inconclusive, none failed; the run is INCONCLUSIVE, never a verdict on the endpoint', async function () {
+    let calls = 0;
+    const dies: Fault = { name: 'reference reset after 12 calls', kills: [], stall: () => (++calls > 12 ? 'reset' : undefined) };
+    referenceProxy.fault = dies;
+    const r = await run();
+    expect(byId(r, 'reference/head-lag-start')?.verdict).to.equal('pass');
+    const after = r.checks.filter((c) => c.method === 'reference' && c.verdict !== 'pass');
+    expect(after.length).to.be.greaterThan(5);
+    for (const c of after) {
+      expect(c.verdict, `${c.id}: ${c.reason}`).to.equal('inconclusive');
+      expect(c.reason).to.match(/^the reference (gave no usable answer to \w+ \(unreachable|failed during the run \(\w+: unreachable)/);
+    }
+    expect(r.reference?.failed).to.match(/^\w+: unreachable/);
+    const report = assembleReport(r, { strict: false });
+    expect(report.summary.verdict).to.equal('inconclusive');
+    expect(report.summary.verdictReason).to.match(/the reference \(--reference-url\) failed during the run \(\w+: unreachable.*\): the checks that needed it are inconclusive/);
+  });
+});

@@ -272,7 +272,7 @@ function exchange(ev: Evidence, endpoint: string, label = ''): string {
   return `<div class="exchange"><div class="meta">${label ? `<b>${esc(label)}</b> · ` : ''}${esc(exchangeMeta(ev))}</div><div class="io">
 <figure><figcaption>request</figcaption><pre>${esc(requestText(ev))}</pre></figure>
 <figure><figcaption>response</figcaption><pre>${esc(responseText(ev))}</pre></figure></div>
-<details class="curl"><summary>copy as curl (${curlSource(endpoint) === '$RPC_CERTIFY_URL' ? `the whole URL from $RPC_CERTIFY_URL: ${esc(endpoint)}` : 'the key from $RPC_CERTIFY_API_KEY'})</summary><pre>${esc(curlText(ev, endpoint))}</pre></details></div>`;
+${ev.reference ? '</div>' : `<details class="curl"><summary>copy as curl (${curlSource(endpoint) === '$RPC_CERTIFY_URL' ? `the whole URL from $RPC_CERTIFY_URL: ${esc(endpoint)}` : 'the key from $RPC_CERTIFY_API_KEY'})</summary><pre>${esc(curlText(ev, endpoint))}</pre></details></div>`}`;
 }
 
 function skippedSection(checks: Judged[]): string {

@@ -31,6 +31,8 @@ export function responseText(ev: Evidence): string {
 /** "HTTP 200 · application/json · 12 ms · fault: …": what the transport saw. */
 export function exchangeMeta(ev: Evidence): string {
   return [
+    // An exchange with the reference node (--reference-url) is not the endpoint's: said first.
+    ev.reference && 'the REFERENCE node (--reference-url)',
     ev.httpStatus !== undefined ? `HTTP ${ev.httpStatus}` : 'no HTTP response',
     ev.contentType,
     formatDuration(ev.durationMs),

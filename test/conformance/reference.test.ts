@@ -7,6 +7,10 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { formatSummary, writeReports } from '../../conformance/report/index.ts';
 import { startDevnet, type Devnet } from '../../devnet/index.ts';
 import { runConformance, ReferenceUnusable, type RunResult, type RunSettings } from '../../conformance/framework/runner.ts';
 import { allSuites } from '../../conformance/methods.ts';
@@ -141,6 +145,22 @@ describe('a reference node (--reference-url): head lag and answers compared fiel
     const agreement = r.reference!.agreement;
     expect(agreement.filter((a) => a.differences.length > 0).map((a) => a.method)).to.deep.equal(['eth_estimateGas']);
     expect(agreement.find((a) => a.method === 'eth_estimateGas')?.differences[0]).to.deep.include({ ours: `"${theirs!.ours}"`, reference: `"${theirs!.theirs}"` });
+    // Every report names the difference with both answers: conformance.json (validated against its schema as it is
+    // written), the HTML's reference section, the JUnit run case and the terminal summary.
+    const out = await mkdtemp(join(tmpdir(), 'rc-reference-'));
+    const report = assembleReport(r, { strict: false });
+    const paths = await writeReports(report, out);
+    const json = JSON.parse(await readFile(paths.json, 'utf8')) as { run: { reference: { agreement: Array<{ method: string; differences: Array<{ ours: string; reference: string }> }> } } };
+    expect(json.run.reference.agreement.find((a) => a.method === 'eth_estimateGas')?.differences[0]).to.deep.include({ ours: `"${theirs!.ours}"`, reference: `"${theirs!.theirs}"` });
+    const html = await readFile(paths.html, 'utf8');
+    expect(html).to.include('<section id="reference"><h2>Reference');
+    expect(html).to.match(new RegExp(`<td><code>&quot;${theirs!.ours}&quot;</code></td><td><code>&quot;${theirs!.theirs}&quot;</code>`));
+    const junit = await readFile(paths.junit, 'utf8');
+    expect(junit).to.include(`ours &quot;${theirs!.ours}&quot;, the reference&apos;s &quot;${theirs!.theirs}&quot;`.replaceAll('&apos;', "'"));
+    const summary = formatSummary(report, paths);
+    expect(summary).to.match(/^ {2}head lag at the start: level: endpoint at block \d+/m);
+    expect(summary).to.include(`DIFFERS eth_estimateGas: the estimate of`);
+    expect(summary).to.include(`ours "${theirs!.ours}", the reference's "${theirs!.theirs}" (10% below`);
   });
 
   it('a reference on another chain is refused before any check: ReferenceUnusable, and the CLI exits 2 naming both chains', async function () {

@@ -11,7 +11,7 @@ import type { BlockRef, Targets } from '../core/targets.ts';
 import { type Exchange, resultOf, RpcError, type TransportError } from '../core/node/rpc-client.ts';
 import { type CheckContext, MethodSuite } from './framework/check.ts';
 import type { Section } from './framework/clause.ts';
-import { type AnswerKind, type Difference, diffAnswers } from './framework/answer-diff.ts';
+import { type AnswerKind, type Difference, diffAnswers, same } from './framework/answer-diff.ts';
 import type { HeadLag, MethodAgreement } from './framework/reference.ts';
 import { PROBE_TRANSFER } from './framework/common.ts';
 import { callOf, type MinedTx } from './eth_estimateGas.ts';
@@ -187,15 +187,12 @@ function compareLookups(kind: AnswerKind, ours: Answer, theirs: Answer, record: 
   return d.differences;
 }
 
-const HEX = /^0x[0-9a-fA-F]*$/;
-const sameHex = (a: unknown, b: unknown) => (typeof a === 'string' && typeof b === 'string' && HEX.test(a) && HEX.test(b) ? a.toLowerCase() === b.toLowerCase() : JSON.stringify(a) === JSON.stringify(b));
-
 /** Estimates at one block both serve: within the band below the reference's; a revert's code and payload exactly. */
 function compareEstimates(ours: Answer, theirs: Answer, record: MethodAgreement, what: string): Difference[] {
   if ('error' in ours && 'error' in theirs) {
     const out: Difference[] = [];
     if (ours.error.code !== theirs.error.code) out.push({ path: '/error/code', ours: String(ours.error.code), reference: String(theirs.error.code) });
-    if (!sameHex(ours.error.data, theirs.error.data)) out.push({ path: '/error/data', ours: JSON.stringify(ours.error.data) ?? 'absent', reference: JSON.stringify(theirs.error.data) ?? 'absent' });
+    if (!same(ours.error.data, theirs.error.data)) out.push({ path: '/error/data', ours: JSON.stringify(ours.error.data) ?? 'absent', reference: JSON.stringify(theirs.error.data) ?? 'absent' });
     if (ours.error.message !== theirs.error.message) record.noted.push(`${what}: error messages differ (ours ${JSON.stringify(ours.error.message)}, the reference's ${JSON.stringify(theirs.error.message)})`);
     return out;
   }

@@ -56,7 +56,10 @@ function childKind(kind: AnswerKind, field: string): AnswerKind {
 
 const text = (v: unknown): string => (v === undefined ? 'absent' : (JSON.stringify(v) ?? String(v)));
 const HEX = /^0x[0-9a-fA-F]*$/;
-const same = (a: unknown, b: unknown): boolean => (typeof a === 'string' && typeof b === 'string' && HEX.test(a) && HEX.test(b) ? a.toLowerCase() === b.toLowerCase() : a === b);
+/** Two values alike: hex without regard to case (an EIP-55 address, a hex quantity), anything else as its JSON. */
+export function same(a: unknown, b: unknown): boolean {
+  return typeof a === 'string' && typeof b === 'string' && HEX.test(a) && HEX.test(b) ? a.toLowerCase() === b.toLowerCase() : JSON.stringify(a) === JSON.stringify(b);
+}
 
 /** `ours` against `reference`, both answers of the same call (results, null included). */
 export function diffAnswers(kind: AnswerKind, ours: unknown, reference: unknown): AnswerDiff {

@@ -194,15 +194,7 @@ export class CheckContext {
 
   /** Records an exchange as evidence; one the endpoint could not be tested by ends the check inconclusive. */
   record(ex: Exchange, due = false): void {
-    this.evidence.push({
-      request: ex.request,
-      ...(ex.httpStatus !== undefined ? { httpStatus: ex.httpStatus } : {}),
-      ...(ex.contentType !== undefined ? { contentType: ex.contentType } : {}),
-      ...(ex.bodyText !== undefined ? { response: excerpt(ex.bodyText) } : {}),
-      durationMs: ex.durationMs,
-      ...(ex.fault ? { fault: `${ex.fault}: ${ex.faultDetail ?? ''}` } : {}),
-      ...(due ? { resultDue: true } : {}),
-    });
+    this.evidence.push({ ...evidenceOf(ex), ...(due ? { resultDue: true } : {}) });
     const method = (ex.request as { method?: unknown } | null)?.method;
     if (ex.fault !== undefined && NO_ANSWER.includes(ex.fault)) this.tally.unanswered.push(`${typeof method === 'string' ? method : 'a request'} (${ex.fault}${ex.faultDetail ? `: ${ex.faultDetail}` : ''})`);
     // The service and reference suites judge the endpoint as a whole: an answer to any call is their own.
@@ -234,15 +226,7 @@ export class CheckContext {
       if (!opts.fresh) ref.memo.set(key, pending);
     }
     const ex = await pending;
-    this.evidence.push({
-      request: ex.request,
-      ...(ex.httpStatus !== undefined ? { httpStatus: ex.httpStatus } : {}),
-      ...(ex.contentType !== undefined ? { contentType: ex.contentType } : {}),
-      ...(ex.bodyText !== undefined ? { response: excerpt(ex.bodyText) } : {}),
-      durationMs: ex.durationMs,
-      ...(ex.fault ? { fault: `${ex.fault}: ${ex.faultDetail ?? ''}` } : {}),
-      reference: true,
-    });
+    this.evidence.push({ ...evidenceOf(ex), reference: true });
     if (ex.fault === 'interrupted') this.inconclusive(`endpoint could not be tested: ${ex.fault}: ${ex.faultDetail ?? ''}`.trim());
     if (ex.fault) {
       ref.failed ??= `${method}: ${ex.fault}${ex.faultDetail ? `: ${ex.faultDetail}` : ''}`;
@@ -448,6 +432,18 @@ export class CheckContext {
 /** JSON text of a value, bigints included, for comparisons and evidence. */
 export function stable(v: unknown): string | undefined {
   return JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? `${x}n` : x));
+}
+
+/** An exchange as evidence: the request, what the transport saw, a redacted excerpt of the body. */
+function evidenceOf(ex: Exchange): Evidence {
+  return {
+    request: ex.request,
+    ...(ex.httpStatus !== undefined ? { httpStatus: ex.httpStatus } : {}),
+    ...(ex.contentType !== undefined ? { contentType: ex.contentType } : {}),
+    ...(ex.bodyText !== undefined ? { response: excerpt(ex.bodyText) } : {}),
+    durationMs: ex.durationMs,
+    ...(ex.fault ? { fault: `${ex.fault}: ${ex.faultDetail ?? ''}` } : {}),
+  };
 }
 
 function excerpt(text: string): string {

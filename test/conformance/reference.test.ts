@@ -21,6 +21,7 @@ import { explains } from '../../conformance/report/model.ts';
 import { FaultProxy, type Fault } from '../support/fault-proxy.ts';
 import { behind } from '../support/faults.ts';
 import { toQuantity } from '../../core/hex.ts';
+import { diffAnswers } from '../../conformance/framework/answer-diff.ts';
 
 const embedded = parseExpectations(readFileSync(new URL('../../fixtures/expectations/embedded.json', import.meta.url), 'utf8'), 'fixtures/expectations/embedded.json', checkIds(allSuites));
 const REFERENCE_IDS = allSuites.filter((s) => s.method === 'reference').flatMap((s) => s.checks.map((c) => c.spec.id));
@@ -176,6 +177,21 @@ describe('a reference node (--reference-url): head lag and answers compared fiel
     expect(stderr.trim()).to.equal('rpc-certify: reference not usable: the reference (--reference-url) serves chain 1 (0x1), the endpoint chain 31337 (0x7a69): a reference must be on the endpoint\'s chain');
   });
 
+  it('the CLI: --reference-url\'s key appears in no output (stdout, stderr, every report); its endpoint is shown redacted', async function () {
+    const out = await mkdtemp(join(tmpdir(), 'rc-reference-cli-'));
+    const cli = spawn(process.execPath, ['bin/rpc-certify.js', 'conformance', '--url', endpoint.url, '--reference-url', devnet.url, '--methods', 'eth_getBlockByHash', '--expect', 'fixtures/expectations/embedded.json', '--out', out], { cwd: new URL('../..', import.meta.url).pathname });
+    let text = '';
+    cli.stdout.on('data', (d: Buffer) => (text += d.toString()));
+    cli.stderr.on('data', (d: Buffer) => (text += d.toString()));
+    const code = await new Promise((resolve) => cli.on('exit', resolve));
+    expect(code, text).to.equal(0);
+    expect(text).to.match(/^ {2}reference: http:\/\/127\.0\.0\.1:\d+\/v3\/<redacted> \(chain 31337, anvil/m);
+    expect(text).to.match(/agreement \(calls agreeing of those compared\): eth_getBlockByHash (\d+)\/\1$/m);
+    const files = await Promise.all(['conformance.json', 'conformance.html', 'conformance.junit.xml', 'targets.lock.json'].map((f) => readFile(join(out, f), 'utf8')));
+    for (const t of [text, ...files]) expect(t.includes(devnet.apiKey)).to.equal(false);
+    expect(files[0]).to.include('"reference": true');
+  });
+
   it('a reference that dies mid-run is named in the report; the checks that needed it after that are inconclusive, none failed; the run is INCONCLUSIVE, never a verdict on the endpoint', async function () {
     let calls = 0;
     const dies: Fault = { name: 'reference reset after 12 calls', kills: [], stall: () => (++calls > 12 ? 'reset' : undefined) };
@@ -192,5 +208,33 @@ describe('a reference node (--reference-url): head lag and answers compared fiel
     const report = assembleReport(r, { strict: false });
     expect(report.summary.verdict).to.equal('inconclusive');
     expect(report.summary.verdictReason).to.match(/the reference \(--reference-url\) failed during the run \(\w+: unreachable.*\): the checks that needed it are inconclusive/);
+  });
+});
+
+describe('answers compared with a reference, field by field (answer-diff.ts)', function () {
+  const block = { number: '0x10', hash: `0x${'aa'.repeat(32)}`, difficulty: '0x0', totalDifficulty: '0x1', miner: `0x${'Ab'.repeat(20)}`, transactions: [{ hash: `0x${'bb'.repeat(32)}`, nonce: '0x1', chainId: '0x1' }] };
+  it('agrees on the same answer, hex compared without regard to case (an EIP-55 address)', function () {
+    expect(diffAnswers('block', block, { ...block, miner: block.miner.toLowerCase() })).to.deep.equal({ differences: [], oneSided: [], allowed: [] });
+  });
+  it('names a nested difference by its JSON pointer, with both values', function () {
+    const ours = { ...block, transactions: [{ ...block.transactions[0], nonce: '0x2' }] };
+    expect(diffAnswers('block', ours, block).differences).to.deep.equal([{ path: '/transactions/0/nonce', ours: '"0x2"', reference: '"0x1"' }]);
+  });
+  it('a field the spec lists that only the reference serves is a difference; an optional one, or one only the endpoint serves, is noted', function () {
+    const { miner: _m, ...noMiner } = block;
+    expect(diffAnswers('block', noMiner, block).differences).to.deep.equal([{ path: '/miner', ours: 'absent', reference: `"${block.miner}"` }]);
+    const noChainId = { ...block, transactions: [{ hash: block.transactions[0]!.hash, nonce: '0x1' }] };
+    expect(diffAnswers('block', noChainId, block)).to.deep.include({ differences: [], oneSided: ['/transactions/0/chainId (reference only)'] });
+    expect(diffAnswers('block', { ...block, l1Fee: '0x1' }, block)).to.deep.include({ differences: [], oneSided: ['/l1Fee (endpoint only)'] });
+  });
+  it('totalDifficulty after the merge (difficulty 0) is not compared, served or not; before it, it is', function () {
+    const { totalDifficulty: _t, ...noTd } = block;
+    expect(diffAnswers('block', noTd, block)).to.deep.include({ differences: [] });
+    expect(diffAnswers('block', { ...block, totalDifficulty: '0x2' }, block).allowed).to.have.length(1);
+    const pow = { ...block, difficulty: '0x5' };
+    expect(diffAnswers('block', { ...pow, totalDifficulty: '0x2' }, pow).differences).to.deep.equal([{ path: '/totalDifficulty', ours: '"0x2"', reference: '"0x1"' }]);
+  });
+  it('a list of another length is a difference at its length', function () {
+    expect(diffAnswers('receipts', [{ status: '0x1' }], [{ status: '0x1' }, { status: '0x0' }]).differences).to.deep.equal([{ path: '/length', ours: '1', reference: '2' }]);
   });
 });

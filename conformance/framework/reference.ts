@@ -43,6 +43,8 @@ export interface ReferenceMeta {
   agreement: MethodAgreement[];
   /** Why the reference stopped answering mid-run: the checks that needed it after that are inconclusive. */
   failed?: string;
+  /** Requests sent to the reference (the run's requestCount counts the endpoint's only). */
+  requestCount: number;
 }
 
 /** The reference as the checks see it (RunState.reference). */

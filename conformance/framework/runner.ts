@@ -168,7 +168,7 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
       ...(opts.expect ? { expectations: { file: opts.expect.file, ...(opts.expect.client ? { client: opts.expect.client } : {}), entries: opts.expect.fail.length + opts.expect.skip.length } } : {}),
       ...(opts.deadlineMs !== undefined ? { deadlineMs: opts.deadlineMs, deadlineReached } : {}),
       // What the reference and the endpoint answered: redacted like the checks' texts.
-      ...(reference ? { reference: redactDeep({ ...reference.meta, ...(reference.failed ? { failed: redactCapped(reference.failed, MAX_TEXT) } : {}) }) } : {}),
+      ...(reference ? { reference: redactDeep({ ...reference.meta, requestCount: reference.client.requestCount, ...(reference.failed ? { failed: redactCapped(reference.failed, MAX_TEXT) } : {}) }) } : {}),
     };
   } finally {
     clearTimeout(deadline);
@@ -187,7 +187,7 @@ async function referenceOf(refClient: RpcClient, url: string, chainId: string, o
       client: refClient,
       memo: new Map(),
       compare: compare.length ? compare : METHODS,
-      meta: { endpoint: redactUrl(url), chainId: said.chainId, ...(said.clientVersion ? { clientVersion: redactCapped(said.clientVersion, 200) } : {}), maxHeadLagS: opts.maxHeadLagS ?? DEFAULT_MAX_HEAD_LAG_S, headLag: {}, agreement: [] },
+      meta: { endpoint: redactUrl(url), chainId: said.chainId, ...(said.clientVersion ? { clientVersion: redactCapped(said.clientVersion, 200) } : {}), maxHeadLagS: opts.maxHeadLagS ?? DEFAULT_MAX_HEAD_LAG_S, headLag: {}, agreement: [], requestCount: 0 },
     };
   } catch (err) {
     if (err instanceof ReferenceRefused) throw new ReferenceUnusable(err.message);

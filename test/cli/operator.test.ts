@@ -42,7 +42,7 @@ describe('operator safety', function () {
   it('a wrong option value names the option and the valid values', async () => {
     oneLineUsage(await cli(['load', '--profile', 'bogus']), /--profile must be one of smoke, gate, capacity, soak, got "bogus"/);
     oneLineUsage(await cli(['load', '--methods', 'eth_getBlockByHash,eth_foo']), /--methods: unknown method eth_foo; valid: eth_estimateGas, .*eth_getBlockReceipts\n?$/);
-    oneLineUsage(await cli(['conformance', '--url', 'http://127.0.0.1:1/v3/operator-key-1', '--methods', 'eth_foo']), /--methods: unknown method eth_foo; valid: .*, service\n?$/);
+    oneLineUsage(await cli(['conformance', '--url', 'http://127.0.0.1:1/v3/operator-key-1', '--methods', 'eth_foo']), /--methods: unknown method eth_foo; valid: .*, service, reference\n?$/);
     oneLineUsage(await cli(['load', '--duration', '5x']), /--duration takes a duration such as 30s, 5m or 1h30m .*got "5x"/);
     oneLineUsage(await cli(['load', '--rate', '0']), /--rate takes a positive whole number, got "0"/);
     oneLineUsage(await cli(['load', '--rate']), /Option '--rate <value>' argument missing/);

@@ -116,6 +116,7 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
   }
   const url = resolveEndpoint(values);
   if (!url) throw new UsageError('give --url, or --network with --api-key (see --help); with no endpoint at all, `rpc-certify start` certifies the embedded default');
+  if (values.methods?.split(',').includes('reference') && !values['reference-url']) throw new UsageError('--methods reference needs --reference-url: the reference checks compare the endpoint with that node');
   // An option not given stays undefined: the runner and the report read undefined as "the default".
   const opts: ConformanceOptions = {
     url,

@@ -101,8 +101,8 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
   const startedAt = new Date().toISOString();
   // The reference checks come with a reference, whatever --methods picks (they compare the methods it picks), and are
   // not on a run without one: neither passed, nor skipped against the judged share, nor listed.
-  const offered = opts.referenceUrl ? opts.suites : opts.suites.filter((x) => x.method !== 'reference');
-  const suites = selectSuites(offered, opts.methods?.length && opts.referenceUrl ? [...opts.methods, 'reference'] : opts.methods);
+  const picked = selectSuites(opts.suites, opts.methods?.length && opts.referenceUrl ? [...opts.methods, 'reference'] : opts.methods);
+  const suites = opts.referenceUrl ? picked : picked.filter((x) => x.method !== 'reference');
   // One signal stops everything in flight: Ctrl-C (opts.signal) or the deadline.
   const stop = new AbortController();
   const deadlineText = opts.deadlineMs === undefined ? '' : formatMs(opts.deadlineMs);

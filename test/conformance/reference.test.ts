@@ -107,6 +107,16 @@ describe('a reference node (--reference-url): head lag and answers compared fiel
     expect(assembleReport(r, { strict: false }).summary.verdict).to.equal('fail');
   });
 
+  it('a latest and eth_blockNumber 5 blocks behind (lookups current) fail the head lag too, naming 5 blocks or more', async function () {
+    endpoint.fault = { name: 'latest 5 behind', kills: [], rewrite: behind(5n, false) };
+    const r = await run();
+    for (const id of ['reference/head-lag-start', 'reference/head-lag-end']) {
+      const m = LAG.exec(byId(r, id)?.reason ?? '');
+      expect(m, `${id}: ${byId(r, id)?.verdict}: ${byId(r, id)?.reason}`).to.not.equal(null);
+      expect(Number(m![1])).to.be.within(5, 10);
+    }
+  });
+
   it('a reference itself 20 blocks behind the endpoint is named, not blamed: the head lag is inconclusive, nothing fails', async function () {
     referenceProxy.fault = { name: 'reference 20 blocks behind', kills: [], rewrite: behind(20n, true) };
     const r = await run();
@@ -164,8 +174,12 @@ describe('a reference node (--reference-url): head lag and answers compared fiel
     expect(summary).to.include(`ours "${theirs!.ours}", the reference's "${theirs!.theirs}" (10% below`);
   });
 
-  it('a reference on another chain is refused before any check: ReferenceUnusable, and the CLI exits 2 naming both chains', async function () {
+  it('a reference on another chain, or one that does not answer at the start, is refused before any check: ReferenceUnusable, and the CLI exits 2 naming both chains', async function () {
     referenceProxy.fault = { name: 'chain 1', kills: [], rewrite: (req, res) => (req.method === 'eth_chainId' ? { ...res, result: '0x1' } : res) };
+    // No answer at the start is refused the same way, naming the reference.
+    const unreachable = await run({ referenceUrl: 'http://127.0.0.1:1/v3/unreachable-reference-key' }).then(() => undefined, (e: unknown) => e);
+    expect(unreachable).to.be.instanceOf(ReferenceUnusable);
+    expect((unreachable as Error).message).to.match(/^the reference \(--reference-url\) gave no chain id: unreachable: /);
     const err = await run().then(() => undefined, (e: unknown) => e);
     expect(err).to.be.instanceOf(ReferenceUnusable);
     expect((err as Error).message).to.equal('the reference (--reference-url) serves chain 1 (0x1), the endpoint chain 31337 (0x7a69): a reference must be on the endpoint\'s chain');

@@ -99,7 +99,7 @@ async function minedWithParent(t: CheckContext, hash: string): Promise<{ tx: Min
  * answer leaves the check inconclusive; any other error or an estimate that does not cover is judged.
  */
 /** An error answer that says the call reverted: code 3, or a message saying so (the codes clients used before code 3). */
-const isRevert = (e: { code?: unknown; message?: unknown }): boolean => e.code === 3 || /revert/i.test(String(e.message ?? ''));
+export const isRevert = (e: { code?: unknown; message?: unknown }): boolean => e.code === 3 || /revert/i.test(String(e.message ?? ''));
 
 async function replayEstimate(t: CheckContext, call: Record<string, unknown>, parent: string): Promise<bigint> {
   const ex = await t.exchange(suite.method, [call, parent]);

@@ -14,7 +14,7 @@ import type { Section } from './framework/clause.ts';
 import { type AnswerKind, type Difference, diffAnswers, same } from './framework/answer-diff.ts';
 import type { HeadLag, MethodAgreement } from './framework/reference.ts';
 import { PROBE_TRANSFER } from './framework/common.ts';
-import { callOf, type MinedTx } from './eth_estimateGas.ts';
+import { callOf, isRevert, type MinedTx } from './eth_estimateGas.ts';
 
 const HERE = 'conformance/reference.ts';
 /** The head lag at the start: its suite runs before the methods' suites (conformance/methods.ts). */
@@ -135,7 +135,8 @@ async function agree(t: CheckContext, method: RpcMethod): Promise<void> {
     const refEx = await t.refExchange(method, c.params);
     const theirs = answerOf(refEx);
     if (theirs === undefined) return t.inconclusive(`the reference answered ${c.what} with no JSON-RPC result or error: nothing compared`);
-    if (!c.estimate && 'error' in theirs) return void record.notCompared.push(`${c.what}: the reference answered error ${theirs.error.code}: ${theirs.error.message}`);
+    // An error of the reference's says nothing of the endpoint (history it prunes, a method it lacks); only a revert is an answer to compare.
+    if ('error' in theirs && !(c.estimate && isRevert(theirs.error))) return void record.notCompared.push(`${c.what}: the reference answered error ${String(theirs.error.code)}: ${theirs.error.message}`);
     if (!('error' in theirs) && theirs.result === null && c.found) return void record.notCompared.push(`${c.what}: the reference has none (behind the endpoint, or history it does not keep)`);
     const named = c.blockHash && !('error' in theirs) ? blockHashIn(theirs.result) : undefined;
     if (named !== undefined && named !== c.blockHash) return void record.notCompared.push(`${c.what}: the reference's block at that number is another one (${named})`);

@@ -117,6 +117,20 @@ describe('a reference node (--reference-url): head lag and answers compared fiel
     }
   });
 
+  it('a reference that cannot estimate at the block compared (an error that is no revert: state it pruned) compares nothing there and blames nothing; its reverts are still compared', async function () {
+    referenceProxy.fault = { name: 'reference state pruned', kills: [], rewrite: (req, res) => (req.method === 'eth_estimateGas' && 'result' in res ? { jsonrpc: '2.0', id: res.id, error: { code: -32000, message: 'missing trie node' } } : res) };
+    const r = await run();
+    const c = byId(r, 'reference/eth_estimateGas-agrees');
+    expect(c?.verdict, c?.reason).to.equal('pass');
+    const a = r.reference!.agreement.find((x) => x.method === 'eth_estimateGas')!;
+    expect(a.notCompared.length).to.be.greaterThan(0);
+    for (const n of a.notCompared) expect(n).to.match(/: the reference answered error -32000: missing trie node$/);
+    // The reverting calls (the seed's and the harness's creation) answered as reverts on both sides, and agree.
+    expect(a.compared).to.equal(devnet.seed.reverts.length + 1);
+    expect(a.agreed).to.equal(a.compared);
+    expect(c?.note).to.include('not compared: the estimate of a plain transfer');
+  });
+
   it('a reference itself 20 blocks behind the endpoint is named, not blamed: the head lag is inconclusive, nothing fails', async function () {
     referenceProxy.fault = { name: 'reference 20 blocks behind', kills: [], rewrite: behind(20n, true) };
     const r = await run();

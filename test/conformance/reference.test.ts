@@ -97,13 +97,14 @@ describe('a reference node (--reference-url): head lag and answers compared fiel
       expect(c?.verdict, `${id}: ${c?.reason}`).to.equal('fail');
       const m = LAG.exec(c?.reason ?? '');
       expect(m, c?.reason).to.not.equal(null);
-      // The reference read before the endpoint: at least 20 blocks ahead, the chain moving meanwhile.
-      expect(Number(m![1])).to.be.within(20, 26);
+      // The reference is read before the endpoint, so the lag read is a lower bound: a block mined between the two reads
+      // makes it 19; the chain moving while the stale backend answers adds a few.
+      expect(Number(m![1])).to.be.within(19, 26);
       expect(Number(m![2])).to.be.at.least(15);
       expect(Number(m![4]) - Number(m![3])).to.equal(Number(m![1]));
     }
     for (const id of REFERENCE_IDS.filter((i) => i.endsWith('-agrees'))) expect(byId(r, id)?.verdict, `${id}: ${byId(r, id)?.reason}`).to.equal('pass');
-    expect(r.reference?.headLag.start?.behindBlocks).to.be.at.least(20);
+    expect(r.reference?.headLag.start?.behindBlocks).to.be.at.least(19);
     expect(assembleReport(r, { strict: false }).summary.verdict).to.equal('fail');
   });
 
@@ -113,7 +114,7 @@ describe('a reference node (--reference-url): head lag and answers compared fiel
     for (const id of ['reference/head-lag-start', 'reference/head-lag-end']) {
       const m = LAG.exec(byId(r, id)?.reason ?? '');
       expect(m, `${id}: ${byId(r, id)?.verdict}: ${byId(r, id)?.reason}`).to.not.equal(null);
-      expect(Number(m![1])).to.be.within(5, 10);
+      expect(Number(m![1])).to.be.within(4, 10);
     }
   });
 

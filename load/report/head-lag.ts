@@ -5,12 +5,8 @@ import type { HeadLag, HeadLagPoint, LagFigures } from '../shared/load-report.ts
 import type { HeadLagRecord, HeadLagSample } from '../shared/measurement.ts';
 import { round } from '../shared/summary.ts';
 
-/**
- * The gate's default limit on the head lag, in seconds (docs/load.md, "Head lag against a reference"): above the time
- * two honest nodes receive the same block apart (a mainnet block must reach validators within the 4 s attestation
- * deadline of its slot), below one mainnet slot (12 s). A limit in blocks would race on fast chains.
- */
-export const DEFAULT_MAX_HEAD_LAG_S = 5;
+/** The default limit on the head lag, in seconds: one fact, shared with conformance (core/head-lag.ts says why 5 s). */
+export { DEFAULT_MAX_HEAD_LAG_S } from '../../core/head-lag.ts';
 
 export const NO_REFERENCE = 'no --reference-url';
 

@@ -76,7 +76,8 @@ describe('conformance checks fire on their faults', function () {
       url: proxy.url,
       targetsFile: lockfile,
       ...(methods ? { methods } : {}),
-      ...(reference ? { referenceUrl: devnet.url } : {}),
+      // Held to 1 s: the standing chain's blocks are a second apart at least, so 5 blocks behind is 4 s or more.
+      ...(reference ? { referenceUrl: devnet.url, maxHeadLagS: 1 } : {}),
       fixtures: [{ targets: seed, source: 'seed' }, ...(withSynthetic ? [{ targets: synthetic.targets, source: 'fixture' as const }] : [])],
     });
 

@@ -21,6 +21,7 @@ import { explains } from '../../conformance/report/model.ts';
 import { FaultProxy, type Fault } from '../support/fault-proxy.ts';
 import { behind } from '../support/faults.ts';
 import { toQuantity } from '../../core/hex.ts';
+import { DEFAULT_MAX_HEAD_LAG_S } from '../../core/head-lag.ts';
 import { diffAnswers } from '../../conformance/framework/answer-diff.ts';
 
 const embedded = parseExpectations(readFileSync(new URL('../../fixtures/expectations/embedded.json', import.meta.url), 'utf8'), 'fixtures/expectations/embedded.json', checkIds(allSuites));
@@ -29,7 +30,8 @@ const byId = (r: RunResult, id: string) => r.checks.find((c) => c.id === id);
 const verdicts = (r: RunResult) => Object.fromEntries(REFERENCE_IDS.map((id) => [id, byId(r, id)?.verdict]));
 /** Failures beyond the chain's own deviations (embedded.json, scoped). */
 const unexplained = (r: RunResult) => r.checks.filter((c) => c.verdict === 'fail' && !explains(c.expectation, c)).map((c) => c.id);
-const LAG = /^the endpoint's head is (\d+) block\(s\) behind the reference's \((\d+) s of chain time, over the allowance of 2 s, --max-head-lag\), and still 2 s after a first read \d+ block\(s\) behind: eth_blockNumber named block (\d+); the reference was at block (\d+) before it was asked/;
+/** A head-lag failure under the allowance `s` (seconds): blocks, seconds, the endpoint's head, the reference's earlier read. */
+const lag = (s: number) => new RegExp(`^the endpoint's head is (\\d+) block\\(s\\) behind the reference's \\((\\d+) s of chain time, over the allowance of ${s} s, --max-head-lag\\), and still ${s} s after a first read \\d+ block\\(s\\) behind: eth_blockNumber named block (\\d+); the reference was at block (\\d+) before it was asked`);
 
 describe('a reference node (--reference-url): head lag and answers compared field by field', function () {
   this.timeout(180_000);
@@ -95,7 +97,7 @@ describe('a reference node (--reference-url): head lag and answers compared fiel
     for (const id of ['reference/head-lag-start', 'reference/head-lag-end']) {
       const c = byId(r, id);
       expect(c?.verdict, `${id}: ${c?.reason}`).to.equal('fail');
-      const m = LAG.exec(c?.reason ?? '');
+      const m = lag(DEFAULT_MAX_HEAD_LAG_S).exec(c?.reason ?? '');
       expect(m, c?.reason).to.not.equal(null);
       // The reference is read before the endpoint, so the lag read is a lower bound: a block mined between the two reads
       // makes it 19; the chain moving while the stale backend answers adds a few.
@@ -108,11 +110,12 @@ describe('a reference node (--reference-url): head lag and answers compared fiel
     expect(assembleReport(r, { strict: false }).summary.verdict).to.equal('fail');
   });
 
-  it('a latest and eth_blockNumber 5 blocks behind (lookups current) fail the head lag too, naming 5 blocks or more', async function () {
+  it('a latest and eth_blockNumber 5 blocks behind (lookups current) fail the head lag too under --max-head-lag 2, naming the blocks', async function () {
     endpoint.fault = { name: 'latest 5 behind', kills: [], rewrite: behind(5n, false) };
-    const r = await run();
+    // 4-5 blocks of a second each: under the default 5 s, over an allowance of 2 s (--max-head-lag 2).
+    const r = await run({ maxHeadLagS: 2 });
     for (const id of ['reference/head-lag-start', 'reference/head-lag-end']) {
-      const m = LAG.exec(byId(r, id)?.reason ?? '');
+      const m = lag(2).exec(byId(r, id)?.reason ?? '');
       expect(m, `${id}: ${byId(r, id)?.verdict}: ${byId(r, id)?.reason}`).to.not.equal(null);
       expect(Number(m![1])).to.be.within(4, 10);
     }
@@ -137,7 +140,7 @@ describe('a reference node (--reference-url): head lag and answers compared fiel
     const r = await run();
     for (const id of ['reference/head-lag-start', 'reference/head-lag-end']) {
       expect(byId(r, id)?.verdict, byId(r, id)?.reason).to.equal('inconclusive');
-      expect(byId(r, id)?.reason).to.match(/^the reference is (19|2\d) block\(s\) behind the endpoint \(\d+ s of chain time, over the allowance of 2 s\): a stale reference cannot judge the endpoint's head, and the endpoint is not blamed for it/);
+      expect(byId(r, id)?.reason).to.match(/^the reference is (19|2\d) block\(s\) behind the endpoint \(\d+ s of chain time, over the allowance of 5 s\): a stale reference cannot judge the endpoint's head, and the endpoint is not blamed for it/);
     }
     expect(unexplained(r)).to.deep.equal([]);
     // The blocks near the endpoint's head are not on the stale reference: not compared, with why.

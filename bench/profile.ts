@@ -2,7 +2,7 @@
 // by the goroutine roots that own it: http.post and the transport, the script's JavaScript, the metric
 // pipeline, GC) for bare k6, the floor (bare plus the harness's one metric sample), the judged floor (plus reading
 // the corpus line and recognising the answer: lib.ts) and the harness as users
-// run it (runLoad, gate profile, with k6's dashboard), all at one steady rate against the same responder; and
+// run it (runLoad, gate profile: no thresholds, summary or dashboard, its figures through k6's OpenTelemetry output), all at one steady rate against the same responder; and
 // which allocation sites hold the memory k6 gained meanwhile (heap profiles after a collection, before and after).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

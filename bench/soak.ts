@@ -1,7 +1,8 @@
 // Figure 1c, memory over a soak: k6's resident memory (RSS) while the harness sends at a steady rate, at the
 // start of sending (after a warm-up) and at its end, against bare k6 under the same plan. A generator whose
-// memory grows with the number of requests cannot soak. k6 itself keeps every sample of each Trend it
-// reports (its http_req_* timings): bare k6 shows that growth; the harness adds no Trend of its own.
+// memory grows with the number of requests cannot soak. k6 itself keeps every sample of each built-in Trend
+// (its http_req_* timings) while thresholds or the end-of-test summary are on: bare k6 (the default script, with
+// both) shows that growth; the harness runs k6 with neither, nor a dashboard (load/run/instances.ts).
 // The length is a parameter: `npm run bench:soak -- 300` (seconds; 1800 by default), and the rate a second one.
 import { readFile } from 'node:fs/promises';
 import { harnessScenario, round, runBare, runHarness, sampleGenerator, saveFigure, startResponder, type Responder } from './support/lib.ts';

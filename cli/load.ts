@@ -117,7 +117,7 @@ Exit codes: 0 pass, 1 a wrong answer, a method not served, a threshold, regressi
   drift failed (the summary, load.json and load.junit.xml list the same reasons), 2 usage error or endpoint not
   usable, 3 inconclusive (nothing failed, but the head lag against --reference-url could not be judged),
   130 interrupted (Ctrl-C, SIGTERM, timeout: k6 is stopped gracefully, the reports are written marked incomplete).
-Reports: <out>/load.json, load.html, load.junit.xml, load.k6-dashboard.html (one instance), load.corpus.json.`;
+Reports: <out>/load.json, load.html, load.junit.xml, load.corpus.json.`;
 
 export const compareHelp = `rpc-certify compare: the regression gate, offline
 

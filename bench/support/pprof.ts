@@ -38,7 +38,7 @@ export const CPU_PARTS = {
   http: ['go.k6.io/k6/v2/js/modules/k6/http.(*Client).Request', 'net/http.(*persistConn).readLoop', 'net/http.(*persistConn).writeLoop'],
   /** The script's JavaScript, with what it calls but http.post: metric adds, k6/crypto, SharedArray reads, JSON. */
   script: ['github.com/grafana/sobek.(*vm).run'],
-  /** The metric pipeline: the threshold/summary ingester, the summary and the web dashboard, each flushed periodically. */
+  /** The metric pipeline: its outputs, each flushed periodically (bare k6: the threshold/summary ingester and the summary; the harness: OpenTelemetry). */
   metrics: ['go.k6.io/k6/v2/output.(*PeriodicFlusher).run', 'go.k6.io/k6/v2/lib.(*GroupSummary).Start.func1'],
   gc: ['runtime.gcBgMarkWorker'],
 } as const;

@@ -7,7 +7,7 @@
 // to the same rule, against their own VU's announced head.
 import { sleep } from 'k6';
 import http from 'k6/http';
-import { Counter, Gauge } from 'k6/metrics';
+import { Counter, Trend } from 'k6/metrics';
 import { bucketOf, groupOf, HISTOGRAM_GROUPS } from '../shared/histogram.ts';
 import { FRESH_COUNTERS, FRESH_METHODS, type FreshCounter, type FreshMethod, freshBoundsMetric, freshVisibleMetric } from '../shared/freshness.ts';
 
@@ -34,7 +34,8 @@ const PROBE_MAX = 64;
 
 const counters = Object.fromEntries((Object.keys(FRESH_COUNTERS) as FreshCounter[]).map((c) => [c, new Counter(FRESH_COUNTERS[c])])) as Record<FreshCounter, Counter>;
 const visible = Object.fromEntries(FRESH_METHODS.map((m) => [m, Array.from({ length: HISTOGRAM_GROUPS }, (_, g) => new Counter(freshVisibleMetric(m, g)))])) as Record<FreshMethod, Counter[]>;
-const visibleBounds = Object.fromEntries(FRESH_METHODS.map((m) => [m, new Gauge(freshBoundsMetric(m))])) as Record<FreshMethod, Gauge>;
+// A Trend, not a Gauge: k6's OpenTelemetry output exports a gauge's last value only, a Trend's min and max (a few samples a second).
+const visibleBounds = Object.fromEntries(FRESH_METHODS.map((m) => [m, new Trend(freshBoundsMetric(m))])) as Record<FreshMethod, Trend>;
 const methodTags = Object.fromEntries(FRESH_METHODS.map((m) => [m, { m }])) as Record<FreshMethod, { m: FreshMethod }>;
 
 const TAGGED_ASKS: Array<[FreshMethod, unknown[]]> = [

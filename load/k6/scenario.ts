@@ -8,7 +8,7 @@ import crypto from 'k6/crypto';
 import { SharedArray } from 'k6/data';
 import exec from 'k6/execution';
 import http from 'k6/http';
-import { Counter, Gauge } from 'k6/metrics';
+import { Counter, Trend } from 'k6/metrics';
 import { markedText } from '../../core/reply.ts';
 import { answerDigest } from '../shared/answer.ts';
 import { anchorOf, boundsFault, sameAnswerDue } from '../shared/bounds.ts';
@@ -82,12 +82,13 @@ interface Request {
 // the engine's sink, each sub-metric's tag test, the dashboard's sink, GC): an `ok` answer, the commonest,
 // records one sample, its latency bucket. Its count is derived (summary.ts), its percentiles come from
 // the histogram (within 1%, as merged runs already read them; a Trend would also keep every sample in
-// memory, twice with the dashboard), and min and max come from a Gauge a VU feeds only with a latency
-// outside the range it has seen.
+// memory), and min and max come from a Trend a VU feeds only with a latency outside the range it has seen (a
+// few samples a VU; a Trend because k6's OpenTelemetry output exports its min and max, a Gauge's last value only).
+// k6 itself runs with no thresholds, summary or dashboard (load/run/instances.ts), so keeps none of its samples.
 interface Metrics {
   /** One Counter per group of buckets (histogram.ts). */
   histogram: Counter[];
-  bounds: Gauge;
+  bounds: Trend;
   /** This VU's range of latencies added to `bounds`. */
   low: number;
   high: number;
@@ -120,7 +121,7 @@ const metrics = Object.fromEntries(
     name,
     {
       histogram: Array.from({ length: HISTOGRAM_GROUPS }, (_, g) => new Counter(metricName.histogram(name, g))),
-      bounds: new Gauge(metricName.bounds(name), true),
+      bounds: new Trend(metricName.bounds(name), true),
       low: Infinity,
       high: -Infinity,
       validated: new Counter(metricName.validated(name)),
@@ -129,7 +130,7 @@ const metrics = Object.fromEntries(
     },
   ]),
 ) as Record<Subject, Metrics>;
-const head = { checks: new Counter(metricName.headChecks), regressions: new Counter(metricName.headRegressions), depth: new Gauge(metricName.headRegressionDepth) };
+const head = { checks: new Counter(metricName.headChecks), regressions: new Counter(metricName.headRegressions), depth: new Trend(metricName.headRegressionDepth) };
 const headParams = { headers: JSON_HEADERS, tags: { name: 'eth_blockNumber' }, timeout: plan.requestTimeout };
 let highestHead: number | undefined;
 /** exec.scenario builds a new object on each read (~20 µs in k6); its properties are getters of the VU's current state,

@@ -13,7 +13,7 @@ import { FRESH_METHODS, type FreshnessShard } from '../shared/freshness.ts';
 import type { Measurement } from '../shared/measurement.ts';
 import { judgeThresholds } from './judge.ts';
 import type { RpcMethod } from '../../core/methods.ts';
-import { expectedIterations, type Plan } from '../shared/profiles.ts';
+import { expectedIterations, type Plan, RPS_PER_PROC } from '../shared/profiles.ts';
 import { failureRate, latencyOf, requestsOf } from '../shared/shard.ts';
 import { round } from '../shared/summary.ts';
 import { withVerdict } from './verdict.ts';
@@ -26,7 +26,7 @@ export interface ReportInput {
   corpus: CorpusInfo;
   corpusFile: string;
   k6: { version: string; source: string };
-  measurement: Omit<Measurement, 'dashboard'>;
+  measurement: Measurement;
   capacity?: Record<string, CapacityResult>;
   /** The head lag against the reference (head-lag.ts), or why it was not judged. */
   headLag?: HeadLag;
@@ -150,7 +150,8 @@ function secondsRun(plan: Plan, durationMs: number): (s: Plan['scenarios'][numbe
 }
 
 function generator(plan: Plan, methods: Record<string, MethodReport>, m: ReportInput['measurement'], ran: (s: Plan['scenarios'][number]) => number): LoadReport['generator'] {
-  const availableCores = availableParallelism();
+  // The cores k6 could use: the machine's, or fewer when the harness sized GOMAXPROCS to the rate.
+  const availableCores = Math.min(availableParallelism(), m.procs === undefined ? Infinity : m.procs * m.instances);
   const cpuCores = m.cpuSec === undefined || m.wallSec <= 0 ? undefined : round(m.cpuSec / m.wallSec, 2);
   const planned = plan.scenarios.reduce((a, s) => a + expectedIterations(s) * (ran(s) / s.durationSec), 0);
   const sent = Object.values(methods).reduce((a, x) => a + x.requests, 0);
@@ -159,7 +160,9 @@ function generator(plan: Plan, methods: Record<string, MethodReport>, m: ReportI
   const note = keptUp
     ? undefined
     : cpuCores !== undefined && cpuCores >= availableCores * SATURATED_CPU_SHARE
-      ? `k6 used ${cpuCores} of ${availableCores} cores: the generator itself was saturated; lower --rate, or spread the load (--segments on a bigger machine, k8s)`
+      ? m.procs !== undefined && availableCores < availableParallelism()
+        ? `k6 used ${cpuCores} of the ${availableCores} cores it was given (GOMAXPROCS=${m.procs}, sized for ${RPS_PER_PROC} requests a second each): the generator itself was saturated; set GOMAXPROCS higher (up to ${availableParallelism()} here) and run again`
+        : `k6 used ${cpuCores} of ${availableCores} cores: the generator itself was saturated; lower --rate, or spread the load (--segments on a bigger machine, k8s)`
       : droppedIterations > 0
         ? `${droppedIterations} requests were not sent: every VU was waiting for an answer (the target slowed down) at the planned rate`
         : // An open-model executor sends each planned request or counts it dropped: a shortfall with none dropped

@@ -1,85 +1,87 @@
-// Latency and throughput over time, from the event file k6's web dashboard records
-// (K6_WEB_DASHBOARD_RECORD). The dashboard already aggregates per period inside k6, which costs far
-// less than k6's per-request JSON or CSV output (measured here: -37% and -16% throughput, 40+ MB per
-// 8 s). Each "snapshot" event holds one period: one array per metric, in the sorted order of every
-// metric name announced so far, each array holding that metric type's aggregates. Pure.
+// Latency and throughput over time, from the cumulative totals k6's OpenTelemetry output exports once a period
+// (load/run/otlp.ts): each period is the difference of two exports, read as the shard reads the whole run
+// (subjectCounts), so the timeline holds one point a period whatever the request count, and k6 keeps no sample
+// for it. Pure.
 import { bucketQuantile } from '../shared/histogram.ts';
 import { freshPeriodOf, type FreshMethod, type FreshPeriod, mergeFreshPeriods } from '../shared/freshness.ts';
-import { CLASSES, metricName, type Subject } from '../shared/methods.ts';
+import { CLASSES, metricName, type RpcClass, type Subject } from '../shared/methods.ts';
 import { requestsOf } from '../shared/shard.ts';
 import { type ScenarioPlan, targetRpsAt } from '../shared/profiles.ts';
-import { round, subjectCounts } from '../shared/summary.ts';
+import { type MetricReader, round, type SubjectCounts, subjectCounts } from '../shared/summary.ts';
 import type { PeriodStats, Timeline, TimelinePoint } from '../shared/measurement.ts';
 
-interface RecordEvent {
-  event: string;
-  data: unknown;
+/** One export: when it was collected (epoch ms), each subject's cumulative counts then and, with fresh reads on,
+ * the head-chasing scenario's cumulative counters (by k6 name, those not 0). */
+export interface TotalsAt {
+  timeMs: number;
+  subjects: Partial<Record<Subject, SubjectCounts>>;
+  fresh?: Map<string, number>;
+}
+
+/** What one export says of the subjects (kept per period: a few numbers per subject, not per request). */
+export function totalsAt(read: MetricReader, timeMs: number, methods: readonly Subject[], fresh = false): TotalsAt {
+  const at: TotalsAt = { timeMs, subjects: Object.fromEntries(methods.map((m) => [m, subjectCounts(read, m)])) };
+  if (fresh) {
+    // The counters a period's freshness figures read (freshPeriodOf), as read now.
+    const counts = new Map<string, number>();
+    freshPeriodOf((name, stat) => {
+      const n = read(name, stat);
+      if (n) counts.set(name, n);
+      return n;
+    });
+    at.fresh = counts;
+  }
+  return at;
 }
 
 /**
- * `testStartMs`: when k6 started the test (epoch ms, load/run/k6.ts), the origin of the points' t. The dashboard's own
- * start event comes before k6 runs the VUs' init code (seconds with a big corpus): periods before the test are dropped,
- * and the first one's rate counts only its time since the test start. Without it, the dashboard's start is the origin.
+ * The periods between consecutive exports. `startMs`: when the totals started (k6's output starting, before the VUs'
+ * init code: seconds with a big corpus); `testStartMs`: when k6 started the test (epoch ms, load/run/k6.ts), the
+ * origin of the points' t. Periods before the test are dropped, and the first one's rate counts only its time since the
+ * test start. Without it, the totals' start is the origin.
  */
-export function parseTimeline(lines: string[], methods: readonly Subject[], testStartMs?: number): Timeline {
-  const names = new Set<string>();
-  let aggregates: Record<string, string[]> = {};
-  let sorted: string[] = [];
-  let startMs: number | undefined;
-  let lastCumulative: Map<string, number[]> | undefined;
-  let previousMs: number | undefined;
+export function timelineOf(exports: readonly TotalsAt[], methods: readonly Subject[], startMs: number | undefined, testStartMs?: number): TimelinePoint[] {
   const points: TimelinePoint[] = [];
-
-  for (const line of lines) {
-    if (!line.trim()) continue;
-    const e = JSON.parse(line) as RecordEvent;
-    if (e.event === 'param') aggregates = (e.data as { aggregates?: Record<string, string[]> }).aggregates ?? {};
-    else if (e.event === 'metric') {
-      for (const name of Object.keys(e.data as object)) names.add(name);
-      sorted = [...names].sort(); // Go's byte order, the same as JavaScript's for these ASCII names
-    } else if (e.event === 'start' || e.event === 'snapshot' || e.event === 'cumulative') {
-      const rows = e.data as number[][];
-      if (!Array.isArray(rows) || rows.length !== sorted.length) continue; // not the layout this parser knows
-      const byName = new Map(sorted.map((name, i) => [name, rows[i] ?? []]));
-      const timeMs = byName.get('time')?.[0];
-      if (e.event === 'start') startMs = previousMs = timeMs;
-      else if (e.event === 'cumulative') lastCumulative = byName;
-      else if (timeMs !== undefined && startMs !== undefined && previousMs !== undefined && timeMs > previousMs) {
-        const origin = testStartMs ?? startMs;
-        const from = Math.max(previousMs, origin);
-        // Periods are not exactly periodSec long (flushes jitter): rates use the real interval. A period before any answer
-        // was recorded (a slow first flush) is left out: the points keep their time from the start, so the gap shows.
-        if (timeMs > from) {
-          const point = periodPoint(byName, (timeMs - origin) / 1000, (timeMs - from) / 1000, methods, aggregates);
-          if (points.length || recorded(point)) points.push(point);
-        }
-        else {
-          // A period that ended before the test started, while k6 ran the VUs' init code: nothing sent, unless the start was seen late.
-          const early = periodPoint(byName, 0, (timeMs - previousMs) / 1000, methods, aggregates);
-          if (recorded(early)) points.push(early);
-        }
-        previousMs = timeMs;
-      }
+  let previous: TotalsAt | undefined;
+  let previousMs = startMs ?? exports[0]?.timeMs;
+  const origin = testStartMs ?? previousMs;
+  for (const e of exports) {
+    if (previousMs === undefined || origin === undefined || e.timeMs <= previousMs) continue;
+    const from = Math.max(previousMs, origin);
+    // Periods are not exactly periodSec long (exports jitter): rates use the real interval. A period before any answer
+    // was recorded (a slow first export) is left out: the points keep their time from the start, so the gap shows.
+    if (e.timeMs > from) {
+      const point = periodPoint(e, previous, (e.timeMs - origin) / 1000, (e.timeMs - from) / 1000, methods);
+      if (points.length || recorded(point)) points.push(point);
+    } else {
+      // A period that ended before the test started, while k6 ran the VUs' init code: nothing sent, unless the start was seen late.
+      const early = periodPoint(e, previous, 0, (e.timeMs - previousMs) / 1000, methods);
+      if (recorded(early)) points.push(early);
     }
+    previous = e;
+    previousMs = e.timeMs;
   }
-  const origin = testStartMs ?? startMs;
-  return { ...(origin === undefined ? {} : { startMs: origin }), points, codes: lastCumulative ? errorCodes(lastCumulative, methods) : {} };
+  return points;
 }
 
 /** A period in which something was recorded: a method's answers or the head-chasing scenario's reads. */
 const recorded = (p: TimelinePoint): boolean => Object.keys(p.methods).length > 0 || p.fresh !== undefined;
 
-function periodPoint(byName: Map<string, number[]>, t: number, seconds: number, methods: readonly Subject[], aggregates: Record<string, string[]>): TimelinePoint {
-  const stat = (name: string, type: string, key: string): number | undefined => {
-    const i = (aggregates[type] ?? []).indexOf(key);
-    return i < 0 ? undefined : byName.get(name)?.[i];
-  };
+function periodPoint(now: TotalsAt, before: TotalsAt | undefined, t: number, seconds: number, methods: readonly Subject[]): TimelinePoint {
   const point: TimelinePoint = { t: round(t, 1), methods: {} };
   for (const m of methods) {
-    // The dashboard splits the histogram's counters by bucket (its tag b): the period's own histogram.
-    const { classes, buckets, successes } = subjectCounts((name, key) => stat(name, 'counter', key) ?? 0, m);
+    const at = now.subjects[m];
+    if (!at) continue;
+    const was = before?.subjects[m];
+    const classes = Object.fromEntries(CLASSES.map((c) => [c, at.classes[c] - (was?.classes[c] ?? 0)])) as Record<RpcClass, number>;
+    const buckets: Record<string, number> = {};
+    for (const [b, n] of Object.entries(at.buckets)) {
+      const d = n - (was?.buckets[b] ?? 0);
+      if (d > 0) buckets[b] = d;
+    }
+    const successes = at.successes - (was?.successes ?? 0);
     const requests = requestsOf(classes);
-    if (requests === 0) continue;
+    if (requests <= 0) continue;
     const p = (q: number) => round(bucketQuantile(buckets, successes, q), 3);
     point.methods[m] = {
       rps: round(requests / seconds, 2),
@@ -88,20 +90,22 @@ function periodPoint(byName: Map<string, number[]>, t: number, seconds: number, 
     };
   }
   // The head-chasing scenario's counters, split by method (tag m) and bucket (tag b) the same way.
-  const fresh = freshPeriodOf((name, key) => stat(name, 'counter', key) ?? 0);
-  if (Object.keys(fresh).length) point.fresh = fresh;
+  if (now.fresh) {
+    const fresh = freshPeriodOf((name) => (now.fresh?.get(name) ?? 0) - (before?.fresh?.get(name) ?? 0));
+    if (Object.keys(fresh).length) point.fresh = fresh;
+  }
   return point;
 }
 
-/** Sub-metrics like `calls_rpc_error_eth_estimateGas{code:-32000}`: the dashboard splits counters by the `code` tag. */
-function errorCodes(cumulative: Map<string, number[]>, methods: readonly Subject[]): Timeline['codes'] {
+/** The error codes of the final totals: the class counters' `code` tag (`calls_rpc_error_eth_estimateGas{code:-32000}`). */
+export function errorCodes(read: MetricReader, tagValues: (metric: string, tag: string) => string[], methods: readonly Subject[]): Timeline['codes'] {
   const out: Timeline['codes'] = {};
   for (const m of methods) {
     for (const c of CLASSES) {
-      const prefix = `${metricName.calls(m, c)}{code:`;
-      for (const [name, values] of cumulative) {
-        if (!name.startsWith(prefix)) continue;
-        ((out[m] ??= {})[c] ??= {})[name.slice(prefix.length, -1)] = values[0] ?? 0;
+      const name = metricName.calls(m, c);
+      for (const code of tagValues(name, 'code')) {
+        const n = read(`${name}{code:${code}}`, 'count');
+        if (n > 0) ((out[m] ??= {})[c] ??= {})[code] = n;
       }
     }
   }

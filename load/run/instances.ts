@@ -1,18 +1,30 @@
 // Runs one plan on N k6 processes on this machine, each with its own execution segment (the mechanism
 // k6-operator uses for `parallelism`), and merges what they measured: their shards (exact totals and
-// latency histograms), their dashboard timelines and what their consoles reported.
+// latency histograms), their timelines and what their consoles reported. Each instance's figures arrive through
+// k6's OpenTelemetry output (otlp.ts), the only place k6 aggregates them: k6 runs with no thresholds, no
+// end-of-test summary and no web dashboard, which would each keep every sample of its built-in Trends
+// (memory growing with the request count), and its exit code decides nothing (the harness judges its figures).
 import { mkdir, readFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { ToolError } from '../../core/node/errors.ts';
+import { sha256Hex } from '../../core/fingerprint.ts';
 import { bundleScenario } from '../plan/bundle.ts';
 import { runK6 } from './k6.ts';
-import type { Plan } from '../shared/profiles.ts';
+import { type MetricTotals, OTLP_PATH, startOtlpReceiver } from './otlp.ts';
+import { k6Procs, type Plan } from '../shared/profiles.ts';
 import { segmentArgs } from '../shared/segments.ts';
-import { findingsIn, mergeShards, shardsIn } from '../shared/shard.ts';
-import { mergeTimelines, parseTimeline, withTargets } from '../report/timeline.ts';
+import { findingsIn, mergeShards } from '../shared/shard.ts';
+import { answerDigest } from '../shared/answer.ts';
+import { shardFrom } from '../shared/summary.ts';
+import { errorCodes, mergeTimelines, type TotalsAt, timelineOf, totalsAt, withTargets } from '../report/timeline.ts';
 import type { Measurement } from '../shared/measurement.ts';
 import { RECOGNITION_ENV, type Recognition } from '../shared/recognition.ts';
+
+/** What keeps k6 from holding every sample, and how its figures reach this process (a test checks each stays). */
+export const K6_RUN_ARGS = ['--no-thresholds', '--summary-mode=disabled', '--out', 'opentelemetry'] as const;
+/** Seconds between exports: the live progress reads the latest; the timeline keeps one a period. */
+const EXPORT_EVERY_SEC = 1;
 
 export interface MeasureInput {
   plan: Plan;
@@ -28,6 +40,8 @@ export interface MeasureInput {
   signal?: AbortSignal;
   /** Each instance's REST API, as it starts listening (live progress). */
   onApi?: (url: string) => void;
+  /** Each instance's latest totals, as its exports arrive (live progress). */
+  onTotals?: (totals: MetricTotals) => void;
   /** When an instance starts the test (epoch ms: its first requests), as soon as it is seen (live progress). */
   onTestStart?: (epochMs: number) => void;
   /** k6 with --profiling-enabled: each instance's REST API serves pprof, and its URL comes here. */
@@ -39,23 +53,46 @@ export async function measure(input: MeasureInput): Promise<Measurement> {
   const script = join(work, 'scenario.js');
   await bundleScenario(plan, script);
   const { sequence, segments } = segmentArgs(plan.instances);
+  const subjects = plan.scenarios.map((s) => s.name);
+  const digest = answerDigest(plan, sha256Hex);
+  let procs: number | undefined;
   const runs = await Promise.all(
     segments.map(async (segment, i) => {
       const dir = join(work, `instance-${i}`);
       await mkdir(dir, { recursive: true });
       const files = instanceFiles(dir);
-      const args = [...(plan.instances > 1 ? ['--execution-segment', segment, '--execution-segment-sequence', sequence] : []), ...(input.pprof ? ['--profiling-enabled'] : [])];
-      const onApi = [input.onApi, input.pprof].filter((f) => f !== undefined);
-      const prefix = plan.instances > 1 ? `k6[${segment}]` : 'k6';
-      const result = await runK6({ binary: input.k6, script, args, env: k6Environment(input, files), onLine: (line) => input.log(`${prefix}: ${line}`), ...(input.signal ? { signal: input.signal } : {}), ...(onApi.length ? { onApi: (url: string) => onApi.forEach((f) => f(url)) } : {}), ...(input.onTestStart ? { onTestStart: input.onTestStart } : {}) });
-      const shard = shardsIn(await readFile(files.shard, 'utf8').catch(() => ''))[0];
-      if (!shard) throw new ToolError(`k6 failed (exit ${result.exitCode}): ${result.log.at(-1)?.line ?? 'no output'}`);
-      const timeline = parseTimeline(await recordLines(files.record), plan.scenarios.map((s) => s.name), result.testStartMs);
-      return { result, shard, timeline, console: await readFile(files.console, 'utf8').catch(() => ''), files };
+      // One export a period for the timeline, and the last (as k6 stops); every export for the live progress.
+      const kept: TotalsAt[] = [];
+      const at = (totals: MetricTotals) => totalsAt(totals.read, totals.lastTimeMs ?? 0, subjects, plan.fresh !== undefined);
+      const receiver = await startOtlpReceiver((totals) => {
+        const last = kept.at(-1);
+        if (!last || (totals.lastTimeMs ?? 0) - last.timeMs >= plan.periodSec * 1000 - EXPORT_EVERY_SEC * 500) kept.push(at(totals));
+      });
+      input.onTotals?.(receiver.totals);
+      try {
+        const args = [...K6_RUN_ARGS, ...(plan.instances > 1 ? ['--execution-segment', segment, '--execution-segment-sequence', sequence] : []), ...(input.pprof ? ['--profiling-enabled'] : [])];
+        const onApi = [input.onApi, input.pprof].filter((f) => f !== undefined);
+        const prefix = plan.instances > 1 ? `k6[${segment}]` : 'k6';
+        procs = k6Procs(plan.scenarios.reduce((a, sc) => a + sc.rps, 0) / plan.instances, availableParallelism(), process.env['GOMAXPROCS']);
+        const env = { ...k6Environment(input, files, receiver.endpoint), ...(procs === undefined ? {} : { GOMAXPROCS: String(procs) }) };
+        const result = await runK6({ binary: input.k6, script, args, env, onLine: (line) => input.log(`${prefix}: ${line}`), ...(input.signal ? { signal: input.signal } : {}), ...(onApi.length ? { onApi: (url: string) => onApi.forEach((f) => f(url)) } : {}), ...(input.onTestStart ? { onTestStart: input.onTestStart } : {}) });
+        const { totals } = receiver;
+        if (receiver.error) throw new ToolError(`k6's metrics could not be read: ${receiver.error}`);
+        if (totals.lastTimeMs === undefined) throw new ToolError(`k6 failed (exit ${result.exitCode}): ${result.log.at(-1)?.line ?? 'no output'}`);
+        // The test ran from its start to the last export, taken as k6 stopped (a little past the test's end: the report
+        // counts no more than the planned duration; an interrupted run counts its time until the stop).
+        const durationMs = result.testStartMs === undefined ? 0 : Math.max(0, totals.lastTimeMs - result.testStartMs);
+        const shard = shardFrom(totals.read, durationMs, plan, digest, plan.instances > 1 ? segment : null, input.recognition);
+        if (kept.at(-1)?.timeMs !== totals.lastTimeMs) kept.push(at(totals));
+        const startMs = result.testStartMs ?? totals.startMs;
+        const timeline = { ...(startMs === undefined ? {} : { startMs }), points: timelineOf(kept, subjects, totals.startMs, result.testStartMs), codes: errorCodes(totals.read, totals.tagValues.bind(totals), subjects) };
+        return { result, shard, timeline, console: await readFile(files.console, 'utf8').catch(() => '') };
+      } finally {
+        await receiver.close();
+      }
     }),
   );
   const cpu = runs.map((r) => r.result.cpuSec);
-  const single = runs.length === 1 ? runs[0] : undefined;
   const timeline = mergeTimelines(runs.map((r) => r.timeline));
   return {
     merged: mergeShards(runs.map((r) => r.shard)),
@@ -65,33 +102,32 @@ export async function measure(input: MeasureInput): Promise<Measurement> {
     exitCode: Math.max(...runs.map((r) => r.result.exitCode)),
     wallSec: Math.max(...runs.map((r) => r.result.wallSec)),
     ...(cpu.every((c) => c !== undefined) ? { cpuSec: cpu.reduce((a, c) => a + (c ?? 0), 0) } : {}),
-    ...(single ? { dashboard: single.files.dashboard } : {}),
+    ...(procs === undefined ? {} : { procs }),
   };
 }
 
 function instanceFiles(dir: string) {
-  return { shard: join(dir, 'shard.json'), record: join(dir, 'record.ndjson.gz'), dashboard: join(dir, 'dashboard.html'), console: join(dir, 'console.log') };
+  return { console: join(dir, 'console.log') };
 }
 
 /** The URL reaches k6 only through its environment (not its arguments, not the bundle). */
-function k6Environment(input: MeasureInput, files: ReturnType<typeof instanceFiles>): Record<string, string> {
+function k6Environment(input: MeasureInput, files: ReturnType<typeof instanceFiles>, otlpEndpoint: string): Record<string, string> {
   return {
     RPC_CERTIFY_URL: input.url,
     RPC_CERTIFY_CORPUS: input.corpusFile,
-    RPC_CERTIFY_SUMMARY: files.shard,
     [RECOGNITION_ENV]: input.recognition,
     K6_CONSOLE_OUTPUT: files.console,
-    K6_WEB_DASHBOARD: 'true',
-    K6_WEB_DASHBOARD_HOST: '127.0.0.1',
-    K6_WEB_DASHBOARD_PORT: '-1', // no listening server: only the export and the record
-    K6_WEB_DASHBOARD_PERIOD: `${input.plan.periodSec}s`,
-    K6_WEB_DASHBOARD_TAGS: 'code,b,m', // splits the class counters by JSON-RPC error code, the histograms by bucket, the fresh counters by method (timeline.ts)
-    K6_WEB_DASHBOARD_EXPORT: files.dashboard,
-    K6_WEB_DASHBOARD_RECORD: files.record,
+    K6_OTEL_EXPORTER_PROTOCOL: 'http/protobuf',
+    K6_OTEL_HTTP_EXPORTER_ENDPOINT: otlpEndpoint,
+    K6_OTEL_HTTP_EXPORTER_INSECURE: 'true',
+    K6_OTEL_HTTP_EXPORTER_URL_PATH: OTLP_PATH,
+    K6_OTEL_EXPORT_INTERVAL: `${EXPORT_EVERY_SEC}s`,
+    // Samples wait this long in k6's buffer before the SDK aggregates them: a period's edge blurs by no more.
+    K6_OTEL_FLUSH_INTERVAL: '250ms',
+    K6_OTEL_METRIC_PREFIX: '',
+    // Plain protobuf bodies, whatever the user's environment says (otlp.ts reads no compressed ones).
+    OTEL_EXPORTER_OTLP_COMPRESSION: 'none',
+    // A user's K6_WEB_DASHBOARD=true would bring back the dashboard, which keeps every sample too.
+    K6_WEB_DASHBOARD: 'false',
   };
-}
-
-async function recordLines(path: string): Promise<string[]> {
-  const gz = await readFile(path).catch(() => undefined);
-  return gz ? gunzipSync(gz).toString('utf8').split('\n') : [];
 }

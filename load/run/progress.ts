@@ -1,10 +1,10 @@
 // Live progress of a k6 run: per method the achieved rate, p95 and errors, with elapsed time and ETA.
-// Figures come from each k6 instance's REST API (`--address 127.0.0.1:0`, found through /proc): one small
-// GET per metric (the whole /v1/metrics is ~1 MB with the histogram's sub-metrics, over a second to build).
+// Figures come from each k6 instance's latest OpenTelemetry export (otlp.ts, once a second), read in this
+// process: polling costs k6 nothing.
 // On a terminal the block is redrawn every few seconds; elsewhere one line every 30 s, so CI logs stay short.
 import { bucketQuantile, GROUP_BUCKETS, HISTOGRAM_GROUPS } from '../shared/histogram.ts';
 import { CLASSES, metricName, SUCCESS_CLASSES, type Subject } from '../shared/methods.ts';
-import { bucketMetric } from '../shared/summary.ts';
+import { bucketMetric, type MetricReader } from '../shared/summary.ts';
 
 export interface ProgressOptions {
   /** What is running: "load gate", "capacity eth_getBlockByHash step 3 (150 rps)". */
@@ -31,7 +31,7 @@ interface SubjectView extends Figures {
 }
 
 export class LiveProgress {
-  private readonly apis: string[] = [];
+  private readonly sources: Array<{ read: MetricReader }> = [];
   /** When the test started (epoch ms): k6's first requests, not its API listening (seconds earlier, before the VUs' init code ran). */
   private started: number | undefined;
   private readonly timer: NodeJS.Timeout;
@@ -39,19 +39,18 @@ export class LiveProgress {
   private previous?: { at: number; requests: Map<Subject, number> };
   private drawn = 0;
   private lastLine = Date.now();
-  private polling = false;
   private view = new Map<Subject, SubjectView>();
 
   constructor(private readonly opts: ProgressOptions) {
     this.tty = Boolean(opts.out.isTTY);
     const every = this.tty ? (opts.ttyEverySec ?? 3) : Math.min(10, opts.lineEverySec ?? 30);
-    this.timer = setInterval(() => void this.tick(), every * 1000);
+    this.timer = setInterval(() => this.tick(), every * 1000);
     this.timer.unref();
   }
 
-  /** A k6 instance's REST API (http://127.0.0.1:<port>) to read figures from. */
-  addInstance(api: string): void {
-    this.apis.push(api);
+  /** A k6 instance's latest totals (otlp.ts's MetricTotals) to read figures from. */
+  addInstance(source: { read: MetricReader }): void {
+    this.sources.push(source);
   }
 
   /** An instance started the test (epoch ms, load/run/k6.ts): the elapsed time counts from the first instance's start. */
@@ -71,26 +70,21 @@ export class LiveProgress {
     this.clear();
   }
 
-  private async tick(): Promise<void> {
-    if (this.polling || this.apis.length === 0) return;
-    this.polling = true;
-    try {
-      const now = Date.now();
-      const figures = await Promise.all(this.opts.subjects.map(async (s) => [s.name, combine(await Promise.all(this.apis.map((api) => readFigures(api, s.name))))] as const));
-      const requests = new Map(figures.map(([name, f]) => [name, f.requests]));
-      const seconds = this.previous ? (now - this.previous.at) / 1000 : this.started === undefined ? 0 : (now - this.started) / 1000;
-      this.view = new Map(figures.map(([name, f]) => [name, { ...f, ...(seconds > 0 ? { rps: (f.requests - (this.previous?.requests.get(name) ?? 0)) / seconds } : {}) }]));
-      // Before the start, nothing is sent: the first rate is taken over the time since the start.
-      this.previous = this.started === undefined ? undefined : { at: now, requests };
-      if (this.tty) {
-        this.clear();
-        this.draw();
-      } else if (now - this.lastLine >= (this.opts.lineEverySec ?? 30) * 1000 - 500) {
-        this.lastLine = now;
-        this.opts.out.write(`${this.oneLine()}\n`);
-      }
-    } finally {
-      this.polling = false;
+  private tick(): void {
+    if (this.sources.length === 0) return;
+    const now = Date.now();
+    const figures = this.opts.subjects.map((s) => [s.name, combine(this.sources.map((source) => readFigures(source.read, s.name)))] as const);
+    const requests = new Map(figures.map(([name, f]) => [name, f.requests]));
+    const seconds = this.previous ? (now - this.previous.at) / 1000 : this.started === undefined ? 0 : (now - this.started) / 1000;
+    this.view = new Map(figures.map(([name, f]) => [name, { ...f, ...(seconds > 0 ? { rps: (f.requests - (this.previous?.requests.get(name) ?? 0)) / seconds } : {}) }]));
+    // Before the start, nothing is sent: the first rate is taken over the time since the start.
+    this.previous = this.started === undefined ? undefined : { at: now, requests };
+    if (this.tty) {
+      this.clear();
+      this.draw();
+    } else if (now - this.lastLine >= (this.opts.lineEverySec ?? 30) * 1000 - 500) {
+      this.lastLine = now;
+      this.opts.out.write(`${this.oneLine()}\n`);
     }
   }
 
@@ -143,34 +137,19 @@ function combine(parts: Figures[]): Figures {
   return { requests: parts.reduce((a, p) => a + p.requests, 0), errors: parts.reduce((a, p) => a + p.errors, 0), ...(p95s.length ? { p95: Math.max(...p95s) } : {}) };
 }
 
-/** One subject's figures from one instance: its class counters, and p95 from its histogram (summary.ts): each group's
- * counter, then the buckets of the group p95 falls in (~30 GETs instead of ~800). */
-async function readFigures(api: string, subject: Subject): Promise<Figures> {
-  const count = async (metric: string): Promise<number> => {
-    const res = await fetch(`${api}/v1/metrics/${encodeURIComponent(metric)}`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
-    if (!res?.ok) return 0; // not recorded yet
-    const body = (await res.json().catch(() => undefined)) as { data?: { attributes?: { sample?: Record<string, number> } } } | undefined;
-    return body?.data?.attributes?.sample?.['count'] ?? 0;
-  };
+/** One subject's figures from one instance: its failure class counters, its histogram's successes and p95 (summary.ts). */
+function readFigures(read: MetricReader, subject: Subject): Figures {
+  const count = (metric: string) => read(metric, 'count');
   // Successes are the histogram's (every success records its bucket): only the failure classes are read as counters.
-  const failed = await Promise.all(CLASSES.filter((c) => !SUCCESS_CLASSES.includes(c)).map((c) => count(metricName.calls(subject, c))));
-  const groups = await Promise.all(Array.from({ length: HISTOGRAM_GROUPS }, (_, g) => count(metricName.histogram(subject, g))));
-  const successes = groups.reduce((a, n) => a + n, 0);
-  const errors = failed.reduce((a, n) => a + n, 0);
-  return { requests: successes + errors, errors, ...(successes > 0 ? { p95: await p95(groups, (b) => count(bucketMetric(subject, b))) } : {}) };
-}
-
-/** p95 of the histogram whose group totals are `groups`: only the group it falls in is read bucket by bucket. */
-async function p95(groups: number[], bucketCount: (bucket: number) => Promise<number>): Promise<number> {
-  const total = groups.reduce((a, n) => a + n, 0);
-  const rank = 0.95 * (total - 1);
-  let before = 0;
-  const g = groups.findIndex((n) => (before += n) > rank);
+  const errors = CLASSES.filter((c) => !SUCCESS_CLASSES.includes(c)).reduce((a, c) => a + count(metricName.calls(subject, c)), 0);
   const buckets: Record<string, number> = {};
-  // Other groups stand at their first bucket: the rank falls inside group g.
-  groups.forEach((n, i) => n > 0 && i !== g && (buckets[i * GROUP_BUCKETS] = n));
-  const inside = Array.from({ length: GROUP_BUCKETS }, (_, k) => g * GROUP_BUCKETS + k);
-  const counts = await Promise.all(inside.map(bucketCount));
-  inside.forEach((b, k) => (counts[k] ?? 0) > 0 && (buckets[b] = counts[k] ?? 0));
-  return bucketQuantile(buckets, total, 0.95);
+  let successes = 0;
+  for (let g = 0; g < HISTOGRAM_GROUPS; g++) {
+    if (count(metricName.histogram(subject, g)) === 0) continue;
+    for (let b = g * GROUP_BUCKETS; b < (g + 1) * GROUP_BUCKETS; b++) {
+      const n = count(bucketMetric(subject, b));
+      if (n > 0) (buckets[b] = n), (successes += n);
+    }
+  }
+  return { requests: successes + errors, errors, ...(successes > 0 ? { p95: bucketQuantile(buckets, successes, 0.95) } : {}) };
 }

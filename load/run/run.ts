@@ -1,6 +1,6 @@
 // One load run, end to end: sample (or replay) the corpus, run the plan on one or more k6 instances
 // (or step through capacity), judge the merged result (thresholds, head, baseline) and write load.json,
-// load.html, load.junit.xml and k6's own dashboard next to them. Used by `rpc-certify load` and, after
+// load.html and load.junit.xml. Used by `rpc-certify load` and, after
 // the conformance run, by `start`.
 import { mkdir, mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -86,7 +86,7 @@ export interface LoadOutcome {
 
 /** The load report's own words (verdicts, classes, field names): kept whatever the key. */
 const LOAD_WORDS = new Set([...schemaVocabulary(loadSchema), ...METHODS]);
-const REPORT_FILES = { json: 'load.json', html: 'load.html', junit: 'load.junit.xml', dashboard: 'load.k6-dashboard.html', corpus: 'load.corpus.json' };
+const REPORT_FILES = { json: 'load.json', html: 'load.html', junit: 'load.junit.xml', corpus: 'load.corpus.json' };
 
 /** Runs a load test; expected failures (bad options, unusable endpoint, no k6) come back as exit code 2. */
 export async function runLoad(opts: LoadOptions): Promise<LoadOutcome> {
@@ -150,7 +150,7 @@ async function run(opts: LoadOptions, log: (line: string) => void): Promise<Load
       lastTitle = title;
       live = plan.totalSec >= PROGRESS_FROM_SEC ? new LiveProgress({ title: shown, subjects: plan.scenarios, totalSec: plan.totalSec, out: opts.log ? { write: (t) => (log(t.trimEnd()), true) } : process.stderr }) : undefined;
       try {
-        return await measure({ plan, k6: k6.path, recognition, url: opts.url, corpusFile, work: join(work, `run-${runs++}`), log: show, ...(opts.signal ? { signal: opts.signal } : {}), ...(live ? { onApi: live.addInstance.bind(live), onTestStart: live.testStarted.bind(live) } : {}), ...(opts.pprof ? { pprof: opts.pprof } : {}) });
+        return await measure({ plan, k6: k6.path, recognition, url: opts.url, corpusFile, work: join(work, `run-${runs++}`), log: show, ...(opts.signal ? { signal: opts.signal } : {}), ...(live ? { onTotals: live.addInstance.bind(live), onTestStart: live.testStarted.bind(live) } : {}), ...(opts.pprof ? { pprof: opts.pprof } : {}) });
       } finally {
         live?.stop();
         live = undefined;
@@ -160,7 +160,6 @@ async function run(opts: LoadOptions, log: (line: string) => void): Promise<Load
     log(`load: k6 ${k6.version}, ${opts.profile} profile, ${methods.length} methods${test.instances > 1 ? `, ${test.instances} instances` : ''}; ${recognitionNote(recognition)}`);
     const common = { endpoint: opts.endpointName ?? redactUrl(opts.url), corpus: corpusInfo(corpus, selected), corpusFile: relative(resolve(opts.out), corpusFile), k6 };
     let report: LoadReport;
-    let dashboard: string | undefined;
     // The head lag is read beside k6 for as long as it measures (a capacity run: every step).
     const lagOptions = opts.referenceUrl ? { url: opts.url, referenceUrl: opts.referenceUrl, ...(opts.signal ? { signal: opts.signal } : {}) } : undefined;
     if (lagOptions) await assertSameChain(lagOptions);
@@ -174,8 +173,7 @@ async function run(opts: LoadOptions, log: (line: string) => void): Promise<Load
       } else {
         const plan = test.planFor(methods);
         const measurement = await measurePlan(plan);
-        if (measurement.timeline.points.length === 0) log(`load: no timeline: k6 ${k6.version}'s dashboard record was missing or not understood`);
-        dashboard = measurement.dashboard;
+        if (measurement.timeline.points.length === 0) log(`load: no timeline: k6 ${k6.version} exported no period of its metrics`);
         report = buildReport({ ...common, plan, measurement, headLag: await headLag(plan) });
       }
     } finally {
@@ -183,7 +181,7 @@ async function run(opts: LoadOptions, log: (line: string) => void): Promise<Load
     }
     if (opts.keepWork) log(`load: work files kept in ${work}`);
     if (opts.signal?.aborted) report = withVerdict({ ...report, incompleteReason: `interrupted by ${String(opts.signal.reason)}: the figures cover the run until then` });
-    return await conclude(report, opts, baseline, { dashboard, corpus: !opts.corpus });
+    return await conclude(report, opts, baseline, { corpus: !opts.corpus });
   } finally {
     if (!opts.keepWork) await rm(work, { recursive: true, force: true });
   }
@@ -254,7 +252,7 @@ export function refuseUnlike(baseline: LoadReport, current: RunShape): void {
 }
 
 /** Judges the report against the baseline, writes it, and says how the run went. */
-export async function conclude(report: LoadReport, opts: { out: string; baseline?: string; tolerance?: number }, baseline: LoadReport | undefined, extra: { dashboard?: string; corpus: boolean }): Promise<LoadOutcome> {
+export async function conclude(report: LoadReport, opts: { out: string; baseline?: string; tolerance?: number }, baseline: LoadReport | undefined, extra: { corpus: boolean }): Promise<LoadOutcome> {
   if (baseline) refuseUnlike(baseline, shapeOf(report));
   // The one decision (verdict.ts), taken on the report as written: load.json stores it, the other files, the summary and
   // the exit code print it.
@@ -263,18 +261,16 @@ export async function conclude(report: LoadReport, opts: { out: string; baseline
   return { exitCode: exitCodeOf(judged.verdict), reportPaths, summary: summaryText(judged, reportPaths) };
 }
 
-async function writeReports(loaded: LoadReport, dir: string, extra: { dashboard?: string; corpus: boolean }): Promise<string[]> {
+async function writeReports(loaded: LoadReport, dir: string, extra: { corpus: boolean }): Promise<string[]> {
   // Values, not the serialised text, are redacted: a key such as `true` cannot cut through the JSON.
   const report = redactDeep(loaded, LOAD_WORDS);
   assertReport(report);
   const out = (name: string) => join(dir, name);
   await mkdir(dir, { recursive: true });
-  const dashboard = extra.dashboard ? await readFile(extra.dashboard).catch(() => undefined) : undefined;
   await writeFileAtomic(out(REPORT_FILES.json), `${JSON.stringify(report, null, 2)}\n`);
-  await writeFileAtomic(out(REPORT_FILES.html), renderHtml(report, dashboard ? REPORT_FILES.dashboard : undefined));
+  await writeFileAtomic(out(REPORT_FILES.html), renderHtml(report));
   await writeFileAtomic(out(REPORT_FILES.junit), renderJunit(report));
-  if (dashboard) await writeFileAtomic(out(REPORT_FILES.dashboard), dashboard);
-  return [REPORT_FILES.json, REPORT_FILES.html, REPORT_FILES.junit, ...(dashboard ? [REPORT_FILES.dashboard] : []), ...(extra.corpus ? [REPORT_FILES.corpus] : [])].map(out);
+  return [REPORT_FILES.json, REPORT_FILES.html, REPORT_FILES.junit, ...(extra.corpus ? [REPORT_FILES.corpus] : [])].map(out);
 }
 
 function withBaseline(report: LoadReport, baseline: LoadReport, file: string, tolerance: number): LoadReport {

@@ -52,7 +52,7 @@ export type FreshCounter = keyof typeof FRESH_COUNTERS;
 /** The histogram (histogram.ts) of the time from announcement to visible, a Counter per group of buckets, tag `b`. */
 export const freshVisibleMetric = (m: FreshMethod, group: number) => `fresh_visible_${m}_${group}`;
 export const freshBucketMetric = (m: FreshMethod, bucket: number) => `${freshVisibleMetric(m, groupOf(bucket))}{b:${bucket}}`;
-/** A Gauge of the same times (its min and max are exact). */
+/** A Trend of the same times, fed a few times a second (its min and max are exact). */
 export const freshBoundsMetric = (m: FreshMethod) => `fresh_visible_bounds_${m}`;
 export const freshCounterMetric = (c: FreshCounter, m: FreshMethod) => `${FRESH_COUNTERS[c]}{m:${m}}`;
 
@@ -82,7 +82,7 @@ export function freshThresholds(bookkeeping: string): Record<string, string[]> {
   return out;
 }
 
-/** A statistic of a k6 metric, 0 when absent: the end-of-test summary's, or one timeline period's (dashboard record). */
+/** A statistic of a k6 metric, 0 when absent: the end-of-test summary's, an OpenTelemetry export's, or one timeline period's (two exports apart). */
 type Read = (metric: string, stat: string) => number;
 
 /** A method's announcement-to-visible bucket counts (no exact bounds: the caller reads them where it has them). */
@@ -141,7 +141,7 @@ export interface FreshPeriod {
 }
 
 /**
- * One timeline period's freshness figures per method (the dashboard record splits the same counters by period):
+ * One timeline period's freshness figures per method (the difference of two exports of the same counters):
  * fresh requests, stale reads, and announcement-to-visible from the bucket counts (p50, p95 and max within the
  * histogram's 1%: a period has no exact bounds). Methods with nothing in the period are left out.
  */

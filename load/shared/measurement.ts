@@ -14,8 +14,8 @@ export interface Measurement {
   wallSec: number;
   /** CPU seconds of every k6 process together; absent where they cannot be read. */
   cpuSec?: number;
-  /** k6's own HTML dashboard, for a single instance (an instance's dashboard shows only its share). */
-  dashboard?: string;
+  /** GOMAXPROCS each instance ran with, when the harness sized it to the rate (instances.ts); absent when the user set it. */
+  procs?: number;
 }
 
 export interface PeriodStats {

@@ -45,6 +45,6 @@ export const metricName = {
   parsed: (s: Subject) => `parsed_${s}`,
   headChecks: 'head_checks',
   headRegressions: 'head_regressions',
-  /** A Gauge: the deepest regression seen, in blocks (its max). */
+  /** A Trend: the deepest regression seen, in blocks (its max). */
   headRegressionDepth: 'head_regression_depth',
 };

@@ -81,6 +81,20 @@ function figures(slo: Reasoned<Slo>): Slo {
   return { p95Ms: slo.p95Ms.value, p99Ms: slo.p99Ms.value, maxFailureRate: slo.maxFailureRate.value, maxDroppedShare: slo.maxDroppedShare.value };
 }
 
+/** Requests a second one OS thread of Go's scheduler serves: the harness's k6 spends ~0.3 ms of CPU a request
+ * (docs/benchmarks.md), so a thread stays under ~15% busy and an answer's timing never waits long for one. */
+export const RPS_PER_PROC = 500;
+
+/**
+ * GOMAXPROCS for an instance sending `rps`: Go's default (every core) makes k6 spread a light load over idle threads,
+ * and 44% of bare k6's CPU at 300 rps was system time (scheduler wake-ups); one thread per RPS_PER_PROC requests a
+ * second, at most the cores there are. A user's own GOMAXPROCS wins.
+ */
+export function k6Procs(rps: number, cores: number, userSetting: string | undefined): number | undefined {
+  if (userSetting) return undefined;
+  return Math.max(1, Math.min(cores, Math.ceil(rps / RPS_PER_PROC)));
+}
+
 /** Marks thresholds that only make k6 report a sub-metric (dropped iterations, histogram buckets); never a verdict. */
 export const BOOKKEEPING = 'count>=0';
 const REQUEST_TIMEOUT = '10s';
@@ -119,7 +133,7 @@ export interface Plan {
   rate: number;
   durationSec: number;
   totalSec: number;
-  /** Aggregation period of the timeline (k6 web dashboard). */
+  /** Aggregation period of the timeline (timeline.ts). */
   periodSec: number;
   validateShare: number;
   slo: Slo;

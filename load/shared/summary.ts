@@ -1,7 +1,8 @@
 // Turns k6's end-of-test data into this instance's shard (shard.ts): class counts, dropped iterations,
 // validated answers, the head sampler's findings and the latency histogram, whose buckets k6 counts as
-// sub-metrics of tagged Counters. Pure: runs inside k6, in the scenario's handleSummary; the dashboard
-// timeline reads each period the same way (subjectCounts).
+// sub-metrics of tagged Counters. Pure: runs inside k6, in the scenario's handleSummary (k6-operator pods), and in
+// Node on what k6's OpenTelemetry output exported (load/run/otlp.ts); the timeline reads each period the same way
+// (subjectCounts).
 import { BUCKETS, bucketValue, groupOf } from './histogram.ts';
 import { CLASSES, metricName, type RpcClass, SUCCESS_CLASSES, type Subject } from './methods.ts';
 import { BOOKKEEPING, type Plan } from './profiles.ts';
@@ -34,7 +35,7 @@ export interface SubjectCounts {
   successes: number;
 }
 
-/** One subject's class counts and latency buckets from k6's metrics (the end-of-test summary, the REST API, a dashboard
+/** One subject's class counts and latency buckets from k6's metrics (the end-of-test summary, the OpenTelemetry export, a timeline
  * period). k6 counts no `ok`: every successful answer has its one histogram sample, so `ok` is their count less the other successes. */
 export function subjectCounts(read: MetricReader, s: Subject): SubjectCounts {
   const buckets: Record<string, number> = {};
@@ -58,8 +59,13 @@ export function histogramThresholds(subjects: readonly Subject[]): Record<string
   return out;
 }
 
+/** The shard from k6's end-of-test summary (handleSummary: k6-operator pods, which keep k6's summary). */
 export function shardOf(summary: K6Summary, plan: Plan, planDigest: string, segment: string | null, recognition: Recognition): Shard {
-  const value = (metric: string, stat: string) => summary.metrics[metric]?.values[stat] ?? 0;
+  return shardFrom((metric, stat) => summary.metrics[metric]?.values[stat] ?? 0, summary.state?.testRunDurationMs ?? 0, plan, planDigest, segment, recognition);
+}
+
+/** The shard from any reader of k6's metrics by name (the summary's, or the OpenTelemetry export's: load/run/otlp.ts). */
+export function shardFrom(value: MetricReader, durationMs: number, plan: Plan, planDigest: string, segment: string | null, recognition: Recognition): Shard {
   const subjects: Shard['subjects'] = {};
   for (const { name } of plan.scenarios) {
     const { classes, buckets, successes } = subjectCounts(value, name);
@@ -78,7 +84,7 @@ export function shardOf(summary: K6Summary, plan: Plan, planDigest: string, segm
     version: 1,
     plan: planDigest,
     segment: segment ?? '0:1',
-    durationMs: summary.state?.testRunDurationMs ?? 0,
+    durationMs,
     subjects,
     head: {
       checks: value(metricName.headChecks, 'count'),

@@ -98,7 +98,7 @@ describe('load: fresh reads on a moving chain', function () {
     // once, never first seen at the grace because the chain moved past them within a round.
     for (const [m, f] of Object.entries(methods)) if (f.visibleMs) expect(f.visibleMs.max, `${m} announcement to visible`).to.be.below(DEFAULT_GRACE_MS);
     expect(summary).to.match(/fresh reads .*grace 2000 ms/);
-    // Per period too (the dashboard record): every fresh method's requests and objects first seen, none stale, and no
+    // Per period too (the exports, a period apart): every fresh method's requests and objects first seen, none stale, and no
     // more than the run's totals (the last, partial period may be left out).
     const periods = report.timeline.points.filter((p) => p.fresh);
     expect(periods.length, 'periods with fresh reads').to.be.above(3);

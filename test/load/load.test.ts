@@ -15,15 +15,16 @@ import { compareReports } from '../../load/report/compare.ts';
 import { composeEntries, compositionOf, type CorpusEntry, type EntryKind, isDegenerate, onMissSide } from '../../load/shared/corpus.ts';
 import { bucketValue, groupOf } from '../../load/shared/histogram.ts';
 import { METHODS } from '../../core/methods.ts';
-import { metricName } from '../../load/shared/methods.ts';
+import { CLASSES, metricName, type RpcClass } from '../../load/shared/methods.ts';
 import { BOOKKEEPING, buildPlan, capacitySubjects, expectedIterations, parseDuration, targetRpsAt } from '../../load/shared/profiles.ts';
 import { cappedCodes } from '../../load/report/report.ts';
 import { prepareTest } from '../../load/run/run.ts';
 import { createRng } from '../../load/shared/rng.ts';
 import { durationMs } from '../../core/duration.ts';
 import { bucketMetric } from '../../load/shared/summary.ts';
-import { mergeTimelines, parseTimeline } from '../../load/report/timeline.ts';
+import { errorCodes, mergeTimelines, timelineOf, totalsAt } from '../../load/report/timeline.ts';
 import { freshBucketMetric, freshCounterMetric } from '../../load/shared/freshness.ts';
+import { MetricTotals, type Series } from '../../load/run/otlp.ts';
 import type { TimelinePoint } from '../../load/shared/measurement.ts';
 import type { LoadReport } from '../../load/shared/load-report.ts';
 
@@ -203,91 +204,88 @@ describe('load: profiles, corpus, comparison, timeline', () => {
     expect(failing(compareReports(report(0.4, 0.9, 0), report(1.5, 2.5, 0), 0.25))).to.deep.equal([]);
   });
 
-  it("parses the dashboard's event record, whatever order metrics are announced in", () => {
+  it('reads each period of the timeline as the difference of two cumulative exports, by k6 metric and sub-metric names', () => {
     const m = 'eth_getBlockByHash';
     expect(groupOf(350), 'the buckets below share a group').to.equal(groupOf(360));
-    const lines = [
-      { event: 'param', data: { aggregates: { counter: ['count', 'rate'], trend: ['avg', 'max', 'med', 'min', 'p(90)', 'p(95)', 'p(99)'], gauge: ['value'], rate: ['rate'] } } },
-      { event: 'metric', data: { time: { type: 'gauge' } } },
-      { event: 'start', data: [[1000]] },
-      // The histogram's counter and its buckets (the dashboard's `b` tag): successes, the latency percentiles.
-      { event: 'metric', data: { [metricName.histogram(m, groupOf(350))]: { type: 'counter' }, [bucketMetric(m, 350)]: { type: 'counter' } } },
-      { event: 'snapshot', data: [[10, 10], [10, 10], [2000]] },
-      // Metrics announced later that sort first shift every array.
-      { event: 'metric', data: { calls_invalid_eth_getBlockByHash: { type: 'counter' }, 'calls_rpc_error_eth_getBlockByHash{code:-32000}': { type: 'counter' }, [bucketMetric(m, 360)]: { type: 'counter' } } },
-      { event: 'snapshot', data: [[5, 5], [5, 5], [10, 10], [8, 8], [2, 2], [3000]] },
-      { event: 'cumulative', data: [[5, 2.5], [5, 2.5], [20, 10], [2, 1], [18, 9], [3000]] },
-    ].map((e) => JSON.stringify(e));
-    const t = parseTimeline(lines, ['eth_getBlockByHash']);
+    const series = (timeMs: number, b350: number, b360: number, invalid: number, code: number): Series[] => [
+      // The histogram's group counter, split by its `b` tag (the bucket): successes, the latency percentiles.
+      { metric: metricName.histogram(m, groupOf(350)), attributes: { b: '350', scenario: m }, value: b350, timeMs, startMs: 1000 },
+      { metric: metricName.histogram(m, groupOf(350)), attributes: { b: '360', scenario: m }, value: b360, timeMs, startMs: 1000 },
+      { metric: metricName.calls(m, 'invalid'), attributes: { scenario: m }, value: invalid, timeMs, startMs: 1000 },
+      { metric: metricName.calls(m, 'rpc_error'), attributes: { code: '-32000', scenario: m }, value: code, timeMs, startMs: 1000 },
+      { metric: metricName.calls(m, 'rpc_error'), attributes: { code: '-32005', scenario: m }, value: 0, timeMs, startMs: 1000 },
+    ];
+    const totals = new MetricTotals();
+    const exports = [series(2000, 10, 0, 0, 0), series(3000, 15, 10, 2, 3)].map((e) => {
+      totals.update(e);
+      return totalsAt(totals.read, totals.lastTimeMs ?? 0, [m]);
+    });
     const at = (b: number) => Math.round(bucketValue(b) * 1000) / 1000;
-    expect(t.points).to.deep.equal([
+    expect(timelineOf(exports, [m], totals.startMs)).to.deep.equal([
       { t: 1, methods: { eth_getBlockByHash: { rps: 10, failureRate: 0, p50: at(350), p95: at(350), p99: at(350) } } },
-      { t: 2, methods: { eth_getBlockByHash: { rps: 15, failureRate: 0.3333, p50: at(350), p95: at(360), p99: at(360) } } },
+      { t: 2, methods: { eth_getBlockByHash: { rps: 20, failureRate: 0.25, p50: at(360), p95: at(360), p99: at(360) } } },
     ]);
-    expect(t.codes).to.deep.equal({ eth_getBlockByHash: { rpc_error: { '-32000': 5 } } });
+    // The codes of the final totals; a code never counted is left out.
+    expect(errorCodes(totals.read, totals.tagValues.bind(totals), [m])).to.deep.equal({ eth_getBlockByHash: { rpc_error: { '-32000': 3 } } });
   });
 
-  it('reads the fresh reads of each period from the record (stale reads, requests, announcement to visible) and merges instances period by period', () => {
+  it('reads the fresh reads of each period from the exports (stale reads, requests, announcement to visible) and merges instances period by period', () => {
     const m = 'eth_getBlockByHash';
     const r = 'eth_getTransactionReceipt';
-    // The dashboard splits the fresh counters by method (tag m) and the visible histogram by bucket (tag b).
+    // k6's names: the fresh counters split by method (tag m), the visible histogram by bucket (tag b).
     const names = [freshCounterMetric('requests', m), freshCounterMetric('requests', r), freshCounterMetric('stale', r), freshBucketMetric(m, 400), freshBucketMetric(r, 420), freshBucketMetric(r, 440)];
-    const sorted = ['time', ...names].sort();
-    const snapshot = (ms: number, values: Record<string, number>) => ({ event: 'snapshot', data: sorted.map((n) => (n === 'time' ? [ms] : [values[n] ?? 0, 0])) });
-    const lines = (start: number, stale: number) =>
-      [
-        { event: 'param', data: { aggregates: { counter: ['count', 'rate'], gauge: ['value'] } } },
-        { event: 'metric', data: Object.fromEntries([['time', { type: 'gauge' }], ...names.map((n) => [n, { type: 'counter' }])]) },
-        { event: 'start', data: sorted.map((n) => (n === 'time' ? [start] : [0, 0])) },
-        snapshot(start + 1000, { [names[0]!]: 3, [names[1]!]: 2, [names[3]!]: 1, [names[4]!]: 1 }),
-        // Stale receipts in the second period only, and one receipt seen late.
-        snapshot(start + 2000, { [names[0]!]: 3, [names[1]!]: 4, [names[2]!]: stale, [names[4]!]: 1, [names[5]!]: 1 }),
-      ].map((e) => JSON.stringify(e));
+    const series = (name: string, value: number, timeMs: number): Series => {
+      const [, metric = '', tag = '', v = ''] = /^([^{]+)\{(\w+):(.+)\}$/.exec(name) ?? [];
+      return { metric, attributes: { [tag]: v, scenario: 'fresh' }, value, timeMs, startMs: 0 };
+    };
+    // Cumulative exports: stale receipts in the second period only, and one receipt seen late.
+    const timeline = (start: number, stale: number) => {
+      const totals = new MetricTotals();
+      const exports = [
+        [start + 1000, [3, 2, 0, 1, 1, 0]],
+        [start + 2000, [6, 6, stale, 1, 2, 1]],
+      ].map(([t, values]) => {
+        totals.update(names.map((n, i) => series(n, (values as number[])[i] ?? 0, t as number)));
+        return totalsAt(totals.read, t as number, [], true);
+      });
+      return { startMs: start, points: timelineOf(exports, [], start, start), codes: {} };
+    };
     const at = (b: number) => Math.round(bucketValue(b) * 10) / 10;
-    const one = parseTimeline(lines(1000, 3), [], 1000);
-    expect(one.startMs).to.equal(1000);
+    const one = timeline(1000, 3);
     expect(one.points.map((p) => p.fresh)).to.deep.equal([
       { [m]: { requests: 3, stale: 0, visible: { count: 1, p50: at(400), p95: at(400), max: at(400) } }, [r]: { requests: 2, stale: 0, visible: { count: 1, p50: at(420), p95: at(420), max: at(420) } } },
       { [m]: { requests: 3, stale: 0 }, [r]: { requests: 4, stale: 3, visible: { count: 2, p50: Math.round(((bucketValue(420) + bucketValue(440)) / 2) * 10) / 10, p95: Math.round((bucketValue(420) + 0.95 * (bucketValue(440) - bucketValue(420))) * 10) / 10, max: at(440) } } },
     ]);
     // Two instances: counts add up, percentiles are the highest instance's, the origin the earliest start.
-    const merged = mergeTimelines([one, parseTimeline(lines(1200, 1), [], 1200)]);
+    const merged = mergeTimelines([one, timeline(1200, 1)]);
     expect(merged.startMs).to.equal(1000);
     expect(merged.points[1]?.fresh?.[r]).to.deep.include({ requests: 8, stale: 4 });
     expect(merged.points[1]?.fresh?.[r]?.visible).to.deep.include({ count: 4, max: at(440) });
   });
 
-  it("starts the timeline at the test's start (k6's first requests), not at the dashboard's start before the VUs' init code", () => {
+  it("starts the timeline at the test's start (k6's first requests), not at the totals' start before the VUs' init code", () => {
     const m = 'eth_getBlockByHash';
-    const snapshot = (ms: number, n: number) => ({ event: 'snapshot', data: [[n, n], [n, n], [ms]] });
-    const lines = [
-      { event: 'param', data: { aggregates: { counter: ['count', 'rate'], gauge: ['value'] } } },
-      { event: 'metric', data: { time: { type: 'gauge' }, [metricName.histogram(m, groupOf(350))]: { type: 'counter' }, [bucketMetric(m, 350)]: { type: 'counter' } } },
-      { event: 'start', data: [[0], [0], [1000]] },
-      // The VUs' init code runs for 2.3 s: two empty periods, then the test starts at 3300, 0.7 s before the next flush.
-      snapshot(2000, 0),
-      snapshot(3000, 0),
-      snapshot(4000, 7),
-      snapshot(5000, 10),
-    ].map((e) => JSON.stringify(e));
+    const successes = (n: number) => ({ classes: Object.fromEntries(CLASSES.map((c) => [c, c === 'ok' ? n : 0])) as Record<RpcClass, number>, buckets: (n ? { 350: n } : {}) as Record<string, number>, successes: n });
+    // The VUs' init code runs for 2.3 s: two empty periods, then the test starts at 3300, 0.7 s before the next export.
+    const exports = [[2000, 0], [3000, 0], [4000, 7], [5000, 17]].map(([timeMs, n]) => ({ timeMs: timeMs ?? 0, subjects: { [m]: successes(n ?? 0) } }));
     const rates = (points: TimelinePoint[]) => points.map((p) => [p.t, p.methods[m]?.rps]);
-    expect(rates(parseTimeline(lines, [m], 3300).points)).to.deep.equal([
+    expect(rates(timelineOf(exports, [m], 1000, 3300))).to.deep.equal([
       [0.7, 10],
       [1.7, 10],
     ]);
-    // Without the test's start, the dashboard's is the origin (what an older record can give); the periods before any
-    // answer was recorded are left out, their time still counted.
-    expect(rates(parseTimeline(lines, [m]).points)).to.deep.equal([
+    // Without the test's start, the totals' start is the origin; the periods before any answer was recorded are left out,
+    // their time still counted.
+    expect(rates(timelineOf(exports, [m], 1000))).to.deep.equal([
       [3, 7],
       [4, 10],
     ]);
-    // A first period after the start with nothing recorded yet (a late first flush) is left out too, not shown as a point without requests.
-    expect(rates(parseTimeline(lines, [m], 2500).points)).to.deep.equal([
+    // A first period after the start with nothing recorded yet (a late first export) is left out too, not shown as a point without requests.
+    expect(rates(timelineOf(exports, [m], 1000, 2500))).to.deep.equal([
       [1.5, 7],
       [2.5, 10],
     ]);
-    // The start seen a little late (after a flush): that period's requests stay, at 0.
-    expect(rates(parseTimeline(lines, [m], 4020).points)).to.deep.equal([
+    // The start seen a little late (after an export): that period's requests stay, at 0.
+    expect(rates(timelineOf(exports, [m], 1000, 4020))).to.deep.equal([
       [0, 7],
       [1, 10.2],
     ]);

@@ -1,5 +1,6 @@
-// Live progress (load/run/progress.ts): figures read from a k6-shaped REST API, drawn as a block on a terminal
-// and as one line every 30 s elsewhere; the API's port found from /proc, and the test's start from the API (load/run/k6.ts).
+// Live progress (load/run/progress.ts): figures read from an instance's latest exported totals (load/run/otlp.ts), drawn
+// as a block on a terminal and as one line every 30 s elsewhere; k6's API port found from /proc, and the test's start
+// from the API (load/run/k6.ts).
 import { expect } from 'chai';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -12,7 +13,12 @@ import { metricName } from '../../load/shared/methods.ts';
 import { LiveProgress } from '../../load/run/progress.ts';
 import { bucketMetric } from '../../load/shared/summary.ts';
 
-/** A stand-in for k6's /v1/metrics/<id>: counters and their sub-metrics, 404 for a metric not yet recorded. */
+/** An instance's totals as otlp.ts reads them: counters and their sub-metrics by k6's names, 0 when not recorded. */
+function totals(metrics: Record<string, Record<string, number>>): { read: (metric: string, stat: string) => number } {
+  return { read: (metric, stat) => metrics[metric]?.[stat] ?? 0 };
+}
+
+/** Something listening on a loopback port, as k6's API does. */
 function fakeK6(metrics: Record<string, Record<string, number>>): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
     const id = decodeURIComponent((req.url ?? '').replace('/v1/metrics/', ''));
@@ -42,11 +48,10 @@ describe('live progress', function () {
   metrics[metricName.histogram(m, groupOf(360))] = { count: (metrics[metricName.histogram(m, groupOf(360))]?.['count'] ?? 0) + 6 };
 
   it('draws per method the rate, p95 and errors on a terminal, and erases its block when done', async () => {
-    const { server, url } = await fakeK6(metrics);
-    try {
+    {
       const out = sink(true);
       const live = new LiveProgress({ title: 'load gate', subjects: [{ name: m, rps: 10 }], totalSec: 60, out, ttyEverySec: 0.2 });
-      live.addInstance(url);
+      live.addInstance(totals(metrics));
       live.testStarted(Date.now());
       await new Promise((r) => setTimeout(r, 700));
       live.print('k6: a log line');
@@ -55,17 +60,14 @@ describe('live progress', function () {
       expect(out.text).to.match(/eth_getBlockByHash\s+[\d.]+\/10\s+12\.4\s+4\s+100/);
       expect(out.text).to.include('k6: a log line\n');
       expect(out.text.endsWith('\x1b[0J')).to.equal(true);
-    } finally {
-      server.close();
     }
   });
 
   it('elsewhere prints one line per interval: total rate, the worst p95, where the errors are', async () => {
-    const { server, url } = await fakeK6(metrics);
-    try {
+    {
       const out = sink(false);
       const live = new LiveProgress({ title: 'load soak', subjects: [{ name: m, rps: 10 }], totalSec: 1800, out, lineEverySec: 0.3 });
-      live.addInstance(url);
+      live.addInstance(totals(metrics));
       live.testStarted(Date.now());
       await new Promise((r) => setTimeout(r, 1300));
       live.stop();
@@ -73,17 +75,14 @@ describe('live progress', function () {
       expect(lines.length).to.be.within(1, 5);
       expect(lines[0]).to.match(/^load soak: \d+ s of 1800 s, ETA \d+ s: [\d.]+ rps \(target 10\), p95 up to 12\.4 ms \(eth_getBlockByHash\), 4 errors \(eth_getBlockByHash 4\)$/);
       expect(out.text).to.not.include('\x1b[');
-    } finally {
-      server.close();
     }
   });
 
   it("counts the elapsed time from the test's start (k6's first requests), not from its API listening while VUs initialise", async () => {
-    const { server, url } = await fakeK6(metrics);
-    try {
+    {
       const out = sink(false);
       const live = new LiveProgress({ title: 'load gate', subjects: [{ name: m, rps: 10 }], totalSec: 60, out, lineEverySec: 0.2 });
-      live.addInstance(url);
+      live.addInstance(totals(metrics));
       await new Promise((r) => setTimeout(r, 1300));
       // k6 listened 1.3 s ago but has not started the test: no elapsed time yet.
       expect(out.text).to.match(/^load gate: starting \(k6 runs the init code of its VUs\), 60 s to run: /);
@@ -96,8 +95,6 @@ describe('live progress', function () {
       live.stop();
       // 4 s and a poll or two (a busy machine may delay one past the half second).
       expect(out.text.trim().split('\n')[0]).to.match(/^load gate: (4 s of 60 s, ETA 56|5 s of 60 s, ETA 55) s: /);
-    } finally {
-      server.close();
     }
   });
 

@@ -4,7 +4,7 @@
 // k6's OpenTelemetry output (otlp.ts), the only place k6 aggregates them: k6 runs with no thresholds, no
 // end-of-test summary and no web dashboard, which would each keep every sample of its built-in Trends
 // (memory growing with the request count), and its exit code decides nothing (the harness judges its figures).
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { ToolError } from '../../core/node/errors.ts';
@@ -83,6 +83,8 @@ export async function measure(input: MeasureInput): Promise<Measurement> {
         // counts no more than the planned duration; an interrupted run counts its time until the stop).
         const durationMs = result.testStartMs === undefined ? 0 : Math.max(0, totals.lastTimeMs - result.testStartMs);
         const shard = shardFrom(totals.read, durationMs, plan, digest, plan.instances > 1 ? segment : null, input.recognition);
+        // Kept with the work files (--keep-work): what this instance measured, as the merge reads it.
+        await writeFile(files.shard, JSON.stringify(shard));
         if (kept.at(-1)?.timeMs !== totals.lastTimeMs) kept.push(at(totals));
         const startMs = result.testStartMs ?? totals.startMs;
         const timeline = { ...(startMs === undefined ? {} : { startMs }), points: timelineOf(kept, subjects, totals.startMs, result.testStartMs), codes: errorCodes(totals.read, totals.tagValues.bind(totals), subjects) };
@@ -107,7 +109,7 @@ export async function measure(input: MeasureInput): Promise<Measurement> {
 }
 
 function instanceFiles(dir: string) {
-  return { console: join(dir, 'console.log') };
+  return { shard: join(dir, 'shard.json'), console: join(dir, 'console.log') };
 }
 
 /** The URL reaches k6 only through its environment (not its arguments, not the bundle). */

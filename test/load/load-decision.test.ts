@@ -1,6 +1,7 @@
 // One decision per load run (load/report/verdict.ts): the terminal summary, the exit code, load.json and
 // load.junit.xml say the same verdict with the same reasons, whatever failed; and any wrong answer fails the run,
 // whatever its rate. Reports built from synthetic measurements (no k6), written by the real conclude().
+import { availableParallelism } from 'node:os';
 import { expect } from 'chai';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -34,6 +35,9 @@ interface Shape {
   findings?: Partial<Record<RpcMethod, Finding[]>>;
   notServed?: RpcMethod;
   headRegressions?: number;
+  /** k6's CPU seconds over the 1,000 s run, and the GOMAXPROCS the harness gave it. */
+  cpuSec?: number;
+  procs?: number;
 }
 
 /** A report as buildReport makes it from what k6 measured. */
@@ -71,6 +75,8 @@ function reportOf(s: Shape = {}): LoadReport {
       instances: 1,
       exitCode: 0,
       wallSec: 1000,
+      ...(s.cpuSec === undefined ? {} : { cpuSec: s.cpuSec }),
+      ...(s.procs === undefined ? {} : { procs: s.procs }),
     },
     ...(profile === 'capacity' ? { capacity: { eth_getTransactionByHash: capacityOf([{ offeredRps: 10, achievedRps: 10, requests: 100, successRate: 1, droppedShare: 0, p50Ms: 3, p99Ms: 3, verdict: 'within' }]) } } : {}),
   });
@@ -169,6 +175,16 @@ describe('load: one decision, printed alike everywhere (verdict.ts)', () => {
     const old = { ...reportOf({ classes: { eth_getTransactionByHash: { wrong: 1 } } }), verdict: 'pass' as const, reasons: undefined };
     expect(failedOnItsOwn(old, 'old.json')).to.match(/^old.json is a failed run \(eth_getTransactionByHash: 1 wrong answer in 10000 \(0.01%\)/);
     expect(failedOnItsOwn(reportOf(), 'clean.json')).to.equal(undefined);
+  });
+
+  it('a generator saturated on the GOMAXPROCS the harness sized it to says so and names GOMAXPROCS, not the rate or the target', function () {
+    if (availableParallelism() < 2) this.skip();
+    const report = reportOf({ requests: 5000, cpuSec: 1000, procs: 1 });
+    expect(report.generator.keptUp).to.equal(false);
+    expect(report.generator.availableCores, 'the cores k6 was given').to.equal(1);
+    expect(report.generator.note).to.match(/^k6 used 1 of the 1 cores it was given \(GOMAXPROCS=1, .*set GOMAXPROCS higher/);
+    // The same CPU with the machine's every core to use is no saturation on a bigger machine.
+    expect(reportOf({ requests: 5000, cpuSec: 1000 }).generator.note).to.not.match(/GOMAXPROCS/);
   });
 
   it('conclude() writes load.json, load.junit.xml and load.html and returns the summary and exit code of the one decision', async () => {

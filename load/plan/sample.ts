@@ -78,7 +78,9 @@ const NOT_KEPT = /prun|history|archive|missing trie node|state.*not available|no
 export async function sampleCorpus(opts: SampleOptions): Promise<Corpus> {
   // The target answers the pre-flight, whose answers' fingerprints the corpus keeps.
   const stop = opts.signal ? { signal: opts.signal } : {};
-  const target = new RpcClient({ url: opts.url, timeoutMs: 30_000, fingerprints: true, ...stop });
+  // Each answer's time, for the plan's VUs (profiles.ts): one number a request of sampling, a few hundred.
+  const times: number[] = [];
+  const target = new RpcClient({ url: opts.url, timeoutMs: 30_000, fingerprints: true, onAnswer: (_ex, askedAt, answeredAt) => void times.push(answeredAt - askedAt), ...stop });
   const reference = opts.referenceUrl ? new RpcClient({ url: opts.referenceUrl, timeoutMs: 30_000, ...stop }) : target;
   try {
     const chainId = await usable(target, 'eth_chainId', []);
@@ -126,6 +128,8 @@ export async function sampleCorpus(opts: SampleOptions): Promise<Corpus> {
     }
     const targetHead = heads.record(head);
     if (targetHead) corpus.targetHead = targetHead;
+    const p90 = [...times].sort((x, y) => x - y)[Math.floor(times.length * 0.9)];
+    if (p90 !== undefined) corpus.latencyMs = Math.round(p90 * 10) / 10;
     return corpus;
   } finally {
     target.close();

@@ -203,7 +203,9 @@ export async function prepareTest(opts: TestOptions & { url?: string }, instance
   const replayed = opts.corpus ? await readCorpus(opts) : undefined;
   const seed = replayed?.seed ?? opts.seed ?? 1;
   const input: Omit<PlanInput, 'methods'> = { profile: opts.profile, seed, rate: opts.rate, duration: opts.duration, validateShare: opts.validateShare, slo: opts.slo, instances, ...(opts.fresh ? { fresh: { graceMs: DEFAULT_GRACE_MS } } : {}) };
-  const planFor = (only: RpcMethod[], step?: PlanInput['step']) => planOrUsageError(() => buildPlan({ ...input, methods: only, ...(step ? { step } : {}) }));
+  // The endpoint's answer time at sampling sizes the VUs k6 starts with (profiles.ts): known once the corpus is.
+  let latencyMs = replayed?.latencyMs;
+  const planFor = (only: RpcMethod[], step?: PlanInput['step']) => planOrUsageError(() => buildPlan({ ...input, methods: only, ...(step ? { step } : {}), ...(latencyMs === undefined ? {} : { latencyMs }) }));
   const checked = planFor(methods, opts.profile === 'capacity' ? { subject: methods[0] as RpcMethod, rps: opts.rate ?? 1 } : undefined);
   return {
     instances,
@@ -212,6 +214,7 @@ export async function prepareTest(opts: TestOptions & { url?: string }, instance
     corpus: async (log, signal) => {
       if (!replayed && !opts.url) usage('an endpoint (--url or --network) to sample the corpus from, or --corpus FILE');
       const corpus = replayed ?? (await sampleCorpus({ url: opts.url ?? '', referenceUrl: opts.referenceUrl, seed, missShare: opts.missShare ?? DEFAULT_MISS_SHARE, methods, targets: opts.targets, ...(signal ? { signal } : {}) }));
+      latencyMs = corpus.latencyMs;
       const askable = methods.filter((m) => corpus.entries[m]?.length);
       for (const m of methods.filter((x) => !askable.includes(x))) log(`load: ${m} is not measured: the corpus has nothing to ask it (the report fails it)`);
       if (askable.length === 0) throw new EndpointError(`the corpus has no entry for any selected method${notServed(corpus, methods)}`);

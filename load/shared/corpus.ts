@@ -111,6 +111,9 @@ export interface Corpus {
   entries: Record<RpcMethod, CorpusEntry[]>;
   /** Per sampled method. */
   sampling: Partial<Record<RpcMethod, MethodSampling>>;
+  /** The 90th percentile of the target's answer times while sampling (ms): the plan pre-allocates k6's VUs for it
+   * (profiles.ts). Absent in corpora written before it. */
+  latencyMs?: number;
 }
 
 /** What a method's corpus holds: the entries per kind, the distinct requests, and how many are compared with a sampled answer. */

@@ -126,6 +126,8 @@ export interface PlanInput {
   step?: { subject: Subject; rps: number };
   /** Chase the head alongside (freshness.ts): on for a chain that moves. */
   fresh?: { graceMs: number };
+  /** The endpoint's answer time seen while sampling (the corpus's latencyMs): k6's VUs are pre-allocated for it. */
+  latencyMs?: number;
 }
 
 export interface Plan {
@@ -194,7 +196,7 @@ export function buildPlan(input: PlanInput): Plan {
   plan.thresholds = d.gating ? thresholds(plan) : {};
   plan.options = {
     scenarios: {
-      ...Object.fromEntries(scenarios.map((s) => [s.name, k6Scenario(s, latencyBudgetSec, instances)])),
+      ...Object.fromEntries(scenarios.map((s) => [s.name, k6Scenario(s, latencyBudgetSec, instances, input.latencyMs)])),
       // One eth_blockNumber a second per instance, from one VU, so its answers come in order.
       [HEAD_SCENARIO]: { executor: 'constant-arrival-rate', exec: 'headCheck', rate: instances, timeUnit: '1s', duration: `${totalSec}s`, preAllocatedVUs: instances, maxVUs: instances, gracefulStop: '2s' },
       // One head-chasing VU per instance: its announcements and the answers judged against them come in order.
@@ -213,14 +215,26 @@ export function capacitySubjects(methods: readonly RpcMethod[]): Subject[] {
   return ordered.length > 1 ? [...ordered, MIX_SCENARIO] : ordered;
 }
 
-function k6Scenario(s: ScenarioPlan, latencyBudgetSec: number, instances: number): Record<string, unknown> {
+/** Pre-allocated VUs wait for answers this many times as long as sampling saw (its p90), at least MIN_ANSWER_SEC. */
+const ANSWER_HEADROOM = 2;
+const MIN_ANSWER_SEC = 0.01;
+
+/** VUs k6 starts before the test: `latencyMs` known (sampling timed the endpoint), for the rate asked at twice that
+ * answer time and a 2 s stall at low rates (up to 16 VUs); maxVUs still allows for the worst case, started when due. */
+export function preAllocatedVUs(rps: number, instances: number, latencyMs: number | undefined): number {
   // Every instance needs VUs of its own (k6 splits them between execution segments). An iteration with no
-  // idle VU is dropped, and so is each one due while k6 starts another VU mid-run. So enough VUs wait for
-  // 250 ms answers, for a 2 s stall at low rates (up to 16 VUs) and a 1 s stall up to 100 VUs: when a
-  // stalled machine or target resumes, every overdue iteration starts at once, and VUs started during a
-  // stall cost CPU just as the held answers arrive (bench:omission: ~30% fewer dropped at 100 rps with
-  // them). A VU starts in ~3.6-6 ms of CPU and holds ~0.4 MB.
-  const preAllocatedVUs = Math.max(instances, Math.min(250, Math.ceil(Math.max(s.rps * 0.25, Math.min(s.rps * 2, 16), Math.min(s.rps, 100))) + 2));
+  // idle VU is dropped, and so is each one due while k6 starts another VU mid-run. Without a latency (a corpus
+  // written before it), enough VUs wait for 250 ms answers, a 2 s stall at low rates and a 1 s stall up to 100 VUs
+  // (bench:omission: ~30% fewer dropped at 100 rps with them). A VU starts in ~3.6-6 ms of CPU and holds ~0.4 MB
+  // and more of JavaScript, and k6 hands iterations to its idle VUs in turn, so each one it holds beyond the rate's
+  // need makes every iteration run colder in the CPU's caches (bench: 24 VUs instead of 250, -10% CPU).
+  const stall = Math.min(rps * 2, 16);
+  const wanted = latencyMs === undefined ? Math.max(rps * 0.25, stall, Math.min(rps, 100)) : rps * Math.max((ANSWER_HEADROOM * latencyMs) / 1000, MIN_ANSWER_SEC) + stall;
+  return Math.max(instances, Math.min(250, Math.ceil(wanted) + 2));
+}
+
+function k6Scenario(s: ScenarioPlan, latencyBudgetSec: number, instances: number, latencyMs: number | undefined): Record<string, unknown> {
+  const preAllocated = preAllocatedVUs(s.rps, instances, latencyMs);
   return {
     executor: 'constant-arrival-rate',
     exec: 'call',
@@ -228,8 +242,8 @@ function k6Scenario(s: ScenarioPlan, latencyBudgetSec: number, instances: number
     timeUnit: '1s',
     duration: `${s.durationSec}s`,
     startTime: `${s.startSec}s`,
-    preAllocatedVUs,
-    maxVUs: Math.min(MAX_VUS, Math.max(preAllocatedVUs, Math.ceil(s.rps * latencyBudgetSec))),
+    preAllocatedVUs: preAllocated,
+    maxVUs: Math.min(MAX_VUS, Math.max(preAllocated, Math.ceil(s.rps * latencyBudgetSec))),
     gracefulStop: '2s',
   };
 }

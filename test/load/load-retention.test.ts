@@ -82,6 +82,9 @@ describe('load: k6 keeps no sample for the length of a run', function () {
     expect(m?.latencyMs?.max).to.be.above(0);
     expect(report.timeline.points.length).to.be.within(2, Math.ceil(report.plan.totalSec / report.plan.periodSec) + 2);
     expect(await readdir(dir)).to.not.include('load.k6-dashboard.html');
+    // Sampling timed the endpoint: the plan pre-allocates VUs for that answer time (profiles.ts).
+    const corpus = JSON.parse(await readFile(join(dir, 'load.corpus.json'), 'utf8')) as { latencyMs?: number };
+    expect(corpus.latencyMs).to.be.a('number').above(0);
   });
 
   it('sizes GOMAXPROCS to the rate, within the cores there are, unless the user set it', () => {

@@ -16,7 +16,7 @@ import { composeEntries, compositionOf, type CorpusEntry, type EntryKind, isDege
 import { bucketValue, groupOf } from '../../load/shared/histogram.ts';
 import { METHODS } from '../../core/methods.ts';
 import { CLASSES, metricName, type RpcClass } from '../../load/shared/methods.ts';
-import { BOOKKEEPING, buildPlan, capacitySubjects, expectedIterations, parseDuration, targetRpsAt } from '../../load/shared/profiles.ts';
+import { BOOKKEEPING, buildPlan, preAllocatedVUs, capacitySubjects, expectedIterations, parseDuration, targetRpsAt } from '../../load/shared/profiles.ts';
 import { cappedCodes } from '../../load/report/report.ts';
 import { prepareTest } from '../../load/run/run.ts';
 import { createRng } from '../../load/shared/rng.ts';
@@ -93,6 +93,19 @@ describe('load: classification of one answer', () => {
 });
 
 describe('load: profiles, corpus, comparison, timeline', () => {
+  it('pre-allocates VUs for the rate asked at the answer time sampling saw, leaving the worst case to maxVUs', () => {
+    const vus = (latencyMs?: number) => buildPlan({ profile: 'gate', methods: ['eth_getBlockByHash'], seed: 1, rate: 1000, duration: '30s', ...(latencyMs === undefined ? {} : { latencyMs }) }).options['scenarios'] as Record<string, { preAllocatedVUs: number; maxVUs: number }>;
+    // 1,000 rps at 5 ms answers: 1000 x 2 x 10 ms (the floor) + 16 for a stall + 2, not the 250 planned for 250 ms answers.
+    expect(vus(5)['eth_getBlockByHash']).to.deep.equal({ ...vus(5)['eth_getBlockByHash'], preAllocatedVUs: 28, maxVUs: 1000 });
+    expect(vus(80)['eth_getBlockByHash']?.preAllocatedVUs).to.equal(178);
+    expect(vus(500)['eth_getBlockByHash']?.preAllocatedVUs, 'at most 250 up front').to.equal(250);
+    // A corpus written before sampling timed the endpoint: as before, 250 ms answers and a 1 s stall.
+    expect(vus()['eth_getBlockByHash']?.preAllocatedVUs).to.equal(250);
+    expect(preAllocatedVUs(100, 1, undefined)).to.equal(102);
+    expect(preAllocatedVUs(20, 1, 30)).to.equal(Math.ceil(20 * 0.06 + 16) + 2);
+    expect(preAllocatedVUs(1, 8, 1), 'one VU per instance at least').to.equal(8);
+  });
+
   it('builds open-model scenarios with p(99) in the summary, per-method thresholds and no url/error tag', () => {
     const plan = buildPlan({ profile: 'gate', methods: METHODS, seed: 1, rate: 20, duration: '30s' });
     const { head, ...scenarios } = plan.options['scenarios'] as Record<string, { executor: string; rate: number; exec: string; maxVUs: number }>;

@@ -4,7 +4,7 @@ import type { Subject } from '../shared/methods.ts';
 import type { Slo } from '../shared/profiles.ts';
 import { failureRate, latencyOf, requestsOf, type SubjectShard } from '../shared/shard.ts';
 import { round } from '../shared/summary.ts';
-import type { TimelinePoint } from '../shared/measurement.ts';
+import type { Measurement, TimelinePoint } from '../shared/measurement.ts';
 import type { CapacityResult, CapacityStep, DriftResult } from '../shared/load-report.ts';
 
 export interface StepInput {
@@ -20,6 +20,11 @@ export interface StepInput {
 
 /** k6 using this share of the cores is itself the bottleneck. */
 export const SATURATED_CPU_SHARE = 0.8;
+
+/** The cores k6 could use: the machine's, or fewer when the harness sized GOMAXPROCS to the rate (instances.ts). */
+export function coresGiven(m: Pick<Measurement, 'procs' | 'instances'>, machineCores: number): number {
+  return Math.min(machineCores, m.procs === undefined ? Infinity : m.procs * m.instances);
+}
 /** Dropped iterations while under this share of the VUs wait for answers: the target was idle, k6 was late. */
 const IDLE_VU_SHARE = 0.5;
 /** Drift is flagged beyond +50% p95 and more than 5 ms (sub-millisecond loopback noise is no drift). */

@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 import { Ajv } from 'ajv';
 import schema from '../../schemas/files/load-report.json' with { type: 'json' };
 import { reportHeader } from '../../core/node/report-header.ts';
-import { driftOf, SATURATED_CPU_SHARE } from './analysis.ts';
+import { coresGiven, driftOf, SATURATED_CPU_SHARE } from './analysis.ts';
 import { compositionOf, type Corpus } from '../shared/corpus.ts';
 import { quantile, RELATIVE_ERROR } from '../shared/histogram.ts';
 import { FRESH_METHODS, type FreshnessShard } from '../shared/freshness.ts';
@@ -150,8 +150,7 @@ function secondsRun(plan: Plan, durationMs: number): (s: Plan['scenarios'][numbe
 }
 
 function generator(plan: Plan, methods: Record<string, MethodReport>, m: ReportInput['measurement'], ran: (s: Plan['scenarios'][number]) => number): LoadReport['generator'] {
-  // The cores k6 could use: the machine's, or fewer when the harness sized GOMAXPROCS to the rate.
-  const availableCores = Math.min(availableParallelism(), m.procs === undefined ? Infinity : m.procs * m.instances);
+  const availableCores = coresGiven(m, availableParallelism());
   const cpuCores = m.cpuSec === undefined || m.wallSec <= 0 ? undefined : round(m.cpuSec / m.wallSec, 2);
   const planned = plan.scenarios.reduce((a, s) => a + expectedIterations(s) * (ran(s) / s.durationSec), 0);
   const sent = Object.values(methods).reduce((a, x) => a + x.requests, 0);

@@ -2,7 +2,7 @@
 // run per step, over every instance), judge each step against the SLO and stop at the first one that is
 // not within it. The report keeps every step's figures and, per subject, the highest step within the SLO.
 import { availableParallelism } from 'node:os';
-import { capacityOf, judgeStep } from '../report/analysis.ts';
+import { capacityOf, coresGiven, judgeStep } from '../report/analysis.ts';
 import { emptyHistogram } from '../shared/histogram.ts';
 import { CLASSES, type RpcClass, type Subject } from '../shared/methods.ts';
 import type { Plan } from '../shared/profiles.ts';
@@ -58,7 +58,8 @@ export async function findCapacity(input: CapacityInput): Promise<CapacityOutcom
         measured: measurement.merged.subjects[subject] ?? emptySubject(),
         maxVUs: Number((plan.options['scenarios'] as Record<string, { maxVUs?: number }>)[subject]?.maxVUs ?? 1),
         ...(measurement.cpuSec === undefined ? {} : { cpuCores: round(measurement.cpuSec / measurement.wallSec, 2) }),
-        availableCores: availableParallelism(),
+        // GOMAXPROCS sized to the step's rate: saturating the threads k6 was given is the generator's limit too.
+        availableCores: coresGiven(measurement, availableParallelism()),
         slo: plan.slo,
       });
       const step = repeat ? { ...judged, repeat } : judged;

@@ -2,7 +2,7 @@
 // judged on the merged result, capacity steps, answer digests and the k6-operator manifests. No k6 here.
 import { expect } from 'chai';
 import { parseAllDocuments } from 'yaml';
-import { capacityOf, judgeStep, type StepInput } from '../../load/report/analysis.ts';
+import { capacityOf, coresGiven, judgeStep, type StepInput } from '../../load/report/analysis.ts';
 import { generatorSentence, headline } from '../../load/report/headline.ts';
 import { sha256Hex } from '../../core/fingerprint.ts';
 import { answerDigest } from '../../load/shared/answer.ts';
@@ -214,6 +214,10 @@ describe('load: capacity steps', () => {
   it('marks a step generator-bound when k6 is saturated, or drops requests while the target idles', () => {
     expect(judgeStep(step({ cpuCores: 1.9, ms: 150 }))).to.deep.include({ verdict: 'generator' }).and.have.property('reason').that.matches(/^k6 used 1.9 of 2 cores while p99 15\d(\.\d+)? ms > 100 ms$/);
     expect(judgeStep(step({ cpuCores: 1.9, dropped: 100, maxVUs: 10, ms: 90 }))).to.deep.include({ verdict: 'generator', reason: 'k6 used 1.9 of 2 cores while 10% not started' });
+    // GOMAXPROCS sized to the step's rate (1 thread): k6 using all of it is saturated, though the machine has 2 cores.
+    expect(judgeStep(step({ cpuCores: 0.95, ms: 150, availableCores: coresGiven({ procs: 1, instances: 1 }, 2) }))).to.deep.include({ verdict: 'generator' }).and.have.property('reason').that.matches(/^k6 used 0.95 of 1 cores/);
+    expect(coresGiven({ procs: 2, instances: 3 }, 4)).to.equal(4);
+    expect(coresGiven({ instances: 1 }, 2), 'GOMAXPROCS set by the user: the machine').to.equal(2);
     // A busy k6 that still delivered the step within the SLO: the endpoint held it.
     expect(judgeStep(step({ cpuCores: 1.9 }))).to.deep.include({ verdict: 'within' });
     expect(judgeStep(step({ dropped: 100 }))).to.deep.include({ verdict: 'generator' });

@@ -13,13 +13,14 @@ import { k6Procs, RPS_PER_PROC } from '../../load/shared/profiles.ts';
 import type { LoadReport } from '../../load/shared/load-report.ts';
 import { requireTool } from '../support/tools.ts';
 
-/** The k6 child of this process, with its command line and environment, once it runs. */
+/** The `k6 run` child of this process, with its command line and environment, once it runs. */
 async function k6Child(): Promise<{ pid: number; args: string[]; env: Map<string, string> } | undefined> {
   for (const pid of (await readdir('/proc')).filter((d) => /^\d+$/.test(d))) {
     const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
     if (!stat || Number(procStatFields(stat)[STAT.ppid]) !== process.pid) continue;
     const args = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0').filter(Boolean);
-    if (!args[0]?.endsWith('k6')) continue;
+    // `k6 run`, not the `k6 version` the runner asks first (whether this k6 has the extension).
+    if (!args[0]?.endsWith('k6') || args[1] !== 'run') continue;
     const environ = (await readFile(`/proc/${pid}/environ`, 'utf8').catch(() => '')).split('\0').filter(Boolean);
     return { pid: Number(pid), args, env: new Map(environ.map((kv): [string, string] => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])) };
   }

@@ -47,6 +47,10 @@ Options:
   --reverts FILE          reverting calls known on this endpoint, judged besides what discovery finds
                           (a JSON list of {kind, to, data, reason, expectedData}, as \`devnet\` writes it)
   --discovery-depth N     blocks to walk back from the head when discovering (default 64)
+  --near-head-window N    the network serves eth_getTransactionReceipt and eth_getTransactionByHash for its
+                          latest N blocks only (spec §8; wins over fixtures/networks.json nearHeadWindow):
+                          targets stay inside it, its oldest blocks must be served, one older lookup per
+                          method is listed as archive not served, never judged
   --discovery-budget N    requests discovery may spend on that walk (default 256)
   --receipts-budget N     receipts the block checks may fetch one by one, over the blocks judged (default 512);
                           a block over it is named in their notes (docs/conformance.md)
@@ -98,6 +102,7 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
       reverts: { type: 'string' },
       'discovery-depth': { type: 'string' },
       'discovery-budget': { type: 'string' },
+      'near-head-window': { type: 'string' },
       'receipts-budget': { type: 'string' },
       'min-judged': { type: 'string' },
       timeout: { type: 'string' },
@@ -126,6 +131,7 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
     targetsFile: values.targets || undefined,
     discoveryDepth: given(values['discovery-depth'], '--discovery-depth', positive),
     discoveryBudget: given(values['discovery-budget'], '--discovery-budget', positive),
+    nearHeadWindow: given(values['near-head-window'], '--near-head-window', positive),
     receiptsBudget: given(values['receipts-budget'], '--receipts-budget', positive),
     judging: { strict: values.strict, network: values.network || undefined, minJudged: given(values['min-judged'], '--min-judged', percentage) },
     timeoutMs: given(values.timeout, '--timeout', positive),

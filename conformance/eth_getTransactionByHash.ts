@@ -4,6 +4,7 @@ import { sameAddress } from '../core/invariants/compare.ts';
 import type { Json } from '../core/invariants/encoding.ts';
 import { legacyChainId, RECOMPUTABLE_TYPES, recoverSender, txHash } from '../core/invariants/tx.ts';
 import { type CheckContext, MethodSuite } from './framework/check.ts';
+import { nearHeadWindowCheck } from './framework/near-head-window.ts';
 import { envelopeChecks, extraFieldsCheck, nullOnMiss, nullOnZeroHash, type Shaped, UNKNOWN_HASH } from './framework/common.ts';
 import { KNOWN_TYPES } from './framework/discovery.ts';
 import { eraName, TYPE_FORK } from './framework/era.ts';
@@ -46,6 +47,9 @@ suite.check(
     t.expectEqual(tx['to'], null, 'to must be null for a contract creation', '/result/to');
   },
 );
+
+// §8: where the network declares a near-head window, the oldest blocks inside it are served (eth_*/near-head-window).
+nearHeadWindowCheck(suite, 'conformance/framework/near-head-window.ts');
 
 nullOnMiss(suite, 'eth_getTransactionByHash/null-on-miss', [{ section: '4.6' }, { section: '7' }], 'an unknown transaction hash returns result null', () => [UNKNOWN_HASH]);
 nullOnZeroHash(suite, '4.6', 'a transaction hash', (hash) => [hash]);

@@ -4,6 +4,7 @@ import { effectiveGasPrices, gasAccounting, logIndexes, receiptBlooms, removedLo
 import { sameAddress } from '../core/invariants/compare.ts';
 import { bigintOf, bytes, type Json, type Violation } from '../core/invariants/encoding.ts';
 import { type CheckContext, MethodSuite } from './framework/check.ts';
+import { nearHeadWindowCheck } from './framework/near-head-window.ts';
 import { needHistory } from './framework/history.ts';
 import { envelopeChecks, extraFieldsCheck, nullOnMiss, nullOnZeroHash, type Shaped, UNKNOWN_HASH } from './framework/common.ts';
 import { expectSameFields, failOnViolations, fullTxs, judgedRefs, logCount, NO_LOG_JUDGED, recompute, SAMPLE, TypedBlocks } from './framework/invariant-checks.ts';
@@ -74,6 +75,9 @@ suite.check(
     if (judged === 0) t.skip('no call and no contract creation found on this endpoint');
   },
 );
+
+// §8: where the network declares a near-head window, the oldest blocks inside it are served (eth_*/near-head-window).
+nearHeadWindowCheck(suite, 'conformance/framework/near-head-window.ts');
 
 nullOnMiss(suite, 'eth_getTransactionReceipt/null-on-miss', [{ section: '4.7' }, { section: '7' }], 'an unknown transaction hash returns result null', () => [UNKNOWN_HASH]);
 nullOnZeroHash(suite, '4.7', 'a transaction hash', (hash) => [hash]);

@@ -31,20 +31,22 @@ export interface MethodFacts {
   chased: boolean;
   /** Its `latest`-tagged answer names the block it was read at (the receipts' or transaction's blockNumber): judged against the head. */
   namesItsBlock: boolean;
+  /** §8: on a network that declares a near-head window, it serves only the latest N blocks (core/near-head-window.ts). */
+  windowed: boolean;
 }
 
 const NO_TAGS: readonly BlockTag[] = [];
 
 /** The rows, in the order the reports and the suites list the methods (the spec's). */
 const TABLE = {
-  eth_estimateGas: { section: '4.1', params: ['call', 'block'], result: 'quantity', immutable: false, tags: BLOCK_TAGS, weight: 15, chased: false, namesItsBlock: false },
-  eth_getBlockByHash: { section: '4.2', params: ['hash', 'flag'], result: 'block', immutable: true, tags: NO_TAGS, weight: 15, chased: true, namesItsBlock: false },
-  eth_getUncleByBlockNumberAndIndex: { section: '4.3', params: ['block', 'index'], result: 'uncle', immutable: false, tags: BLOCK_TAGS, weight: 2.5, chased: false, namesItsBlock: false },
-  eth_getUncleByBlockHashAndIndex: { section: '4.4', params: ['hash', 'index'], result: 'uncle', immutable: true, tags: NO_TAGS, weight: 2.5, chased: false, namesItsBlock: false },
-  eth_getTransactionByBlockNumberAndIndex: { section: '4.5', params: ['block', 'index'], result: 'transaction', immutable: false, tags: BLOCK_TAGS, weight: 10, chased: false, namesItsBlock: true },
-  eth_getTransactionByHash: { section: '4.6', params: ['hash'], result: 'transaction', immutable: true, tags: NO_TAGS, weight: 20, chased: true, namesItsBlock: false },
-  eth_getTransactionReceipt: { section: '4.7', params: ['hash'], result: 'receipt', immutable: true, tags: NO_TAGS, weight: 25, chased: true, namesItsBlock: false },
-  eth_getBlockReceipts: { section: '4.8', params: ['block'], result: 'block-receipts', immutable: false, tags: BLOCK_TAGS, weight: 10, chased: true, namesItsBlock: true },
+  eth_estimateGas: { section: '4.1', params: ['call', 'block'], result: 'quantity', immutable: false, tags: BLOCK_TAGS, weight: 15, chased: false, namesItsBlock: false, windowed: false },
+  eth_getBlockByHash: { section: '4.2', params: ['hash', 'flag'], result: 'block', immutable: true, tags: NO_TAGS, weight: 15, chased: true, namesItsBlock: false, windowed: false },
+  eth_getUncleByBlockNumberAndIndex: { section: '4.3', params: ['block', 'index'], result: 'uncle', immutable: false, tags: BLOCK_TAGS, weight: 2.5, chased: false, namesItsBlock: false, windowed: false },
+  eth_getUncleByBlockHashAndIndex: { section: '4.4', params: ['hash', 'index'], result: 'uncle', immutable: true, tags: NO_TAGS, weight: 2.5, chased: false, namesItsBlock: false, windowed: false },
+  eth_getTransactionByBlockNumberAndIndex: { section: '4.5', params: ['block', 'index'], result: 'transaction', immutable: false, tags: BLOCK_TAGS, weight: 10, chased: false, namesItsBlock: true, windowed: false },
+  eth_getTransactionByHash: { section: '4.6', params: ['hash'], result: 'transaction', immutable: true, tags: NO_TAGS, weight: 20, chased: true, namesItsBlock: false, windowed: true },
+  eth_getTransactionReceipt: { section: '4.7', params: ['hash'], result: 'receipt', immutable: true, tags: NO_TAGS, weight: 25, chased: true, namesItsBlock: false, windowed: true },
+  eth_getBlockReceipts: { section: '4.8', params: ['block'], result: 'block-receipts', immutable: false, tags: BLOCK_TAGS, weight: 10, chased: true, namesItsBlock: true, windowed: false },
 } as const satisfies Record<string, MethodFacts>;
 
 export type RpcMethod = keyof typeof TABLE;
@@ -57,6 +59,9 @@ export const METHOD_FACTS: Readonly<Record<RpcMethod, MethodFacts>> = TABLE;
 export function isRpcMethod(name: string): name is RpcMethod {
   return (METHODS as readonly string[]).includes(name);
 }
+
+/** The methods a near-head window (§8) limits. */
+export const WINDOWED_METHODS: readonly RpcMethod[] = METHODS.filter((m) => TABLE[m].windowed);
 
 /** A method's row, or undefined for a method outside the eight (eth_blockNumber, the service suite). */
 export function factsOf(name: string): MethodFacts | undefined {

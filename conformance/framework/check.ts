@@ -12,6 +12,8 @@ import type { HeadLog } from './head-log.ts';
 import type { Tie } from './fields.ts';
 import type { Clause } from './clause.ts';
 import type { ReferenceState } from './reference.ts';
+import { insideWindow, type NearHeadWindow } from '../../core/near-head-window.ts';
+import { q } from '../../core/hex.ts';
 
 /** `spec` and `invariant` failures fail the run; `advisory` ones only with --strict. */
 export type Layer = 'spec' | 'invariant' | 'advisory';
@@ -85,6 +87,18 @@ export interface CheckResult {
   evidence: Evidence[];
   /** Set when an --expect file names this check. */
   expectation?: ExpectationNote;
+  /** A lookup older than the declared near-head window (§8), made once and listed, never judged. */
+  archive?: ArchiveLookup;
+}
+
+/** One lookup of a transaction older than the declared near-head window, and what the endpoint answered. */
+export interface ArchiveLookup {
+  hash: string;
+  block: string;
+  /** Blocks below the head when it was asked (the window holds depths 0 .. N-1). */
+  depth: number;
+  /** "null", "error <code>: <message>", or "served" (the endpoint keeps more than it must). */
+  answer: string;
 }
 
 export type CheckBody = (t: CheckContext) => Promise<void>;
@@ -132,6 +146,8 @@ export interface RunState {
   heads: HeadLog;
   /** The trusted node of --reference-url, when one was given (the reference/* checks compare with it). */
   reference?: ReferenceState;
+  /** The near-head window declared for the endpoint's network (§8), if any. */
+  window?: NearHeadWindow;
 }
 
 const EXCERPT = 4000;
@@ -142,6 +158,10 @@ export class CheckContext {
   readonly notes: string[] = [];
   /** Set by partly(): what the check left unjudged (CheckResult.partial). */
   partial: string | undefined;
+  /** Set by the near-head window check (CheckResult.archive). */
+  archive: ArchiveLookup | undefined;
+  /** Why the last null or error from a windowed method may be the window's doing (outOfWindow), else undefined. */
+  private windowDoubt: string | undefined;
   /** Failures recorded by each() while the check went on judging the other items. */
   readonly violations: CheckOutcome[] = [];
   /**
@@ -172,6 +192,10 @@ export class CheckContext {
 
   get receiptsBudget(): number {
     return this.state.receiptsBudget;
+  }
+
+  get window(): NearHeadWindow | undefined {
+    return this.state.window;
   }
 
   /**
@@ -241,10 +265,15 @@ export class CheckContext {
    */
   async result<T = unknown>(method: string, params: unknown[], opts: { fresh?: boolean } = {}): Promise<T> {
     const ex = await this.exchange(method, params, { ...opts, due: true });
+    this.windowDoubt = undefined;
     try {
-      return resultOf<T>(ex);
+      const value = resultOf<T>(ex);
+      if (value === null) await this.outOfWindow(method);
+      return value;
     } catch (err) {
       if (err instanceof RpcError) {
+        await this.outOfWindow(method);
+        if (this.windowDoubt) this.inconclusive(`${method} answered JSON-RPC error ${err.code}: ${err.rpcMessage}, and ${this.windowDoubt}`);
         // Another method this check leans on (eth_getBlockReceipts, say, which hardhat and ganache lack) is
         // judged by its own checks: its error leaves this one unjudged, never failed.
         if (method !== this.method) this.inconclusive(`leans on ${method}, which did not serve the call (JSON-RPC error ${err.code}: ${err.rpcMessage}): ${this.method} cannot be judged by this check here`);
@@ -266,7 +295,7 @@ export class CheckContext {
   }
 
   private usable<T>(method: string, value: T | null, what: string): T {
-    if (value === null) this.inconclusive(`leans on ${method}, which returned null for ${what}: ${this.method} cannot be judged by this check here`);
+    if (value === null) this.inconclusive(`leans on ${method}, which returned null for ${what}: ${this.method} cannot be judged by this check here${this.windowDoubt ? `; ${this.windowDoubt}` : ''}`);
     // The shape its answer must have to be used (core/methods.ts, schemas/); none for a method outside the eight.
     const shape = factsOf(method)?.result;
     const fault = shape && validateShape(shape, value)[0];
@@ -334,8 +363,24 @@ export class CheckContext {
 
   /** The value of a lookup that must find something: null fails with the message, at /result. */
   found<T>(value: T | null, message: string): T {
+    if (value === null && this.windowDoubt) this.inconclusive(`${message}, and ${this.windowDoubt}`);
     if (value === null) this.fail(message, { pointer: '/result', actual: null });
     return value;
+  }
+
+  /**
+   * After a null or an error from a method the declared near-head window limits (§8): whether the targets may have
+   * left the window since discovery walked them (the chain moved past the margin discovery kept). Then the answer
+   * may be "archive not served", which the spec allows: found() and result() leave it unjudged, saying why. Never
+   * without a declared window: old lookups must work then.
+   */
+  private async outOfWindow(method: string): Promise<void> {
+    const window = this.state.window;
+    if (!window || !factsOf(method)?.windowed) return;
+    const oldest = q(this.targets.scanned.from);
+    const head = q(await this.state.client.call<string>('eth_blockNumber', []).catch(() => undefined));
+    if (oldest === undefined || head === undefined || insideWindow(oldest, head, window.blocks)) return;
+    this.windowDoubt = `the targets walked from block ${oldest} on are no longer all inside the declared near-head window of ${window.blocks} blocks (${window.from}) at head ${head}: archive not served, not judged`;
   }
 
   /**

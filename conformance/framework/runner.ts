@@ -17,6 +17,8 @@ import { renderClause } from './clause.ts';
 import { openReference, type ReferenceMeta, ReferenceRefused, type ReferenceState } from './reference.ts';
 import { DEFAULT_MAX_HEAD_LAG_S } from '../../core/head-lag.ts';
 import { METHODS } from '../../core/methods.ts';
+import { nearHeadWindowOf } from '../../core/networks.ts';
+import { type NearHeadWindow, windowMargin } from '../../core/near-head-window.ts';
 
 /** What a run is asked: built once (cli/conformance.ts parses the command line into it; tests write it). */
 export interface RunSettings {
@@ -45,6 +47,8 @@ export interface RunSettings {
   referenceUrl?: string;
   /** --max-head-lag, in seconds (default DEFAULT_MAX_HEAD_LAG_S): how far the endpoint's head may trail the reference's. */
   maxHeadLagS?: number;
+  /** --near-head-window N (§8): wins over the network's own (fixtures/networks.json). */
+  nearHeadWindow?: number;
 }
 
 export interface RunOptions extends RunSettings {
@@ -81,6 +85,8 @@ export interface RunMeta {
   deadlineReached?: boolean;
   /** The reference node (--reference-url) and what the comparisons with it found. */
   reference?: ReferenceMeta;
+  /** The near-head window (§8) the run judged with: --near-head-window, or the network's; absent when none is declared. */
+  nearHeadWindow?: NearHeadWindow;
 }
 
 export interface RunResult extends RunMeta {
@@ -119,6 +125,7 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
   try {
     let pre: Awaited<ReturnType<typeof preflight>> | undefined;
     let targets: Targets | undefined;
+    let window: NearHeadWindow | undefined;
     try {
       pre = await preflight(client);
       const { chainId, head } = pre;
@@ -126,9 +133,14 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
         throw new EndpointUnusable(`--network ${opts.network.name} is chain ${opts.network.chainId}, but the endpoint serves chain ${chainId}: not the network asked for`);
       }
       if (refClient && opts.referenceUrl) reference = await referenceOf(refClient, opts.referenceUrl, chainId, opts);
+      window = nearHeadWindowOf(chainId, opts.nearHeadWindow);
+      // A declared window keeps the walk (and so every transaction target) inside it, a margin clear of its edge; a
+      // network fixture's transaction is old history, archive the window does not serve: left out.
+      const depth = Math.min(opts.discoveryDepth ?? 64, window ? Math.max(1, window.blocks - windowMargin(window.blocks)) : Infinity);
+      const { preByzantiumTx, ...recentFixtures } = await fixtureTargets(client, chainId);
       targets = opts.targetsFile
         ? await loadTargets(opts.targetsFile)
-        : mergeFixtures(await discoverTargets(client, { depth: opts.discoveryDepth ?? 64, ...(opts.discoveryBudget ? { budget: opts.discoveryBudget } : {}), chainId, head }), await fixtureTargets(client, chainId), 'fixture');
+        : mergeFixtures(await discoverTargets(client, { depth, ...(opts.discoveryBudget ? { budget: opts.discoveryBudget } : {}), chainId, head }), window ? recentFixtures : { ...recentFixtures, ...(preByzantiumTx ? { preByzantiumTx } : {}) }, 'fixture');
       if (targets.chainId !== chainId) throw new EndpointUnusable(`targets are for chain ${targets.chainId}, the endpoint serves chain ${chainId}`);
       if (opts.targetsFile) {
         // Same chain id is not the same chain: a lock's blocks not here would fail every check that uses them.
@@ -145,7 +157,7 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
       if (!stop.signal.aborted) throw err;
     }
 
-    const checks = targets && !stop.signal.aborted ? await runMocha(suites, { client, targets, memo: new Map(), receiptsBudget: opts.receiptsBudget ?? RECEIPTS_BUDGET, heads, ...(reference ? { reference } : {}) }, opts.onResult, stop.signal, opts.expect) : [];
+    const checks = targets && !stop.signal.aborted ? await runMocha(suites, { client, targets, memo: new Map(), receiptsBudget: opts.receiptsBudget ?? RECEIPTS_BUDGET, heads, ...(reference ? { reference } : {}), ...(window ? { window } : {}) }, opts.onResult, stop.signal, opts.expect) : [];
     const interrupted = opts.signal?.aborted === true;
     const deadlineReached = !interrupted && stop.signal.aborted;
     // Every check gets a verdict unless Ctrl-C stopped the run: one that did not run (the deadline) is inconclusive.
@@ -169,6 +181,7 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
       ...(opts.deadlineMs !== undefined ? { deadlineMs: opts.deadlineMs, deadlineReached } : {}),
       // What the reference and the endpoint answered: redacted like the checks' texts.
       ...(reference ? { reference: redactDeep({ ...reference.meta, requestCount: reference.client.requestCount, ...(reference.failed ? { failed: redactCapped(reference.failed, MAX_TEXT) } : {}) }) } : {}),
+      ...(window ? { nearHeadWindow: window } : {}),
     };
   } finally {
     clearTimeout(deadline);
@@ -293,6 +306,7 @@ async function runMocha(suites: readonly MethodSuite[], state: RunState, onResul
           // Notes can quote the endpoint (the fields it added, the blocks it served): redacted like a verdict's texts.
           if (t.notes.length) result.note = redactCapped(t.notes.join('\n'), MAX_NOTE);
           if (t.partial) result.partial = redactCapped(t.partial, MAX_TEXT);
+          if (t.archive) result.archive = { ...t.archive, answer: redactCapped(t.archive.answer, 200) };
           const picked = [...new Set(t.blockScope.picked.values())];
           if (picked.length > 0) result.blocks = { picked: picked.length, whole: result.verdict === 'pass' || result.verdict === 'fail' ? picked.filter((h) => !t.blockScope.left.has(h)) : [] };
           results.push(result);

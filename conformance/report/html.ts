@@ -31,7 +31,7 @@ export function renderHtml(report: ConformanceReport): string {
 <style>${STYLE}</style></head>
 <body>
 ${hero(report)}
-${notServedBanner(report)}${scopeBanner(report)}
+${notServedBanner(report)}${scopeBanner(report)}${windowBanner(report)}
 ${report.summary.verdictReason && report.summary.verdict === 'inconclusive' ? `<div class="banner"><div class="wrap">Inconclusive: ${esc(report.summary.verdictReason)}. A run cannot pass on what it could not judge.</div></div>` : ''}
 ${report.run.complete ? '' : `<div class="banner"><div class="wrap">Incomplete run: ${esc(report.run.incompleteReason ?? 'the run stopped before every check ran')}. Passing checks prove nothing about the ones that did not run.</div></div>`}
 ${stickyBar(report)}
@@ -132,6 +132,16 @@ ${diffs.length ? `<h3>Differences</h3><table class="list"><thead><tr><th>method<
 function scopeBanner(report: ConformanceReport): string {
   const line = scopeLine(report);
   return line ? `<div class="banner"><div class="wrap">${esc(line)}</div></div>` : '';
+}
+
+/** The declared near-head window (§8) and the lookups older than it: listed as archive not served (or served), never judged. */
+function windowBanner(report: ConformanceReport): string {
+  const w = report.run.nearHeadWindow;
+  if (!w) return '';
+  const archive = report.summary.archive ?? [];
+  const item = (a: NonNullable<ConformanceReport['summary']['archive']>[number]) =>
+    `<li><b>${esc(a.method)}</b> ${esc(a.hash)} of block ${esc(String(BigInt(a.block)))}, ${a.depth} blocks below the head: <span class="pill o-expected">${esc(a.answer === 'served' ? 'served' : 'archive not served')}</span> <span class="muted">${esc(a.answer)}</span></li>`;
+  return `<div class="banner not-served"><div class="wrap">${esc(`Near-head window (§8): ${w.blocks} blocks (${w.from}). Lookups older than it, not judged:`)}${archive.length ? `<ul>${archive.map(item).join('')}</ul>` : ' none made (no transaction just below the window).'}</div></div>`;
 }
 
 function notServedBanner(report: ConformanceReport): string {

@@ -6,7 +6,7 @@ import { writeJsonReport } from './json.ts';
 import { writeJunitReport } from './junit.ts';
 import { type ConformanceReport, expectedButUnjudged, outcomeOf } from './model.ts';
 import { inert } from '../../core/inert.ts';
-import { blockCoverageText, formatDuration, inapplicableGroups, judgedLine, notServedLine, perMethodLine, reasonGroups, referenceLines, scopeLine } from './text.ts';
+import { blockCoverageText, formatDuration, inapplicableGroups, judgedLine, notServedLine, perMethodLine, reasonGroups, referenceLines, scopeLine, windowLine } from './text.ts';
 
 export type { ConformanceReport } from './model.ts';
 export { summarize } from './model.ts';
@@ -42,7 +42,7 @@ export function formatSummary(report: ConformanceReport, paths: ReportPaths): st
     // Then the judged share: it is part of the verdict (a pass that judged half the catalogue is no pass).
     `  ${judgedLine(s.judged)}`,
     `  ${perMethodLine(s.judged)}`,
-    ...[scopeLine(report)].filter((l) => l !== undefined).map((l) => `  ${l}`),
+    ...[scopeLine(report), windowLine(report)].filter((l) => l !== undefined).map((l) => `  ${l}`),
     `  ${s.pass} passed, ${s.fatalFailures} failed, ${s.advisoryFailures} advisory, ${s.inconclusive} inconclusive, ${s.skip} skipped`,
   ];
   if (report.run.reference) lines.push(...referenceLines(report.run.reference).map((l) => `  ${l}`));

@@ -1,7 +1,7 @@
 // The conformance report: one JSON value (schemas/files/conformance-report.json) that the JSON, JUnit and
 // HTML writers all render, so the three can never disagree about a verdict.
 import { EXIT } from '../../core/node/errors.ts';
-import type { CheckResult } from '../framework/check.ts';
+import type { ArchiveLookup, CheckResult } from '../framework/check.ts';
 import type { ExpectationNote } from '../framework/expectations.ts';
 import type { RunMeta } from '../framework/runner.ts';
 import type { Targets } from '../../core/targets.ts';
@@ -42,6 +42,11 @@ export interface ConformanceReport extends ReportHeader<'rpc-certify-conformance
      * One not `expected` fails the run, whatever its checks' outcomes.
      */
     notServed?: NotServedMethod[];
+    /**
+     * Lookups older than the declared near-head window (§8): one per windowed method, listed with the answer
+     * (archive not served, or served), never judged. Absent without a declared window.
+     */
+    archive?: Array<ArchiveLookup & { method: string }>;
     /** The spec's methods (and the service-wide checks) a --methods subset left out: the verdict says nothing of them. */
     notCertified?: string[];
     /** How much of what this chain can have was judged: part of the verdict (below the floor, never a pass). */
@@ -82,6 +87,7 @@ export const REPORT_RUN_FIELDS: Presence<ReportRun> = {
   deadlineMs: 'optional',
   deadlineReached: 'optional',
   reference: 'optional',
+  nearHeadWindow: 'optional',
 };
 
 /**
@@ -237,6 +243,7 @@ export function summarize(checks: CheckResult[], strict: boolean, complete: bool
   const failed = fatalFailures > 0 || unexpectedPasses > 0 || notServed.some((m) => !m.expected);
   const verdict: Verdict = !complete ? 'incomplete' : failed ? 'fail' : reasons.length > 0 ? 'inconclusive' : 'pass';
   const partial = checks.filter((c) => c.verdict === 'pass' && c.partial).map((c) => c.id);
+  const archive = checks.flatMap((c) => (c.archive ? [{ method: c.method, ...c.archive }] : []));
   return {
     total: checks.length,
     pass: count('pass'),
@@ -253,6 +260,7 @@ export function summarize(checks: CheckResult[], strict: boolean, complete: bool
     ...(reasons.length > 0 ? { verdictReason: reasons.join('; ') } : {}),
     ...(unanswered.length > 0 ? { unansweredMethods: unanswered } : {}),
     ...(notServed.length > 0 ? { notServed } : {}),
+    ...(archive.length > 0 ? { archive } : {}),
     judged,
   };
 }

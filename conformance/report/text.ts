@@ -71,6 +71,15 @@ export function notServedLine(m: NotServedMethod, expectFile?: string): string {
   return `${head}: ${m.method} (all ${m.calls} well-formed calls: ${inert(m.answers.join('; '), 200)})${fails}`;
 }
 
+/** The near-head window line: "near-head window: 128 blocks (--near-head-window); archive not served (not judged): m at depth 140 (null); …". */
+export function windowLine(report: ConformanceReport): string | undefined {
+  const w = report.run.nearHeadWindow;
+  if (!w) return undefined;
+  const archive = report.summary.archive ?? [];
+  const lookups = archive.map((a) => `${a.method} at depth ${a.depth} (${inert(a.answer, 80)}${a.answer === 'served' ? '' : ': archive not served'})`);
+  return `near-head window (§8): ${w.blocks} blocks (${w.from}); lookups older than it, not judged: ${lookups.length ? lookups.join('; ') : 'none made'}`;
+}
+
 /** The spec's methods and the service-wide checks a --methods subset (`methods`, the run's) left out: not certified by it, whatever its verdict. */
 export function notCertified(methods: readonly string[]): string[] {
   return [...METHODS, 'service'].filter((m) => !methods.includes(m));

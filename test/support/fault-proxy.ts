@@ -45,6 +45,8 @@ export interface Fault {
   exact?: boolean;
   /** Runs with the clean gateway behind the proxy as the reference node (--reference-url): the reference/* checks judge. */
   reference?: boolean;
+  /** The run declares this near-head window (--near-head-window N, spec §8). */
+  nearHeadWindow?: number;
 }
 
 export interface FaultContext {

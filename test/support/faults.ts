@@ -179,6 +179,8 @@ export function faultCatalogue(targets: Targets): Fault[] {
     nullToError(M.tx, ['null-on-miss']),
     fault('tx: an L2 field added', [`${M.tx}/extra-fields`], results(M.tx, (tx: Json) => ({ ...tx, sourceHash: targets.head.hash }))),
 
+    // §8 on both lookups by hash: a window declared 6 blocks wide, served 3 (the seeded chain's head is block 10).
+    fault('a near-head window smaller than declared: 3 blocks served, 6 declared', [`${M.tx}/near-head-window`, `${M.receipt}/near-head-window`], servedWindow(3), { nearHeadWindow: 6 }),
     // eth_getTransactionReceipt
     ...envelopeFaults(M.receipt),
     fault('receipt: success reported as 0x0', [`${M.receipt}/success-receipt`], results(M.receipt, (r: Json) => ({ ...r, status: '0x0' }), (req) => req.params[0] === targets.successTx)),
@@ -426,6 +428,20 @@ function invariantFaults(targets: Targets): Fault[] {
  * Reads of the head after the first (the preflight's) answered from a backend `behind` blocks back: `eth_blockNumber`
  * with its number, `latest` with that real block (every other answer is the upstream's own).
  */
+/**
+ * §8's near-head window served `served` blocks wide: eth_getTransactionReceipt and eth_getTransactionByHash answer null
+ * for a transaction of a block older than the latest `served` blocks (archive not served), as the spec allows a
+ * network that declares such a window. Declared wider than served, the window is smaller than declared.
+ */
+export function servedWindow(served: number): NonNullable<Fault['rewrite']> {
+  return async (req, res, ctx) => {
+    if ((req.method !== M.tx && req.method !== M.receipt) || !('result' in res) || res.result === null) return res;
+    const head = BigInt(String((await ctx.upstream('eth_blockNumber', [])).result));
+    const block = BigInt(String((res.result as Json)['blockNumber']));
+    return block > head - BigInt(served) ? res : { jsonrpc: '2.0', id: res.id, result: null };
+  };
+}
+
 export function laggingHead(name: string, behind: bigint, reads: Array<'latest' | 'eth_blockNumber'>): Fault {
   let seen = 0;
   return fault(`head: ${name}`, ['service/head-never-goes-back'], async (req, res, ctx) => {

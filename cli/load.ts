@@ -26,6 +26,9 @@ export const TEST_OPTIONS_HELP = `  --profile NAME        smoke (default), gate,
   --corpus FILE         replay a corpus written by an earlier run (load.corpus.json) instead of sampling
   --reference-url URL   a node you trust on the same chain: the corpus is sampled there (e.g. one serving the
                         history the target prunes), and \`load\` holds the endpoint's head lag against it
+  --near-head-window N  the network serves eth_getTransactionReceipt and eth_getTransactionByHash for its latest
+                        N blocks only (spec §8; wins over fixtures/networks.json nearHeadWindow): their hits are
+                        sampled inside it, a quarter of it clear of its edge
   --validate-share F    share of answers fully validated (default 0.05; smoke 1)
   --slo-p99 MS          the p99 latency the SLO allows (capacity; gate's p99 threshold)
   --slo-success F       the success share the SLO requires (default 0.99)
@@ -148,6 +151,7 @@ export const testOptionSpecs = {
   'miss-share': { type: 'string' },
   corpus: { type: 'string' },
   'reference-url': { type: 'string' },
+  'near-head-window': { type: 'string' },
   'validate-share': { type: 'string' },
   'slo-p99': { type: 'string' },
   'slo-success': { type: 'string' },
@@ -173,6 +177,7 @@ export function testOptions(values: TestValues): TestOptions {
     ...(values['miss-share'] ? { missShare: share(values['miss-share'], '--miss-share', 1) } : {}),
     ...(values.corpus ? { corpus: values.corpus } : {}),
     ...(values['reference-url'] ? { referenceUrl: values['reference-url'] } : {}),
+    ...(values['near-head-window'] ? { nearHeadWindow: positive(values['near-head-window'], '--near-head-window') } : {}),
     ...(values['validate-share'] ? { validateShare: share(values['validate-share'], '--validate-share', 1) } : {}),
     ...(Object.keys(slo).length ? { slo } : {}),
   };

@@ -22,7 +22,9 @@ import { anchored, anchorOf, aroundSampled, boundsFault, boundsOf, GAS_CAP_BLOCK
 import { type Classification, classify } from '../shared/classify.ts';
 import { type Corpus, type CorpusEntry, composeEntries, type EntryKind, expectationOf, type Finding, type MethodSampling, onMissSide, type TargetHead } from '../shared/corpus.ts';
 import { DEFAULT_GRACE_MS } from '../shared/freshness.ts';
-import { METHODS, type RpcMethod } from '../../core/methods.ts';
+import { METHODS, METHOD_FACTS, type RpcMethod } from '../../core/methods.ts';
+import { nearHeadWindowOf } from '../../core/networks.ts';
+import { windowEdge, windowMargin } from '../../core/near-head-window.ts';
 import { createRng, type Rng } from '../shared/rng.ts';
 
 export interface SampleOptions {
@@ -38,6 +40,8 @@ export interface SampleOptions {
   signal?: AbortSignal;
   /** How long after the target announced a block it may still not know it (default: the fresh reads' grace). */
   graceMs?: number;
+  /** --near-head-window N (§8): wins over the network's own (fixtures/networks.json). */
+  nearHeadWindow?: number;
 }
 
 interface RawTx {
@@ -94,7 +98,11 @@ export async function sampleCorpus(opts: SampleOptions): Promise<Corpus> {
     const finalBlock = await finalBlockOf(reference, head);
     const rng = createRng(opts.seed);
     const blocks = await fetchBlocks(reference, chainSpread(head, MAX_BLOCKS, rng));
-    const candidates = buildCandidates(blocks, { head, finalBlock }, rng, opts.targets);
+    // A declared near-head window (§8): the methods it limits are sampled inside it, a quarter clear of its edge,
+    // so the chain moving during the run does not carry their hits out (archive the endpoint need not serve).
+    const window = nearHeadWindowOf(chainId, opts.nearHeadWindow);
+    const windowFloor = window ? windowEdge(head, window.blocks) + BigInt(windowMargin(window.blocks)) : undefined;
+    const candidates = buildCandidates(blocks, { head, finalBlock }, rng, opts.targets, windowFloor);
     const hashes = new Map(blocks.map((b) => [q(b.number) ?? -1n, b.hash]));
 
     const headLimit = q(blocks.find((b) => q(b.number) === head)?.gasLimit);
@@ -221,10 +229,13 @@ interface ChainPoint {
 }
 type Pools = Record<RpcMethod, { hits: Candidate[]; misses: Candidate[] }>;
 
-function buildCandidates(blocks: RawBlock[], chain: Pick<ChainPoint, 'head' | 'finalBlock'>, rng: Rng, targets: SampleOptions['targets']): Pools {
+function buildCandidates(blocks: RawBlock[], chain: Pick<ChainPoint, 'head' | 'finalBlock'>, rng: Rng, targets: SampleOptions['targets'], windowFloor?: bigint): Pools {
   const { head, finalBlock } = chain;
   const pools = Object.fromEntries(METHODS.map((m) => [m, { hits: [], misses: [] }])) as unknown as Pools;
+  // Below the window's floor, a method the window limits gets no hit (its misses are unknown hashes: anywhere).
+  const outside = (m: RpcMethod, at?: { block: string }) => windowFloor !== undefined && METHOD_FACTS[m].windowed && at !== undefined && (q(at.block) ?? 0n) < windowFloor;
   const add = (m: RpcMethod, kind: EntryKind, params: unknown[], note: string, at?: { block: string; byNumber?: boolean }) =>
+    outside(m, at) ||
     pools[m][onMissSide(kind) ? 'misses' : 'hits'].push({ params, note: kind === 'miss' ? `miss: ${note}` : note, kind, ...(at ? { block: q(at.block) ?? 0n, byNumber: at.byNumber === true } : {}) });
   const pastHead = toQuantity(head + PAST_HEAD);
   const age = (b: RawBlock) => (head - (q(b.number) ?? 0n) < BigInt(RECENT_BLOCKS) ? 'recent block' : 'older block');

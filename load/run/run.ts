@@ -52,6 +52,8 @@ export interface TestOptions {
   slo?: Partial<Slo>;
   /** Chase the head alongside and fail on stale reads (load/shared/freshness.ts): for a chain that moves. */
   fresh?: boolean;
+  /** --near-head-window N (§8): sampling keeps the two lookups by hash inside the window. */
+  nearHeadWindow?: number;
 }
 
 export interface LoadOptions extends TestOptions {
@@ -213,7 +215,7 @@ export async function prepareTest(opts: TestOptions & { url?: string }, instance
     planFor,
     corpus: async (log, signal) => {
       if (!replayed && !opts.url) usage('an endpoint (--url or --network) to sample the corpus from, or --corpus FILE');
-      const corpus = replayed ?? (await sampleCorpus({ url: opts.url ?? '', referenceUrl: opts.referenceUrl, seed, missShare: opts.missShare ?? DEFAULT_MISS_SHARE, methods, targets: opts.targets, ...(signal ? { signal } : {}) }));
+      const corpus = replayed ?? (await sampleCorpus({ url: opts.url ?? '', referenceUrl: opts.referenceUrl, seed, missShare: opts.missShare ?? DEFAULT_MISS_SHARE, methods, targets: opts.targets, ...(opts.nearHeadWindow ? { nearHeadWindow: opts.nearHeadWindow } : {}), ...(signal ? { signal } : {}) }));
       latencyMs = corpus.latencyMs;
       const askable = methods.filter((m) => corpus.entries[m]?.length);
       for (const m of methods.filter((x) => !askable.includes(x))) log(`load: ${m} is not measured: the corpus has nothing to ask it (the report fails it)`);

@@ -15,8 +15,9 @@ import { assembleReport } from '../../conformance/report/assemble.ts';
 import { formatSummary } from '../../conformance/report/index.ts';
 import { FaultProxy } from '../support/fault-proxy.ts';
 import { servedWindow } from '../support/faults.ts';
+import { sampleCorpus } from '../../load/plan/sample.ts';
 
-const METHODS = ['eth_getTransactionByHash', 'eth_getTransactionReceipt'];
+const METHODS = ['eth_getTransactionByHash', 'eth_getTransactionReceipt'] as const;
 const WINDOW_IDS = METHODS.map((m) => `${m}/near-head-window`);
 const SERVED = 24;
 const byId = (r: RunResult, id: string) => r.checks.find((c) => c.id === id);
@@ -34,7 +35,7 @@ describe('the near-head window of §8: declared, judged inside, listed outside',
     return body.result as T;
   };
   const run = (nearHeadWindow: number | undefined, extra: { targetsFile?: string } = {}) =>
-    runConformance({ suites: allSuites, url: proxy.url, methods: METHODS, ...(nearHeadWindow ? { nearHeadWindow } : {}), ...extra, fixtures: [{ targets: { reverts: devnet.seed.reverts }, source: 'seed' }] });
+    runConformance({ suites: allSuites, url: proxy.url, methods: [...METHODS], ...(nearHeadWindow ? { nearHeadWindow } : {}), ...extra, fixtures: [{ targets: { reverts: devnet.seed.reverts }, source: 'seed' }] });
 
   before(async function () {
     devnet = await startDevnet();
@@ -102,5 +103,22 @@ describe('the near-head window of §8: declared, judged inside, listed outside',
     const doubted = r.checks.filter((c) => c.verdict === 'inconclusive');
     expect(doubted.length).to.be.greaterThan(0);
     for (const c of doubted) expect(c.reason, c.id).to.match(/no longer all inside the declared near-head window of 24 blocks \(--near-head-window\) at head \d+: archive not served, not judged/);
+  });
+
+  it(`load sampling: declared ${SERVED}, the two lookups' hits are all a quarter of the window clear of its edge and none is a finding; with none declared, the old ones are findings`, async function () {
+    const sample = (nearHeadWindow?: number) => sampleCorpus({ url: proxy.url, seed: 1, missShare: 0.1, methods: METHODS, ...(nearHeadWindow ? { nearHeadWindow } : {}) });
+    const none = await sample();
+    expect(METHODS.flatMap((m) => none.sampling[m]?.findings ?? []).length, 'nulls for old transactions, without a window').to.be.greaterThan(0);
+    const declared = await sample(SERVED);
+    const head = BigInt(declared.head);
+    for (const m of METHODS) {
+      expect(declared.sampling[m]?.findings, m).to.deep.equal([]);
+      const hits = declared.entries[m].filter((e) => e.kind === 'hit');
+      expect(hits.length, m).to.be.greaterThan(0);
+      for (const e of hits) {
+        const tx = await rpc<{ blockNumber: string }>('eth_getTransactionByHash', e.params);
+        expect(BigInt(tx.blockNumber) >= head - BigInt(SERVED) + 1n + BigInt(SERVED / 4), `${m}: block ${BigInt(tx.blockNumber)}, head ${head}`).to.equal(true);
+      }
+    }
   });
 });

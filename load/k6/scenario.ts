@@ -12,7 +12,8 @@ import { Counter, Trend } from 'k6/metrics';
 import { markedText } from '../../core/reply.ts';
 import { answerDigest } from '../shared/answer.ts';
 import { anchorOf, boundsFault, sameAnswerDue } from '../shared/bounds.ts';
-import { type Classification, classify, metVerdict } from '../shared/classify.ts';
+import { ARCHIVE, archiveCandidate, type Classification, classify, metVerdict } from '../shared/classify.ts';
+import { insideWindow } from '../../core/near-head-window.ts';
 import { type Corpus, corpusPartPath } from '../shared/corpus.ts';
 import { bucketOf, groupOf, HISTOGRAM_GROUPS } from '../shared/histogram.ts';
 import type { RpcMethod } from '../../core/methods.ts';
@@ -116,6 +117,8 @@ const requests = Object.fromEntries(
     },
   ]),
 ) as Record<RpcMethod, Request>;
+/** The near-head window (§8) declared at sampling, in blocks (0: none): read once from the corpus. */
+const nearHeadWindow = (new SharedArray('near-head-window', () => [(JSON.parse(corpusText()) as Corpus).nearHeadWindow ?? 0]) as unknown as number[])[0] ?? 0;
 const metrics = Object.fromEntries(
   plan.scenarios.map(({ name }): [Subject, Metrics] => [
     name,
@@ -178,6 +181,9 @@ export function call(): void {
   } else if (verdict.envelope) verdict = compared(method, entry, verdict.envelope, verdict, r, seen);
   else if (verdict.cls === 'wrong') logOnce(r, 'wrong', `${method} ${entry.params}: ${verdict.why ?? 'wrong'}`);
 
+  // A windowed hit answered null or an error once its block has left the declared window: archive, not judged (§8).
+  if (entry.windowBlock !== undefined && nearHeadWindow > 0 && archiveCandidate(verdict) && leftWindow(entry.windowBlock)) verdict = ARCHIVE;
+
   const { cls, code } = verdict;
   if (tagged && cls === 'ok' && verdict.envelope) judgeTagged(method, verdict.envelope.result, plan.fresh?.graceMs ?? 0);
   else if (latest && SUCCESS_CLASSES.includes(cls)) notJudgeable(method);
@@ -194,6 +200,26 @@ export function call(): void {
   }
   if (code === undefined) m.calls[cls]?.add(1);
   else m.calls[cls]?.add(1, codeTag(code));
+}
+
+/** This VU's last read of the head, for the near-head window: read again when over a second old. */
+let windowHead: { n: number; at: number } | undefined;
+
+/** Whether a block is outside the declared window at the endpoint's head now (asked at most once a second per VU). */
+function leftWindow(block: number): boolean {
+  if (!windowHead || Date.now() - windowHead.at > 1000) {
+    const res = http.post(url, JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'eth_blockNumber', params: [] }), headParams);
+    let n = NaN;
+    try {
+      n = typeof res.body === 'string' ? Number((JSON.parse(res.body) as { result?: unknown }).result) : NaN;
+    } catch {
+      // not JSON: no head read
+    }
+    // No head read: the answer is judged as if inside (a null there is the endpoint's to explain).
+    if (!Number.isSafeInteger(n)) return false;
+    windowHead = { n, at: Date.now() };
+  }
+  return !insideWindow(BigInt(block), BigInt(windowHead.n), nearHeadWindow);
 }
 
 function sha256Hex(text: string): string {

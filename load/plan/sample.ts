@@ -116,6 +116,7 @@ export async function sampleCorpus(opts: SampleOptions): Promise<Corpus> {
       head: toQuantity(head),
       ...(finalBlock === undefined ? {} : { finalBlock: toQuantity(finalBlock) }),
       blocksSampled: blocks.length,
+      ...(window ? { nearHeadWindow: window.blocks } : {}),
       entries: Object.fromEntries(METHODS.map((m) => [m, []])) as unknown as Corpus['entries'],
       sampling: {},
     };
@@ -236,7 +237,14 @@ function buildCandidates(blocks: RawBlock[], chain: Pick<ChainPoint, 'head' | 'f
   const outside = (m: RpcMethod, at?: { block: string }) => windowFloor !== undefined && METHOD_FACTS[m].windowed && at !== undefined && (q(at.block) ?? 0n) < windowFloor;
   const add = (m: RpcMethod, kind: EntryKind, params: unknown[], note: string, at?: { block: string; byNumber?: boolean }) =>
     outside(m, at) ||
-    pools[m][onMissSide(kind) ? 'misses' : 'hits'].push({ params, note: kind === 'miss' ? `miss: ${note}` : note, kind, ...(at ? { block: q(at.block) ?? 0n, byNumber: at.byNumber === true } : {}) });
+    pools[m][onMissSide(kind) ? 'misses' : 'hits'].push({
+      params,
+      note: kind === 'miss' ? `miss: ${note}` : note,
+      kind,
+      ...(at ? { block: q(at.block) ?? 0n, byNumber: at.byNumber === true } : {}),
+      // Under load, such a hit answered null or an error once its block has left the window is archive, not judged.
+      ...(windowFloor !== undefined && METHOD_FACTS[m].windowed && kind === 'hit' && at ? { windowBlock: at.block } : {}),
+    });
   const pastHead = toQuantity(head + PAST_HEAD);
   const age = (b: RawBlock) => (head - (q(b.number) ?? 0n) < BigInt(RECENT_BLOCKS) ? 'recent block' : 'older block');
 

@@ -18,6 +18,7 @@ const CLASS_COLORS: Record<RpcClass, string> = {
   ok_null: '#98df8a',
   ok_error: '#bcbd22',
   null_unexpected: '#ff7f0e',
+  archive: '#c7c7c7',
   rpc_error: '#d62728',
   rate_limited: '#9467bd',
   http_error: '#8c564b',
@@ -96,7 +97,7 @@ ${lineChart({ series: [...series('targetRps', true), ...series('rps')], xLabel: 
 ${legend}
 
 <h2>Outcome classes</h2>
-${stackedBars(names.map((n) => ({ label: n, parts: CLASSES.map((c) => ({ name: c, value: r.methods[n]!.classes[c], color: CLASS_COLORS[c] })) })))}
+${stackedBars(names.map((n) => ({ label: n, parts: CLASSES.map((c) => ({ name: c, value: r.methods[n]!.classes[c] ?? 0, color: CLASS_COLORS[c] })) })))}
 <p class="legend">${CLASSES.map((c) => `<span><i style="background:${CLASS_COLORS[c]}"></i>${c}</span>`).join('')}</p>
 ${classDetails(r)}
 ${freshSection(r)}${headLagSection(r)}${driftSection(r)}${baselineSection(r)}

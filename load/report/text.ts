@@ -21,6 +21,7 @@ export function summaryText(r: LoadReport, reportPaths: string[]): string {
     }),
     ...freshLines(r),
     ...headLagLines(r),
+    ...archiveLines(r),
     `corpus per method (as sampled; "compared": answers checked against the one sampled, an estimate at a final block within ${ESTIMATE_SPREAD * 100}% of it):`,
     ...Object.entries(r.corpus.methods).map(([name, c]) => `  ${name.padEnd(40)}${describeCorpus(c)}`),
     ...((lag) => (lag ? [`  ${lag}`] : []))(samplingLag(r.corpus)),
@@ -28,6 +29,12 @@ export function summaryText(r: LoadReport, reportPaths: string[]): string {
     `reports: ${reportPaths.join(', ')}`,
   ];
   return lines.join('\n');
+}
+
+/** Lookups answered null or an error after their block left the declared near-head window (§8): counted apart, not judged. */
+function archiveLines(r: LoadReport): string[] {
+  const counts = Object.entries(r.methods).filter(([, m]) => (m.classes.archive ?? 0) > 0);
+  return counts.length ? [`archive not served (§8: the block left the declared near-head window since sampling; not judged): ${counts.map(([name, m]) => `${name} ${m.classes.archive}`).join(', ')}`] : [];
 }
 
 /** The fresh reads per method: stale reads past the grace, and the time from announcement to visible. */

@@ -3,7 +3,7 @@
 // process: polling costs k6 nothing.
 // On a terminal the block is redrawn every few seconds; elsewhere one line every 30 s, so CI logs stay short.
 import { bucketQuantile, GROUP_BUCKETS, HISTOGRAM_GROUPS } from '../shared/histogram.ts';
-import { CLASSES, metricName, SUCCESS_CLASSES, type Subject } from '../shared/methods.ts';
+import { JUDGED_CLASSES, metricName, SUCCESS_CLASSES, type Subject } from '../shared/methods.ts';
 import { bucketMetric, type MetricReader } from '../shared/summary.ts';
 
 export interface ProgressOptions {
@@ -141,7 +141,7 @@ function combine(parts: Figures[]): Figures {
 function readFigures(read: MetricReader, subject: Subject): Figures {
   const count = (metric: string) => read(metric, 'count');
   // Successes are the histogram's (every success records its bucket): only the failure classes are read as counters.
-  const errors = CLASSES.filter((c) => !SUCCESS_CLASSES.includes(c)).reduce((a, c) => a + count(metricName.calls(subject, c)), 0);
+  const errors = JUDGED_CLASSES.filter((c) => !SUCCESS_CLASSES.includes(c)).reduce((a, c) => a + count(metricName.calls(subject, c)), 0);
   const buckets: Record<string, number> = {};
   let successes = 0;
   for (let g = 0; g < HISTOGRAM_GROUPS; g++) {

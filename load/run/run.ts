@@ -305,7 +305,7 @@ export function usage(message: string): never {
 async function readCorpus(opts: TestOptions): Promise<Corpus> {
   const path = opts.corpus ?? '';
   // A reference then only serves the head lag (run/head-lag.ts).
-  const clash = (['seed', 'missShare', 'targets'] as const).filter((k) => opts[k] !== undefined);
+  const clash = (['seed', 'missShare', 'targets', 'nearHeadWindow'] as const).filter((k) => opts[k] !== undefined);
   if (clash.length) usage(`--corpus replays a corpus as it was sampled; it does not take ${clash.join(', ')}`);
   const text = await readFile(path, 'utf8').catch((e: NodeJS.ErrnoException) => usage(`--corpus ${path}: cannot read it (${e.code ?? e.message})`));
   let corpus: Omit<Corpus, 'version'> & { version: unknown };

@@ -97,3 +97,13 @@ function parse(body: string | null): Envelope | undefined {
     return undefined;
   }
 }
+
+/**
+ * An answer a declared near-head window (§8) may excuse: null where a value is due, or a JSON-RPC error. Whether it
+ * does depends on the head when it came (load/k6/scenario.ts asks): outside the window it is `archive`.
+ */
+export function archiveCandidate(v: Classification): boolean {
+  return v.cls === 'null_unexpected' || v.cls === 'rpc_error' || v === NULL_FOR_VALUE;
+}
+
+export const ARCHIVE: Readonly<Classification> = Object.freeze({ cls: 'archive' });

@@ -50,6 +50,11 @@ export interface CorpusEntry {
    * block): null is as wrong under load as it was at sampling (a finding there), not a rate-judged null_unexpected.
    */
   settled?: true;
+  /**
+   * For a hit of a method a declared near-head window limits (§8): the block of its transaction. Under load, null or
+   * an error for it once that block has left the window is `archive` (not served, allowed), never judged.
+   */
+  windowBlock?: string;
 }
 
 /** Sampled answers that contradicted their entry's kind: one line per kind, class and code. */
@@ -114,6 +119,8 @@ export interface Corpus {
   /** The 90th percentile of the target's answer times while sampling (ms): the plan pre-allocates k6's VUs for it
    * (profiles.ts). Absent in corpora written before it. */
   latencyMs?: number;
+  /** The near-head window (§8) declared at sampling (--near-head-window, or the network's), in blocks. */
+  nearHeadWindow?: number;
 }
 
 /** What a method's corpus holds: the entries per kind, the distinct requests, and how many are compared with a sampled answer. */

@@ -12,12 +12,15 @@ export const CLASSES = [
   'http_error',
   'timeout',
   'invalid', // unparseable, or a value that breaks its schema (validation is sampled)
+  'archive', // null or an error for a lookup whose block left the declared near-head window (§8) since sampling: archive not served, allowed; counted apart, neither success nor failure
   'wrong', // a well-formed answer that says something false: another id, a value where a miss's null or a revert's error is due, not the answer sampled, outside its bounds; any one fails the run (report/verdict.ts)
 ] as const;
 export type RpcClass = (typeof CLASSES)[number];
 
 /** Classes whose latency counts: the endpoint answered what the corpus expects. */
 export const SUCCESS_CLASSES: readonly RpcClass[] = ['ok', 'ok_null', 'ok_error'];
+/** The classes a failure rate is taken over: every answer but those the endpoint need not give (archive, §8). */
+export const JUDGED_CLASSES: readonly RpcClass[] = CLASSES.filter((c) => c !== 'archive');
 /** The classes k6 counts: `ok` is the histogram's count less the other successes (summary.ts), so that the commonest answer costs one metric sample. */
 export const COUNTED_CLASSES: readonly RpcClass[] = CLASSES.filter((c) => c !== 'ok');
 

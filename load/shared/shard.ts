@@ -2,7 +2,7 @@
 // their merge: counts add, latency histograms add (histogram.ts), so N instances give one exact result.
 // Pure: the scenario builds shards, Node merges them (local segments, or k6-operator pods' logs).
 import { type Histogram, mergeHistograms, quantile } from './histogram.ts';
-import { CLASSES, type RpcClass, SUCCESS_CLASSES } from './methods.ts';
+import { CLASSES, JUDGED_CLASSES, type RpcClass, SUCCESS_CLASSES } from './methods.ts';
 import { coverageGap, parseSegment } from './segments.ts';
 import { type FreshnessShard, mergeFreshness } from './freshness.ts';
 import type { Recognition } from './recognition.ts';
@@ -127,12 +127,13 @@ export function latencyOf(s: Pick<SubjectShard, 'latency'>): Latency | null {
 }
 
 export function requestsOf(classes: Record<RpcClass, number>): number {
-  return sum(CLASSES.map((c) => classes[c]));
+  // A report written before a class existed lacks its count.
+  return sum(CLASSES.map((c) => classes[c] ?? 0));
 }
 
-/** Share of requests outside the success classes; 1 where none completed (a stall is no 0% failure rate). */
+/** Share of the judged requests (archive not served, §8, left out) outside the success classes; 1 where none completed (a stall is no 0% failure rate). */
 export function failureRate(classes: Record<RpcClass, number>): number {
-  const requests = requestsOf(classes);
+  const requests = sum(JUDGED_CLASSES.map((c) => classes[c] ?? 0));
   return requests === 0 ? 1 : 1 - sum(SUCCESS_CLASSES.map((c) => classes[c])) / requests;
 }
 

@@ -1,0 +1,80 @@
+// §8's near-head window under load (issue 23, part 2): eth_getTransactionReceipt and eth_getTransactionByHash served
+// for the latest N blocks only. Over the embedded default lengthened by 40 blocks of one transfer each, behind a fault
+// that answers null for their transactions older than the window it serves: a null inside the declared window is
+// judged as ever; once the chain has carried the sampled blocks out of the window, the nulls are counted apart
+// (`archive`), never wrong, and the gate passes.
+import { expect } from 'chai';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { toQuantity } from '../../core/hex.ts';
+import { runLoad } from '../../load/run/run.ts';
+import { startDevnet, type Devnet } from '../../devnet/index.ts';
+import type { LoadReport } from '../../load/shared/load-report.ts';
+import { FaultProxy } from '../support/fault-proxy.ts';
+import { servedWindow } from '../support/faults.ts';
+
+const METHODS = ['eth_getTransactionByHash', 'eth_getTransactionReceipt'];
+
+describe('load: the near-head window of §8', function () {
+  this.timeout(300_000);
+  let devnet: Devnet;
+  let proxy: FaultProxy;
+  const rpc = async <T>(method: string, params: unknown[] = []): Promise<T> => {
+    const res = await fetch(devnet.nodeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+    const body = (await res.json()) as { result?: T; error?: unknown };
+    if (body.error) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
+    return body.result as T;
+  };
+  /** Blocks of one transfer each (automine), waited for. */
+  const grow = async (n: number) => {
+    const [from, to] = await rpc<string[]>('eth_accounts');
+    const start = BigInt(await rpc<string>('eth_blockNumber'));
+    for (let i = 0; i < n; i++) await rpc('eth_sendTransaction', [{ from, to, value: toQuantity(i + 1) }]);
+    while (BigInt(await rpc<string>('eth_blockNumber')) < start + BigInt(n)) await new Promise((r) => setTimeout(r, 20));
+  };
+  const gate = async (extra: { corpus?: string; nearHeadWindow?: number }) => {
+    const out = await mkdtemp(join(tmpdir(), 'rc-load-window-'));
+    const r = await runLoad({ url: proxy.url, profile: 'gate', duration: '4s', rate: 2, methods: METHODS, out, log: () => undefined, ...extra });
+    return { ...r, out, report: JSON.parse(await readFile(join(out, 'load.json'), 'utf8')) as LoadReport };
+  };
+
+  before(async () => {
+    devnet = await startDevnet();
+    await grow(40);
+    proxy = new FaultProxy(devnet.url);
+    await proxy.start();
+  });
+  after(async () => {
+    await proxy?.stop();
+    await devnet?.stop();
+  });
+
+  it('declared 24, served 8: nulls for hits inside the declared window are judged as ever (the gate fails), none counted as archive', async () => {
+    proxy.fault = { name: 'served 8', kills: [], rewrite: servedWindow(8) };
+    const { exitCode, summary, report } = await gate({ nearHeadWindow: 24 });
+    expect(exitCode, summary).to.equal(1);
+    for (const m of METHODS) {
+      const c = report.methods[m]!.classes;
+      expect(c.archive, m).to.equal(0);
+      expect(c.null_unexpected + c.wrong, m).to.be.greaterThan(0);
+    }
+  });
+
+  it('declared 24, served 24: the clean run passes; once the chain has moved 30 blocks past the sampled ones, their nulls are archive, counted apart, and the replayed gate still passes', async () => {
+    proxy.fault = { name: 'served 24', kills: [], rewrite: servedWindow(24) };
+    const first = await gate({ nearHeadWindow: 24 });
+    expect(first.exitCode, first.summary).to.equal(0);
+    for (const m of METHODS) expect(first.report.methods[m]!.classes.archive, m).to.equal(0);
+    await grow(30);
+    const replay = await gate({ corpus: join(first.out, 'load.corpus.json') });
+    expect(replay.exitCode, replay.summary).to.equal(0);
+    for (const m of METHODS) {
+      const c = replay.report.methods[m]!.classes;
+      expect(c.archive, `${m}: ${JSON.stringify(c)}`).to.be.greaterThan(0);
+      expect(c.wrong + c.null_unexpected, m).to.equal(0);
+      expect(replay.report.methods[m]!.failureRate, m).to.equal(0);
+    }
+    expect(replay.summary).to.match(/archive not served \(§8: the block left the declared near-head window since sampling; not judged\): eth_getTransactionByHash \d+, eth_getTransactionReceipt \d+/);
+  });
+});

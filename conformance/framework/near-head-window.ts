@@ -4,7 +4,7 @@
 // looked up once and listed as "archive not served" (or served), never judged: the spec allows either.
 import { isObject, q, toQuantity } from '../../core/hex.ts';
 import { windowEdge } from '../../core/near-head-window.ts';
-import { type RpcError, resultOf } from '../../core/node/rpc-client.ts';
+import { resultOf, RpcError, type TransportError } from '../../core/node/rpc-client.ts';
 import type { CheckContext, MethodSuite } from './check.ts';
 
 /** Blocks read from the window's edge inward (and from below it outward) for one with a transaction. */
@@ -25,13 +25,13 @@ async function headOf(t: CheckContext): Promise<bigint> {
   return head ?? t.inconclusive('eth_blockNumber did not answer a block number');
 }
 
-/** What a lookup's answer says, as the report lists it. */
+/** What a lookup's answer says, as the report lists it; a transport fault (no usable answer) is thrown. */
 function answerText(ex: Parameters<typeof resultOf>[0]): string {
   try {
     return resultOf(ex) === null ? 'null' : 'served';
   } catch (err) {
-    const e = err as RpcError;
-    return e.code !== undefined ? `error ${e.code}: ${String(e.rpcMessage).slice(0, 120)}` : `no usable answer (${e.message})`;
+    if (!(err instanceof RpcError)) throw err;
+    return `error ${err.code}: ${String(err.rpcMessage).slice(0, 120)}`;
   }
 }
 
@@ -47,7 +47,13 @@ export function nearHeadWindowCheck(suite: MethodSuite, file: string): void {
       const target = (await firstTx(t, inside)) ?? t.skip(`no transaction in blocks ${edge}-${inside.at(-1) ?? edge}, the oldest of the declared window of ${window.blocks} blocks at head ${head}`);
       const ex = await t.exchange(method, [target.hash], { fresh: true, due: true });
       const after = await headOf(t);
-      const answer = answerText(ex);
+      let answer: string;
+      try {
+        answer = answerText(ex);
+      } catch (err) {
+        // No usable answer (a timeout, a reset, not JSON): the window is not judged on it; untestable() says which.
+        throw t.untestable(err as TransportError);
+      }
       await archiveLookup(t, method, window.blocks, head);
       if (answer !== 'served') {
         // The chain moved the block out of the window while it was asked: the answer says nothing of the window's size.
@@ -68,7 +74,13 @@ async function archiveLookup(t: CheckContext, method: string, blocks: number, he
   const older = Array.from({ length: EDGE_PROBE }, (_, i) => below - BigInt(i)).filter((n) => n >= 0n);
   const old = older.length > 0 && head >= BigInt(blocks) ? await firstTx(t, older) : undefined;
   if (!old) return t.note(`no archive lookup: no transaction in the ${older.length} block(s) just below the window${older.length ? ` (${older.at(-1)}-${below})` : ' (the chain is not longer than the window)'}`);
-  const answer = answerText(await t.exchange(method, [old.hash], { fresh: true }));
+  const ex = await t.exchange(method, [old.hash], { fresh: true });
+  let answer: string;
+  try {
+    answer = answerText(ex);
+  } catch (err) {
+    answer = `no usable answer (${(err as Error).message.slice(0, 120)})`;
+  }
   t.archive = { hash: old.hash, block: toQuantity(old.block), depth: Number(head - old.block), answer };
   t.note(`archive lookup (not judged): transaction ${old.hash} of block ${old.block}, ${head - old.block} blocks below the head, older than the window: ${answer === 'served' ? 'served (the endpoint keeps more than the window)' : `${answer}: archive not served`}`);
 }

@@ -13,9 +13,11 @@ import { runConformance, type RunResult } from '../../conformance/framework/runn
 import { allSuites } from '../../conformance/methods.ts';
 import { assembleReport } from '../../conformance/report/assemble.ts';
 import { formatSummary } from '../../conformance/report/index.ts';
+import { reportFaults } from '../../conformance/report/json.ts';
 import { FaultProxy } from '../support/fault-proxy.ts';
 import { servedWindow } from '../support/faults.ts';
 import { sampleCorpus } from '../../load/plan/sample.ts';
+import { cli } from '../support/cli.ts';
 
 const METHODS = ['eth_getTransactionByHash', 'eth_getTransactionReceipt'] as const;
 const WINDOW_IDS = METHODS.map((m) => `${m}/near-head-window`);
@@ -82,6 +84,7 @@ describe('the near-head window of §8: declared, judged inside, listed outside',
     const report = assembleReport(r, { strict: false });
     expect(report.summary.archive?.map((a) => [a.method, a.answer])).to.deep.equal(METHODS.map((m) => [m, 'null']));
     expect(report.summary.fatalFailures).to.equal(0);
+    expect(reportFaults(report), 'conformance.json holds to its schema').to.deep.equal([]);
     const text = formatSummary(report, { json: 'j', junit: 'x', html: 'h' });
     expect(text).to.include(`near-head window (§8): ${SERVED} blocks (--near-head-window); lookups older than it, not judged: eth_getTransactionByHash at depth`);
     expect(text).to.match(/eth_getTransactionReceipt at depth \d+ \(null: archive not served\)/);
@@ -119,6 +122,14 @@ describe('the near-head window of §8: declared, judged inside, listed outside',
         const tx = await rpc<{ blockNumber: string }>('eth_getTransactionByHash', e.params);
         expect(BigInt(tx.blockNumber) >= head - BigInt(SERVED) + 1n + BigInt(SERVED / 4), `${m}: block ${BigInt(tx.blockNumber)}, head ${head}`).to.equal(true);
       }
+    }
+  });
+
+  it('--near-head-window takes a positive whole number, for conformance and load alike (exit 2, naming the flag)', async function () {
+    for (const command of ['conformance', 'load']) {
+      const r = await cli([command, '--url', 'http://127.0.0.1:9/v3/near-head-window-test-key-0001', '--near-head-window', '0']);
+      expect(r.code, `${command}: ${r.err}`).to.equal(2);
+      expect(r.err, command).to.include('--near-head-window takes a positive whole number, got "0"');
     }
   });
 });

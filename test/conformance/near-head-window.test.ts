@@ -7,7 +7,6 @@ import { expect } from 'chai';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { toQuantity } from '../../core/hex.ts';
 import { startDevnet, type Devnet } from '../../devnet/index.ts';
 import { runConformance, type RunResult } from '../../conformance/framework/runner.ts';
 import { allSuites } from '../../conformance/methods.ts';
@@ -18,6 +17,7 @@ import { FaultProxy } from '../support/fault-proxy.ts';
 import { servedWindow } from '../support/faults.ts';
 import { sampleCorpus } from '../../load/plan/sample.ts';
 import { cli } from '../support/cli.ts';
+import { nodeRpc, transferBlocks } from '../support/node-rpc.ts';
 
 const METHODS = ['eth_getTransactionByHash', 'eth_getTransactionReceipt'] as const;
 const WINDOW_IDS = METHODS.map((m) => `${m}/near-head-window`);
@@ -30,12 +30,7 @@ describe('the near-head window of §8: declared, judged inside, listed outside',
   let proxy: FaultProxy;
   /** A lock of the seeded chain's targets, written before the chain grew: all of them older than the window now. */
   let oldLock: string;
-  const rpc = async <T>(method: string, params: unknown[] = []): Promise<T> => {
-    const res = await fetch(devnet.nodeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-    const body = (await res.json()) as { result?: T; error?: unknown };
-    if (body.error) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
-    return body.result as T;
-  };
+  const rpc = nodeRpc(() => devnet.nodeUrl);
   const run = (nearHeadWindow: number | undefined, extra: { targetsFile?: string } = {}) =>
     runConformance({ suites: allSuites, url: proxy.url, methods: [...METHODS], ...(nearHeadWindow ? { nearHeadWindow } : {}), ...extra, fixtures: [{ targets: { reverts: devnet.seed.reverts }, source: 'seed' }] });
 
@@ -46,11 +41,8 @@ describe('the near-head window of §8: declared, judged inside, listed outside',
     const seeded = await run(undefined);
     oldLock = join(await mkdtemp(join(tmpdir(), 'rpc-certify-')), 'targets.lock.json');
     await writeFile(oldLock, JSON.stringify({ ...seeded.targets, reverts: [] }));
-    // 40 blocks above the seed, one transfer each (automine): the seeded blocks fall 40 and more below the head.
-    const [from, to] = await rpc<string[]>('eth_accounts');
-    const start = BigInt(await rpc<string>('eth_blockNumber'));
-    for (let i = 0; i < 40; i++) await rpc('eth_sendTransaction', [{ from, to, value: toQuantity(i + 1) }]);
-    while (BigInt(await rpc<string>('eth_blockNumber')) < start + 40n) await new Promise((r) => setTimeout(r, 20));
+    // 40 blocks above the seed, one transfer each: the seeded blocks fall 40 and more below the head.
+    await transferBlocks(rpc, 40);
     proxy.fault = { name: `lookups by hash served for the latest ${SERVED} blocks only`, kills: [], rewrite: servedWindow(SERVED) };
   });
 

@@ -7,12 +7,12 @@ import { expect } from 'chai';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { toQuantity } from '../../core/hex.ts';
 import { runLoad } from '../../load/run/run.ts';
 import { startDevnet, type Devnet } from '../../devnet/index.ts';
 import type { LoadReport } from '../../load/shared/load-report.ts';
 import { FaultProxy } from '../support/fault-proxy.ts';
 import { servedWindow } from '../support/faults.ts';
+import { nodeRpc, transferBlocks } from '../support/node-rpc.ts';
 
 const METHODS = ['eth_getTransactionByHash', 'eth_getTransactionReceipt'];
 
@@ -20,19 +20,7 @@ describe('load: the near-head window of §8', function () {
   this.timeout(300_000);
   let devnet: Devnet;
   let proxy: FaultProxy;
-  const rpc = async <T>(method: string, params: unknown[] = []): Promise<T> => {
-    const res = await fetch(devnet.nodeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-    const body = (await res.json()) as { result?: T; error?: unknown };
-    if (body.error) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
-    return body.result as T;
-  };
-  /** Blocks of one transfer each (automine), waited for. */
-  const grow = async (n: number) => {
-    const [from, to] = await rpc<string[]>('eth_accounts');
-    const start = BigInt(await rpc<string>('eth_blockNumber'));
-    for (let i = 0; i < n; i++) await rpc('eth_sendTransaction', [{ from, to, value: toQuantity(i + 1) }]);
-    while (BigInt(await rpc<string>('eth_blockNumber')) < start + BigInt(n)) await new Promise((r) => setTimeout(r, 20));
-  };
+  const grow = (n: number) => transferBlocks(nodeRpc(() => devnet.nodeUrl), n);
   const gate = async (extra: { corpus?: string; nearHeadWindow?: number }) => {
     const out = await mkdtemp(join(tmpdir(), 'rc-load-window-'));
     const r = await runLoad({ url: proxy.url, profile: 'gate', duration: '4s', rate: 2, methods: METHODS, out, log: () => undefined, ...extra });

@@ -13,7 +13,7 @@ import { DEFAULT_MAX_HEAD_LAG_S } from '../load/report/head-lag.ts';
 import { findK6, K6_VERSION, toolsDir } from '../core/node/tools/k6.ts';
 import { blockTimeHelp, movingSuffix } from '../devnet/moving.ts';
 import { blockTime, endpointOptions, expectedNetwork, methodList, positive, resolveEndpoint, warnShortKey } from './networks.ts';
-import { failureOf, UsageError } from '../core/node/errors.ts';
+import { EXIT, failureOf, UsageError } from '../core/node/errors.ts';
 import { interruptSignal } from '../core/node/interrupt.ts';
 
 /** The options that shape the test, shared by `load` and `k8s`. */
@@ -133,8 +133,10 @@ endpoint and chain. Reports of different tests are refused (exit 2), saying what
 
 A method regresses when its p95 or p99 grows by more than the tolerance (default ${DEFAULT_TOLERANCE}) and
 2 ms, or its failure rate rises by more than the tolerance and half a percent.
-A failed or incomplete run is no baseline (exit 2); a current run that failed on its own fails (exit 1).
-Exit codes: 0 no regression, 1 a regression or a failed current run, 2 usage error or unreadable report.`;
+A failed or incomplete run is no baseline (exit 2); a current run that failed on its own fails (exit 1);
+one with a check it could not judge (its head lag, say) and no regression is inconclusive (exit 3).
+Exit codes: 0 no regression, 1 a regression or a failed current run, 2 usage error or unreadable report,
+3 no regression but the current run could not be judged in full.`;
 
 export const doctorHelp = `rpc-certify doctor: show the tools the harness uses
 
@@ -264,7 +266,7 @@ export async function compareCommand(argv: string[]): Promise<number> {
     if (values.help) return print(compareHelp);
     const [basePath, currentPath, ...extra] = positionals;
     if (!basePath || !currentPath || extra.length) throw new UsageError('compare takes two reports: BASELINE CURRENT (see --help)');
-    const [{ readReport }, { failedOnItsOwn }] = await Promise.all([import('../load/report/report.ts'), import('../load/report/verdict.ts')]);
+    const [{ readReport }, { failedOnItsOwn, unjudgedOnItsOwn }] = await Promise.all([import('../load/report/report.ts'), import('../load/report/verdict.ts')]);
     const read = (path: string) => readReport(path).catch((e: unknown) => Promise.reject(new UsageError(`${path}: ${(e as Error).message}`)));
     const [base, current] = [await read(basePath), await read(currentPath)];
     const incomplete = [incompleteness(base, basePath), incompleteness(current, currentPath)].filter((why) => why !== undefined);
@@ -289,7 +291,11 @@ export async function compareCommand(argv: string[]): Promise<number> {
     }
     console.log(regressed ? `${regressed} regression(s) against ${basePath}` : `no regression against ${basePath}`);
     if (failedCurrent) console.log(`FAIL: ${failedCurrent}`);
-    return regressed || failedCurrent ? 1 : 0;
+    if (regressed || failedCurrent) return 1;
+    // No regression, but a check of the current run could not be judged (its head lag, say): not a pass.
+    const unjudgedCurrent = unjudgedOnItsOwn(current, currentPath);
+    if (unjudgedCurrent) console.log(`INCONCLUSIVE: ${unjudgedCurrent}`);
+    return unjudgedCurrent ? EXIT.inconclusive : 0;
   });
 }
 

@@ -74,6 +74,12 @@ export function failedOnItsOwn(r: LoadReport, which: string): string | undefined
   return `${which} is a failed run (${shown}${own.length > 3 ? `; ${own.length - 3} more` : ''})`;
 }
 
+/** What a completed run could not judge on its own (a reference that failed, say): `compare` passes no such run, it is inconclusive. */
+export function unjudgedOnItsOwn(r: LoadReport, which: string): string | undefined {
+  const own = decide(r).checks.filter((c) => c.failure === undefined && c.inconclusive !== undefined && c.kind !== 'baseline');
+  return own.length ? `${which} could not be judged in full (${own.map((c) => c.inconclusive).join('; ')})` : undefined;
+}
+
 const isIncomplete = (r: Pick<LoadReport, 'verdict' | 'incompleteReason'>) => r.incompleteReason !== undefined || r.verdict === 'incomplete';
 
 function gateChecks(r: LoadReport): GateCheck[] {

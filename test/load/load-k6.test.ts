@@ -232,6 +232,16 @@ describe('load: real k6 runs against the embedded default (sentinel API key)', f
     expect(gated.stderr).to.match(/--baseline .*failed\.json is a failed run .*give the report of a passing run/);
   });
 
+  it('passes no current run it could not judge in full: no regression but a head lag left unjudged is inconclusive (exit 3)', async () => {
+    const passed = join(dir, 'out', 'load.json');
+    const unjudged = join(dir, 'unjudged.json');
+    const headLag = { maxLagSec: 5, inconclusive: 'the reference failed mid-run (eth_blockNumber unreachable)' };
+    await writeFile(unjudged, JSON.stringify({ ...JSON.parse(await readFile(passed, 'utf8')), verdict: 'inconclusive', headLag }));
+    const compared = await cli(['compare', passed, unjudged], dir);
+    expect(compared.code, compared.stdout + compared.stderr).to.equal(3);
+    expect(compared.stdout).to.match(/\nINCONCLUSIVE: .*unjudged\.json could not be judged in full \(head lag: the reference failed mid-run/);
+  });
+
   it('does not compare runs of different tests: the smoke run against a gate-shaped baseline is refused, not "regressed"', async () => {
     const smoke = join(dir, 'out', 'load.json');
     const gate = join(dir, 'gate.json');

@@ -13,9 +13,10 @@ import { FRESH_COUNTERS, FRESH_METHODS, type FreshCounter, type FreshMethod, fre
 
 interface Announced {
   number: number;
-  hash: string;
-  /** Its first transaction's hash, when it has one. */
-  tx?: string;
+  /** Its hash: unknown while only eth_blockNumber has named it (asking it by number learns it). */
+  hash?: string;
+  /** Its transactions' hashes, once an answer listed them (a by-number or `latest` block). */
+  txs?: string[];
   /** When an answer first showed it (ms since the epoch). */
   at: number;
   /** Methods that have seen its objects (announcement-to-visible is recorded once each). */
@@ -48,38 +49,45 @@ const logged = new Set<FreshMethod>();
 let nextId = 1;
 
 /**
- * One answer's result, or its JSON-RPC error's code and message; undefined when there was no answer to judge (an
- * HTTP failure, a timeout, a body that is no answer to this call).
+ * One answer's result, its JSON-RPC error's code and message, or why no answer came (`failed`: an HTTP status other
+ * than 200, a timeout, a transport error, a body that is no answer to this call). A failure is counted (`failed`)
+ * and, for an announced block's object past the grace, judged like a null: never dropped.
  */
-function answer(url: string, timeout: string, method: FreshMethod, params: unknown[], judged = true): { result: unknown } | { error: string } | undefined {
+type Answer = { result: unknown } | { error: string } | { failed: string };
+function answer(url: string, timeout: string, method: FreshMethod, params: unknown[], judged = true): Answer {
   const id = nextId++;
   const res = http.post(url, JSON.stringify({ jsonrpc: '2.0', id, method, params }), { headers: JSON_HEADERS, tags: { name: method }, timeout });
+  const fail = (why: string): Answer => {
+    counters.failed.add(1, methodTags[method]);
+    return { failed: why };
+  };
   // A null is what is judged here, so the answer is read whatever the class sorting expects (classify keeps no null's envelope).
-  if (res.status !== 200 || typeof res.body !== 'string') return undefined;
+  if (res.status === 0) return fail(`no answer (${res.error || 'transport error'})`);
   let envelope: { id?: unknown; result?: unknown; error?: unknown } | undefined;
   try {
-    envelope = JSON.parse(res.body) as typeof envelope;
+    envelope = typeof res.body === 'string' ? (JSON.parse(res.body) as typeof envelope) : undefined;
   } catch {
-    return undefined;
+    envelope = undefined;
   }
-  if (!envelope || typeof envelope !== 'object' || envelope.id !== id) return undefined;
-  if (envelope.error !== undefined) {
-    const e = envelope.error as { code?: unknown; message?: unknown } | null;
-    return { error: `error ${String(e?.code)} ${JSON.stringify(String(e?.message ?? '')).slice(0, 80)}` };
-  }
-  if (!('result' in envelope)) return undefined;
+  const e = envelope && typeof envelope === 'object' && envelope.error !== undefined ? (envelope.error as { code?: unknown; message?: unknown } | null) : undefined;
+  const rpcError = e !== undefined ? `error ${String(e?.code)} ${JSON.stringify(String(e?.message ?? '')).slice(0, 80)}` : undefined;
+  if (res.status !== 200) return fail(`HTTP ${res.status}${rpcError ? ` ${rpcError}` : ''}`);
+  if (!envelope || typeof envelope !== 'object' || envelope.id !== id) return fail('a body that is no answer to this call');
+  if (rpcError) return { error: rpcError };
+  if (!('result' in envelope)) return fail('an answer with neither result nor error');
   if (judged) counters.requests.add(1, methodTags[method]);
   return { result: envelope.result };
 }
 
-/** One answer's result; undefined when there was none to judge (an error, a timeout: the method scenarios count those).
+/** One answer's result; undefined when there was none to judge (an error, a timeout: counted `failed`, and the method scenarios count those).
  * `judged`: counted as a fresh request here (a `latest` answer is counted by judgeTagged, once it names a block). */
 function ask(url: string, timeout: string, method: FreshMethod, params: unknown[], judged = true): { result: unknown } | undefined {
   const a = answer(url, timeout, method, params, judged);
-  return a && 'result' in a ? a : undefined;
+  return 'result' in a ? a : undefined;
 }
 
 const quantity = (v: unknown): number | undefined => (typeof v === 'string' && /^0x[0-9a-f]+$/i.test(v) ? parseInt(v, 16) : undefined);
+const hexOf = (n: number) => `0x${n.toString(16)}`;
 const head = () => announced[announced.length - 1];
 const pastGrace = (a: Announced, now: number, graceMs: number) => now - a.at > graceMs;
 
@@ -89,10 +97,29 @@ function stale(method: FreshMethod, why: string): void {
   logged.add(method);
 }
 
-/** The block inside a `latest` answer, or an eth_blockNumber, against the announced head: newer announces, older past the grace is stale. */
-function judgeLatest(method: FreshMethod, number: number, block: { hash?: unknown; transactions?: unknown } | undefined, graceMs: number): void {
+/** What an answer's block shows: its hash, and its transactions' hashes when it lists them. */
+interface Shown {
+  hash?: unknown;
+  transactions?: unknown;
+}
+
+/** Learns what an answer showed of an announced block: its hash (when only eth_blockNumber had named it) and its transactions. */
+function learn(a: Announced, block: Shown): void {
+  if (a.hash === undefined && typeof block.hash === 'string') a.hash = block.hash;
+  if (a.txs === undefined && block.hash === a.hash && Array.isArray(block.transactions)) a.txs = block.transactions.filter((t): t is string => typeof t === 'string');
+}
+
+/**
+ * The block inside a `latest` answer, or an eth_blockNumber, against the announced head: newer announces (an
+ * eth_blockNumber without its hash, which asking the block by number then learns), older past the grace is stale.
+ */
+function judgeLatest(method: FreshMethod, number: number, block: Shown | undefined, graceMs: number): void {
   const now = Date.now();
   const top = head();
+  if (top && number <= top.number) {
+    const known = announced.find((a) => a.number === number);
+    if (known && block) learn(known, block);
+  }
   if (top && number < top.number) {
     // The newest announced block whose grace has passed: a `latest` below it lags.
     const due = [...announced].reverse().find((a) => pastGrace(a, now, graceMs));
@@ -103,54 +130,135 @@ function judgeLatest(method: FreshMethod, number: number, block: { hash?: unknow
     return;
   }
   if (top && number <= top.number) return;
-  if (!block || typeof block.hash !== 'string') return; // eth_blockNumber names a block without its hash: eth_getBlockByNumber announces it.
-  const txs = Array.isArray(block.transactions) ? block.transactions : [];
-  const tx = typeof txs[0] === 'string' ? txs[0] : undefined;
-  announced.push({ number, hash: block.hash, ...(tx ? { tx } : {}), at: now, seen: new Set() });
+  const a: Announced = { number, at: now, seen: new Set() };
+  if (block) learn(a, block);
+  announced.push(a);
   if (announced.length > KEPT) announced.shift();
 }
 
-/** Asks an announced block's objects; a null past the grace is stale (or reorged), the first value is its time to visible. */
+/** A receipt's or transaction's block, as it names it. */
+const blockNamed = (o: unknown): { hash?: unknown; number?: number } => {
+  const x = o as { blockHash?: unknown; blockNumber?: unknown } | null | undefined;
+  return { hash: x?.blockHash, number: quantity(x?.blockNumber) };
+};
+
+/**
+ * How one answer for an announced block's object reads: seen; missing (null, an error, a failure, fewer receipts
+ * than the block's transactions: stale past the grace unless reorged); another block at that height (`other`: the
+ * reorg rule); or `wrong` (another block's objects for a hash asked, or one named at another height): stale at once.
+ */
+type Reading = { seen: true } | { missing: string } | { other: string } | { wrong: string } | { unjudgeable: true };
+
+/**
+ * How an object was asked: by its block's hash (another block's object is wrong whatever the chain did), by its
+ * block's number (another hash at that height may be a reorg), or by its own hash (after a reorg a transaction may
+ * sit in another block, at another height).
+ */
+type AskedBy = 'hash' | 'number' | 'own';
+
+/** An answer whose objects each name the block they are from (receipts, transactions), against the announced one. */
+function namedBlock(a: Announced, objects: unknown[], by: AskedBy): Reading | undefined {
+  for (const o of objects) {
+    const { hash, number } = blockNamed(o);
+    if (hash === a.hash && number === a.number) continue;
+    const what = `answered an object of block ${String(number)} ${String(hash).slice(0, 18)}…`;
+    if (by === 'own' || (by === 'number' && number === a.number && a.hash !== undefined)) return { other: what };
+    return { wrong: what };
+  }
+  return undefined;
+}
+
+function readBlock(a: Announced, result: unknown, byHash: boolean): Reading {
+  if (result === null || typeof result !== 'object') return { missing: 'null' };
+  const b = result as { hash?: unknown; number?: unknown; transactions?: unknown };
+  if (quantity(b.number) !== a.number) return { wrong: `answered block ${String(quantity(b.number))}` };
+  if (a.hash === undefined) {
+    learn(a, b);
+    return { seen: true };
+  }
+  if (b.hash !== a.hash) return byHash ? { wrong: `answered block hash ${String(b.hash).slice(0, 18)}…` } : { other: `answered another block ${String(b.hash).slice(0, 18)}… at that height` };
+  learn(a, b);
+  return { seen: true };
+}
+
+function readReceipts(a: Announced, result: unknown, by: AskedBy): Reading {
+  if (!Array.isArray(result)) return { missing: 'null' };
+  const named = namedBlock(a, result, by);
+  if (named) return named;
+  // `[]` (or fewer receipts) for a block whose transactions the VU holds is no sight of it.
+  if (a.txs === undefined) return result.length ? { seen: true } : { unjudgeable: true };
+  if (result.length !== a.txs.length) return result.length < a.txs.length ? { missing: `${result.length} receipts for a block of ${a.txs.length} transactions` } : { wrong: `${result.length} receipts for a block of ${a.txs.length} transactions` };
+  return { seen: true };
+}
+
+/** A transaction or receipt of the block's first transaction: its hash and its block's. */
+function readTx(a: Announced, result: unknown, by: AskedBy): Reading {
+  if (result === null || typeof result !== 'object') return { missing: 'null' };
+  const o = result as { hash?: unknown; transactionHash?: unknown; blockHash?: unknown };
+  // Still pending (no block yet): this endpoint does not know the block that holds it.
+  if (o.blockHash === null || o.blockHash === undefined) return { missing: 'a transaction in no block' };
+  const named = namedBlock(a, [o], by);
+  if (named) return named;
+  const tx = o.hash ?? o.transactionHash;
+  if (a.txs?.[0] !== undefined && tx !== a.txs[0]) return { wrong: `answered transaction ${String(tx).slice(0, 18)}…, not ${a.txs[0].slice(0, 18)}…` };
+  return { seen: true };
+}
+
+/**
+ * Asks an announced block's objects, by number and by hash: a null (an error, a failed request, too few receipts)
+ * past the grace is stale (or reorged), another block's objects are wrong, the first sight is its time to visible.
+ */
 function askObjects(url: string, timeout: string, a: Announced, graceMs: number): void {
   a.asked = true;
-  const asks: Array<[FreshMethod, unknown[]]> = [
-    ['eth_getBlockByHash', [a.hash, false]],
-    ['eth_getBlockReceipts', [a.hash]],
-    ...(a.tx
-      ? ([
-          ['eth_getTransactionByBlockHashAndIndex', [a.hash, '0x0']],
-          ['eth_getTransactionByHash', [a.tx]],
-          ['eth_getTransactionReceipt', [a.tx]],
-        ] as Array<[FreshMethod, unknown[]]>)
-      : []),
-  ];
-  for (const [method, params] of asks) {
-    const got = answer(url, timeout, method, params);
-    if (!got) continue;
-    const now = Date.now();
-    // An error for an object of an announced block ("header not found", "unknown block") is judged like a null: that
-    // backend does not know it. Within the grace it is not judged (nor counted).
-    if ('error' in got && !pastGrace(a, now, graceMs)) continue;
-    if ('error' in got) counters.requests.add(1, methodTags[method]);
-    else if (got.result !== null) {
-      if (!a.seen.has(method)) {
-        a.seen.add(method);
-        const ms = now - a.at;
-        const b = bucketOf(ms);
-        visible[method][groupOf(b)]?.add(1, { b: String(b) });
-        visibleBounds[method].add(ms);
-      }
-      continue;
+  const n = hexOf(a.number);
+  // By number first: it learns the hash of a block only eth_blockNumber named, and its transactions.
+  judgeObject(url, timeout, a, graceMs, 'eth_getBlockByNumber', [n, false], (r) => readBlock(a, r, false));
+  judgeObject(url, timeout, a, graceMs, 'eth_getBlockReceipts', [n], (r) => readReceipts(a, r, 'number'));
+  const first = a.txs?.[0];
+  if (first !== undefined) judgeObject(url, timeout, a, graceMs, 'eth_getTransactionByBlockNumberAndIndex', [n, '0x0'], (r) => readTx(a, r, 'number'));
+  const hash = a.hash;
+  if (hash === undefined) return;
+  judgeObject(url, timeout, a, graceMs, 'eth_getBlockByHash', [hash, false], (r) => readBlock(a, r, true));
+  judgeObject(url, timeout, a, graceMs, 'eth_getBlockReceipts', [hash], (r) => readReceipts(a, r, 'hash'));
+  if (first === undefined) return;
+  judgeObject(url, timeout, a, graceMs, 'eth_getTransactionByBlockHashAndIndex', [hash, '0x0'], (r) => readTx(a, r, 'hash'));
+  judgeObject(url, timeout, a, graceMs, 'eth_getTransactionByHash', [first], (r) => readTx(a, r, 'own'));
+  judgeObject(url, timeout, a, graceMs, 'eth_getTransactionReceipt', [first], (r) => readTx(a, r, 'own'));
+}
+
+function judgeObject(url: string, timeout: string, a: Announced, graceMs: number, method: FreshMethod, params: unknown[], read: (result: unknown) => Reading): void {
+  const got = answer(url, timeout, method, params);
+  const now = Date.now();
+  const reading: Reading = 'result' in got ? read(got.result) : { missing: 'error' in got ? got.error : got.failed };
+  const of = `for ${params.map(String).join(', ')} of block ${a.number}, announced ${now - a.at} ms before (grace ${graceMs} ms)`;
+  if ('unjudgeable' in reading) return;
+  if ('wrong' in reading) return stale(method, `wrong: ${reading.wrong} ${of}`);
+  if ('seen' in reading) {
+    if (!a.seen.has(method)) {
+      a.seen.add(method);
+      const ms = now - a.at;
+      const b = bucketOf(ms);
+      visible[method][groupOf(b)]?.add(1, { b: String(b) });
+      visibleBounds[method].add(ms);
     }
-    if (!pastGrace(a, now, graceMs)) continue;
-    // Reorged out: the endpoint's block at that height is another one. Counted apart, never stale.
-    const there = ask(url, timeout, 'eth_getBlockByNumber', [`0x${a.number.toString(16)}`, false])?.result as { hash?: unknown } | null | undefined;
-    if (there && typeof there.hash === 'string' && there.hash !== a.hash) {
-      counters.reorged.add(1, methodTags[method]);
-      continue;
-    }
-    stale(method, `answered ${'error' in got ? got.error : 'null'} for ${params.map(String).join(', ')} of block ${a.number}, announced ${now - a.at} ms before (grace ${graceMs} ms)`);
+    return;
   }
+  // Within the grace a missing object is not judged (an error or a failure is not counted a fresh request either).
+  if (!pastGrace(a, now, graceMs)) return;
+  if (!('result' in got)) counters.requests.add(1, methodTags[method]);
+  // Reorged out: the endpoint's block at that height is another one. Counted apart, never stale.
+  if (reorged(url, timeout, a)) {
+    counters.reorged.add(1, methodTags[method]);
+    return;
+  }
+  stale(method, 'other' in reading ? `wrong: ${reading.other} ${of}, while block ${a.number} is still the endpoint's` : `answered ${reading.missing} ${of}`);
+}
+
+/** The endpoint's block at the announced height has another hash (the announced one was reorged out). */
+function reorged(url: string, timeout: string, a: Announced): boolean {
+  if (a.hash === undefined) return false;
+  const there = ask(url, timeout, 'eth_getBlockByNumber', [hexOf(a.number), false], false)?.result as { hash?: unknown } | null | undefined;
+  return !!there && typeof there.hash === 'string' && there.hash !== a.hash;
 }
 
 /** A `latest`-tagged answer that names no block it was read at: counted apart, never as a fresh ok (freshness.ts). */
@@ -168,6 +276,11 @@ export function judgeTagged(method: FreshMethod, result: unknown, graceMs: numbe
   // An empty block's receipts, no transaction at that index: no block named.
   if (n === undefined) return notJudgeable(method);
   counters.requests.add(1, methodTags[method]);
+  // Receipts at `latest` whose count disagrees with the block they name (when the VU holds its transactions).
+  const txs = announced.find((a) => a.number === n && a.hash === o?.blockHash)?.txs;
+  if (Array.isArray(result) && txs !== undefined && result.length !== txs.length) {
+    stale(method, `wrong: answered ${result.length} receipts for latest, block ${n} of ${txs.length} transactions`);
+  }
   judgeLatest(method, n, { hash: o?.blockHash }, graceMs);
 }
 
@@ -180,7 +293,7 @@ function probeAbove(url: string, timeout: string, graceMs: number): void {
   for (let k = 1; k <= PROBE_MAX; k *= 2) {
     const top = head();
     if (!top) return;
-    const above = ask(url, timeout, 'eth_getBlockByNumber', [`0x${(top.number + k).toString(16)}`, false])?.result as { number?: unknown; hash?: unknown; transactions?: unknown } | null | undefined;
+    const above = ask(url, timeout, 'eth_getBlockByNumber', [hexOf(top.number + k), false])?.result as { number?: unknown; hash?: unknown; transactions?: unknown } | null | undefined;
     const number = quantity(above?.number);
     if (!above || number === undefined || number <= top.number) return;
     judgeLatest('eth_getBlockByNumber', number, above, graceMs);

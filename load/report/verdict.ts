@@ -121,14 +121,20 @@ function gateChecks(r: LoadReport): GateCheck[] {
       checks.push({ kind: 'fresh', className: `load.fresh.${method}`, name: `${method} judged fresh`, failure: `${method}: no fresh read judged (every answer to the head-chasing client was an error or a timeout, or none came)` });
     }
     for (const [method, f] of Object.entries(fresh.methods)) {
+      // Asked, but every request failed (HTTP errors, timeouts) within the grace or at `latest`: silence is no pass.
+      if (!f.requests && f.failed && !(ALWAYS_ASKED as readonly string[]).includes(method)) {
+        checks.push({ kind: 'fresh', className: `load.fresh.${method}`, name: `${method} judged fresh`, failure: `${method}: no fresh read judged, ${f.failed} fresh request${f.failed === 1 ? '' : 's'} failed (an HTTP error, a timeout or no answer)` });
+        continue;
+      }
       // Only `latest` answers that name no block (not judgeable against the head): nothing was judged, so no check held.
       if (!f.requests && !f.stale) continue;
       const why = f.latestBehind ? ` (${f.latestBehind} of them an older block than the announced head for latest)` : '';
+      const failed = f.failed ? `; ${f.failed} fresh request${f.failed === 1 ? '' : 's'} failed (an HTTP error, a timeout or no answer)` : '';
       checks.push({
         kind: 'fresh',
         className: `load.fresh.${method}`,
         name: `${method} never stale past the ${fresh.graceMs} ms grace`,
-        ...(f.stale > 0 ? { failure: `${method}: ${f.stale} stale read${f.stale === 1 ? '' : 's'} in ${f.requests} fresh requests (${share(f.stale, f.requests)})${why}${f.staleSample ? `, e.g. ${f.staleSample}` : ''}` } : {}),
+        ...(f.stale > 0 ? { failure: `${method}: ${f.stale} stale read${f.stale === 1 ? '' : 's'} in ${f.requests} fresh requests (${share(f.stale, f.requests)})${why}${failed}${f.staleSample ? `, e.g. ${f.staleSample}` : ''}` } : {}),
       });
     }
   }

@@ -46,6 +46,7 @@ export const FRESH_COUNTERS = {
   latestBehind: 'fresh_latest_behind',
   reorged: 'fresh_reorged',
   notJudgeable: 'fresh_not_judgeable',
+  failed: 'fresh_failed',
 } as const;
 export type FreshCounter = keyof typeof FRESH_COUNTERS;
 
@@ -67,6 +68,8 @@ export interface FreshMethodShard {
   reorged: number;
   /** `latest`-tagged answers that name no block (an estimate, an uncle lookup, an empty block's receipts): not in `requests`. */
   notJudgeable: number;
+  /** Requests that got no answer to judge (an HTTP status other than 200, a timeout, a transport error): past the grace also stale. */
+  failed: number;
   /** Time from announcement to the first answer that knew the object, ms. */
   visible: Histogram;
 }
@@ -103,7 +106,8 @@ export function freshnessOf(read: Read): FreshnessShard {
   for (const m of FRESH_METHODS) {
     const requests = read(freshCounterMetric('requests', m), 'count');
     const notJudgeable = read(freshCounterMetric('notJudgeable', m), 'count');
-    if (requests === 0 && notJudgeable === 0) continue;
+    const failed = read(freshCounterMetric('failed', m), 'count');
+    if (requests === 0 && notJudgeable === 0 && failed === 0) continue;
     const visible = visibleBuckets(read, m);
     if (visible.count > 0) Object.assign(visible, { min: read(freshBoundsMetric(m), 'min'), max: read(freshBoundsMetric(m), 'max') });
     out[m] = {
@@ -112,6 +116,7 @@ export function freshnessOf(read: Read): FreshnessShard {
       latestBehind: read(freshCounterMetric('latestBehind', m), 'count'),
       reorged: read(freshCounterMetric('reorged', m), 'count'),
       notJudgeable,
+      failed,
       visible,
     };
   }
@@ -125,9 +130,9 @@ export function mergeFreshness(parts: ReadonlyArray<FreshnessShard | undefined>)
   for (const m of FRESH_METHODS) {
     const mine = present.map((p) => p[m]).filter((x): x is FreshMethodShard => x !== undefined);
     if (mine.length === 0) continue;
-    // A shard written before `notJudgeable` was counted has none.
+    // A shard written before `notJudgeable` (or `failed`) was counted has none.
     const add = (k: FreshCounter) => mine.reduce((a, x) => a + (x[k] ?? 0), 0);
-    out[m] = { requests: add('requests'), stale: add('stale'), latestBehind: add('latestBehind'), reorged: add('reorged'), notJudgeable: add('notJudgeable'), visible: mergeHistograms(mine.map((x) => x.visible)) };
+    out[m] = { requests: add('requests'), stale: add('stale'), latestBehind: add('latestBehind'), reorged: add('reorged'), notJudgeable: add('notJudgeable'), failed: add('failed'), visible: mergeHistograms(mine.map((x) => x.visible)) };
   }
   return out;
 }

@@ -143,6 +143,9 @@ export interface FreshMethodReport {
   /** `latest`-tagged answers that name no block it was read at (an estimate, an uncle lookup, an empty block's
    * receipts): not judgeable against the head, so not in `requests`. Absent from reports written before it was counted. */
   notJudgeable?: number;
+  /** Fresh requests that got no answer to judge (an HTTP status other than 200, a timeout, a transport error); those
+   * past the grace are stale reads too. Absent from reports written before it was counted. */
+  failed?: number;
   /** Time from announcement to the first answer that knew the object (ms), null when none was seen. */
   visibleMs: { count: number; p50: number; p95: number; max: number } | null;
   /** The first stale read. */

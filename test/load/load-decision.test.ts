@@ -147,6 +147,18 @@ describe('load: one decision, printed alike everywhere (verdict.ts)', () => {
     expect(decide(named).checks.filter((c) => c.className === 'load.fresh.eth_estimateGas')).to.deep.equal([]);
   });
 
+  it('fresh reads: a transaction method whose every fresh request failed (HTTP 503, timeouts) fails the run, named; failures beside judged reads are named too', () => {
+    const judged = { requests: 40, stale: 0, staleRate: 0, latestBehind: 0, reorged: 0, visibleMs: { count: 10, p50: 20, p95: 30, max: 40 } };
+    const always = Object.fromEntries(ALWAYS_ASKED.map((m) => [m, judged]));
+    const silent = { ...judged, requests: 0, failed: 9, visibleMs: null };
+    const r = withVerdict({ ...reportOf(), freshness: { graceMs: 2000, methods: { ...always, eth_getTransactionReceipt: silent } } });
+    expect(r.verdict).to.equal('fail');
+    expect(r.reasons).to.include('eth_getTransactionReceipt: no fresh read judged, 9 fresh requests failed (an HTTP error, a timeout or no answer)');
+    expectAgreement(r);
+    const some = withVerdict({ ...reportOf(), freshness: { graceMs: 2000, methods: { ...always, eth_getTransactionByHash: { ...judged, stale: 2, staleRate: 0.05, failed: 2 } } } });
+    expect(some.reasons?.join('\n')).to.match(/eth_getTransactionByHash: 2 stale reads in 40 fresh requests \(5(\.0)?%\); 2 fresh requests failed/);
+  });
+
   it('a method not served, a regression against the baseline, an incomplete run: the same agreement', () => {
     expectAgreement(reportOf({ notServed: 'eth_getBlockByHash' }));
     const base = reportOf();

@@ -18,7 +18,7 @@ import { sampleCorpus } from '../../load/plan/sample.ts';
 import type { CorpusEntry } from '../../load/shared/corpus.ts';
 import type { RpcMethod } from '../../core/methods.ts';
 import type { LoadReport } from '../../load/shared/load-report.ts';
-import { FaultProxy, type Fault, type RpcResponse } from '../support/fault-proxy.ts';
+import { FaultProxy, type Fault, type FaultContext, type RpcResponse } from '../support/fault-proxy.ts';
 import { behind } from '../support/faults.ts';
 
 /** The block an answer belongs to: a block's number, a transaction's or receipt's blockNumber, block receipts' first. */
@@ -58,6 +58,78 @@ function lagging(lag: number): Fault {
     },
   };
 }
+
+const hex = (n: number) => `0x${n.toString(16)}`;
+const upstreamHead = async (ctx: FaultContext) => parseInt(String((await ctx.upstream('eth_blockNumber', [])).result), 16);
+/** A block number asked explicitly (not a tag, not a hash). */
+const askedNumber = (p: unknown) => (typeof p === 'string' && /^0x[0-9a-f]{1,16}$/.test(p) ? parseInt(p, 16) : undefined);
+const BY_NUMBER = ['eth_getBlockByNumber', 'eth_getBlockReceipts', 'eth_getTransactionByBlockNumberAndIndex'];
+const TX_LOOKUPS = ['eth_getTransactionByHash', 'eth_getTransactionReceipt', 'eth_getTransactionByBlockHashAndIndex', 'eth_getTransactionByBlockNumberAndIndex'];
+
+/** The red team's proxy modes (issue 22 findings), as project faults over the moving devnet. */
+const RED = {
+  /** eth_blockNumber current; `latest`, by number and by hash `lag` blocks behind. */
+  bnFresh(lag: number): Fault {
+    const rest = behind(BigInt(lag), true);
+    return { name: `eth_blockNumber current, everything else ${lag} behind`, kills: [], rewrite: (req, res, ctx) => (req.method === 'eth_blockNumber' ? res : rest(req, res, ctx)) };
+  },
+  /** Transaction lookups of a block first shown through the proxy less than `ms` before: HTTP 503 with a JSON-RPC error. */
+  tx503(ms: number): Fault {
+    const shown = new Map<number, number>();
+    return {
+      name: `transaction lookups of blocks younger than ${ms} ms answer HTTP 503`,
+      kills: [],
+      raw: (req, res) => {
+        const n = req.method === 'eth_blockNumber' && typeof res.result === 'string' ? parseInt(res.result, 16) : blockOf(res.result);
+        if (n !== undefined && !shown.has(n)) shown.set(n, Date.now());
+        const at = TX_LOOKUPS.includes(req.method) && n !== undefined ? shown.get(n) : undefined;
+        if (at === undefined || Date.now() - at >= ms) return undefined;
+        return { status: 503, contentType: 'application/json', body: JSON.stringify({ jsonrpc: '2.0', id: res.id, error: { code: -32000, message: 'unknown transaction (backend syncing)' } }) };
+      },
+    };
+  },
+  /** Lookups by explicit number of the newest `n` blocks null; `latest` and by hash current. */
+  byNumber(n: number): Fault {
+    return {
+      name: `lookups by number of the newest ${n} blocks null`,
+      kills: [],
+      rewrite: async (req, res, ctx) => {
+        const x = BY_NUMBER.includes(req.method) ? askedNumber(req.params[0]) : undefined;
+        return x !== undefined && x > (await upstreamHead(ctx)) - n ? { ...res, result: null } : res;
+      },
+    };
+  },
+  /** eth_getBlockReceipts of the newest `n` blocks (by hash or number): `[]`. */
+  emptyReceipts(n: number): Fault {
+    return {
+      name: `receipts of the newest ${n} blocks empty`,
+      kills: [],
+      rewrite: async (req, res, ctx) => {
+        const b = req.method === 'eth_getBlockReceipts' && req.params[0] !== 'latest' ? blockOf(res.result) : undefined;
+        return b !== undefined && b > (await upstreamHead(ctx)) - n ? { ...res, result: [] } : res;
+      },
+    };
+  },
+  /**
+   * Asked by block hash, the receipts of the newest `n` blocks are those of block head−n; a transaction's receipt
+   * names its block's parent as its blockHash.
+   */
+  otherBlocksReceipts(n: number): Fault {
+    return {
+      name: `receipts by hash of the newest ${n} blocks: another block's`,
+      kills: [],
+      rewrite: async (req, res, ctx) => {
+        const b = blockOf(res.result);
+        const head = await upstreamHead(ctx);
+        if (b === undefined || b <= head - n) return res;
+        if (req.method === 'eth_getBlockReceipts' && String(req.params[0]).length === 66) return { ...res, result: (await ctx.upstream('eth_getBlockReceipts', [hex(head - n)])).result };
+        if (req.method !== 'eth_getTransactionReceipt') return res;
+        const parent = (await ctx.upstream('eth_getBlockByNumber', [hex(b - 1), false])).result as { hash: string };
+        return { ...res, result: { ...(res.result as object), blockHash: parent.hash } };
+      },
+    };
+  },
+};
 
 describe('load: fresh reads on a moving chain', function () {
   this.timeout(180_000);
@@ -267,5 +339,53 @@ describe('load: fresh reads on a moving chain', function () {
     } finally {
       proxy.fault = undefined;
     }
+  });
+
+  // The red team's false passes (issue 22 findings): each FAILs with its stale or wrong reads named.
+  async function redGate(fault: Fault): Promise<{ summary: string; methods: NonNullable<LoadReport['freshness']>['methods']; reasons: string }> {
+    proxy.fault = fault;
+    try {
+      const { exitCode, summary, report } = await gate({ corpus });
+      expect(exitCode, summary).to.equal(1);
+      return { summary, methods: report.freshness?.methods ?? {}, reasons: report.reasons?.join('\n') ?? '' };
+    } finally {
+      proxy.fault = undefined;
+    }
+  }
+
+  it('eth_blockNumber current while latest and every lookup are 20 behind: its block announced, asked by number, stale', async () => {
+    const { summary, methods, reasons } = await redGate(RED.bnFresh(20));
+    // latest names a block below the one eth_blockNumber announced; that block asked by number is null past the grace.
+    expect(methods['eth_getBlockByNumber']?.latestBehind, summary).to.be.above(0);
+    expect(reasons).to.match(/eth_getBlockByNumber: \d+ stale reads? in \d+ fresh requests .*e\.g\. answered (null for 0x[0-9a-f]+, false of block|block \d+ for latest)/);
+  });
+
+  it('HTTP 503 for the transactions of young blocks: stale past the grace and counted failed, never dropped', async () => {
+    const { summary, methods, reasons } = await redGate(RED.tx503(6000));
+    for (const m of ['eth_getTransactionByHash', 'eth_getTransactionReceipt', 'eth_getTransactionByBlockHashAndIndex']) {
+      expect(methods[m as FreshMethod]?.stale, `${m}\n${summary}`).to.be.above(0);
+      expect(methods[m as FreshMethod]?.failed, `${m}\n${summary}`).to.be.above(0);
+    }
+    expect(reasons).to.match(/eth_getTransactionReceipt: \d+ stale reads? .*failed.*answered HTTP 503 error -32000/);
+  });
+
+  it('lookups by number of the newest 5 blocks null while latest and by-hash lookups are current: stale by number, named', async () => {
+    const { summary, methods, reasons } = await redGate(RED.byNumber(5));
+    for (const m of BY_NUMBER) expect(methods[m as FreshMethod]?.stale, `${m}\n${summary}`).to.be.above(0);
+    expect(reasons).to.match(/eth_getBlockReceipts: \d+ stale reads? .*answered null for 0x[0-9a-f]+ of block/);
+  });
+
+  it('empty receipts for the newest 4 blocks, which hold transactions: stale, not visible', async () => {
+    const { summary, methods, reasons } = await redGate(RED.emptyReceipts(4));
+    expect(methods['eth_getBlockReceipts']?.stale, summary).to.be.above(0);
+    expect(reasons).to.match(/eth_getBlockReceipts: \d+ stale reads? .*answered 0 receipts for a block of \d+ transactions/);
+  });
+
+  it('another block\'s receipts for a block hash, and a receipt naming another block: wrong at once, named', async () => {
+    const { summary, methods, reasons } = await redGate(RED.otherBlocksReceipts(3));
+    expect(methods['eth_getBlockReceipts']?.stale, summary).to.be.above(0);
+    expect(methods['eth_getTransactionReceipt']?.stale, summary).to.be.above(0);
+    expect(reasons).to.match(/eth_getBlockReceipts: \d+ stale reads? .*wrong: answered an object of block \d+/);
+    expect(reasons).to.match(/eth_getTransactionReceipt: \d+ stale reads? .*wrong: answered an object of block \d+/);
   });
 });

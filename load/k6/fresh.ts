@@ -1,10 +1,11 @@
 // The head-chasing scenario (issue 22; counting rules: shared/freshness.ts). Each iteration of its one VU per instance
 // asks `latest` (eth_blockNumber, eth_getBlockByNumber, eth_getBlockReceipts, eth_getTransactionByBlockNumberAndIndex):
-// a higher block than any answer has shown is a new announcement, remembered with its hash and transactions. Then it
-// asks the objects of the newest announced block (the time until each is first seen is the announcement-to-visible
-// figure) and of the newest block whose grace has passed: a null for those is a stale read, unless the endpoint's block
-// at that height has another hash (a reorg, counted apart). judgeTagged holds the method scenarios' `latest` entries
-// to the same rule, against their own VU's announced head.
+// a higher block than any answer has shown is a new announcement (an eth_blockNumber's without its hash until the
+// block asked by number shows it). Then it asks the objects of the newest announced block by number and by hash (the
+// time until each is first seen is the announcement-to-visible figure) and of the newest block whose grace has passed:
+// a null, an error or a failed request for those is a stale read, unless the endpoint's block at that height has
+// another hash (a reorg, counted apart); another block's objects for a hash asked are wrong at once. judgeTagged holds
+// the method scenarios' `latest` entries to the same rule, against their own VU's announced head.
 import { sleep } from 'k6';
 import http from 'k6/http';
 import { Counter, Trend } from 'k6/metrics';
@@ -95,6 +96,12 @@ function stale(method: FreshMethod, why: string): void {
   counters.stale.add(1, methodTags[method]);
   if (!logged.has(method)) console.warn(`rpc-certify stale ${method} ${why}`);
   logged.add(method);
+}
+
+/** A wrong answer (another block's objects): a stale read at once, whatever the grace, and counted apart too. */
+function wrong(method: FreshMethod, why: string): void {
+  counters.wrong.add(1, methodTags[method]);
+  stale(method, `wrong: ${why}`);
 }
 
 /** What an answer's block shows: its hash, and its transactions' hashes when it lists them. */
@@ -232,7 +239,7 @@ function judgeObject(url: string, timeout: string, a: Announced, graceMs: number
   const reading: Reading = 'result' in got ? read(got.result) : { missing: 'error' in got ? got.error : got.failed };
   const of = `for ${params.map(String).join(', ')} of block ${a.number}, announced ${now - a.at} ms before (grace ${graceMs} ms)`;
   if ('unjudgeable' in reading) return;
-  if ('wrong' in reading) return stale(method, `wrong: ${reading.wrong} ${of}`);
+  if ('wrong' in reading) return wrong(method, `${reading.wrong} ${of}`);
   if ('seen' in reading) {
     if (!a.seen.has(method)) {
       a.seen.add(method);
@@ -251,7 +258,8 @@ function judgeObject(url: string, timeout: string, a: Announced, graceMs: number
     counters.reorged.add(1, methodTags[method]);
     return;
   }
-  stale(method, 'other' in reading ? `wrong: ${reading.other} ${of}, while block ${a.number} is still the endpoint's` : `answered ${reading.missing} ${of}`);
+  if ('other' in reading) wrong(method, `${reading.other} ${of}, while block ${a.number} is still the endpoint's`);
+  else stale(method, `answered ${reading.missing} ${of}`);
 }
 
 /** The endpoint's block at the announced height has another hash (the announced one was reorged out). */
@@ -279,7 +287,7 @@ export function judgeTagged(method: FreshMethod, result: unknown, graceMs: numbe
   // Receipts at `latest` whose count disagrees with the block they name (when the VU holds its transactions).
   const txs = announced.find((a) => a.number === n && a.hash === o?.blockHash)?.txs;
   if (Array.isArray(result) && txs !== undefined && result.length !== txs.length) {
-    stale(method, `wrong: answered ${result.length} receipts for latest, block ${n} of ${txs.length} transactions`);
+    wrong(method, `answered ${result.length} receipts for latest, block ${n} of ${txs.length} transactions`);
   }
   judgeLatest(method, n, { hash: o?.blockHash }, graceMs);
 }

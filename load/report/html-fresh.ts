@@ -12,9 +12,9 @@ export function freshSection(r: LoadReport): string {
     const v = f.visibleMs;
     // Nothing judged (only `latest` answers naming no block): no stale figure to colour as held.
     const stale = f.requests || f.stale ? `<td class="${f.stale ? 'fail' : 'pass'}">${f.stale} (${(f.staleRate * 100).toFixed(2)}%)</td>` : '<td>–</td>';
-    return `<tr><td>${esc(m)}</td><td>${f.requests}</td>${stale}<td>${f.latestBehind}</td><td>${f.reorged}</td><td>${f.notJudgeable ?? '–'}</td><td>${v ? `${v.p50} / ${v.p95} / ${v.max}` : '–'}</td><td>${esc(f.staleSample ?? '–')}</td></tr>`;
+    return `<tr><td>${esc(m)}</td><td>${f.requests}</td>${stale}<td>${f.latestBehind}</td><td>${f.wrong ?? '–'}</td><td>${f.reorged}</td><td>${f.failed ?? '–'}</td><td>${f.notJudgeable ?? '–'}</td><td>${v ? `${v.p50} / ${v.p95} / ${v.max}` : '–'}</td><td>${esc(f.staleSample ?? '–')}</td></tr>`;
   });
-  return `<h2>Fresh reads (head chased; grace ${r.freshness.graceMs} ms)</h2><div class="scroll"><table><tr><th>method</th><th>fresh requests</th><th>stale</th><th>latest behind</th><th>reorged</th><th>latest not judgeable against the head</th><th>visible ms p50 / p95 / max</th><th>first stale read</th></tr>${rows.join('')}</table></div>
+  return `<h2>Fresh reads (head chased; grace ${r.freshness.graceMs} ms)</h2><div class="scroll"><table><tr><th>method</th><th>fresh requests</th><th>stale</th><th>latest behind</th><th>of them wrong</th><th>reorged</th><th>failed requests</th><th>latest not judgeable against the head</th><th>visible ms p50 / p95 / max</th><th>first stale read</th></tr>${rows.join('')}</table></div>
 ${freshOverTime(r, names)}`;
 }
 

@@ -115,6 +115,7 @@ export function freshnessReport(graceMs: number, shard: FreshnessShard, samples:
       reorged: f.reorged,
       notJudgeable: f.notJudgeable,
       failed: f.failed,
+      wrong: f.wrong,
       visibleMs: v.count ? { count: v.count, p50: round(quantile(v, 0.5)), p95: round(quantile(v, 0.95)), max: round(v.max) } : null,
       ...(samples[m] ? { staleSample: samples[m] } : {}),
     };

@@ -42,10 +42,10 @@ function freshLines(r: LoadReport): string[] {
   if (!r.freshness) return [];
   const pad = (s: string | number, n: number) => String(s).padStart(n);
   return [
-    `fresh reads (head chased; grace ${r.freshness.graceMs} ms)${''.padEnd(4)}${pad('requests', 9)}${pad('stale', 7)}${pad('latest behind', 15)}${pad('reorged', 9)}${pad('not judgeable', 15)}   visible p50/p95/max ms`,
+    `fresh reads (head chased; grace ${r.freshness.graceMs} ms)${''.padEnd(4)}${pad('requests', 9)}${pad('stale', 7)}${pad('latest behind', 15)}${pad('wrong', 7)}${pad('reorged', 9)}${pad('failed', 8)}${pad('not judgeable', 15)}   visible p50/p95/max ms`,
     ...Object.entries(r.freshness.methods).map(([name, f]) => {
       const v = f.visibleMs ? `${f.visibleMs.p50}/${f.visibleMs.p95}/${f.visibleMs.max}` : '-';
-      return `  ${name.padEnd(40)}${pad(f.requests, 9)}${pad(f.requests || f.stale ? f.stale : '-', 7)}${pad(f.latestBehind, 15)}${pad(f.reorged, 9)}${pad(f.notJudgeable ?? '-', 15)}   ${v}`;
+      return `  ${name.padEnd(40)}${pad(f.requests, 9)}${pad(f.requests || f.stale ? f.stale : '-', 7)}${pad(f.latestBehind, 15)}${pad(f.wrong ?? '-', 7)}${pad(f.reorged, 9)}${pad(f.failed ?? '-', 8)}${pad(f.notJudgeable ?? '-', 15)}   ${v}`;
     }),
     ...(Object.values(r.freshness.methods).some((f) => f.notJudgeable)
       ? ["  not judgeable: `latest` answers that name no block they were read at (an estimate, an uncle lookup, an empty block's receipts), never counted as fresh"]

@@ -47,6 +47,7 @@ export const FRESH_COUNTERS = {
   reorged: 'fresh_reorged',
   notJudgeable: 'fresh_not_judgeable',
   failed: 'fresh_failed',
+  wrong: 'fresh_wrong',
 } as const;
 export type FreshCounter = keyof typeof FRESH_COUNTERS;
 
@@ -70,6 +71,8 @@ export interface FreshMethodShard {
   notJudgeable: number;
   /** Requests that got no answer to judge (an HTTP status other than 200, a timeout, a transport error): past the grace also stale. */
   failed: number;
+  /** Of the stale reads, wrong answers: another block's objects for an announced block (receipts, a transaction), a receipt count that disagrees with its block. */
+  wrong: number;
   /** Time from announcement to the first answer that knew the object, ms. */
   visible: Histogram;
 }
@@ -117,6 +120,7 @@ export function freshnessOf(read: Read): FreshnessShard {
       reorged: read(freshCounterMetric('reorged', m), 'count'),
       notJudgeable,
       failed,
+      wrong: read(freshCounterMetric('wrong', m), 'count'),
       visible,
     };
   }
@@ -132,7 +136,7 @@ export function mergeFreshness(parts: ReadonlyArray<FreshnessShard | undefined>)
     if (mine.length === 0) continue;
     // A shard written before `notJudgeable` (or `failed`) was counted has none.
     const add = (k: FreshCounter) => mine.reduce((a, x) => a + (x[k] ?? 0), 0);
-    out[m] = { requests: add('requests'), stale: add('stale'), latestBehind: add('latestBehind'), reorged: add('reorged'), notJudgeable: add('notJudgeable'), failed: add('failed'), visible: mergeHistograms(mine.map((x) => x.visible)) };
+    out[m] = { requests: add('requests'), stale: add('stale'), latestBehind: add('latestBehind'), reorged: add('reorged'), notJudgeable: add('notJudgeable'), failed: add('failed'), wrong: add('wrong'), visible: mergeHistograms(mine.map((x) => x.visible)) };
   }
   return out;
 }

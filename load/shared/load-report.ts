@@ -146,6 +146,9 @@ export interface FreshMethodReport {
   /** Fresh requests that got no answer to judge (an HTTP status other than 200, a timeout, a transport error); those
    * past the grace are stale reads too. Absent from reports written before it was counted. */
   failed?: number;
+  /** Of the stale reads, wrong answers (another block's objects for an announced block, a receipt count that
+   * disagrees with its block). Absent from reports written before it was counted. */
+  wrong?: number;
   /** Time from announcement to the first answer that knew the object (ms), null when none was seen. */
   visibleMs: { count: number; p50: number; p95: number; max: number } | null;
   /** The first stale read. */

@@ -1,5 +1,5 @@
 // The head lag against --reference-url, sampled beside k6 while a load run measures: once a period it reads the
-// reference's eth_blockNumber, then the endpoint's, then the reference's again. One process and one clock hold both
+// reference's eth_blockNumber, then the endpoint's (eth_blockNumber and the block `latest` names: the lower), then the reference's again. One process and one clock hold both
 // nodes' reads (k6 instances each see only the endpoint), and the two reference reads bracket the endpoint's: the
 // endpoint lags by at least the first reference head minus its own (the reference had it before the endpoint was
 // asked), the reference by at least the endpoint's head minus the second reference head. Seconds: how long the other
@@ -40,13 +40,27 @@ class HeadWatch {
   async read(): Promise<Read> {
     const sentAt = performance.now();
     const ex = await this.client.exchange('eth_blockNumber', []);
-    const at = performance.now();
     const result = resultOf(ex);
-    const head = typeof result === 'string' && /^0x[0-9a-f]+$/i.test(result) ? Number.parseInt(result, 16) : undefined;
-    if (head === undefined) return { error: `${this.who}: eth_blockNumber ${failureOf(ex, result)}` };
+    const number = typeof result === 'string' && /^0x[0-9a-f]+$/i.test(result) ? Number.parseInt(result, 16) : undefined;
+    if (number === undefined) return { error: `${this.who}: eth_blockNumber ${failureOf(ex, result)}` };
+    // The endpoint's head is what its clients get: an eth_blockNumber that is current over a `latest` that lags is a
+    // lag (red team: 20 blocks behind read as 0). Read second, an honest `latest` is at or above that number.
+    const latest = this.who === 'endpoint' ? await this.latestNumber() : number;
+    if (typeof latest !== 'number') return latest;
+    const head = Math.min(number, latest);
+    const at = performance.now();
     this.first ??= { head, at };
     if (head > (this.rises.at(-1)?.head ?? -1)) this.rises.push({ head, at });
     return { head, sentAt, at };
+  }
+
+  /** The number of the block `latest` names. */
+  private async latestNumber(): Promise<number | { error: string }> {
+    const ex = await this.client.exchange('eth_getBlockByNumber', ['latest', false]);
+    const result = resultOf(ex);
+    const n = (result as { number?: unknown } | null | undefined)?.number;
+    if (typeof n !== 'string' || !/^0x[0-9a-f]+$/i.test(n)) return { error: `${this.who}: eth_getBlockByNumber(latest) ${failureOf(ex, result)}` };
+    return Number.parseInt(n, 16);
   }
 
   /** When (performance.now() ms) this node first showed block `n`, at the latest; an error when it cannot be told. */

@@ -92,6 +92,15 @@ describe('load: head lag against a reference on a moving chain', function () {
     expect(junit).to.match(/classname="load\.headLag"[^>]*>\s*<failure message="head lag: the endpoint trailed/);
   });
 
+  it('eth_blockNumber current over a `latest` and lookups 20 blocks behind: the head lag is the head clients get, named (red team)', async () => {
+    const stale = behind(20n, true);
+    endpoint.fault = { name: 'eth_blockNumber current, the rest 20 behind', kills: [], rewrite: (req, res, ctx) => (req.method === 'eth_blockNumber' ? res : stale(req, res, ctx)) };
+    const { exitCode, summary, report } = await gate(devnet.url, undefined, corpus);
+    expect(exitCode, summary).to.equal(1);
+    expect(report.headLag?.blocks?.p50, summary).to.be.at.least(19);
+    expect(report.reasons?.some((x) => x.startsWith('head lag: the endpoint trailed the reference')), summary).to.equal(true);
+  });
+
   it('a reference that dies mid-run leaves the head lag not judged: INCONCLUSIVE (exit 3), the reference named, never a pass', async () => {
     let timer: NodeJS.Timeout | undefined;
     try {

@@ -54,7 +54,7 @@ let nextId = 1;
  * than 200, a timeout, a transport error, a body that is no answer to this call). A failure is counted (`failed`)
  * and, for an announced block's object past the grace, judged like a null: never dropped.
  */
-type Answer = { result: unknown } | { error: string } | { failed: string };
+type Answer = { result: unknown } | { error: string } | { failed: string; limited?: true };
 function answer(url: string, timeout: string, method: FreshMethod, params: unknown[], judged = true): Answer {
   const id = nextId++;
   const res = http.post(url, JSON.stringify({ jsonrpc: '2.0', id, method, params }), { headers: JSON_HEADERS, tags: { name: method }, timeout });
@@ -72,6 +72,9 @@ function answer(url: string, timeout: string, method: FreshMethod, params: unkno
   }
   const e = envelope && typeof envelope === 'object' && envelope.error !== undefined ? (envelope.error as { code?: unknown; message?: unknown } | null) : undefined;
   const rpcError = e !== undefined ? `error ${String(e?.code)} ${JSON.stringify(String(e?.message ?? '')).slice(0, 80)}` : undefined;
+  // A rate limit (HTTP 429, or the -32005 "limit exceeded" some services answer with 200) says nothing about freshness:
+  // counted failed, never judged a stale read.
+  if (res.status === 429 || String(e?.code) === '-32005') return { ...fail(`rate limited (HTTP ${res.status}${rpcError ? ` ${rpcError}` : ''})`), limited: true };
   if (res.status !== 200) return fail(`HTTP ${res.status}${rpcError ? ` ${rpcError}` : ''}`);
   if (!envelope || typeof envelope !== 'object' || envelope.id !== id) return fail('a body that is no answer to this call');
   if (rpcError) return { error: rpcError };
@@ -235,6 +238,7 @@ function askObjects(url: string, timeout: string, a: Announced, graceMs: number)
 
 function judgeObject(url: string, timeout: string, a: Announced, graceMs: number, method: FreshMethod, params: unknown[], read: (result: unknown) => Reading): void {
   const got = answer(url, timeout, method, params);
+  if ('limited' in got) return;
   const now = Date.now();
   const reading: Reading = 'result' in got ? read(got.result) : { missing: 'error' in got ? got.error : got.failed };
   const of = `for ${params.map(String).join(', ')} of block ${a.number}, announced ${now - a.at} ms before (grace ${graceMs} ms)`;

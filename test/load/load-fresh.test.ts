@@ -73,18 +73,19 @@ const RED = {
     const rest = behind(BigInt(lag), true);
     return { name: `eth_blockNumber current, everything else ${lag} behind`, kills: [], rewrite: (req, res, ctx) => (req.method === 'eth_blockNumber' ? res : rest(req, res, ctx)) };
   },
-  /** Transaction lookups of a block first shown through the proxy less than `ms` before: HTTP 503 with a JSON-RPC error. */
-  tx503(ms: number): Fault {
+  /** Transaction lookups of a block first shown through the proxy less than `ms` before: HTTP `status` (503) with a JSON-RPC error. */
+  tx503(ms: number, status = 503): Fault {
     const shown = new Map<number, number>();
     return {
-      name: `transaction lookups of blocks younger than ${ms} ms answer HTTP 503`,
+      name: `transaction lookups of blocks younger than ${ms} ms answer HTTP ${status}`,
       kills: [],
       raw: (req, res) => {
         const n = req.method === 'eth_blockNumber' && typeof res.result === 'string' ? parseInt(res.result, 16) : blockOf(res.result);
         if (n !== undefined && !shown.has(n)) shown.set(n, Date.now());
         const at = TX_LOOKUPS.includes(req.method) && n !== undefined ? shown.get(n) : undefined;
         if (at === undefined || Date.now() - at >= ms) return undefined;
-        return { status: 503, contentType: 'application/json', body: JSON.stringify({ jsonrpc: '2.0', id: res.id, error: { code: -32000, message: 'unknown transaction (backend syncing)' } }) };
+        const error = status === 429 ? { code: -32005, message: 'daily request count exceeded, request rate limited' } : { code: -32000, message: 'unknown transaction (backend syncing)' };
+        return { status, contentType: 'application/json', body: JSON.stringify({ jsonrpc: '2.0', id: res.id, error }) };
       },
     };
   },
@@ -367,6 +368,20 @@ describe('load: fresh reads on a moving chain', function () {
       expect(methods[m as FreshMethod]?.failed, `${m}\n${summary}`).to.be.above(0);
     }
     expect(reasons).to.match(/eth_getTransactionReceipt: \d+ stale reads? .*failed.*answered HTTP 503 error -32000/);
+  });
+
+  it('HTTP 429 (rate limited) for the transactions of young blocks: counted failed, never a stale read (a limit says nothing of freshness)', async () => {
+    proxy.fault = RED.tx503(6000, 429);
+    try {
+      const { summary, report } = await gate({ corpus });
+      for (const m of ['eth_getTransactionByHash', 'eth_getTransactionReceipt', 'eth_getTransactionByBlockHashAndIndex']) {
+        const f = report.freshness?.methods[m as FreshMethod];
+        expect(f?.failed, `${m}\n${summary}`).to.be.above(0);
+        expect(f?.stale, `${m}\n${summary}`).to.equal(0);
+      }
+    } finally {
+      proxy.fault = undefined;
+    }
   });
 
   it('lookups by number of the newest 5 blocks null while latest and by-hash lookups are current: stale by number, named', async () => {

@@ -14,6 +14,7 @@ import { HeadLog } from './head-log.ts';
 import { RpcClient, TransportError, RpcError, resultOf } from '../../core/node/rpc-client.ts';
 import { RECEIPTS_BUDGET } from './receipt-checks.ts';
 import { renderClause } from './clause.ts';
+import { otherGenesis } from '../../core/node/same-chain.ts';
 import { openReference, type ReferenceMeta, ReferenceRefused, type ReferenceState } from './reference.ts';
 import { DEFAULT_MAX_HEAD_LAG_S } from '../../core/head-lag.ts';
 import { METHODS } from '../../core/methods.ts';
@@ -132,7 +133,7 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
       if (opts.network && BigInt(opts.network.chainId) !== BigInt(chainId)) {
         throw new EndpointUnusable(`--network ${opts.network.name} is chain ${opts.network.chainId}, but the endpoint serves chain ${chainId}: not the network asked for`);
       }
-      if (refClient && opts.referenceUrl) reference = await referenceOf(refClient, opts.referenceUrl, chainId, opts);
+      if (refClient && opts.referenceUrl) reference = await referenceOf(client, refClient, opts.referenceUrl, chainId, opts);
       window = nearHeadWindowOf(chainId, opts.nearHeadWindow);
       // A declared window keeps the walk (and so every transaction target) inside it, a margin clear of its edge; a
       // network fixture's transaction is old history, archive the window does not serve: left out.
@@ -192,9 +193,11 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
 }
 
 /** The reference opened (its chain id must be the endpoint's), or the run refused naming it (ReferenceUnusable, exit 2). */
-async function referenceOf(refClient: RpcClient, url: string, chainId: string, opts: RunSettings): Promise<ReferenceState> {
+async function referenceOf(client: RpcClient, refClient: RpcClient, url: string, chainId: string, opts: RunSettings): Promise<ReferenceState> {
   try {
     const said = await openReference(refClient, chainId);
+    const other = await otherGenesis(client, refClient);
+    if (other) throw new ReferenceRefused(other);
     const compare = (opts.methods ?? []).filter((m) => (METHODS as readonly string[]).includes(m));
     return {
       client: refClient,

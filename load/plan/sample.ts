@@ -11,6 +11,7 @@
 // and a finding if still unknown (unless its block was reorged out); one above the target's own head is target lag,
 // recorded (blocks behind the reference, entries affected) and left out, never counted correct.
 import { type Exchange, RpcClient, RpcError, TransportError } from '../../core/node/rpc-client.ts';
+import { otherGenesis } from '../../core/node/same-chain.ts';
 import { EndpointError } from '../../core/node/errors.ts';
 import { sha256Hex } from '../../core/fingerprint.ts';
 import { q, toQuantity } from '../../core/hex.ts';
@@ -91,6 +92,8 @@ export async function sampleCorpus(opts: SampleOptions): Promise<Corpus> {
     if (reference !== target && (await usable(reference, 'eth_chainId', [])) !== chainId) {
       throw new EndpointError('the reference endpoint serves a different chain than the target');
     }
+    const other = reference !== target ? await otherGenesis(target, reference) : undefined;
+    if (other) throw new EndpointError(other);
     const head = q(await usable<string>(reference, 'eth_blockNumber', [])) ?? 0n;
     // The target's own announced head, read after the reference's: an honest target on the same chain is not below it.
     const heads = new TargetHeads();

@@ -9,6 +9,7 @@
 import { type Exchange, RpcClient } from '../../core/node/rpc-client.ts';
 import { inert } from '../../core/inert.ts';
 import { EndpointError } from '../../core/node/errors.ts';
+import { otherGenesis } from '../../core/node/same-chain.ts';
 import type { HeadLagRecord, HeadLagSample } from '../shared/measurement.ts';
 
 /** One sample a second: the figure's resolution, at three eth_blockNumber calls a second (the k6 side polls as often). */
@@ -115,6 +116,13 @@ export async function assertSameChain(opts: HeadLagOptions): Promise<void> {
   };
   const [endpoint, reference] = await Promise.all([chainOf(opts.url, 'the endpoint'), chainOf(opts.referenceUrl, 'the reference (--reference-url)')]);
   if (endpoint !== reference) throw new EndpointError(`the reference (--reference-url) serves chain ${reference}, the endpoint chain ${endpoint}: a head lag between two chains means nothing`);
+  const clients = [opts.url, opts.referenceUrl].map((url) => new RpcClient({ url, timeoutMs: 30_000, ...(opts.signal ? { signal: opts.signal } : {}) })) as [RpcClient, RpcClient];
+  try {
+    const other = await otherGenesis(...clients);
+    if (other) throw new EndpointError(other);
+  } finally {
+    for (const c of clients) c.close();
+  }
 }
 
 export class HeadLagSampler {

@@ -209,6 +209,14 @@ describe('a reference node (--reference-url): head lag and answers compared fiel
     expect(stderr.trim()).to.equal('rpc-certify: reference not usable: the reference (--reference-url) serves chain 1 (0x1), the endpoint chain 31337 (0x7a69): a reference must be on the endpoint\'s chain');
   });
 
+  it('a reference with the endpoint\'s chain id but another genesis (two devnets, a reset testnet) is refused, never a difference blamed on the endpoint (red team)', async function () {
+    const other = `0x${'ab'.repeat(32)}`;
+    referenceProxy.fault = { name: 'another genesis', kills: [], rewrite: (req, res) => (req.method === 'eth_getBlockByNumber' && req.params[0] === '0x0' && res.result ? { ...res, result: { ...(res.result as object), hash: other } } : res) };
+    const err = await run().then(() => undefined, (e: unknown) => e);
+    expect(err).to.be.instanceOf(ReferenceUnusable);
+    expect((err as Error).message).to.match(new RegExp(`^the reference \\(--reference-url\\) has genesis ${other}, the endpoint 0x[0-9a-f]{64}: the same chain id, another chain`));
+  });
+
   it('the CLI: --reference-url\'s key appears in no output (stdout, stderr, every report); its endpoint is shown redacted', async function () {
     const out = await mkdtemp(join(tmpdir(), 'rc-reference-cli-'));
     const cli = spawn(process.execPath, ['bin/rpc-certify.js', 'conformance', '--url', endpoint.url, '--reference-url', devnet.url, '--methods', 'eth_getBlockByHash', '--expect', 'fixtures/expectations/embedded.json', '--out', out], { cwd: new URL('../..', import.meta.url).pathname });

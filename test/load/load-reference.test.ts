@@ -139,6 +139,16 @@ describe('load: head lag against a reference on a moving chain', function () {
     expect(sampled.exitCode, sampled.summary).to.equal(2);
     expect(sampled.summary).to.match(/different chain/);
   });
+
+  it('a reference with the endpoint\'s chain id but another genesis is refused before the run (exit 2, both genesis hashes named), a replayed corpus too (red team)', async () => {
+    const other = `0x${'ab'.repeat(32)}`;
+    reference.fault = { name: 'another genesis', kills: [], rewrite: (req, res) => (req.method === 'eth_getBlockByNumber' && req.params[0] === '0x0' && res.result ? { ...res, result: { ...(res.result as object), hash: other } } : res) };
+    for (const replay of [corpus, undefined]) {
+      const r = await gate(reference.url, undefined, replay);
+      expect(r.exitCode, r.summary).to.equal(2);
+      expect(r.summary).to.include(`the reference (--reference-url) has genesis ${other}, the endpoint 0x`);
+    }
+  });
 });
 
 describe('load: the head-lag decision on made-up samples', () => {

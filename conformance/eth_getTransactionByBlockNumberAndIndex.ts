@@ -8,6 +8,7 @@ import { expectSameFields, NO_TX_JUDGED, placedTxs, SAMPLE } from './framework/i
 import { atHead } from './framework/head.ts';
 import { fieldsOf } from './framework/fields.ts';
 import { latestNotBehind } from './framework/latest-fresh.ts';
+import { headServed, lookup, misplaced, readTxs } from './framework/head-served.ts';
 
 type Tx = Record<string, unknown> & { hash: string; transactionIndex: string | null; blockNumber: string | null; blockHash: string | null };
 
@@ -62,6 +63,16 @@ suite.check(
 latestNotBehind(suite, '4.5', 'this method\'s latest at index 0 (its transaction\'s blockNumber)', ['transaction.blockNumber'], async (t) => {
   const tx = await t.result<Tx | null>(suite.method, ['latest', '0x0'], { fresh: true });
   return { number: isObject(tx) ? tx.blockNumber : undefined, what: `${suite.method}("latest", "0x0")` };
+});
+
+headServed(suite, '4.5', 'its first transactions by the block\'s number and their index, each the block\'s transaction at that index, naming the block', ['transaction.blockHash', 'transaction.blockNumber'], async (t, block) => {
+  const wrong: string[] = [];
+  for (const { hash, i } of readTxs(block)) {
+    const params = [toQuantity(block.number), toQuantity(i)];
+    const bad = misplaced(`${suite.method}(${params.join(', ')})`, await lookup(t, suite.method, params), block, 'hash', hash);
+    if (bad) wrong.push(bad);
+  }
+  return wrong;
 });
 
 nullOnMiss(suite, 'eth_getTransactionByBlockNumberAndIndex/null-out-of-range', [{ section: '4.5' }, { section: '7' }], 'an index past the last transaction returns result null', (t) => {

@@ -5,6 +5,7 @@ import type { Json } from '../core/invariants/encoding.ts';
 import { legacyChainId, RECOMPUTABLE_TYPES, recoverSender, txHash } from '../core/invariants/tx.ts';
 import { type CheckContext, MethodSuite } from './framework/check.ts';
 import { nearHeadWindowCheck } from './framework/near-head-window.ts';
+import { headServed, lookup, misplaced, readTxs } from './framework/head-served.ts';
 import { envelopeChecks, extraFieldsCheck, nullOnMiss, nullOnZeroHash, type Shaped, UNKNOWN_HASH } from './framework/common.ts';
 import { KNOWN_TYPES } from './framework/discovery.ts';
 import { eraName, TYPE_FORK } from './framework/era.ts';
@@ -50,6 +51,15 @@ suite.check(
 
 // §8: where the network declares a near-head window, the oldest blocks inside it are served (eth_*/near-head-window).
 nearHeadWindowCheck(suite, 'conformance/framework/near-head-window.ts');
+
+headServed(suite, '4.6', 'its first transactions by hash, each naming the block (blockHash and blockNumber)', ['transaction.blockHash', 'transaction.blockNumber'], async (t, block) => {
+  const wrong: string[] = [];
+  for (const { hash } of readTxs(block)) {
+    const bad = misplaced(`${suite.method}(${hash})`, await lookup(t, suite.method, [hash]), block, 'hash', hash);
+    if (bad) wrong.push(bad);
+  }
+  return wrong;
+});
 
 nullOnMiss(suite, 'eth_getTransactionByHash/null-on-miss', [{ section: '4.6' }, { section: '7' }], 'an unknown transaction hash returns result null', () => [UNKNOWN_HASH]);
 nullOnZeroHash(suite, '4.6', 'a transaction hash', (hash) => [hash]);

@@ -5,6 +5,7 @@ import { sameAddress } from '../core/invariants/compare.ts';
 import { bigintOf, bytes, type Json, type Violation } from '../core/invariants/encoding.ts';
 import { type CheckContext, MethodSuite } from './framework/check.ts';
 import { nearHeadWindowCheck } from './framework/near-head-window.ts';
+import { headServed, lookup, misplaced, readTxs } from './framework/head-served.ts';
 import { needHistory } from './framework/history.ts';
 import { envelopeChecks, extraFieldsCheck, nullOnMiss, nullOnZeroHash, type Shaped, UNKNOWN_HASH } from './framework/common.ts';
 import { expectSameFields, failOnViolations, fullTxs, judgedRefs, logCount, NO_LOG_JUDGED, recompute, SAMPLE, TypedBlocks } from './framework/invariant-checks.ts';
@@ -34,6 +35,15 @@ for (const c of cases) {
     if (c.target === 'txWithLogs') t.expect(r.logs.length > 0, 'this transaction emitted logs', { pointer: '/result/logs' });
   });
 }
+
+headServed(suite, '4.7', 'the receipts of its first transactions by hash, each naming the block (blockHash and blockNumber)', ['receipt.blockHash', 'receipt.blockNumber', 'receipt.transactionHash'], async (t, block) => {
+  const wrong: string[] = [];
+  for (const { hash } of readTxs(block)) {
+    const bad = misplaced(`${suite.method}(${hash})`, await lookup(t, suite.method, [hash]), block, 'transactionHash', hash);
+    if (bad) wrong.push(bad);
+  }
+  return wrong;
+});
 
 suite.check(
   { id: 'eth_getTransactionReceipt/root-xor-status', clause: { section: '2.4' }, layer: 'spec', title: 'a receipt carries exactly one of root and status, and status is 0x0 or 0x1', covers: ['hit'] },

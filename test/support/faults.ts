@@ -255,7 +255,47 @@ function headFaults(): Fault[] {
   return [
     fault('latest and eth_blockNumber 5 blocks behind, lookups by hash and number current (a cached head)', LATEST_NOT_BEHIND, behind(5n, false)),
     fault('eth_blockNumber one block above the head latest names', LATEST_NOT_BEHIND, (req, res) => (req.method === 'eth_blockNumber' && typeof res.result === 'string' ? { ...res, result: bumped(res.result, 1n) } : res)),
+    // eth_getBlockByNumber stays current here: the catalogue's lock holds the standing chain's top blocks, and a lock
+    // not found by number is refused before any check (test/conformance/latest-fresh.test.ts hides it too, with discovery).
+    fault('eth_getBlockReceipts and eth_getTransactionByBlockNumberAndIndex by number of the newest 5 blocks null, latest and by hash current', HEAD_BY_NUMBER, byNumberHidesNewest(5n, false)),
+    fault('block receipts by hash of the newest 3 blocks: an older block\'s receipts', [`${M.blockReceipts}/head-served`], olderReceiptsByHash(3n)),
+    fault('transactions and receipts by hash of the newest 5 blocks null (not indexed yet)', HEAD_BY_TX_HASH, freshTxsNull(5n)),
   ];
+}
+
+/** The head-served checks of the lookups by number, and of those by transaction hash. */
+export const HEAD_BY_NUMBER = [M.blockReceipts, M.txIdx].map((m) => `${m}/head-served`);
+export const HEAD_BY_TX_HASH = [M.tx, M.receipt].map((m) => `${m}/head-served`);
+const chainHead = async (ctx: FaultContext) => BigInt(String((await ctx.upstream('eth_blockNumber', [])).result));
+
+/**
+ * Lookups by an explicit number of the newest `n` blocks answer null (an index lagging the head); latest and by hash
+ * current. `blocks`: eth_getBlockByNumber too.
+ */
+export function byNumberHidesNewest(n: bigint, blocks: boolean): NonNullable<Fault['rewrite']> {
+  const byNumber = new Set([...(blocks ? ['eth_getBlockByNumber'] : []), M.blockReceipts, M.txIdx, M.uncleN]);
+  return async (req, res, ctx) => {
+    const asked = byNumber.has(req.method) ? paramBlock(req.params[0]) : undefined;
+    return asked !== undefined && asked > (await chainHead(ctx)) - n ? { ...res, result: null } : res;
+  };
+}
+
+/** eth_getBlockReceipts by the hash of one of the newest `n` blocks answers the receipts of block head-n. */
+export function olderReceiptsByHash(n: bigint): NonNullable<Fault['rewrite']> {
+  return async (req, res, ctx) => {
+    const named = resultBlock(req.method, res.result);
+    if (req.method !== M.blockReceipts || String(req.params[0]).length !== 66 || named === undefined) return res;
+    const head = await chainHead(ctx);
+    return named > head - n ? { ...res, result: (await ctx.upstream(M.blockReceipts, [toQuantity(head - n)])).result } : res;
+  };
+}
+
+/** eth_getTransactionByHash and eth_getTransactionReceipt of a transaction in one of the newest `n` blocks answer null. */
+export function freshTxsNull(n: bigint): NonNullable<Fault['rewrite']> {
+  return async (req, res, ctx) => {
+    const named = req.method === M.tx || req.method === M.receipt ? resultBlock(req.method, res.result) : undefined;
+    return named !== undefined && named > (await chainHead(ctx)) - n ? { ...res, result: null } : res;
+  };
 }
 
 /**

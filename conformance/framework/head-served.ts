@@ -1,0 +1,105 @@
+// §1 block tag: a block `latest` names is published, so it is served: by its number, by its hash, its transactions and
+// receipts, each naming that block. The settled targets are old, so a provider that serves the newest blocks wrongly
+// (null by number while `latest` names them, or the receipts of an older block by hash) passes every check on them:
+// these read the head itself (issue 22, red team items 3 and 5).
+//
+// Race-safe: a block `latest` named never stops being served unless a reorg replaced it. A wrong answer is read again
+// LATEST_GRACE_MS later (an honest balancer may serve N-1 for a moment after publishing N); the check fails only when it
+// is still wrong then, and is inconclusive when the block at that number by then has another hash (a reorg explains it).
+import { isObject, q, toQuantity } from '../../core/hex.ts';
+import { resultOf } from '../../core/node/rpc-client.ts';
+import type { CheckContext, MethodSuite } from './check.ts';
+import type { Section } from './clause.ts';
+import type { Tie } from './fields.ts';
+import { readHead, type HeadBlock } from './head.ts';
+import { LATEST_GRACE_MS } from './latest-fresh.ts';
+
+/** How far below the head a block holding a transaction is looked for (parent by parent), when the head holds none. */
+const BACK_MAX = 16;
+/** How many of the block's transactions are read (each a few calls). */
+const TXS_READ = 3;
+
+/** The block judged: the head latest named, or its newest ancestor holding a transaction. */
+export interface FreshBlock {
+  number: bigint;
+  hash: string;
+  transactions: string[];
+}
+
+/** Reads this method makes of the block; each wrong answer is one line naming the call and what was wrong. */
+export type Probe = (t: CheckContext, block: FreshBlock) => Promise<string[]>;
+
+/**
+ * Adds `<method>/head-served`: the block latest names (the higher of two head reads; its newest ancestor holding a
+ * transaction when `needsTx` and it holds none) is served by this method as `what` says, every answer naming it.
+ */
+export function headServed(suite: MethodSuite, section: Section, what: string, ties: Tie[], probe: Probe): void {
+  suite.check(
+    {
+      id: `${suite.method}/head-served`,
+      clause: [{ section: '1', part: 'block tag' }, { section }],
+      layer: 'spec',
+      title: `the head block latest names (or its newest ancestor holding a transaction) is served: ${what}; a wrong answer is read again ${LATEST_GRACE_MS / 1000} s later before it fails, and is inconclusive when a reorg replaced the block`,
+      covers: ['tag:latest'],
+      ties: ['tag.latest', ...ties],
+    },
+    async (t) => {
+      const block = await freshBlock(t);
+      const wrong = await probe(t, block);
+      if (wrong.length === 0) return;
+      await new Promise((r) => setTimeout(r, LATEST_GRACE_MS));
+      const now = await lookup(t, 'eth_getBlockByNumber', [toQuantity(block.number), false]);
+      if (isObject(now) && typeof now['hash'] === 'string' && now['hash'] !== block.hash) {
+        return t.inconclusive(`block ${block.number} (${block.hash}) was replaced by ${now['hash']} (a reorg) while it was read: ${wrong[0]}`);
+      }
+      const still = await probe(t, block);
+      const first = still[0];
+      if (first === undefined) return t.note(`block ${block.number} was served wrongly for a moment (${wrong[0]}), and right ${LATEST_GRACE_MS / 1000} s later`);
+      t.fail(`block ${block.number} (${block.hash}), which latest named, is not served right ${LATEST_GRACE_MS / 1000} s after it was first read: ${first}${still.length > 1 ? ` (also: ${still.slice(1).join('; ')})` : ''}`, { pointer: '/result' });
+    },
+    // This builder composes the id from the suite's method: the catalogue names this file.
+    'conformance/framework/head-served.ts',
+  );
+}
+
+/** The higher of two head reads (a balancer alternating backends shows its freshest on one), or its newest ancestor with a transaction. */
+async function freshBlock(t: CheckContext): Promise<FreshBlock> {
+  const [one, two] = [await readHead(t), await readHead(t)];
+  const head = (q(two.number) ?? 0n) > (q(one.number) ?? 0n) ? two : one;
+  let block: HeadBlock | undefined = head;
+  for (let back = 0; back <= BACK_MAX && block; back++) {
+    const number = q(block.number);
+    if (number === undefined) return t.inconclusive(`eth_getBlockByNumber("latest") named no block number (${JSON.stringify(block.number)})`);
+    const txs = block.transactions.filter((x): x is string => typeof x === 'string');
+    if (txs.length > 0) {
+      if (back > 0) t.note(`the head ${q(head.number)} held no transaction: judged block ${number}, ${back} below it`);
+      return { number, hash: block.hash, transactions: txs };
+    }
+    const parent: unknown = await lookup(t, 'eth_getBlockByHash', [(block as unknown as Record<string, unknown>)['parentHash'], false]);
+    block = isObject(parent) && typeof parent['hash'] === 'string' && Array.isArray(parent['transactions']) ? (parent as unknown as HeadBlock) : undefined;
+  }
+  return t.inconclusive(`no block holding a transaction within ${BACK_MAX} blocks of the head ${q(head.number)}: nothing fresh to read`);
+}
+
+/** A call's result, or the error it answered as text (a wrong answer here, never a reason to stop). */
+export async function lookup(t: CheckContext, method: string, params: unknown[]): Promise<unknown> {
+  const ex = await t.exchange(method, params, { fresh: true });
+  try {
+    return resultOf<unknown>(ex);
+  } catch (err) {
+    return { error: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/** What is wrong with an object that must name `block` (its blockHash and blockNumber) and `field` = `value`; undefined when right. */
+export function misplaced(call: string, answer: unknown, block: FreshBlock, field: string, value: string): string | undefined {
+  if (!isObject(answer)) return `${call} answered ${answer === null ? 'null' : JSON.stringify(answer).slice(0, 120)}`;
+  if ('error' in answer && !(field in answer)) return `${call} answered an error: ${String(answer['error'])}`;
+  if (answer[field] !== value) return `${call} answered ${field} ${String(answer[field])}, not ${value}`;
+  if (answer['blockHash'] !== block.hash) return `${call} answered blockHash ${String(answer['blockHash'])} (block ${q(String(answer['blockNumber']))}), not ${block.hash}`;
+  if (q(String(answer['blockNumber'])) !== block.number) return `${call} answered blockNumber ${String(answer['blockNumber'])}, not ${toQuantity(block.number)}`;
+  return undefined;
+}
+
+/** The first transactions of the block (at most TXS_READ), with their index. */
+export const readTxs = (block: FreshBlock) => block.transactions.slice(0, TXS_READ).map((hash, i) => ({ hash, i }));

@@ -8,10 +8,13 @@ import { startDevnet, type Devnet } from '../../devnet/index.ts';
 import { runConformance, type RunResult } from '../../conformance/framework/runner.ts';
 import { allSuites } from '../../conformance/methods.ts';
 import { type Fault, FaultProxy } from '../support/fault-proxy.ts';
-import { behind, roundRobin } from '../support/faults.ts';
+import { behind, byNumberHidesNewest, freshTxsNull, HEAD_BY_NUMBER, HEAD_BY_TX_HASH, olderReceiptsByHash, roundRobin } from '../support/faults.ts';
 
 const METHODS = ['eth_getBlockReceipts', 'eth_getTransactionByBlockNumberAndIndex', 'eth_getUncleByBlockNumberAndIndex'];
 const IDS = METHODS.map((m) => `${m}/latest-not-behind`);
+/** The head read by number, by hash and through its transactions (head-served.ts). */
+const HEAD_IDS = [...HEAD_BY_NUMBER, ...HEAD_BY_TX_HASH];
+const HEAD_METHODS = HEAD_IDS.map((id) => id.split('/')[0]!);
 const byId = (r: RunResult, id: string) => r.checks.find((c) => c.id === id);
 const verdicts = (r: RunResult, ids: string[]) => Object.fromEntries(ids.map((id) => [id, byId(r, id)?.verdict]));
 
@@ -27,9 +30,9 @@ describe('latest-not-behind: latest judged against what the endpoint serves by h
     return body.result as T;
   };
   /** Discovery runs through the proxy, as `rpc-certify conformance --url` would: no lock, no reference. */
-  const run = (fault?: Fault, methods: string[] | undefined = METHODS) => {
+  const run = (fault?: Fault, methods: string[] | 'all' = METHODS) => {
     proxy.fault = fault;
-    return runConformance({ suites: allSuites, url: proxy.url, ...(methods ? { methods } : {}), fixtures: [{ targets: { reverts: devnet.seed.reverts }, source: 'seed' }] });
+    return runConformance({ suites: allSuites, url: proxy.url, ...(methods !== 'all' ? { methods } : {}), fixtures: [{ targets: { reverts: devnet.seed.reverts }, source: 'seed' }] });
   };
   const fault = (name: string, rewrite: Fault['rewrite']): Fault => ({ name, kills: IDS, rewrite });
 
@@ -51,9 +54,37 @@ describe('latest-not-behind: latest judged against what the endpoint serves by h
   });
 
   it('the clean embedded default passes, with no wait for the grace', async function () {
-    const r = await run();
-    expect(verdicts(r, IDS)).to.deep.equal(Object.fromEntries(IDS.map((id) => [id, 'pass'])));
-    for (const id of IDS) expect(byId(r, id)?.note, id).to.equal(undefined);
+    const r = await run(undefined, [...new Set([...METHODS, ...HEAD_METHODS])]);
+    expect(verdicts(r, [...IDS, ...HEAD_IDS])).to.deep.equal(Object.fromEntries([...IDS, ...HEAD_IDS].map((id) => [id, 'pass'])));
+    for (const id of [...IDS, ...HEAD_IDS]) expect(byId(r, id)?.note, id).to.equal(undefined);
+  });
+
+  /** Every fatal failure of a run but the head-served checks': before those checks, the run passed. */
+  const otherFailures = (r: RunResult) => r.checks.filter((c) => c.verdict === 'fail' && c.layer !== 'advisory' && !HEAD_IDS.includes(c.id)).map((c) => `${c.id}: ${c.reason}`);
+  const headRun = (name: string, rewrite: Fault['rewrite']) => run({ name, kills: HEAD_IDS, rewrite }, [...new Set([...METHODS, ...HEAD_METHODS])]);
+
+  it('lookups by number of the newest 5 blocks null, latest and by hash current (red team `bynumber 5`): head-served fails by number, naming the null; nothing else did', async function () {
+    const r = await headRun('by number null for the newest 5', byNumberHidesNewest(5n, true));
+    expect(verdicts(r, HEAD_BY_NUMBER)).to.deep.equal(Object.fromEntries(HEAD_BY_NUMBER.map((id) => [id, 'fail'])));
+    expect(byId(r, 'eth_getBlockReceipts/head-served')?.reason).to.match(new RegExp(`^block ${head} \\(0x[0-9a-f]{64}\\), which latest named, is not served right 2 s after it was first read: eth_getBlockReceipts\\(${toQuantity(head)}\\) answered null`));
+    expect(byId(r, 'eth_getTransactionByBlockNumberAndIndex/head-served')?.reason).to.include(`eth_getTransactionByBlockNumberAndIndex(${toQuantity(head)}, 0x0) answered null`);
+    expect(verdicts(r, HEAD_BY_TX_HASH)).to.deep.equal(Object.fromEntries(HEAD_BY_TX_HASH.map((id) => [id, 'pass'])));
+    expect(otherFailures(r)).to.deep.equal([]);
+  });
+
+  it('eth_getBlockReceipts by hash of the newest 3 blocks answering an older block\'s receipts (red team `older-receipts-byhash 3`): head-served fails, naming the blockHash; nothing else did', async function () {
+    const r = await headRun('older receipts by hash', olderReceiptsByHash(3n));
+    expect(byId(r, 'eth_getBlockReceipts/head-served')?.verdict).to.equal('fail');
+    expect(byId(r, 'eth_getBlockReceipts/head-served')?.reason).to.match(new RegExp(`: eth_getBlockReceipts\\(0x[0-9a-f]{64}\\) receipt 0 answered (transactionHash|blockHash) 0x[0-9a-f]+`));
+    expect(otherFailures(r)).to.deep.equal([]);
+  });
+
+  // Here discovery takes the standing chain's newest blocks as targets, so the settled checks see it too; on a moving
+  // chain the targets are older than the blocks such an index lacks, and only head-served reads those.
+  it('transactions and receipts of the newest 5 blocks not found by hash (an index behind the head): head-served fails for both', async function () {
+    const r = await headRun('fresh transactions null', freshTxsNull(5n));
+    expect(verdicts(r, HEAD_BY_TX_HASH)).to.deep.equal(Object.fromEntries(HEAD_BY_TX_HASH.map((id) => [id, 'fail'])));
+    for (const id of HEAD_BY_TX_HASH) expect(byId(r, id)?.reason, id).to.match(new RegExp(`^block ${head} .*: ${id.split('/')[0]}\\(0x[0-9a-f]{64}\\) answered null`));
   });
 
   it('latest and eth_blockNumber 5 blocks behind, lookups by hash current: each fails, naming the block served by hash and the head latest names; latest-is-head cannot see it', async function () {
@@ -132,7 +163,7 @@ describe('latest-not-behind: latest judged against what the endpoint serves by h
     try {
       for (let i = 1; i <= 3; i++) {
         const before = BigInt(await rpc<string>('eth_blockNumber'));
-        const r = await run(undefined, mining === 'interval' ? undefined : METHODS);
+        const r = await run(undefined, mining === 'interval' ? 'all' : [...new Set([...METHODS, ...HEAD_METHODS])]);
         const after = BigInt(await rpc<string>('eth_blockNumber'));
         for (let n = before + 1n; n <= after; n++) mined += (await rpc<{ transactions: string[] }>('eth_getBlockByNumber', [toQuantity(n), false])).transactions.length;
         moved += Number(after - before);
@@ -142,6 +173,8 @@ describe('latest-not-behind: latest judged against what the endpoint serves by h
         // eth_blockNumber against latest cannot be judged: inconclusive, never a failure. By then the reads after the
         // lookups by hash were judged (a lag found there stands as a failure whatever stops the check).
         else for (const id of IDS) expect(`${byId(r, id)?.verdict}: ${byId(r, id)?.reason ?? ''}`, said).to.match(/^(pass: |inconclusive: the head moved during each of 3 attempts$)/);
+        // The head read by number and through its transactions: a block latest named is served, however fast the chain moves.
+        expect(verdicts(r, HEAD_IDS), `${said}; ${HEAD_IDS.map((id) => `${byId(r, id)?.verdict}: ${byId(r, id)?.reason ?? ''}`).join('; ')}`).to.deep.equal(Object.fromEntries(HEAD_IDS.map((id) => [id, 'pass'])));
         movedInside += IDS.filter((id) => headsSeen(r, id) > 1).length;
       }
       // A run of the suite takes about as long as a block at 1 s: the chain moves across the runs, if not in each.

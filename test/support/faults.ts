@@ -276,7 +276,7 @@ export function byNumberHidesNewest(n: bigint, blocks: boolean): NonNullable<Fau
   const byNumber = new Set([...(blocks ? ['eth_getBlockByNumber'] : []), M.blockReceipts, M.txIdx, M.uncleN]);
   return async (req, res, ctx) => {
     const asked = byNumber.has(req.method) ? paramBlock(req.params[0]) : undefined;
-    return asked !== undefined && asked > (await chainHead(ctx)) - n ? { ...res, result: null } : res;
+    return asked !== undefined && 'result' in res && asked > (await chainHead(ctx)) - n ? { ...res, result: null } : res;
   };
 }
 

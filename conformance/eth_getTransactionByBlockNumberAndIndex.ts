@@ -7,7 +7,7 @@ import { fieldDiffs } from '../core/invariants/compare.ts';
 import { expectSameFields, NO_TX_JUDGED, placedTxs, SAMPLE } from './framework/invariant-checks.ts';
 import { atHead } from './framework/head.ts';
 import { fieldsOf } from './framework/fields.ts';
-import { latestNotBehind } from './framework/latest-fresh.ts';
+import { APART, latestNotBehind } from './framework/latest-fresh.ts';
 import { headServed, lookup, misplaced, readTxs } from './framework/head-served.ts';
 
 type Tx = Record<string, unknown> & { hash: string; transactionIndex: string | null; blockNumber: string | null; blockHash: string | null };
@@ -61,7 +61,7 @@ suite.check(
 );
 
 latestNotBehind(suite, '4.5', 'this method\'s latest at index 0 (its transaction\'s blockNumber)', ['transaction.blockNumber'], async (t) => {
-  const tx = await t.result<Tx | null>(suite.method, ['latest', '0x0'], { fresh: true });
+  const tx = await t.result<Tx | null>(suite.method, ['latest', '0x0'], APART);
   return { number: isObject(tx) ? tx.blockNumber : undefined, what: `${suite.method}("latest", "0x0")` };
 });
 

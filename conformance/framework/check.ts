@@ -200,15 +200,15 @@ export class CheckContext {
 
   /**
    * A raw exchange, recorded as evidence. `fresh` skips the run-wide memo (for head-dependent calls); `due` marks a
-   * well-formed call that is owed a result.
+   * well-formed call that is owed a result; `apart` (fresh only) sends it over a new connection of its own.
    */
-  async exchange(method: string, params: unknown[], opts: { fresh?: boolean; due?: boolean } = {}): Promise<Exchange> {
+  async exchange(method: string, params: unknown[], opts: { fresh?: boolean; due?: boolean; apart?: boolean } = {}): Promise<Exchange> {
     let pending: Promise<Exchange>;
     const key = JSON.stringify([method, params]);
     const known = opts.fresh ? undefined : this.state.memo.get(key);
     if (known) pending = known;
     else {
-      pending = this.state.client.exchange(method, params);
+      pending = this.state.client.exchange(method, params, { apart: opts.fresh === true && opts.apart === true });
       if (!opts.fresh) this.state.memo.set(key, pending);
     }
     const ex = await pending;
@@ -263,7 +263,7 @@ export class CheckContext {
    * The result of a call that must succeed. A transport fault makes the check inconclusive (the
    * endpoint could not be tested); a JSON-RPC error where a result was due is a failure.
    */
-  async result<T = unknown>(method: string, params: unknown[], opts: { fresh?: boolean } = {}): Promise<T> {
+  async result<T = unknown>(method: string, params: unknown[], opts: { fresh?: boolean; apart?: boolean } = {}): Promise<T> {
     const ex = await this.exchange(method, params, { ...opts, due: true });
     this.windowDoubt = undefined;
     try {

@@ -3,6 +3,9 @@
 // (null by number while `latest` names them, or the receipts of an older block by hash) passes every check on them:
 // these read the head itself (issue 22, red team items 3 and 5).
 //
+// Every read goes over a new connection (APART), and the probe reads twice: a balancer pinning each connection to one
+// backend is met on two of them, not judged through one.
+//
 // Race-safe: a block `latest` named never stops being served unless a reorg replaced it. A wrong answer is read again
 // LATEST_GRACE_MS later (an honest balancer may serve N-1 for a moment after publishing N); the check fails only when it
 // is still wrong then, and is inconclusive when the block at that number by then has another hash (a reorg explains it).
@@ -12,12 +15,14 @@ import type { CheckContext, MethodSuite } from './check.ts';
 import type { Section } from './clause.ts';
 import type { Tie } from './fields.ts';
 import { readHead, type HeadBlock } from './head.ts';
-import { LATEST_GRACE_MS } from './latest-fresh.ts';
+import { APART, LATEST_GRACE_MS } from './latest-fresh.ts';
 
 /** How far below the head a block holding a transaction is looked for (parent by parent), when the head holds none. */
 const BACK_MAX = 16;
 /** How many of the block's transactions are read (each a few calls). */
 const TXS_READ = 3;
+/** How many times the probe reads, each call over a new connection: a balancer pinning connections to backends meets two. */
+const PASSES = 2;
 
 /** The block judged: the head latest named, or its newest ancestor holding a transaction. */
 export interface FreshBlock {
@@ -45,14 +50,14 @@ export function headServed(suite: MethodSuite, section: Section, what: string, t
     },
     async (t) => {
       const block = await freshBlock(t);
-      const wrong = await probe(t, block);
+      const wrong = await passes(t, probe, block);
       if (wrong.length === 0) return;
       await new Promise((r) => setTimeout(r, LATEST_GRACE_MS));
       const now = await lookup(t, 'eth_getBlockByNumber', [toQuantity(block.number), false]);
       if (isObject(now) && typeof now['hash'] === 'string' && now['hash'] !== block.hash) {
         return t.inconclusive(`block ${block.number} (${block.hash}) was replaced by ${now['hash']} (a reorg) while it was read: ${wrong[0]}`);
       }
-      const still = await probe(t, block);
+      const still = await passes(t, probe, block);
       const first = still[0];
       if (first === undefined) return t.note(`block ${block.number} was served wrongly for a moment (${wrong[0]}), and right ${LATEST_GRACE_MS / 1000} s later`);
       t.fail(`block ${block.number} (${block.hash}), which latest named, is not served right ${LATEST_GRACE_MS / 1000} s after it was first read: ${first}${still.length > 1 ? ` (also: ${still.slice(1).join('; ')})` : ''}`, { pointer: '/result' });
@@ -62,9 +67,16 @@ export function headServed(suite: MethodSuite, section: Section, what: string, t
   );
 }
 
+/** The wrong answers of PASSES probes, each distinct one once. */
+async function passes(t: CheckContext, probe: Probe, block: FreshBlock): Promise<string[]> {
+  const wrong = new Set<string>();
+  for (let pass = 0; pass < PASSES; pass++) for (const w of await probe(t, block)) wrong.add(w);
+  return [...wrong];
+}
+
 /** The higher of two head reads (a balancer alternating backends shows its freshest on one), or its newest ancestor with a transaction. */
 async function freshBlock(t: CheckContext): Promise<FreshBlock> {
-  const [one, two] = [await readHead(t), await readHead(t)];
+  const [one, two] = [await readHead(t, true), await readHead(t, true)];
   const head = (q(two.number) ?? 0n) > (q(one.number) ?? 0n) ? two : one;
   let block: HeadBlock | undefined = head;
   for (let back = 0; back <= BACK_MAX && block; back++) {
@@ -83,7 +95,7 @@ async function freshBlock(t: CheckContext): Promise<FreshBlock> {
 
 /** A call's result, or the error it answered as text (a wrong answer here, never a reason to stop). */
 export async function lookup(t: CheckContext, method: string, params: unknown[]): Promise<unknown> {
-  const ex = await t.exchange(method, params, { fresh: true });
+  const ex = await t.exchange(method, params, APART);
   try {
     return resultOf<unknown>(ex);
   } catch (err) {

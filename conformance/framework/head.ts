@@ -18,8 +18,9 @@ const HERE = 'conformance/framework/head.ts';
 
 const ATTEMPTS = 3;
 
-export async function readHead(t: CheckContext): Promise<HeadBlock> {
-  const head = await t.result<HeadBlock | null>('eth_getBlockByNumber', ['latest', false], { fresh: true });
+/** The block latest names; `apart`: read over a new connection (head-served.ts, latest-fresh.ts). */
+export async function readHead(t: CheckContext, apart = false): Promise<HeadBlock> {
+  const head = await t.result<HeadBlock | null>('eth_getBlockByNumber', ['latest', false], { fresh: true, apart });
   if (!isObject(head) || typeof head.hash !== 'string' || !Array.isArray(head.transactions) || !Array.isArray(head.uncles)) {
     return t.inconclusive('eth_getBlockByNumber("latest") gave no usable head block to compare with');
   }

@@ -15,6 +15,11 @@ import { resultOf } from '../../core/node/rpc-client.ts';
 
 /** How long a head read may stay below a block already served by hash before it is a stale `latest`. */
 export const LATEST_GRACE_MS = 2_000;
+/**
+ * How the probes here and in head-served.ts read: fresh, each over a new connection, so that a balancer pinning each
+ * connection to one backend (an L4 balancer) is met on several of them, not judged through one.
+ */
+export const APART = { fresh: true, apart: true } as const;
 /** How far above the head `latest` names the blocks served by number are looked for (doubling, then halving). */
 const ABOVE_MAX = 1024n;
 
@@ -51,7 +56,7 @@ export function latestNotBehind(suite: MethodSuite, section: Section, answer: st
 
 async function notBehindByHash(t: CheckContext, own: OwnLatest): Promise<void> {
   // The higher of two head reads: a balancer alternating between backends shows its freshest on one of them.
-  const [one, two] = [await readHead(t), await readHead(t)];
+  const [one, two] = [await readHead(t, true), await readHead(t, true)];
   const start = headNumber(t, two) > headNumber(t, one) ? two : one;
   const served = await servedByHash(t, start);
   const top = served.reduce<Seen | undefined>((a, s) => (a === undefined || s.number > a.number ? s : a), undefined);
@@ -152,17 +157,17 @@ async function laterReads(t: CheckContext, own: OwnLatest): Promise<Seen[]> {
   const mine = await own(t);
   const n = typeof mine.number === 'string' ? q(mine.number) : undefined;
   if (n !== undefined) reads.push({ number: n, what: mine.what });
-  const reported = await t.result<unknown>('eth_blockNumber', [], { fresh: true });
+  const reported = await t.result<unknown>('eth_blockNumber', [], APART);
   const bn = typeof reported === 'string' ? q(reported) : undefined;
   if (bn !== undefined) reads.push({ number: bn, what: 'eth_blockNumber' });
-  const head = await readHead(t);
+  const head = await readHead(t, true);
   reads.push({ number: headNumber(t, head), what: 'eth_getBlockByNumber("latest")' });
   return reads;
 }
 
 /** A lookup the probe makes: its result, or undefined for an error or an unusable answer (other checks judge those). */
 async function lookup(t: CheckContext, method: string, params: unknown[]): Promise<unknown> {
-  const ex = await t.exchange(method, params, { fresh: true });
+  const ex = await t.exchange(method, params, APART);
   try {
     return resultOf<unknown>(ex);
   } catch {

@@ -84,6 +84,8 @@ export class RpcClient {
   private active = 0;
   private readonly waiting: Array<() => void> = [];
   private readonly agent: Agent;
+  /** For calls made over a connection of their own (`apart`): never kept alive, so each opens a new one. */
+  private readonly apartAgent: Agent;
   private readonly timeoutMs: number;
   private readonly concurrency: number;
   private readonly maxBodyBytes: number;
@@ -111,14 +113,19 @@ export class RpcClient {
     this.noAnswerLimit = opts.noAnswerLimit ?? Infinity;
     this.onAnswer = opts.onAnswer;
     const isHttps = new URL(opts.url).protocol === 'https:';
-    this.agent = isHttps ? new HttpsAgent({ keepAlive: true, maxSockets: this.concurrency, ...(opts.ca ? { ca: opts.ca } : {}) }) : new Agent({ keepAlive: true, maxSockets: this.concurrency });
+    const agent = (keepAlive: boolean) => (isHttps ? new HttpsAgent({ keepAlive, maxSockets: this.concurrency, ...(opts.ca ? { ca: opts.ca } : {}) }) : new Agent({ keepAlive, maxSockets: this.concurrency }));
+    this.agent = agent(true);
+    this.apartAgent = agent(false);
   }
 
-  /** One call; the response's envelope is not judged here (checks do that), only transport. */
-  async exchange(method: string, params: unknown[]): Promise<Exchange> {
+  /**
+   * One call; the response's envelope is not judged here (checks do that), only transport. `apart`: over a new
+   * connection, closed after it (a balancer that pins each connection to one backend is met on another one).
+   */
+  async exchange(method: string, params: unknown[], opts: { apart?: boolean } = {}): Promise<Exchange> {
     const req = { jsonrpc: '2.0' as const, id: this.nextId++, method, params };
     const askedAt = performance.now();
-    const ex = await this.send(req, JSON.stringify(req), method);
+    const ex = await this.send(req, JSON.stringify(req), method, opts.apart === true);
     this.onAnswer?.(ex, askedAt, performance.now());
     return ex;
   }
@@ -140,10 +147,11 @@ export class RpcClient {
 
   close(): void {
     this.agent.destroy();
+    this.apartAgent.destroy();
   }
 
   /** `method`: a well-formed call of it, counted for noAnswerLimit (a raw body the endpoint may rightly ignore is not). */
-  private async send(reqForEvidence: Exchange['request'], body: string, method?: string): Promise<Exchange> {
+  private async send(reqForEvidence: Exchange['request'], body: string, method?: string, apart = false): Promise<Exchange> {
     const missed = method === undefined ? 0 : (this.silent.get(method) ?? 0);
     if (missed >= this.noAnswerLimit) {
       return { request: reqForEvidence, durationMs: 0, fault: 'timeout', faultDetail: `not sent: ${method} gave no answer to its last ${missed} calls` };
@@ -153,7 +161,7 @@ export class RpcClient {
       // A 429 is retried politely, as a user would expect: bounded, after the wait the server asked for.
       for (let attempt = 0; ; attempt++) {
         this.requestCount++;
-        const ex = await this.post(reqForEvidence, body);
+        const ex = await this.post(reqForEvidence, body, apart);
         if (method !== undefined && ex.fault !== 'interrupted') this.silent.set(method, ex.fault === 'timeout' || ex.fault === 'unreachable' ? (this.silent.get(method) ?? 0) + 1 : 0);
         const wait = ex.retryAfterS ?? 1;
         if (ex.fault !== 'rate-limited' || attempt >= this.retries429 || wait > this.maxRetryWaitS || this.signal?.aborted) return ex;
@@ -164,7 +172,7 @@ export class RpcClient {
     }
   }
 
-  private post(reqForEvidence: Exchange['request'], body: string): Promise<Exchange> {
+  private post(reqForEvidence: Exchange['request'], body: string, apart = false): Promise<Exchange> {
     const started = performance.now();
     const url = new URL(this.url);
     const send = url.protocol === 'https:' ? httpsRequest : request;
@@ -183,7 +191,7 @@ export class RpcClient {
         done(stopped());
         req.destroy();
       };
-      const req = send(url, { method: 'POST', agent: this.agent, headers: { ...this.headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
+      const req = send(url, { method: 'POST', agent: apart ? this.apartAgent : this.agent, headers: { ...this.headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
         res.on('data', (chunk: Buffer) => {

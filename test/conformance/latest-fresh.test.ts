@@ -8,7 +8,7 @@ import { startDevnet, type Devnet } from '../../devnet/index.ts';
 import { runConformance, type RunResult } from '../../conformance/framework/runner.ts';
 import { allSuites } from '../../conformance/methods.ts';
 import { type Fault, FaultProxy } from '../support/fault-proxy.ts';
-import { behind, byNumberHidesNewest, freshTxsNull, HEAD_BY_NUMBER, HEAD_BY_TX_HASH, olderReceiptsByHash, roundRobin } from '../support/faults.ts';
+import { behind, byNumberHidesNewest, freshTxsNull, HEAD_BY_NUMBER, HEAD_BY_TX_HASH, olderReceiptsByHash, roundRobin, sticky } from '../support/faults.ts';
 
 const METHODS = ['eth_getBlockReceipts', 'eth_getTransactionByBlockNumberAndIndex', 'eth_getUncleByBlockNumberAndIndex'];
 const IDS = METHODS.map((m) => `${m}/latest-not-behind`);
@@ -105,6 +105,15 @@ describe('latest-not-behind: latest judged against what the endpoint serves by h
     const r = await run(fault('round robin, one backend 3 behind', roundRobin(3n)));
     expect(verdicts(r, IDS)).to.deep.equal(Object.fromEntries(IDS.map((id) => [id, 'fail'])));
     for (const id of IDS) expect(byId(r, id)?.reason, id).to.match(new RegExp(`^latest is \\d block\\(s\\) behind what the endpoint serves by hash: it served .* in block (${head}|${head - 1n}|${head - 2n}), and 2 s later .* named block ${head - 3n} as the head`));
+  });
+
+  it('a connection-pinned (L4) balancer over a fresh backend and one 3 blocks behind (red team `sticky`) fails latest-not-behind and head-served run after run: their reads go over connections of their own', async function () {
+    for (let i = 1; i <= 3; i++) {
+      const r = await run(fault('sticky, one backend 3 behind', sticky(3n)), [...new Set([...METHODS, ...HEAD_METHODS])]);
+      const all = [...IDS, ...HEAD_IDS];
+      expect(verdicts(r, all), `run ${i}: ${all.map((id) => `${id}: ${byId(r, id)?.reason ?? ''}`).join('; ')}`).to.deep.equal(Object.fromEntries(all.map((id) => [id, 'fail'])));
+      for (const id of HEAD_IDS) expect(byId(r, id)?.reason, id).to.match(new RegExp(`^block ${head} \\(0x[0-9a-f]{64}\\), which latest named, is not served right 2 s after it was first read: .* answered null`));
+    }
   });
 
   it('eth_blockNumber one block ahead of the head latest names fails each, bracketed', async function () {

@@ -52,6 +52,8 @@ export interface Fault {
 export interface FaultContext {
   /** Sends a call to the gateway behind the proxy (e.g. to cause a side effect). */
   upstream(method: string, params: unknown[]): Promise<RpcResponse>;
+  /** Which TCP connection the call came over, counted from 0 in the order they were opened (a connection-pinned balancer). */
+  connection: number;
 }
 
 export interface Synthetic {
@@ -62,6 +64,9 @@ export class FaultProxy {
   fault: Fault | undefined;
   synthetic: Synthetic | undefined;
   private server: Server | undefined;
+  /** Each connection's number, in the order they were opened. */
+  private readonly connections = new WeakMap<object, number>();
+  private opened = 0;
   url = '';
 
   static readonly KEY = 'proxy-key-0001';
@@ -76,6 +81,7 @@ export class FaultProxy {
         res.end(reply.body);
       });
     });
+    this.server.on('connection', (socket) => this.connections.set(socket, this.opened++));
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v3/${FaultProxy.KEY}`;
   }
@@ -85,7 +91,7 @@ export class FaultProxy {
     await new Promise<void>((resolve) => this.server?.close(() => resolve()));
   }
 
-  readonly ctx: FaultContext = { upstream: (method, params) => this.forward({ jsonrpc: '2.0', id: 1, method, params }) };
+  readonly ctx: FaultContext = { upstream: (method, params) => this.forward({ jsonrpc: '2.0', id: 1, method, params }), connection: 0 };
 
   private async handle(req: IncomingMessage): Promise<RawReply | Stall> {
     const chunks: Buffer[] = [];
@@ -106,14 +112,15 @@ export class FaultProxy {
     const stalled = this.fault?.stall?.(parsed);
     if (stalled) return stalled;
     let res = await this.forward(parsed);
-    if (this.synthetic) res = await this.synthetic.rewrite(parsed, res, this.ctx);
+    const ctx: FaultContext = { ...this.ctx, connection: this.connections.get(req.socket) ?? 0 };
+    if (this.synthetic) res = await this.synthetic.rewrite(parsed, res, ctx);
     const fault = this.fault;
     // A fault written for one request shape may not understand another (a call with no params, say):
     // then it does not apply, and the answer goes out as the gateway gave it.
     try {
       const raw = fault?.raw?.(parsed, res);
       if (raw) return raw;
-      if (fault?.rewrite) res = await fault.rewrite(parsed, structuredClone(res), this.ctx);
+      if (fault?.rewrite) res = await fault.rewrite(parsed, structuredClone(res), ctx);
     } catch {
       // not applicable to this request
     }

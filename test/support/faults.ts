@@ -357,6 +357,15 @@ export function roundRobin(lag: bigint): NonNullable<Fault['rewrite']> {
   return (req, res, ctx) => (calls++ % 2 === 0 ? res : stale(req, res, ctx));
 }
 
+/**
+ * A connection-pinned (L4) balancer over the fresh chain and a backend `lag` blocks behind it (behind(lag, true)):
+ * each TCP connection is served by one of them, alternately in the order they were opened.
+ */
+export function sticky(lag: bigint): NonNullable<Fault['rewrite']> {
+  const stale = behind(lag, true);
+  return (req, res, ctx) => (ctx.connection % 2 === 0 ? res : stale(req, res, ctx));
+}
+
 /** One hex digit changed: the value keeps its shape, and everything recomputed over it changes. */
 const nibble = (h: string) => `${h.slice(0, -1)}${h.endsWith('0') ? '1' : '0'}`;
 const flipParity = (p: string) => (p === '0x0' ? '0x1' : '0x0');

@@ -10,7 +10,7 @@ import { failOnViolations, fullTxs, judgedRefs, logCount, NO_LOG_JUDGED, NO_TX_J
 import { atHead } from './framework/head.ts';
 import { COMMITTED, LOG_PLACE, PLACE } from './framework/fields.ts';
 import { APART, latestNotBehind } from './framework/latest-fresh.ts';
-import { headServed, lookup, misplaced } from './framework/head-served.ts';
+import { headServed, lookup, misplaced, notFound, type Wrong } from './framework/head-served.ts';
 
 const suite = new MethodSuite('eth_getBlockReceipts', 'conformance/eth_getBlockReceipts.ts');
 /** pending-equals-latest reads the head this many times, this far apart, for one that holds a transaction. */
@@ -94,12 +94,14 @@ latestNotBehind(suite, '4.8', 'eth_getBlockReceipts("latest") (its receipts\' bl
 });
 
 headServed(suite, '4.8', 'its receipts by number and by hash, one per transaction in order, each naming the block (blockHash and blockNumber)', ['receipt.blockHash', 'receipt.blockNumber', 'receipt.transactionHash'], async (t, block) => {
-  const wrong: string[] = [];
+  const wrong: Wrong[] = [];
   for (const param of [toQuantity(block.number), block.hash]) {
     const call = `${suite.method}(${param})`;
     const receipts = await lookup(t, suite.method, [param]);
-    if (!Array.isArray(receipts)) wrong.push(`${call} answered ${receipts === null ? 'null' : JSON.stringify(receipts).slice(0, 120)}`);
-    else if (receipts.length !== block.transactions.length) wrong.push(`${call} answered ${receipts.length} receipt(s) for ${block.transactions.length} transaction(s)`);
+    const missing = notFound(call, receipts);
+    if (missing) wrong.push(missing);
+    else if (!Array.isArray(receipts)) wrong.push({ text: `${call} answered ${JSON.stringify(receipts).slice(0, 120)}`, missing: false });
+    else if (receipts.length !== block.transactions.length) wrong.push({ text: `${call} answered ${receipts.length} receipt(s) for ${block.transactions.length} transaction(s)`, missing: false });
     else receipts.forEach((r: unknown, i) => {
       const bad = misplaced(`${call} receipt ${i}`, r, block, 'transactionHash', block.transactions[i] ?? '');
       if (bad) wrong.push(bad);

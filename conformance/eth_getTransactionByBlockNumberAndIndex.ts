@@ -8,7 +8,7 @@ import { expectSameFields, NO_TX_JUDGED, placedTxs, SAMPLE } from './framework/i
 import { atHead } from './framework/head.ts';
 import { fieldsOf } from './framework/fields.ts';
 import { APART, latestNotBehind } from './framework/latest-fresh.ts';
-import { headServed, lookup, misplaced, readTxs } from './framework/head-served.ts';
+import { headServed, lookup, misplaced, type Wrong, readTxs } from './framework/head-served.ts';
 
 type Tx = Record<string, unknown> & { hash: string; transactionIndex: string | null; blockNumber: string | null; blockHash: string | null };
 
@@ -66,7 +66,7 @@ latestNotBehind(suite, '4.5', 'this method\'s latest at index 0 (its transaction
 });
 
 headServed(suite, '4.5', 'its first transactions by the block\'s number and their index, each the block\'s transaction at that index, naming the block', ['transaction.blockHash', 'transaction.blockNumber'], async (t, block) => {
-  const wrong: string[] = [];
+  const wrong: Wrong[] = [];
   for (const { hash, i } of readTxs(block)) {
     const params = [toQuantity(block.number), toQuantity(i)];
     const bad = misplaced(`${suite.method}(${params.join(', ')})`, await lookup(t, suite.method, params), block, 'hash', hash);

@@ -5,7 +5,7 @@ import type { Json } from '../core/invariants/encoding.ts';
 import { legacyChainId, RECOMPUTABLE_TYPES, recoverSender, txHash } from '../core/invariants/tx.ts';
 import { type CheckContext, MethodSuite } from './framework/check.ts';
 import { nearHeadWindowCheck } from './framework/near-head-window.ts';
-import { headServed, lookup, misplaced, readTxs } from './framework/head-served.ts';
+import { headServed, lookup, misplaced, type Wrong, readTxs } from './framework/head-served.ts';
 import { envelopeChecks, extraFieldsCheck, nullOnMiss, nullOnZeroHash, type Shaped, UNKNOWN_HASH } from './framework/common.ts';
 import { KNOWN_TYPES } from './framework/discovery.ts';
 import { eraName, TYPE_FORK } from './framework/era.ts';
@@ -53,7 +53,7 @@ suite.check(
 nearHeadWindowCheck(suite, 'conformance/framework/near-head-window.ts');
 
 headServed(suite, '4.6', 'its first transactions by hash, each naming the block (blockHash and blockNumber)', ['transaction.blockHash', 'transaction.blockNumber'], async (t, block) => {
-  const wrong: string[] = [];
+  const wrong: Wrong[] = [];
   for (const { hash } of readTxs(block)) {
     const bad = misplaced(`${suite.method}(${hash})`, await lookup(t, suite.method, [hash]), block, 'hash', hash);
     if (bad) wrong.push(bad);

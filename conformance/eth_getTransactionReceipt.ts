@@ -5,7 +5,7 @@ import { sameAddress } from '../core/invariants/compare.ts';
 import { bigintOf, bytes, type Json, type Violation } from '../core/invariants/encoding.ts';
 import { type CheckContext, MethodSuite } from './framework/check.ts';
 import { nearHeadWindowCheck } from './framework/near-head-window.ts';
-import { headServed, lookup, misplaced, readTxs } from './framework/head-served.ts';
+import { headServed, lookup, misplaced, type Wrong, readTxs } from './framework/head-served.ts';
 import { needHistory } from './framework/history.ts';
 import { envelopeChecks, extraFieldsCheck, nullOnMiss, nullOnZeroHash, type Shaped, UNKNOWN_HASH } from './framework/common.ts';
 import { expectSameFields, failOnViolations, fullTxs, judgedRefs, logCount, NO_LOG_JUDGED, recompute, SAMPLE, TypedBlocks } from './framework/invariant-checks.ts';
@@ -37,7 +37,7 @@ for (const c of cases) {
 }
 
 headServed(suite, '4.7', 'the receipts of its first transactions by hash, each naming the block (blockHash and blockNumber)', ['receipt.blockHash', 'receipt.blockNumber', 'receipt.transactionHash'], async (t, block) => {
-  const wrong: string[] = [];
+  const wrong: Wrong[] = [];
   for (const { hash } of readTxs(block)) {
     const bad = misplaced(`${suite.method}(${hash})`, await lookup(t, suite.method, [hash]), block, 'transactionHash', hash);
     if (bad) wrong.push(bad);

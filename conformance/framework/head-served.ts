@@ -6,9 +6,10 @@
 // Every read goes over a new connection (APART), and the probe reads twice: a balancer pinning each connection to one
 // backend is met on two of them, not judged through one.
 //
-// Race-safe: a block `latest` named never stops being served unless a reorg replaced it. A wrong answer is read again
-// LATEST_GRACE_MS later (an honest balancer may serve N-1 for a moment after publishing N); the check fails only when it
-// is still wrong then, and is inconclusive when the block at that number by then has another hash (a reorg explains it).
+// Race-safe: a block `latest` named never stops being served unless a reorg replaced it. A block not found (null, an
+// error) is read again LATEST_GRACE_MS later (an honest balancer may serve N-1 for a moment after publishing N) and fails
+// only when still not found then. Another block's data (its hash, its receipts) is no lag, and fails at once. Either is
+// inconclusive when the block at that number has another hash by then (a reorg explains it).
 import { isObject, q, toQuantity } from '../../core/hex.ts';
 import { resultOf } from '../../core/node/rpc-client.ts';
 import type { CheckContext, MethodSuite } from './check.ts';
@@ -31,8 +32,14 @@ export interface FreshBlock {
   transactions: string[];
 }
 
-/** Reads this method makes of the block; each wrong answer is one line naming the call and what was wrong. */
-export type Probe = (t: CheckContext, block: FreshBlock) => Promise<string[]>;
+/** A wrong answer: the call and what was wrong; `missing` when the block or object was not found (null, an error). */
+export interface Wrong {
+  text: string;
+  missing: boolean;
+}
+
+/** Reads this method makes of the block; each wrong answer once. */
+export type Probe = (t: CheckContext, block: FreshBlock) => Promise<Wrong[]>;
 
 /**
  * Adds `<method>/head-served`: the block latest names (the higher of two head reads; its newest ancestor holding a
@@ -44,23 +51,26 @@ export function headServed(suite: MethodSuite, section: Section, what: string, t
       id: `${suite.method}/head-served`,
       clause: [{ section: '1', part: 'block tag' }, { section }],
       layer: 'spec',
-      title: `the head block latest names (or its newest ancestor holding a transaction) is served: ${what}; a wrong answer is read again ${LATEST_GRACE_MS / 1000} s later before it fails, and is inconclusive when a reorg replaced the block`,
+      title: `the head block latest names (or its newest ancestor holding a transaction) is served: ${what}, each read twice over new connections; not found is read again ${LATEST_GRACE_MS / 1000} s later before it fails, another block's data fails at once; inconclusive when a reorg replaced the block`,
       covers: ['tag:latest'],
       ties: ['tag.latest', ...ties],
     },
     async (t) => {
       const block = await freshBlock(t);
       const wrong = await passes(t, probe, block);
-      if (wrong.length === 0) return;
-      await new Promise((r) => setTimeout(r, LATEST_GRACE_MS));
-      const now = await lookup(t, 'eth_getBlockByNumber', [toQuantity(block.number), false]);
-      if (isObject(now) && typeof now['hash'] === 'string' && now['hash'] !== block.hash) {
-        return t.inconclusive(`block ${block.number} (${block.hash}) was replaced by ${now['hash']} (a reorg) while it was read: ${wrong[0]}`);
+      const first = wrong[0];
+      if (first === undefined) return;
+      const named = `block ${block.number} (${block.hash}), which latest named`;
+      const served = wrong.filter((w) => !w.missing);
+      if (served.length > 0) {
+        await notReorged(t, block, served);
+        return t.fail(`${named}, was answered with another block's data: ${list(served)}`, { pointer: '/result' });
       }
+      await new Promise((r) => setTimeout(r, LATEST_GRACE_MS));
+      await notReorged(t, block, wrong);
       const still = await passes(t, probe, block);
-      const first = still[0];
-      if (first === undefined) return t.note(`block ${block.number} was served wrongly for a moment (${wrong[0]}), and right ${LATEST_GRACE_MS / 1000} s later`);
-      t.fail(`block ${block.number} (${block.hash}), which latest named, is not served right ${LATEST_GRACE_MS / 1000} s after it was first read: ${first}${still.length > 1 ? ` (also: ${still.slice(1).join('; ')})` : ''}`, { pointer: '/result' });
+      if (still.length === 0) return t.note(`${named}, was not found for a moment (${first.text}), and was ${LATEST_GRACE_MS / 1000} s later`);
+      t.fail(`${named}, is not served right ${LATEST_GRACE_MS / 1000} s after it was first read: ${list(still)}`, { pointer: '/result' });
     },
     // This builder composes the id from the suite's method: the catalogue names this file.
     'conformance/framework/head-served.ts',
@@ -68,10 +78,20 @@ export function headServed(suite: MethodSuite, section: Section, what: string, t
 }
 
 /** The wrong answers of PASSES probes, each distinct one once. */
-async function passes(t: CheckContext, probe: Probe, block: FreshBlock): Promise<string[]> {
-  const wrong = new Set<string>();
-  for (let pass = 0; pass < PASSES; pass++) for (const w of await probe(t, block)) wrong.add(w);
-  return [...wrong];
+async function passes(t: CheckContext, probe: Probe, block: FreshBlock): Promise<Wrong[]> {
+  const wrong = new Map<string, Wrong>();
+  for (let pass = 0; pass < PASSES; pass++) for (const w of await probe(t, block)) wrong.set(w.text, w);
+  return [...wrong.values()];
+}
+
+const list = (wrong: Wrong[]) => `${wrong[0]?.text}${wrong.length > 1 ? ` (also: ${wrong.slice(1).map((w) => w.text).join('; ')})` : ''}`;
+
+/** Inconclusive when the block at the number judged now has another hash: a reorg replaced it, which explains `wrong`. */
+async function notReorged(t: CheckContext, block: FreshBlock, wrong: Wrong[]): Promise<void> {
+  const now = await lookup(t, 'eth_getBlockByNumber', [toQuantity(block.number), false]);
+  if (isObject(now) && typeof now['hash'] === 'string' && now['hash'] !== block.hash) {
+    t.inconclusive(`block ${block.number} (${block.hash}) was replaced by ${now['hash']} (a reorg) while it was read: ${list(wrong)}`);
+  }
 }
 
 /** The higher of two head reads (a balancer alternating backends shows its freshest on one), or its newest ancestor with a transaction. */
@@ -103,13 +123,22 @@ export async function lookup(t: CheckContext, method: string, params: unknown[])
   }
 }
 
+/** Not found: null, or the error lookup() turned into text. */
+export function notFound(call: string, answer: unknown): Wrong | undefined {
+  if (answer === null) return { text: `${call} answered null`, missing: true };
+  if (isObject(answer) && Object.keys(answer).length === 1 && typeof answer['error'] === 'string') return { text: `${call} answered an error: ${answer['error']}`, missing: true };
+  return undefined;
+}
+
 /** What is wrong with an object that must name `block` (its blockHash and blockNumber) and `field` = `value`; undefined when right. */
-export function misplaced(call: string, answer: unknown, block: FreshBlock, field: string, value: string): string | undefined {
-  if (!isObject(answer)) return `${call} answered ${answer === null ? 'null' : JSON.stringify(answer).slice(0, 120)}`;
-  if ('error' in answer && !(field in answer)) return `${call} answered an error: ${String(answer['error'])}`;
-  if (answer[field] !== value) return `${call} answered ${field} ${String(answer[field])}, not ${value}`;
-  if (answer['blockHash'] !== block.hash) return `${call} answered blockHash ${String(answer['blockHash'])} (block ${q(String(answer['blockNumber']))}), not ${block.hash}`;
-  if (q(String(answer['blockNumber'])) !== block.number) return `${call} answered blockNumber ${String(answer['blockNumber'])}, not ${toQuantity(block.number)}`;
+export function misplaced(call: string, answer: unknown, block: FreshBlock, field: string, value: string): Wrong | undefined {
+  const missing = notFound(call, answer);
+  if (missing) return missing;
+  const wrong = (text: string): Wrong => ({ text: `${call} answered ${text}`, missing: false });
+  if (!isObject(answer)) return wrong(JSON.stringify(answer).slice(0, 120));
+  if (answer[field] !== value) return wrong(`${field} ${String(answer[field])}, not ${value}`);
+  if (answer['blockHash'] !== block.hash) return wrong(`blockHash ${String(answer['blockHash'])} (block ${q(String(answer['blockNumber']))}), not ${block.hash}`);
+  if (q(String(answer['blockNumber'])) !== block.number) return wrong(`blockNumber ${String(answer['blockNumber'])}, not ${toQuantity(block.number)}`);
   return undefined;
 }
 

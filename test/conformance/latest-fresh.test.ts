@@ -198,6 +198,29 @@ describe('latest-not-behind: latest judged against what the endpoint serves by h
     return movedInside;
   }
 
+  it('on a chain moving a block a second, receipts by hash of the newest 3 blocks answering an older block\'s fail head-served at once (no grace: no lag answers another block; after 2 s the block is no longer among the newest 3)', async function () {
+    const [from, to] = await rpc<string[]>('eth_accounts');
+    await rpc('evm_setIntervalMining', [1]);
+    let sending = true;
+    const traffic = (async () => {
+      for (let i = 1; sending; i++) {
+        await rpc('eth_sendTransaction', [{ from, to, value: toQuantity(i) }]);
+        await new Promise((r) => setTimeout(r, 150));
+      }
+    })();
+    try {
+      const r = await run({ name: 'older receipts by hash, moving', kills: HEAD_IDS, rewrite: olderReceiptsByHash(3n) }, ['eth_getBlockReceipts']);
+      const c = byId(r, 'eth_getBlockReceipts/head-served');
+      expect(c?.verdict, c?.reason).to.equal('fail');
+      expect(c?.reason).to.match(/^block \d+ \(0x[0-9a-f]{64}\), which latest named, was answered with another block's data: eth_getBlockReceipts\(0x[0-9a-f]{64}\) receipt 0 answered (transactionHash|blockHash) 0x[0-9a-f]+/);
+    } finally {
+      sending = false;
+      await traffic;
+      await rpc('evm_setIntervalMining', [0]);
+      await rpc('evm_setAutomine', [true]);
+    }
+  });
+
   it('a moving anvil (interval mining, a block a second, transfers sent while the whole suite runs) never fails it: 3 runs in a row', async function () {
     this.timeout(240_000);
     await movingRuns('interval');

@@ -1,7 +1,9 @@
 // `latest` judged without a reference (issue 22, item 3): a `latest` and eth_blockNumber that lag while lookups by
 // hash are current, and a round robin over a fresh and a stale backend, fail <method>/latest-not-behind with both
 // heads named; the clean embedded default passes, a `latest` that lags for a moment only passes (the grace), and so
-// does a moving anvil (a block a second, transactions sent while the suite runs), run after run.
+// does a moving anvil (a block a second, transactions sent while the suite runs), run after run. And <method>/head-served
+// (the block latest names read by number, by hash and through its transactions): the red team's bynumber,
+// older-receipts-byhash and sticky endpoints fail it, the clean and moving chains pass it.
 import { expect } from 'chai';
 import { toQuantity } from '../../core/hex.ts';
 import { startDevnet, type Devnet } from '../../devnet/index.ts';

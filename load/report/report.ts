@@ -34,6 +34,8 @@ export interface ReportInput {
 
 /** A generator that keeps up starts at least this share of the planned requests. */
 const KEEP_UP_SHARE = 0.99;
+/** Planned requests neither counted nor dropped beyond this share (and 2 a scenario): the figures do not cover the run. */
+const UNCOUNTED_SHARE = 0.01;
 
 export function buildReport(input: ReportInput): LoadReport {
   const { plan, measurement } = input;
@@ -169,7 +171,13 @@ function generator(plan: Plan, methods: Record<string, MethodReport>, m: ReportI
         : // An open-model executor sends each planned request or counts it dropped: a shortfall with none dropped
           // is time counted while k6 was not sending (starting up, or stopped early), never the target's doing.
           `${Math.round(planned - sent)} fewer requests than planned were started and none was dropped: k6 started late or stopped early (not the target's doing)`;
-  return { keptUp, droppedIterations, availableCores, instances: m.instances, ...(cpuCores === undefined ? {} : { cpuCores }), ...(note ? { note } : {}) };
+  // An open-model executor starts or drops every planned request: over the whole planned time (a run stopped early is
+  // judged incomplete elsewhere), requests neither counted nor dropped are figures that never reached the harness (a
+  // metrics export lost, red team: a dead endpoint's last 14 s read as a short, passing run).
+  const full = plan.scenarios.reduce((a, s) => a + expectedIterations(s), 0);
+  const missing = Math.round(full - sent - droppedIterations);
+  const uncounted = missing > Math.max(2 * plan.scenarios.length, full * UNCOUNTED_SHARE) ? missing : undefined;
+  return { keptUp, droppedIterations, availableCores, instances: m.instances, ...(cpuCores === undefined ? {} : { cpuCores }), ...(note ? { note } : {}), ...(uncounted ? { uncounted, planned: Math.round(full) } : {}) };
 }
 
 const validator = new Ajv({ allErrors: true, strict: false }).compile(schema);

@@ -80,12 +80,18 @@ export function unjudgedOnItsOwn(r: LoadReport, which: string): string | undefin
   return own.length ? `${which} could not be judged in full (${own.map((c) => c.inconclusive).join('; ')})` : undefined;
 }
 
+/** Figures that do not cover the run (a k6 metrics export lost): nothing in them failed, but the run is not judged in full. */
+function uncountedOf(r: LoadReport): Pick<GateCheck, 'inconclusive'> {
+  const { uncounted, planned } = r.generator;
+  return uncounted ? { inconclusive: `k6's figures miss ${uncounted} of the ${planned ?? '?'} planned requests (neither counted nor dropped: its metrics did not all reach the harness), so the run is not judged in full` } : {};
+}
+
 const isIncomplete = (r: Pick<LoadReport, 'verdict' | 'incompleteReason'>) => r.incompleteReason !== undefined || r.verdict === 'incomplete';
 
 function gateChecks(r: LoadReport): GateCheck[] {
   const p = `load.${r.profile}`;
   const checks: GateCheck[] = [
-    { kind: 'run', className: `${p}.run`, name: 'the run completed as planned', ...(isIncomplete(r) ? { failure: `incomplete: ${r.incompleteReason ?? 'stopped early'}` } : {}) },
+    { kind: 'run', className: `${p}.run`, name: 'the run completed as planned', ...(isIncomplete(r) ? { failure: `incomplete: ${r.incompleteReason ?? 'stopped early'}` } : uncountedOf(r)) },
     ...r.thresholds.map((t): GateCheck => ({ kind: 'threshold', className: `${p}.${t.metric}`, name: `${t.metric} ${t.expression}`, ...(t.ok ? {} : { failure: thresholdFailure(t) }) })),
     {
       kind: 'head',

@@ -11,7 +11,7 @@
 // only when still not found then. Another block's data (its hash, its receipts) is no lag, and fails at once. Either is
 // inconclusive when the block at that number has another hash by then (a reorg explains it).
 import { isObject, q, toQuantity } from '../../core/hex.ts';
-import { resultOf } from '../../core/node/rpc-client.ts';
+import { NO_ANSWER, resultOf } from '../../core/node/rpc-client.ts';
 import type { CheckContext, MethodSuite } from './check.ts';
 import type { Section } from './clause.ts';
 import type { Tie } from './fields.ts';
@@ -123,6 +123,8 @@ async function freshBlock(t: CheckContext): Promise<FreshBlock> {
 /** A call's result, or the error it answered as text (a wrong answer here, never a reason to stop). */
 export async function lookup(t: CheckContext, method: string, params: unknown[]): Promise<unknown> {
   const ex = await t.exchange(method, params, APART);
+  // No answer at all (a timeout, a stall, unreachable, a rate limit) says nothing of freshness: not judged, never stale.
+  if (ex.fault && NO_ANSWER.includes(ex.fault)) return t.inconclusive(`${method} gave no answer (${ex.fault}${ex.faultDetail ? `: ${ex.faultDetail}` : ''}): the head block's objects could not be read`);
   try {
     return resultOf<unknown>(ex);
   } catch (err) {

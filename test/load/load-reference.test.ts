@@ -157,7 +157,7 @@ describe('load: the head-lag decision on made-up samples', () => {
   const record = (samples: HeadLagSample[]): HeadLagRecord => ({ periodSec: 1, durationSec: samples.at(-1)?.t ?? 0, samples });
   /** The decision on a report holding only this head-lag section (a passing run otherwise). */
   const verdictOf = (headLag: LoadReport['headLag']) => {
-    const r = { profile: 'gate', thresholds: [], head: { checks: 1, regressions: 0, deepestBlocks: 0 }, corpus: { methods: {} }, methods: {}, headLag } as unknown as LoadReport;
+    const r = { profile: 'gate', thresholds: [], head: { checks: 1, regressions: 0, deepestBlocks: 0 }, corpus: { methods: {} }, methods: {}, generator: { keptUp: true, droppedIterations: 0, availableCores: 1, instances: 1 }, headLag } as unknown as LoadReport;
     return { ...decide(r), junit: renderJunit(r) };
   };
 

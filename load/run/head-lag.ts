@@ -103,25 +103,21 @@ function failureOf(ex: Exchange, result: unknown): string {
 
 /** A reference on another chain, or one that cannot say its chain, is refused before the run (exit 2). */
 export async function assertSameChain(opts: HeadLagOptions): Promise<void> {
-  const chainOf = async (url: string, who: string) => {
-    const client = new RpcClient({ url, timeoutMs: 30_000, ...(opts.signal ? { signal: opts.signal } : {}) });
-    try {
-      const ex = await client.exchange('eth_chainId', []);
-      const id = resultOf(ex);
-      if (typeof id !== 'string' || !/^0x[0-9a-f]+$/i.test(id)) throw new EndpointError(`${who}: eth_chainId ${failureOf(ex, id)}`);
-      return BigInt(id);
-    } finally {
-      client.close();
-    }
+  const [endpoint, reference] = [opts.url, opts.referenceUrl].map((url) => new RpcClient({ url, timeoutMs: 30_000, ...(opts.signal ? { signal: opts.signal } : {}) })) as [RpcClient, RpcClient];
+  const chainOf = async (client: RpcClient, who: string) => {
+    const ex = await client.exchange('eth_chainId', []);
+    const id = resultOf(ex);
+    if (typeof id !== 'string' || !/^0x[0-9a-f]+$/i.test(id)) throw new EndpointError(`${who}: eth_chainId ${failureOf(ex, id)}`);
+    return BigInt(id);
   };
-  const [endpoint, reference] = await Promise.all([chainOf(opts.url, 'the endpoint'), chainOf(opts.referenceUrl, 'the reference (--reference-url)')]);
-  if (endpoint !== reference) throw new EndpointError(`the reference (--reference-url) serves chain ${reference}, the endpoint chain ${endpoint}: a head lag between two chains means nothing`);
-  const clients = [opts.url, opts.referenceUrl].map((url) => new RpcClient({ url, timeoutMs: 30_000, ...(opts.signal ? { signal: opts.signal } : {}) })) as [RpcClient, RpcClient];
   try {
-    const other = await otherGenesis(...clients);
+    const [ours, theirs] = await Promise.all([chainOf(endpoint, 'the endpoint'), chainOf(reference, 'the reference (--reference-url)')]);
+    if (ours !== theirs) throw new EndpointError(`the reference (--reference-url) serves chain ${theirs}, the endpoint chain ${ours}: a head lag between two chains means nothing`);
+    const other = await otherGenesis(endpoint, reference);
     if (other) throw new EndpointError(other);
   } finally {
-    for (const c of clients) c.close();
+    endpoint.close();
+    reference.close();
   }
 }
 

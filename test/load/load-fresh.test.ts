@@ -19,7 +19,7 @@ import type { CorpusEntry } from '../../load/shared/corpus.ts';
 import type { RpcMethod } from '../../core/methods.ts';
 import type { LoadReport } from '../../load/shared/load-report.ts';
 import { FaultProxy, type Fault, type FaultContext, type RpcResponse } from '../support/fault-proxy.ts';
-import { behind } from '../support/faults.ts';
+import { behind, currentNumberOverStale } from '../support/faults.ts';
 
 /** The block an answer belongs to: a block's number, a transaction's or receipt's blockNumber, block receipts' first. */
 function blockOf(result: unknown): number | undefined {
@@ -70,8 +70,7 @@ const TX_LOOKUPS = ['eth_getTransactionByHash', 'eth_getTransactionReceipt', 'et
 const RED = {
   /** eth_blockNumber current; `latest`, by number and by hash `lag` blocks behind. */
   bnFresh(lag: number): Fault {
-    const rest = behind(BigInt(lag), true);
-    return { name: `eth_blockNumber current, everything else ${lag} behind`, kills: [], rewrite: (req, res, ctx) => (req.method === 'eth_blockNumber' ? res : rest(req, res, ctx)) };
+    return { name: `eth_blockNumber current, everything else ${lag} behind`, kills: [], rewrite: currentNumberOverStale(BigInt(lag)) };
   },
   /** Transaction lookups of a block first shown through the proxy less than `ms` before: HTTP `status` (503) with a JSON-RPC error. */
   tx503(ms: number, status = 503): Fault {

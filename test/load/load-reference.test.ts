@@ -15,7 +15,7 @@ import { DEFAULT_MAX_HEAD_LAG_S, headLagReport } from '../../load/report/head-la
 import { decide, exitCodeOf } from '../../load/report/verdict.ts';
 import { renderJunit } from '../../load/report/junit.ts';
 import { FaultProxy } from '../support/fault-proxy.ts';
-import { behind } from '../support/faults.ts';
+import { behind, currentNumberOverStale } from '../support/faults.ts';
 
 interface Outcome {
   exitCode: number;
@@ -93,8 +93,7 @@ describe('load: head lag against a reference on a moving chain', function () {
   });
 
   it('eth_blockNumber current over a `latest` and lookups 20 blocks behind: the head lag is the head clients get, named (red team)', async () => {
-    const stale = behind(20n, true);
-    endpoint.fault = { name: 'eth_blockNumber current, the rest 20 behind', kills: [], rewrite: (req, res, ctx) => (req.method === 'eth_blockNumber' ? res : stale(req, res, ctx)) };
+    endpoint.fault = { name: 'eth_blockNumber current, the rest 20 behind', kills: [], rewrite: currentNumberOverStale(20n) };
     const { exitCode, summary, report } = await gate(devnet.url, undefined, corpus);
     expect(exitCode, summary).to.equal(1);
     expect(report.headLag?.blocks?.p50, summary).to.be.at.least(19);

@@ -350,6 +350,12 @@ export function behind(lag: bigint, hide: boolean): NonNullable<Fault['rewrite']
   };
 }
 
+/** eth_blockNumber current; `latest`, by number and by hash `lag` blocks behind (behind(lag, true) for the rest). */
+export function currentNumberOverStale(lag: bigint): NonNullable<Fault['rewrite']> {
+  const rest = behind(lag, true);
+  return (req, res, ctx) => (req.method === 'eth_blockNumber' ? res : rest(req, res, ctx));
+}
+
 /** A balancer alternating its calls between the fresh chain and a backend `lag` blocks behind it (behind(lag, true)). */
 export function roundRobin(lag: bigint): NonNullable<Fault['rewrite']> {
   const stale = behind(lag, true);

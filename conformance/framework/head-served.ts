@@ -8,7 +8,8 @@
 //
 // Race-safe: a block `latest` named never stops being served unless a reorg replaced it. A block not found (null, an
 // error) is read again LATEST_GRACE_MS later (an honest balancer may serve N-1 for a moment after publishing N) and fails
-// only when still not found then. Another block's data (its hash, its receipts) is no lag, and fails at once. Either is
+// only when still not found then; an answer saying the method itself is not there fails at once (no wait serves it).
+// Another block's data (its hash, its receipts) is no lag, and fails at once. Either is
 // inconclusive when the block at that number has another hash by then (a reorg explains it).
 import { isObject, q, toQuantity } from '../../core/hex.ts';
 import { NO_ANSWER, resultOf } from '../../core/node/rpc-client.ts';
@@ -17,6 +18,7 @@ import type { Section } from './clause.ts';
 import type { Tie } from './fields.ts';
 import { readHead, type HeadBlock } from './head.ts';
 import { APART, LATEST_GRACE_MS } from './latest-fresh.ts';
+import { notThere } from './not-there.ts';
 
 /** How far below the head a block holding a transaction is looked for (parent by parent), when the head holds none. */
 const BACK_MAX = 16;
@@ -32,10 +34,12 @@ export interface FreshBlock {
   transactions: string[];
 }
 
-/** A wrong answer: the call and what was wrong; `missing` when the block or object was not found (null, an error). */
+/** A wrong answer: the call and what was wrong; `missing` when the block or object was not found (null, an error);
+ * `notThere` when the answer says the method itself is not there (not-there.ts), which no wait changes. */
 export interface Wrong {
   text: string;
   missing: boolean;
+  notThere?: true;
 }
 
 /** Reads this method makes of the block; each wrong answer once. */
@@ -61,6 +65,8 @@ export function headServed(suite: MethodSuite, section: Section, what: string, t
       const first = wrong[0];
       if (first === undefined) return;
       const named = `block ${block.number} (${block.hash}), which latest named`;
+      const absent = wrong.filter((w) => w.notThere);
+      if (absent.length > 0) return t.fail(`${named}, was not served: the method is not there (${list(absent)})`, { pointer: '/error' });
       const served = wrong.filter((w) => !w.missing);
       if (served.length > 0) {
         await notReorged(t, block, served);
@@ -128,14 +134,17 @@ export async function lookup(t: CheckContext, method: string, params: unknown[])
   try {
     return resultOf<unknown>(ex);
   } catch (err) {
-    return { error: err instanceof Error ? err.message : String(err) };
+    const error = err instanceof Error ? err.message : String(err);
+    return notThere(ex.httpStatus, ex.body) === undefined ? { error } : { error, notThere: true };
   }
 }
 
-/** Not found: null, or the error lookup() turned into text. */
+/** Not found: null, or the error lookup() turned into text (marked when it says the method is not there). */
 export function notFound(call: string, answer: unknown): Wrong | undefined {
   if (answer === null) return { text: `${call} answered null`, missing: true };
-  if (isObject(answer) && Object.keys(answer).length === 1 && typeof answer['error'] === 'string') return { text: `${call} answered an error: ${answer['error']}`, missing: true };
+  if (isObject(answer) && typeof answer['error'] === 'string' && Object.keys(answer).every((k) => k === 'error' || k === 'notThere')) {
+    return { text: `${call} answered an error: ${answer['error']}`, missing: true, ...(answer['notThere'] === true ? { notThere: true as const } : {}) };
+  }
   return undefined;
 }
 

@@ -2,10 +2,7 @@
 // method from every call the run made to it (its own checks' and those leaning on it), never from one answer:
 //
 //   NOT SERVED  <=>  at least MIN_CALLS distinct well-formed calls (by params) owed a result (Evidence.resultDue)
-//                    got an answer, every answer to each of them says the method is not there: HTTP 404, 405 or
-//                    501, JSON-RPC error -32601 (method not found) or -32004 (method not supported), or an error of
-//                    any code whose message says so of a method (ganache: -32700 "The method … does not
-//                    exist/is not available"),
+//                    got an answer, every answer to each of them says the method is not there (framework/not-there.ts),
 //                    and no call to it, well-formed or not, was answered with a result (null included).
 //
 // The errors malformed calls get say nothing either way (a gateway may check params before it finds the method
@@ -14,14 +11,10 @@
 // makes the method served: its checks then judge it one by one.
 import type { CheckResult, Evidence } from '../framework/check.ts';
 import { isObject } from '../../core/hex.ts';
+import { notThere } from '../framework/not-there.ts';
 
 /** The fewest distinct well-formed calls, all answered "not there", that make a method not served. */
 export const MIN_CALLS = 2;
-
-const NOT_SERVED_HTTP = new Set([404, 405, 501]);
-const NOT_SERVED_CODES = new Set([-32601, -32004]);
-/** An error message that says a method is missing, whatever its code. */
-const NOT_SERVED_MESSAGE = /\bmethod\b.{0,80}?\b(does not exist|doesn't exist|not (supported|available|found|implemented|enabled|allowed)|unsupported|unavailable|disabled)\b|\b(unknown|unsupported|unavailable|disabled) method\b/i;
 
 export interface NotServedMethod {
   method: string;
@@ -37,16 +30,7 @@ export interface NotServedMethod {
 }
 
 /** What one answered call said, when it says the method is not there; undefined for any other answer. */
-export function notThereAnswer(ev: Evidence): string | undefined {
-  if (ev.httpStatus !== undefined && NOT_SERVED_HTTP.has(ev.httpStatus)) return `HTTP ${ev.httpStatus}`;
-  const error = errorOf(ev.response);
-  if (!error) return undefined;
-  const { code, message } = error;
-  if ((typeof code === 'number' && NOT_SERVED_CODES.has(code)) || (typeof message === 'string' && NOT_SERVED_MESSAGE.test(message))) {
-    return `error ${String(code)}: ${typeof message === 'string' ? message.slice(0, 120) : '(no message)'}`;
-  }
-  return undefined;
-}
+const notThereAnswer = (ev: Evidence): string | undefined => notThere(ev.httpStatus, bodyOf(ev.response));
 
 /**
  * The methods no call was served, by the rule above, with the answers that say so. `explained(check)` says whether
@@ -106,11 +90,6 @@ function bodyOf(response: string | undefined): Record<string, unknown> | undefin
   } catch {
     return undefined;
   }
-}
-
-function errorOf(response: string | undefined): { code?: unknown; message?: unknown } | undefined {
-  const error = bodyOf(response)?.['error'];
-  return isObject(error) ? error : undefined;
 }
 
 /** The call was answered with a result (null included): the method is there. */

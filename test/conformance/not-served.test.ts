@@ -238,6 +238,8 @@ describe('a method the endpoint does not serve', function () {
       expect(r.report.summary.notServed?.[0]?.calls).to.be.at.least(5);
       expect(r.junit).to.include(`name="${M} NOT SERVED"`);
       expect(r.html).to.include('class="banner not-served fatal"');
+      // No wait serves a method that is not there: head-served fails at once, saying so (not "2 s after").
+      expect(r.report.checks.find((c) => c.id === `${M}/head-served`)?.reason).to.match(new RegExp(`^block \\d+ \\(0x[0-9a-f]{64}\\), which latest named, was not served: the method is not there \\(${M}\\(0x[0-9a-f]+\\) answered an error: .*-32601`));
       // eth_getTransactionReceipt serves: its one check leaning on eth_getBlockReceipts is inconclusive, nothing fails.
       expect(r.report.checks.filter((c) => c.method === 'eth_getTransactionReceipt' && c.verdict === 'fail' && c.layer !== 'advisory').map((c) => c.id)).to.deep.equal([]);
     });

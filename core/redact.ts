@@ -27,6 +27,7 @@ export function registerSecret(secret: string | undefined): void {
       longestForm = Math.max(longestForm, form.length * 32);
     }
   }
+  memo.clear();
   // Longest first: a key that contains another is removed whole.
   const sorted = [...secrets].sort(([a], [b]) => b.length - a.length);
   secrets.clear();
@@ -156,9 +157,38 @@ export function redactUrl(url: string): string {
  * holding "/" would otherwise be cut by the /v3/<segment> rule and leave its tail behind.
  */
 export function redact(text: string): string {
+  if (text.length > MEMO_LONGEST) return redacted(text);
+  let out = memo.get(text);
+  if (out === undefined) {
+    if (memo.size >= MEMO_SIZE) memo.clear();
+    memo.set(text, (out = redacted(text)));
+  }
+  return out;
+}
+
+/** Short texts recur (a report's keys, method names, tags): their redaction is remembered until a secret is added. */
+const memo = new Map<string, string>();
+const MEMO_LONGEST = 64;
+const MEMO_SIZE = 10_000;
+
+function redacted(text: string): string {
   let out = text;
-  for (const re of secrets.values()) out = out.replace(re, REDACTED);
+  let lower = literalOnly(out);
+  for (const [form, re] of secrets) {
+    // Most texts (answers) can hold a secret only literally: one case-blind substring test rules most out.
+    if (lower !== undefined && ASCII.test(form) && !lower.includes(form.toLowerCase())) continue;
+    const next = out.replace(re, REDACTED);
+    if (next !== out) lower = literalOnly((out = next));
+  }
   return out.replace(KEY_IN_PATH, `/v3/${REDACTED}`);
+}
+
+const ASCII = /^[\x20-\x7e]*$/;
+
+/** The text lower-cased when it can spell a secret only literally (no `\` escape, `%` encoding or `+` for a space); else undefined.
+ * An ASCII secret then occurs in it case-blind exactly when its lower-cased form does (pattern()'s `i` folds no other letter to ASCII). */
+function literalOnly(text: string): string | undefined {
+  return /[\\%+]/.test(text) ? undefined : text.toLowerCase();
 }
 
 /**

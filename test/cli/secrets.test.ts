@@ -138,6 +138,14 @@ describe('redact(): every spelling of a key', () => {
     }
   });
 
+  it('a text redacted before a key is registered is redacted again after (short texts are remembered until then), in any case', () => {
+    for (const [later, text] of [['Later-Key-7c41d0e9', (k: string) => `k ${k.toLowerCase()}`], ['Later-Key-e2b85f13', (k: string) => `a longer text, past what is remembered, holding ${k.toUpperCase()} among other words`]] as const) {
+      expect(redact(text(later))).to.equal(text(later));
+      registerUrlSecrets(`http://127.0.0.1:1/v3/${later}`);
+      expect(redact(text(later)), text(later)).to.not.match(/later-key/i);
+    }
+  });
+
   it('cuts after redacting: a key straddling the cut leaves nothing of itself', () => {
     const text = `${'x'.repeat(95)}${key}${'y'.repeat(50)}`;
     expect(redactCapped(text, 100)).to.equal(`${'x'.repeat(95)}<reda`);

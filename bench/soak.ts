@@ -3,13 +3,15 @@
 // memory grows with the number of requests cannot soak. k6 itself keeps every sample of each built-in Trend
 // (its http_req_* timings) while thresholds or the end-of-test summary are on: bare k6 (the default script, with
 // both) shows that growth; the harness runs k6 with neither, nor a dashboard (load/run/instances.ts).
-// The length is a parameter: `npm run bench:soak -- 300` (seconds; 1800 by default), and the rate a second one.
+// The length is a parameter: `npm run bench:soak -- 300` (seconds; 1800 by default), the rate a second one, and a
+// third, `harness`, leaves out the bare k6 run (half the time: bare k6's growth is known, the harness's is the question).
 import { readFile } from 'node:fs/promises';
 import { harnessScenario, round, runBare, runHarness, sampleGenerator, saveFigure, startResponder, type Responder } from './support/lib.ts';
 
 const seconds = Number(process.argv[2] ?? process.env['RPC_CERTIFY_SOAK_SEC'] ?? 1800);
 const rate = Number(process.argv[3] ?? 1000);
-if (!(seconds >= 60) || !(rate > 0)) throw new Error('usage: tsx bench/soak.ts [seconds >= 60] [rate]');
+const harnessOnly = process.argv[4] === 'harness';
+if (!(seconds >= 60) || !(rate > 0) || (process.argv[4] !== undefined && !harnessOnly)) throw new Error('usage: tsx bench/soak.ts [seconds >= 60] [rate] [harness]');
 /** RSS right after the VUs start is not the working set yet: the start figure is taken this far into sending. */
 const warmUpSec = Math.min(60, seconds / 10);
 
@@ -48,7 +50,7 @@ async function rssKiB(pid: number | undefined): Promise<number | undefined> {
 const responder = await startResponder('fast');
 try {
   const harness = await rssWhile(responder, () => runHarness(responder.url, rate, seconds));
-  const bare = await rssWhile(responder, () => runBare(responder.url, harnessScenario(rate, seconds), seconds));
+  const bare = harnessOnly ? undefined : await rssWhile(responder, () => runBare(responder.url, harnessScenario(rate, seconds), seconds));
   const row = (r: Rss) => `${[r.startMiB, ...r.quartersMiB, r.endMiB].join(' → ')} MiB (${r.growth >= 0 ? '+' : ''}${round(r.growth * 100, 1)}%, ${r.requests} requests${r.dropped === undefined ? '' : `, ${r.dropped} dropped`})`;
   await saveFigure('soak', {
     seconds,
@@ -56,7 +58,7 @@ try {
     warmUpSec,
     harness,
     bare,
-    rows: [[`k6 RSS over a ${round(seconds / 60, 1)}-minute soak at ${rate} rps (from ${warmUpSec} s into sending to its end)`, `harness ${row(harness)}; bare k6 ${row(bare)}`, '< 10% growth', harness.growth < 0.1 ? 'yes' : 'no']],
+    rows: [[`k6 RSS over a ${round(seconds / 60, 1)}-minute soak at ${rate} rps (from ${warmUpSec} s into sending to its end)`, `harness ${row(harness)}${bare ? `; bare k6 ${row(bare)}` : ' (bare k6 not run)'}`, '< 10% growth', harness.growth < 0.1 ? 'yes' : 'no']],
   });
 } finally {
   responder.stop();

@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { writeFileAtomic } from '../../core/node/atomic.ts';
 import { redactUrl, registerUrlSecrets } from '../../core/redact.ts';
-import { K6_RUNNER_IMAGE, K6_VERSION } from '../../core/node/tools/k6.ts';
+import { K6_EXTENSION, K6_RUNNER_IMAGE, K6_VERSION } from '../../core/node/tools/k6.ts';
+import { RECOGNITION_ENV } from '../shared/recognition.ts';
 import { corpusPartPath } from '../shared/corpus.ts';
 import { sha256Hex } from '../../core/fingerprint.ts';
 import { answerDigest } from '../shared/answer.ts';
@@ -127,6 +128,8 @@ export function k8sObjects(m: { name: string; namespace?: string | undefined; im
           { name: 'RPC_CERTIFY_URL', valueFrom: { secretKeyRef: { name: `${m.name}-endpoint`, key: 'url' } } },
           { name: 'RPC_CERTIFY_CORPUS', value: `${CORPUS_MOUNT}/${CORPUS_FILE}` },
           { name: 'RPC_CERTIFY_CORPUS_PARTS', value: String(parts.length) },
+          // The runner image holds k6/x/rpccertify (load/k8s/Dockerfile): answers are recognised in Go, as locally.
+          { name: RECOGNITION_ENV, value: 'go' },
         ],
         volumes: [{ name: 'corpus', projected: { sources: parts.map((p) => ({ configMap: { name: p.metadata.name } })) } }],
         volumeMounts: [{ name: 'corpus', mountPath: CORPUS_MOUNT, readOnly: true }],
@@ -185,7 +188,7 @@ function instructions(name: string, opts: K8sOptions, paths: { manifests: string
   return [
     `k8s: ${opts.parallelism} k6-operator runners, ${opts.profile} profile; wrote ${paths.manifests} (${configMaps} ConfigMaps and the TestRun) and ${paths.run}`,
     `1. the runner image (this project's k6 ${K6_VERSION}), where the cluster pulls from${opts.runnerImage ? '' : ` (the default ${K6_RUNNER_IMAGE} is local: rerun with --runner-image REGISTRY/rpc-certify-k6:${K6_VERSION} to push one, or load it into the nodes, e.g. \`kind load docker-image\`)`}:`,
-    `   docker build -t ${image} - < ${RUNNER_DOCKERFILE}${opts.runnerImage ? ` && docker push ${image}` : ''}`,
+    `   docker build -t ${image} -f ${RUNNER_DOCKERFILE} ${K6_EXTENSION.dir}${opts.runnerImage ? ` && docker push ${image}` : ''}`,
     `2. the endpoint, key included, as a Secret (never in a manifest):`,
     `   kubectl${ns} create secret generic ${name}-endpoint --from-literal=url='https://host/v3/<KEY>'`,
     // Server-side: a client-side apply copies each object into an annotation capped at 256 KiB.

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { METHODS } from '../../core/methods.ts';
-import { K6_MIN_GO, K6_MODULE, K6_RUNNER_IMAGE, K6_VERSION } from '../../core/node/tools/k6.ts';
+import { K6_EXTENSION, K6_MIN_GO, K6_MODULE, K6_RUNNER_IMAGE, K6_VERSION, k6BuildFiles } from '../../core/node/tools/k6.ts';
 import { ENTRIES_PER_METHOD } from '../../load/plan/sample.ts';
 import { K8S_LIMITS, k8sObjects, type K8sObject, objectBytes, oversized, RUNNER_DOCKERFILE, splitEncoded, writeK8s } from '../../load/run/k8s.ts';
 import { type Corpus, type CorpusEntry, corpusPartPath } from '../../load/shared/corpus.ts';
@@ -55,14 +55,16 @@ describe('k8s: the manifests fit Kubernetes and k6-operator', function () {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it('the runner image is built by load/k8s/Dockerfile from the k6 module and version the code pins, with a Go new enough', async () => {
+  it('the runner image is built by load/k8s/Dockerfile as the local build does: the same go.mod and main.go (k6 pinned, k6ext linked in), with a Go new enough', async () => {
     const dockerfile = await readFile(RUNNER_DOCKERFILE, 'utf8');
-    const arg = (name: string) => new RegExp(`^ARG ${name}=(\\S+)$`, 'm').exec(dockerfile)?.[1];
-    expect(arg('K6_VERSION')).to.equal(K6_VERSION);
-    expect(arg('K6_MODULE')).to.equal(K6_MODULE);
-    const [major = 0, minor = 0] = (arg('GO_VERSION') ?? '').split('.').map(Number);
-    expect(major * 1000 + minor, `Go ${arg('GO_VERSION')} builds k6 ${K6_VERSION}`).to.be.at.least(K6_MIN_GO[0] * 1000 + K6_MIN_GO[1]);
-    expect(dockerfile).to.match(/go install "\$\{K6_MODULE\}@\$\{K6_VERSION\}"/);
+    const written = (file: string) => new RegExp(`^COPY <<EOF ${file}\\n([\\s\\S]*?\\n)EOF$`, 'm').exec(dockerfile)?.[1];
+    const folder = /^COPY \. (\S+)$/m.exec(dockerfile)?.[1] ?? '';
+    const files = k6BuildFiles(folder);
+    expect(written('go.mod'), 'go.mod').to.equal(files['go.mod']).and.to.include(`require ${K6_MODULE} ${K6_VERSION}\n`);
+    expect(written('main.go'), 'main.go').to.equal(files['main.go']);
+    expect(dockerfile).to.match(/^RUN cp \/src\/k6ext\/go\.sum go\.sum && CGO_ENABLED=0 go build -mod=mod -o \/out\/k6 \. && \/out\/k6 version \| grep -F 'k6\/x\/rpccertify'$/m);
+    const [major = 0, minor = 0] = (/^ARG GO_VERSION=(\S+)$/m.exec(dockerfile)?.[1] ?? '').split('.').map(Number);
+    expect(major * 1000 + minor, `Go ${major}.${minor} builds k6 ${K6_VERSION}`).to.be.at.least(K6_MIN_GO[0] * 1000 + K6_MIN_GO[1]);
     // The operator runs `k6 run` in the runners and `sh -c` in its initializer: k6 on PATH in an image with a shell.
     expect(dockerfile).to.match(/^COPY --from=build \S+ \/usr\/bin\/k6$/m).and.to.match(/^FROM alpine:/m);
     expect(K6_RUNNER_IMAGE.endsWith(`:${K6_VERSION}`), K6_RUNNER_IMAGE).to.equal(true);
@@ -95,10 +97,10 @@ describe('k8s: the manifests fit Kubernetes and k6-operator', function () {
     };
     const named = await imageOf(['--runner-image', 'registry.example/k6:1']);
     expect(named.image).to.equal('registry.example/k6:1');
-    expect(named.printed).to.include('docker build -t registry.example/k6:1 - < ').and.to.include('docker push registry.example/k6:1');
+    expect(named.printed).to.include(`docker build -t registry.example/k6:1 -f ${RUNNER_DOCKERFILE} ${K6_EXTENSION.dir} `).and.to.include('docker push registry.example/k6:1');
     const byDefault = await imageOf([]);
     expect(byDefault.image).to.equal(K6_RUNNER_IMAGE);
-    expect(byDefault.printed).to.include(`docker build -t ${K6_RUNNER_IMAGE} - < `).and.to.include('--runner-image');
+    expect(byDefault.printed).to.include(`docker build -t ${K6_RUNNER_IMAGE} -f ${RUNNER_DOCKERFILE} ${K6_EXTENSION.dir}\n`).and.to.include('--runner-image');
   });
 
   it('refuses an object Kubernetes would refuse: a script of 1 MiB (the one object not split), named with its size', () => {
@@ -116,7 +118,7 @@ describe('k8s: the manifests fit Kubernetes and k6-operator', function () {
       const applies = written.summary.split('\n').filter((l) => /kubectl\b.*\bapply\b/.test(l));
       expect(applies, written.summary).to.have.length(1);
       expect(applies[0]).to.match(/kubectl apply --server-side -f /);
-      expect(written.summary).to.match(/docker build -t registry\.example\/rpc-certify-k6:v2\.2\.0 - < \S+load\/k8s\/Dockerfile && docker push registry\.example\/rpc-certify-k6:v2\.2\.0/);
+      expect(written.summary).to.match(/docker build -t registry\.example\/rpc-certify-k6:v2\.2\.0 -f \S+load\/k8s\/Dockerfile \S+k6ext && docker push registry\.example\/rpc-certify-k6:v2\.2\.0/);
 
       const docs = parseAllDocuments(await readFile(join(out, 'k8s.yaml'), 'utf8'));
       expect(docs.flatMap((d) => d.errors)).to.deep.equal([]);
@@ -132,6 +134,8 @@ describe('k8s: the manifests fit Kubernetes and k6-operator', function () {
       expect(validate(testRun), JSON.stringify(validate.errors?.slice(0, 3))).to.equal(true);
       const runner = testRun!.spec!.runner;
       expect(runner.env).to.deep.include({ name: 'RPC_CERTIFY_CORPUS_PARTS', value: String(parts.length) });
+      // The image holds the extension: the pods recognise answers in Go, as a local run does.
+      expect(runner.env).to.deep.include({ name: 'RPC_CERTIFY_RECOGNITION', value: 'go' });
       expect(runner.volumes[0]?.projected.sources.map((s) => s.configMap.name)).to.deep.equal(parts.map((p) => p.metadata.name));
       // What the script reads in the pods (scenario.ts): part i at corpus.json.i, in order.
       const file = 'corpus.json';

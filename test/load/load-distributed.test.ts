@@ -98,6 +98,8 @@ describe('load: beyond one process, capacity knee, correctness under load (real 
     const report = await readReport(join(out, 'reports', 'load.json'));
     expectSumOfShards(report, pods.flatMap((p) => shardsIn(p.output)));
     expect(report.methods['eth_getBlockByHash']?.requests).to.be.within(10, 14);
+    // The runner image's k6 holds the extension (load/k8s/Dockerfile), as the local one does: the pods judged in Go.
+    expect(report.k6.recognition, 'the pods recognised answers in Go').to.equal('go');
     await writeFile(join(out, 'pod-0.log'), pods[0]!.output);
     const half = await mergeK8s({ run: join(out, 'run.json'), logs: [join(out, 'pod-0.log')], out: join(out, 'half') });
     expect(half.exitCode).to.equal(2);

@@ -39,6 +39,8 @@ export async function runPods(dir: string, url: string): Promise<{ pods: Array<{
   const pods = await Promise.all(
     ['0:1/2', '1/2:1'].map((segment, i) =>
       run(k6, ['run', '--quiet', `--execution-segment=${segment}`, '--execution-segment-sequence=0,1/2,1', ...(testRun?.spec.arguments.split(' ') ?? []), script, '--tag', `instance_id=${i}`], {
+        // The TestRun's environment, as the operator gives it; the Secret's URL and the mounts' paths are this machine's.
+        ...env,
         RPC_CERTIFY_URL: url,
         RPC_CERTIFY_CORPUS: join(mount, basename(env['RPC_CERTIFY_CORPUS'] ?? '')),
         RPC_CERTIFY_CORPUS_PARTS: env['RPC_CERTIFY_CORPUS_PARTS'] ?? '',

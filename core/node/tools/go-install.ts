@@ -164,6 +164,20 @@ export async function goInstall(cmd: GoCommand, log: (line: string) => void): Pr
 
 /** Builds through a temporary main module that requires the pinned module and imports the local ones (`replace`d by
  * their folders), then writes the stamp that says which sources the binary holds. */
+/** The temporary main module's go.mod: the command's module pinned, each linked module replaced by its folder (`dir`:
+ * here the repository's; in load/k8s/Dockerfile, where the image's build copies it). */
+export function linkedGoMod(cmd: GoCommand, modules: LinkedBuild['modules']): string {
+  return [
+    `module ${cmd.name}build`,
+    '',
+    `go ${cmd.minGo.join('.')}`,
+    '',
+    `require ${cmd.module} ${cmd.version}`,
+    ...modules.flatMap(({ module, dir: folder }) => [`require ${module} v0.0.0`, `replace ${module} => ${folder}`]),
+    '',
+  ].join('\n');
+}
+
 async function linkedBuild(cmd: GoCommand, linked: LinkedBuild, bin: string, log: (line: string) => void): Promise<string> {
   const started = Date.now();
   const ticker = setInterval(() => log(`  still building ${cmd.name}: ${Math.round((Date.now() - started) / 1000)} s (go downloads the modules, then compiles)`), 20_000);
@@ -174,16 +188,7 @@ async function linkedBuild(cmd: GoCommand, linked: LinkedBuild, bin: string, log
   try {
     await mkdir(bin, { recursive: true });
     const stamp = await linkedStamp(cmd, linked);
-    const goMod = [
-      `module ${cmd.name}build`,
-      '',
-      `go ${cmd.minGo.join('.')}`,
-      '',
-      `require ${cmd.module} ${cmd.version}`,
-      ...linked.modules.flatMap(({ module, dir: folder }) => [`require ${module} v0.0.0`, `replace ${module} => ${folder}`]),
-      '',
-    ].join('\n');
-    await writeFile(join(dir, 'go.mod'), goMod);
+    await writeFile(join(dir, 'go.mod'), linkedGoMod(cmd, linked.modules));
     await writeFile(join(dir, 'main.go'), linked.main);
     // The linked modules' checksums (k6ext's go.sum covers k6's whole build); -mod=mod adds what is missing, no more
     // (`go mod tidy` would also fetch the test-only modules of every dependency).

@@ -4,7 +4,7 @@
 // in Go), and is redone when k6ext/ changes. `npx tsx scripts/setup-k6.ts` runs it on its own.
 import { fileURLToPath } from 'node:url';
 import { GO_RECOGNITION } from '../../reply.ts';
-import { ensureGoTool, findGoTool, type GoTool, linkedStamp, type ToolBinary, versionOutput } from './go-install.ts';
+import { ensureGoTool, findGoTool, type GoTool, linkedGoMod, linkedStamp, type ToolBinary, versionOutput } from './go-install.ts';
 
 export { toolsDir } from './go-install.ts';
 
@@ -50,6 +50,12 @@ const K6: GoTool = {
   buildNote: 'about 3 minutes on 2 cores',
   linked: { main: MAIN_GO, modules: [K6_EXTENSION] },
 };
+
+/** The files load/k8s/Dockerfile writes to build the runner image's k6 as this build does, k6ext/ copied to `folder`
+ * (test/load/k8s-limits.test.ts holds the Dockerfile to them). */
+export function k6BuildFiles(folder: string): { 'go.mod': string; 'main.go': string } {
+  return { 'go.mod': linkedGoMod(K6, [{ ...K6_EXTENSION, dir: folder }]), 'main.go': MAIN_GO };
+}
 
 /** The k6 that would be used, without building anything (for `doctor`). */
 export async function findK6(): Promise<K6Binary | undefined> {

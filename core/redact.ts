@@ -12,7 +12,9 @@
 
 const KEY_IN_PATH = /\/v3\/[^/?#\s"'<>]+/g;
 const REDACTED = '<redacted>';
-const secrets = new Map<string, RegExp>();
+const ASCII = /^[\x20-\x7e]*$/;
+/** Each form of each secret: its pattern, and for an ASCII form its lower-cased text (the quick literal test in redacted()). */
+const secrets = new Map<string, { re: RegExp; literal?: string }>();
 /** The longest text one character of a key can take once encoded (`\u0025` + 2 hex digits, 4 UTF-8 bytes). */
 let longestForm = 0;
 
@@ -23,7 +25,7 @@ export function registerSecret(secret: string | undefined): void {
     if (!text) continue;
     for (const form of [text, ...base64Forms(text), ...hexForms(text)]) {
       if (secrets.has(form)) continue;
-      secrets.set(form, pattern(form));
+      secrets.set(form, { re: pattern(form), ...(ASCII.test(form) ? { literal: form.toLowerCase() } : {}) });
       longestForm = Math.max(longestForm, form.length * 32);
     }
   }
@@ -174,16 +176,15 @@ const MEMO_SIZE = 10_000;
 function redacted(text: string): string {
   let out = text;
   let lower = literalOnly(out);
-  for (const [form, re] of secrets) {
+  for (const { re, literal } of secrets.values()) {
     // Most texts (answers) can hold a secret only literally: one case-blind substring test rules most out.
-    if (lower !== undefined && ASCII.test(form) && !lower.includes(form.toLowerCase())) continue;
+    if (lower !== undefined && literal !== undefined && !lower.includes(literal)) continue;
     const next = out.replace(re, REDACTED);
     if (next !== out) lower = literalOnly((out = next));
   }
   return out.replace(KEY_IN_PATH, `/v3/${REDACTED}`);
 }
 
-const ASCII = /^[\x20-\x7e]*$/;
 
 /** The text lower-cased when it can spell a secret only literally (no `\` escape, `%` encoding or `+` for a space); else undefined.
  * An ASCII secret then occurs in it case-blind exactly when its lower-cased form does (pattern()'s `i` folds no other letter to ASCII). */

@@ -162,8 +162,6 @@ export async function goInstall(cmd: GoCommand, log: (line: string) => void): Pr
   return join(bin, cmd.name);
 }
 
-/** Builds through a temporary main module that requires the pinned module and imports the local ones (`replace`d by
- * their folders), then writes the stamp that says which sources the binary holds. */
 /** The temporary main module's go.mod: the command's module pinned, each linked module replaced by its folder (`dir`:
  * here the repository's; in load/k8s/Dockerfile, where the image's build copies it). */
 export function linkedGoMod(cmd: GoCommand, modules: LinkedBuild['modules']): string {
@@ -178,6 +176,8 @@ export function linkedGoMod(cmd: GoCommand, modules: LinkedBuild['modules']): st
   ].join('\n');
 }
 
+/** Builds through a temporary main module that requires the pinned module and imports the local ones (`replace`d by
+ * their folders), then writes the stamp that says which sources the binary holds. */
 async function linkedBuild(cmd: GoCommand, linked: LinkedBuild, bin: string, log: (line: string) => void): Promise<string> {
   const started = Date.now();
   const ticker = setInterval(() => log(`  still building ${cmd.name}: ${Math.round((Date.now() - started) / 1000)} s (go downloads the modules, then compiles)`), 20_000);

@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"github.com/grafana/sobek"
+	"go.k6.io/k6/v2/js/common"
 	"go.k6.io/k6/v2/js/modules"
 
 	"rpc-certify.local/k6ext/reply"
@@ -26,15 +27,50 @@ func init() {
 
 type root struct{}
 
-type instance struct{ vu modules.VU }
+type instance struct {
+	vu     modules.VU
+	bounds map[*subject]*bounds
+}
 
-func (*root) NewModuleInstance(vu modules.VU) modules.Instance { return &instance{vu: vu} }
+func (*root) NewModuleInstance(vu modules.VU) modules.Instance {
+	if env := vu.InitEnv(); env != nil && env.Registry != nil {
+		registry.CompareAndSwap(nil, env.Registry)
+	}
+	return &instance{vu: vu, bounds: map[*subject]*bounds{}}
+}
 
 // Exports are native functions (func(sobek.FunctionCall) sobek.Value): sobek calls them without reflection.
 func (m *instance) Exports() modules.Exports {
 	rt := m.vu.Runtime()
 	return modules.Exports{Named: map[string]any{
 		"rule": Rule,
+		// configure(plan JSON) once per process (send.go); configured() whether it was.
+		"configure": func(call sobek.FunctionCall) sobek.Value {
+			if err := configure(call.Argument(0).String()); err != nil {
+				common.Throw(rt, err)
+			}
+			return sobek.Undefined()
+		},
+		"configured": func(sobek.FunctionCall) sobek.Value { return rt.ToValue(current.Load() != nil) },
+		"call":       m.call,
+		// bucketOf(ms) and target(subject, i) -> [method, entry index, validated], for the agreement test.
+		"bucketOf": func(call sobek.FunctionCall) sobek.Value {
+			p := current.Load()
+			if p == nil {
+				return sobek.Undefined()
+			}
+			return rt.ToValue(p.bucket(call.Argument(0).ToFloat()))
+		},
+		"target": func(call sobek.FunctionCall) sobek.Value {
+			p := current.Load()
+			s := p.subjectNamed(call.Argument(0).String())
+			if s == nil {
+				return sobek.Undefined()
+			}
+			i := uint64(call.Argument(1).ToInteger())
+			meth, k := p.target(s, i)
+			return rt.ToValue([]any{meth.name, k, p.validates(i), k >= 0 && meth.entries[k].reply != ""})
+		},
 		// recognised(body, id, reply): whether body is the answer fingerprinted `reply`, with this id.
 		"recognised": func(call sobek.FunctionCall) sobek.Value {
 			body, id, ok := args(call)

@@ -1,6 +1,8 @@
 // The k6 script (bundled by bundle.ts). Every iteration sends one corpus entry of its scenario's method
 // (or of the mix's next method), classifies the answer (without parsing it when it is the answer sampling
-// saw: core/reply.ts), fully validates a share of them and feeds the scenario's metrics; a head sampler
+// saw: core/reply.ts), fully validates a share of them and feeds the scenario's metrics. With k6/x/rpccertify
+// built in, the commonest iteration (an answer recognised as the one sampled) is one call into Go (k6ext/send.go),
+// which hands back to this script every answer it does not recognise and every iteration it does not own; a head sampler
 // checks eth_blockNumber never goes back. handleSummary writes this instance's shard (shard.ts). The plan
 // is compiled in as __PLAN__; the URL arrives in the environment only, and no metric carries it (see the
 // plan's systemTags).
@@ -15,7 +17,7 @@ import { anchorOf, boundsFault, sameAnswerDue } from '../shared/bounds.ts';
 import { ARCHIVE, archiveCandidate, type Classification, classify, metVerdict } from '../shared/classify.ts';
 import { insideWindow } from '../../core/near-head-window.ts';
 import { type Corpus, corpusPartPath } from '../shared/corpus.ts';
-import { bucketOf, groupOf, HISTOGRAM_GROUPS } from '../shared/histogram.ts';
+import { bucketLowerBounds, bucketOf, GROUP_BUCKETS, groupOf, HISTOGRAM_GROUPS } from '../shared/histogram.ts';
 import type { RpcMethod } from '../../core/methods.ts';
 import { COUNTED_CLASSES, MIX_SCENARIO, metricName, type RpcClass, SUCCESS_CLASSES, type Subject } from '../shared/methods.ts';
 import type { Plan } from '../shared/profiles.ts';
@@ -52,10 +54,22 @@ const shardPath = __ENV['RPC_CERTIFY_SUMMARY'] ?? '';
 const K6_TIMEOUT = 1050;
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
 
-/** k6/x/rpccertify (k6ext/module.go): recognised(body, id, fingerprint) is markedText + sha256 compared, in Go. */
+/** What the scenario reads of a response: k6's Response (post), or k6/x/rpccertify's for an answer it did not recognise. */
+interface Sent {
+  status: number;
+  body: string | null;
+  timedOut: boolean;
+  duration: number;
+}
+/** k6/x/rpccertify (k6ext/): recognised(body, id, fingerprint) is markedText + sha256 compared, in Go; call() is a whole
+ * iteration of an entry whose answer sampling saw (send.go), given the plan once per process by configure (goPlan). */
 interface GoRecognition {
   rule: string;
   recognised(body: string, id: number, reply: string): boolean;
+  configured(): boolean;
+  configure(plan: string): void;
+  /** undefined: sent, recognised and recorded in Go; null: this iteration is the JavaScript's; else the response to judge. */
+  call(): Sent | null | undefined;
 }
 /** Loaded only when the runner found it in this k6 (recognition.ts); a build of another rule stops the run rather than judge by it. */
 const go = __ENV[RECOGNITION_ENV] === 'go' ? goRecognition() : undefined;
@@ -133,6 +147,36 @@ const metrics = Object.fromEntries(
     },
   ]),
 ) as Record<Subject, Metrics>;
+// Go's count of the iterations it did whole (k6ext/send.go tally); the JavaScript never adds to it.
+if (go) new Counter(metricName.inGo);
+// Every VU but the one k6 reads the options from: the first to get here gives Go the plan (its metrics exist by now).
+if (go && __VU >= 1 && !go.configured()) go.configure(JSON.stringify(goPlan()));
+
+/** What k6/x/rpccertify needs to do an iteration alone (k6ext/send.go planText): each entry's params, its fingerprint where
+ * recognising its answer is all there is to judging it (else ''), whether a null is due; stripes; metric names; buckets. */
+function goPlan() {
+  const methods = plan.methods.map((m) => {
+    const r = requests[m];
+    const entries = Array.from({ length: r.all.length }, (_, k) => unpackEntry(r.all[k] ?? ''));
+    const judgedInGo = (e: PackedEntry) => e.reply !== undefined && e.expect !== 'error' && !asksLatest(r, e) && !(e.windowBlock !== undefined && nearHeadWindow > 0);
+    return [m, { entries: entries.map((e) => [e.params, judgedInGo(e) ? e.reply : '', e.expect === 'null' ? 1 : 0]), stripes: stripesOf(r) }];
+  });
+  const subjects = plan.scenarios.map(({ name }) => [
+    name,
+    { histogram: Array.from({ length: HISTOGRAM_GROUPS }, (_, g) => metricName.histogram(name, g)), bounds: metricName.bounds(name), okNull: metricName.calls(name, 'ok_null') },
+  ]);
+  return { url, timeout: plan.requestTimeout, validateShare: plan.validateShare, mix: plan.mix, methods: Object.fromEntries(methods), subjects: Object.fromEntries(subjects), inGo: metricName.inGo, lower: bucketLowerBounds(), groupBuckets: GROUP_BUCKETS };
+}
+
+/** A `latest`-tagged entry under fresh reads: its answer is judged against the head, never taken as sampled. */
+function asksLatest(r: Request, entry: PackedEntry): boolean {
+  return r.tagged !== undefined && entry.params.includes('"latest"');
+}
+
+function stripesOf(r: Request): number[][] {
+  return (r.stripes ??= stripeEntries(r.all.length, (k) => unpackEntry(r.all[k] ?? ''), plan.instances));
+}
+
 const head = { checks: new Counter(metricName.headChecks), regressions: new Counter(metricName.headRegressions), depth: new Trend(metricName.headRegressionDepth) };
 const headParams = { headers: JSON_HEADERS, tags: { name: 'eth_blockNumber' }, timeout: plan.requestTimeout };
 let highestHead: number | undefined;
@@ -147,32 +191,31 @@ const MAX_CODE_TAGS = 16;
 const OTHER_CODE = { code: 'other' };
 
 export function call(): void {
+  const sentInGo = go ? go.call() : null;
+  if (sentInGo === undefined) return; // recognised and recorded in Go
   const scenario = (scenarioInfo ??= exec.scenario);
   const i = scenario.iterationInTest;
   const subject = scenario.name as Subject;
   // The mix follows the global iteration number, so the instances together send exactly the planned mix.
   const method = subject === MIX_SCENARIO ? (plan.mix[i % plan.mix.length] as RpcMethod) : subject;
   const r = requests[method];
-  const index = entryIndex((r.stripes ??= stripeEntries(r.all.length, (k) => unpackEntry(r.all[k] ?? ''), plan.instances)), i);
-  const line = r.all[index];
+  const line = r.all[entryIndex(stripesOf(r), i)];
   if (line === undefined) return;
   const entry = unpackEntry(line);
-  // Byte for byte JSON.stringify({ jsonrpc: '2.0', id, method, params }); ids start at 1 (ganache answers id 0 with null).
+  // Ids start at 1 (ganache answers id 0 with null).
   const id = i + 1;
-  const res = http.post(url, `{"jsonrpc":"2.0","id":${id},"method":${r.name},"params":${entry.params}}`, r.params);
-  const body = typeof res.body === 'string' ? res.body : null;
+  const res = sentInGo ?? post(r, entry, id);
+  const { status, body } = res;
   const m = metrics[subject];
-  const status = res.status;
   const validate = validates(i);
-  // A `latest`-tagged entry is judged against the head under fresh reads: its answer is read, never taken as sampled.
-  const latest = r.tagged !== undefined && entry.params.includes('"latest"');
+  const latest = asksLatest(r, entry);
   const tagged = latest && r.tagged === 'names';
-  const seen = !tagged && recognised(entry, id, status, body);
+  // Go already found an answer it sent not to be the one sampled.
+  const seen = sentInGo === null && !tagged && recognised(entry, id, status, body);
   let verdict: Classification;
   if (seen && !validate) verdict = metVerdict(entry);
   else {
-    // k6 sets error_code on failures only: read it (a native property read) only when no response came.
-    verdict = classify({ status, body, timedOut: status === 0 && res.error_code === K6_TIMEOUT, id }, entry);
+    verdict = classify({ status, body, timedOut: res.timedOut, id }, entry);
     m.parsed.add(1);
   }
   if (verdict.envelope && validate) {
@@ -188,7 +231,7 @@ export function call(): void {
   if (tagged && cls === 'ok' && verdict.envelope) judgeTagged(method, verdict.envelope.result, plan.fresh?.graceMs ?? 0);
   else if (latest && SUCCESS_CLASSES.includes(cls)) notJudgeable(method);
   if (SUCCESS_CLASSES.includes(cls)) {
-    const duration = res.timings.duration;
+    const duration = res.duration;
     const b = bucketOf(duration);
     m.histogram[groupOf(b)]?.add(1, (bucketTags[b] ??= { b: String(b) }));
     if (duration < m.low || duration > m.high) {
@@ -200,6 +243,14 @@ export function call(): void {
   }
   if (code === undefined) m.calls[cls]?.add(1);
   else m.calls[cls]?.add(1, codeTag(code));
+}
+
+/** The entry's request, byte for byte JSON.stringify({ jsonrpc: '2.0', id, method, params }), as k6/x/rpccertify sends it. */
+function post(r: Request, entry: PackedEntry, id: number): Sent {
+  const res = http.post(url, `{"jsonrpc":"2.0","id":${id},"method":${r.name},"params":${entry.params}}`, r.params);
+  const status = res.status;
+  // k6 sets error_code on failures only: read it (a native property read) only when no response came.
+  return { status, body: typeof res.body === 'string' ? res.body : null, timedOut: status === 0 && res.error_code === K6_TIMEOUT, duration: res.timings.duration };
 }
 
 /** This VU's last read of the head, for the near-head window: read again when over a second old. */

@@ -61,7 +61,7 @@ svg text{font:11px system-ui,sans-serif;fill:#333}svg .small{font-size:10px}svg 
 ${whyBox(r)}
 <p>Endpoint ${esc(r.endpoint)} · chain ${esc(r.corpus.chainId)} · k6 ${esc(r.k6.version)} · ${r.durationSec} s · corpus seed ${r.corpus.seed}, ${Math.round(r.corpus.missShare * 100)}% misses · ${esc(r.createdAt)}</p>
 <p>${generatorLine(r)}
-${r.generator.cpuCores === undefined ? '' : ` k6 used ${r.generator.cpuCores} of ${r.generator.availableCores} cores.`}${r.k6.recognition ? ` ${esc(`${recognitionNote(r.k6.recognition).replace(/^a/, 'A')}`)}.` : ''}</p>
+${r.generator.cpuCores === undefined ? '' : ` k6 used ${r.generator.cpuCores} of ${r.generator.availableCores} cores.`}${r.k6.recognition ? ` ${esc(`${recognitionNote(r.k6.recognition, r.k6.inGo).replace(/^a/, 'A')}`)}.` : ''}</p>
 <p class="muted">${r.generator.instances > 1 ? `Merged from ${r.generator.instances} k6 instances (execution segments): counts add up exactly; ` : ''}percentiles and averages are read from mergeable histograms (within ±${r.plan.latencyRelativeError * 100}%), maxima are exact${r.generator.instances > 1 ? "; a period's percentile in the timeline is the highest instance's" : ''}. ${Math.round(r.plan.validateShare * 100)}% of the answers were fully validated.</p>
 ${headLine(r)}
 ${capacitySection(r)}

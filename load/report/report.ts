@@ -70,7 +70,7 @@ export function buildReport(input: ReportInput): LoadReport {
     profile: plan.profile,
     endpoint: input.endpoint,
     verdict: 'pass',
-    k6: { version: input.k6.version, source: input.k6.source, exitCode: measurement.exitCode, ...(measurement.merged.recognition ? { recognition: measurement.merged.recognition } : {}) },
+    k6: { version: input.k6.version, source: input.k6.source, exitCode: measurement.exitCode, ...(measurement.merged.recognition ? { recognition: measurement.merged.recognition } : {}), ...(measurement.merged.inGo === undefined ? {} : { inGo: measurement.merged.inGo }) },
     plan: {
       rate: plan.rate,
       durationSec: plan.durationSec,

@@ -25,7 +25,7 @@ export function summaryText(r: LoadReport, reportPaths: string[]): string {
     `corpus per method (as sampled; "compared": answers checked against the one sampled, an estimate at a final block within ${ESTIMATE_SPREAD * 100}% of it):`,
     ...Object.entries(r.corpus.methods).map(([name, c]) => `  ${name.padEnd(40)}${describeCorpus(c)}`),
     ...((lag) => (lag ? [`  ${lag}`] : []))(samplingLag(r.corpus)),
-    `generator: ${r.generator.instances > 1 ? `${r.generator.instances} k6 instances, merged; ` : ''}${generatorSentence(r).text.replace(/^the generator /, '')}${r.generator.cpuCores === undefined ? '' : ` (k6 used ${r.generator.cpuCores} of ${r.generator.availableCores} cores)`}${r.k6.recognition ? `; ${recognitionNote(r.k6.recognition)}` : ''}`,
+    `generator: ${r.generator.instances > 1 ? `${r.generator.instances} k6 instances, merged; ` : ''}${generatorSentence(r).text.replace(/^the generator /, '')}${r.generator.cpuCores === undefined ? '' : ` (k6 used ${r.generator.cpuCores} of ${r.generator.availableCores} cores)`}${r.k6.recognition ? `; ${recognitionNote(r.k6.recognition, r.k6.inGo)}` : ''}`,
     `reports: ${reportPaths.join(', ')}`,
   ];
   return lines.join('\n');

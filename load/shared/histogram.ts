@@ -34,6 +34,28 @@ export function bucketOf(ms: number): number {
   return Math.min(BUCKETS - 1, 1 + Math.floor(Math.log(ms / MIN_MS) / Math.log(GROWTH)));
 }
 
+/**
+ * bucketOf as a table, for k6/x/rpccertify (k6ext/send.go), which buckets by it: lower[b] is the least latency bucketOf puts
+ * in bucket b or above (b >= 1; lower[0] is not read), found by bisection on bucketOf itself, so the table is its rule.
+ */
+export function bucketLowerBounds(): number[] {
+  const lower = [0];
+  for (let b = 1; b < BUCKETS; b++) {
+    const near = MIN_MS * GROWTH ** (b - 1);
+    let lo = near * 0.99;
+    let hi = near * 1.01;
+    if (bucketOf(lo) >= b || bucketOf(hi) < b) throw new Error(`bucket ${b}: its lower bound is not near ${near} ms`);
+    for (;;) {
+      const mid = lo + (hi - lo) / 2;
+      if (mid === lo || mid === hi) break;
+      if (bucketOf(mid) >= b) hi = mid;
+      else lo = mid;
+    }
+    lower.push(hi);
+  }
+  return lower;
+}
+
 /** The value a bucket stands for: the middle of [lower, upper). */
 export function bucketValue(index: number): number {
   if (index === 0) return MIN_MS / 2;

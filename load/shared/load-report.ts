@@ -52,7 +52,8 @@ export interface LoadReport extends ReportHeader<'rpc-certify-load', 3> {
   /** Why a run stopped early (Ctrl-C, SIGTERM). */
   incompleteReason?: string;
   /** recognition: where the answers sampling saw were recognised (recognition.ts); absent where not known (k6-operator pods). */
-  k6: { version: string; source: string; exitCode: number; recognition?: Recognition };
+  /** inGo: iterations k6/x/rpccertify did whole in Go (sent, recognised, recorded), but for the last second's. */
+  k6: { version: string; source: string; exitCode: number; recognition?: Recognition; inGo?: number };
   plan: { rate: number; durationSec: number; totalSec: number; periodSec: number; validateShare: number; instances: number; latencyRelativeError: number; slo: Slo };
   corpus: { file: string; seed: number; missShare: number; chainId: string; head: string; finalBlock?: string; blocksSampled: number; targetHead?: TargetHead; methods: Record<string, MethodCorpus> };
   durationSec: number;

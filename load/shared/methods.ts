@@ -47,6 +47,8 @@ export const metricName = {
   validated: (s: Subject) => `validated_${s}`,
   parsed: (s: Subject) => `parsed_${s}`,
   headChecks: 'head_checks',
+  /** Iterations k6/x/rpccertify did whole in Go (k6ext/send.go), reported once a second: the last second's are not in it. */
+  inGo: 'iterations_in_go',
   headRegressions: 'head_regressions',
   /** A Trend: the deepest regression seen, in blocks (its max). */
   headRegressionDepth: 'head_regression_depth',

@@ -13,6 +13,7 @@ export type Recognition = 'go' | 'js';
 export const EXTENSION = GO_RECOGNITION;
 
 /** What the run says about the path that ran (terminal, load.json's k6.recognition). */
-export function recognitionNote(recognition: Recognition): string {
-  return recognition === 'go' ? `answers recognised in Go (${EXTENSION.name})` : `answers recognised in JavaScript (this k6 lacks ${EXTENSION.name}: slower, judging the same)`;
+export function recognitionNote(recognition: Recognition, inGo?: number): string {
+  if (recognition === 'js') return `answers recognised in JavaScript (this k6 lacks ${EXTENSION.name}: slower, judging the same)`;
+  return `answers recognised in Go (${EXTENSION.name}${inGo === undefined ? '' : `; ${inGo} iterations sent, recognised and recorded whole in Go, but for the last second's`})`;
 }

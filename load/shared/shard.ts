@@ -46,6 +46,8 @@ export interface Shard {
   freshness?: FreshnessShard;
   /** Where this instance recognised the answers sampling saw (recognition.ts); absent in shards of older harnesses. */
   recognition?: Recognition;
+  /** Iterations done whole in Go (metricName.inGo: the last second's not counted), when recognised in Go. */
+  inGo?: number;
 }
 
 export interface Merged {
@@ -57,6 +59,7 @@ export interface Merged {
   freshness?: FreshnessShard;
   /** 'go' when every instance recognised in Go, 'js' when any did in JavaScript, absent when any did not say. */
   recognition?: Recognition;
+  inGo?: number;
 }
 
 /** A shard printed to stdout (k6-operator pods: `kubectl logs`) starts its line with this. */
@@ -93,6 +96,7 @@ export function mergeShards(shards: readonly Shard[]): Merged {
     },
     ...((f) => (f ? { freshness: f } : {}))(mergeFreshness(shards.map((s) => s.freshness))),
     ...((r) => (r ? { recognition: r } : {}))(mergeRecognition(shards.map((s) => s.recognition))),
+    ...(shards.some((s) => s.inGo !== undefined) ? { inGo: sum(shards.map((s) => s.inGo ?? 0)) } : {}),
   };
 }
 

@@ -93,6 +93,7 @@ export function shardFrom(value: MetricReader, durationMs: number, plan: Plan, p
     },
     ...(plan.fresh ? { freshness: freshnessOf(value) } : {}),
     recognition,
+    ...(recognition === 'go' ? { inGo: value(metricName.inGo, 'count') } : {}),
   };
 }
 

@@ -125,7 +125,89 @@ describe('load: answers recognised in Go (k6ext/) exactly as in TypeScript (core
     expect(outcome.checked).to.equal(vectors.length);
     expect(outcome.recognised).to.equal(vectors.filter((v) => v.recognised).length);
   });
+
+  it("through the built k6: Go's iteration (k6ext/send.go) picks the method, entry and validated share as the scenario does, and buckets latencies as histogram.ts", async function () {
+    const k6 = await requireTool(this, 'k6');
+    if (!k6.extension) {
+      if (underCi()) throw new Error(`${k6.path} lacks ${GO_RECOGNITION.name}: npm run setup builds the project's k6 with it`);
+      this.skip();
+    }
+    const script = join(dir, 'rules.js');
+    const result = join(dir, 'rules.json');
+    await build({ stdin: { contents: rulesScript(), resolveDir: dir, loader: 'ts' }, outfile: script, bundle: true, format: 'esm', platform: 'neutral', external: ['k6', 'k6/*'], logLevel: 'silent' });
+    await run(k6.path, ['run', '--quiet', '--no-usage-report', script], { env: { ...process.env, OUT: result }, maxBuffer: 16 << 20 });
+    const outcome = JSON.parse(await readFile(result, 'utf8')) as { iterations: number; validated: number; judgedInGo: number; latencies: number; disagreements: string[] };
+    expect(outcome.disagreements).to.deep.equal([]);
+    expect(outcome.iterations).to.equal(2 * 5000);
+    // Both outcomes of each rule were met: some iterations validated in full, some entries left to the JavaScript.
+    expect(outcome.validated).to.be.within(600, 800);
+    expect(outcome.judgedInGo).to.be.within(1000, 9000);
+    expect(outcome.latencies).to.be.above(20_000);
+  });
 });
+
+const RULE_FILES = { segments: '../../load/shared/segments.ts', histogram: '../../load/shared/histogram.ts' };
+
+/** Go's target(subject, i) and bucketOf(ms) beside the TypeScript rules they follow, on a plan with a mix, stripes of three
+ * lanes (an instance of three) and entries only the JavaScript judges. */
+function rulesScript(): string {
+  const at = (file: string) => JSON.stringify(fileURLToPath(new URL(file, import.meta.url)));
+  return `
+import { Counter, Trend } from 'k6/metrics';
+import { entryIndex, stripeEntries } from ${at(RULE_FILES.segments)};
+import { bucketLowerBounds, bucketOf, BUCKETS, GROUP_BUCKETS, HISTOGRAM_GROUPS } from ${at(RULE_FILES.histogram)};
+const go = require(${JSON.stringify(GO_RECOGNITION.name)});
+const share = 0.07;
+const entries = (n, tag) => Array.from({ length: n }, (_, k) => ({ params: '["' + tag + (k % 4) + '"]', miss: k % 3 === 0, reply: k % 5 === 0 ? '' : 'ab'.repeat(32) }));
+const methods = { eth_getBlockByHash: entries(11, 'b'), eth_getTransactionByHash: entries(7, 't') };
+const stripes = Object.fromEntries(Object.entries(methods).map(([m, e]) => [m, stripeEntries(e.length, (k) => e[k], 3)]));
+const mix = ['eth_getBlockByHash', 'eth_getTransactionByHash', 'eth_getTransactionByHash', 'eth_getBlockByHash', 'eth_getTransactionByHash'];
+const subjects = ['eth_getBlockByHash', 'mix'];
+const names = (s) => ({ histogram: Array.from({ length: HISTOGRAM_GROUPS }, (_, g) => 'h_' + s + '_' + g), bounds: 'b_' + s, okNull: 'n_' + s });
+for (const s of subjects) {
+  names(s).histogram.forEach((h) => new Counter(h));
+  new Trend(names(s).bounds, true);
+  new Counter(names(s).okNull);
+}
+new Counter('in_go');
+go.configure(JSON.stringify({
+  url: 'http://127.0.0.1:9/', timeout: '1s', validateShare: share, mix, inGo: 'in_go', lower: bucketLowerBounds(), groupBuckets: GROUP_BUCKETS,
+  methods: Object.fromEntries(Object.entries(methods).map(([m, e]) => [m, { entries: e.map((x) => [x.params, x.reply, 0]), stripes: stripes[m] }])),
+  subjects: Object.fromEntries(subjects.map((s) => [s, names(s)])),
+}));
+export const options = { vus: 1, iterations: 1 };
+export function setup() {
+  const disagreements = [];
+  let iterations = 0, validated = 0, judgedInGo = 0, latencies = 0;
+  for (const s of subjects) {
+    for (let i = 0; i < 5000; i++) {
+      const method = s === 'mix' ? mix[i % mix.length] : s;
+      const index = entryIndex(stripes[method], i);
+      const validates = Math.floor((i + 1) * share) > Math.floor(i * share);
+      const [goMethod, goIndex, goValidates, goJudges] = go.target(s, i);
+      const judges = methods[method][index].reply !== '';
+      if (goMethod !== method || goIndex !== index || goValidates !== validates || goJudges !== judges) disagreements.push(s + ' ' + i + ': ' + JSON.stringify({ method, index, validates, judges, go: [goMethod, goIndex, goValidates, goJudges] }));
+      iterations++;
+      if (validates) validated++;
+      if (judges && !validates) judgedInGo++;
+    }
+  }
+  const lower = bucketLowerBounds();
+  const probes = [0, -1, NaN, Infinity, 1e-9, 0.01, 60000, 1e9];
+  for (let b = 1; b < BUCKETS; b++) probes.push(lower[b], lower[b] * (1 - 2e-16), lower[b] * (1 + 2e-16));
+  for (let k = 0; k < 20000; k++) probes.push(Math.exp(Math.sin(k) * 12 + 2));
+  for (const ms of probes) {
+    if (go.bucketOf(ms) !== bucketOf(ms)) disagreements.push('bucket of ' + ms + ' ms: ' + bucketOf(ms) + ' in TypeScript, ' + go.bucketOf(ms) + ' in Go');
+    latencies++;
+  }
+  return { iterations, validated, judgedInGo, latencies, disagreements: disagreements.slice(0, 10) };
+}
+export default function () {}
+export function handleSummary(data) {
+  return { [__ENV.OUT]: JSON.stringify(data.setup_data) };
+}
+`;
+}
 
 /** Both of the scenario's paths on each vector, and each against what Node computed. */
 function agreementScript(): string {

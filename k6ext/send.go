@@ -1,0 +1,366 @@
+package k6ext
+
+// The whole iteration of the commonest request in Go: load/k6/scenario.ts's call() for an entry whose answer sampling
+// saw. In JavaScript each step (exec.scenario, the corpus line, the request body, http.post's params and Response
+// object, the recognition, the metric sample's tag object) is a call through Sobek in a runtime cold in the CPU's
+// caches; here it is one native call. The JavaScript decides everything once (configure: the entries, which of them
+// may take this path, the stripes, the metric names, the histogram's bucket table) and keeps every other case:
+// an answer not recognised comes back to it to be judged, and so do the iterations it validates in full.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/grafana/sobek"
+	"go.k6.io/k6/v2/js/common"
+	"go.k6.io/k6/v2/lib"
+	"go.k6.io/k6/v2/lib/netext/httpext"
+	"go.k6.io/k6/v2/lib/types"
+	"go.k6.io/k6/v2/metrics"
+
+	"rpc-certify.local/k6ext/reply"
+)
+
+// planText is what the scenario hands over (JSON): see load/k6/scenario.ts goPlan.
+type planText struct {
+	URL           string   `json:"url"`
+	Timeout       string   `json:"timeout"`
+	ValidateShare float64  `json:"validateShare"`
+	Mix           []string `json:"mix"`
+	Methods       map[string]struct {
+		// Entries: [params JSON text, the reply fingerprint or "" where the JavaScript judges it, 1 where a null is due].
+		Entries [][3]json.RawMessage `json:"entries"`
+		Stripes [][]int              `json:"stripes"`
+	} `json:"methods"`
+	Subjects map[string]struct {
+		Histogram []string `json:"histogram"`
+		Bounds    string   `json:"bounds"`
+		OkNull    string   `json:"okNull"`
+	} `json:"subjects"`
+	InGo string `json:"inGo"`
+	// Lower[b]: the least latency (ms) histogram.ts's bucketOf puts in bucket b or above, b >= 1.
+	Lower        []float64 `json:"lower"`
+	GroupBuckets int       `json:"groupBuckets"`
+}
+
+type entry struct {
+	params string
+	reply  string
+	null   bool
+}
+
+type method struct {
+	name    string // as the request's tag
+	quoted  string // as JSON text in the body
+	entries []entry
+	stripes [][]int
+}
+
+type subject struct {
+	method    *method // nil for the mix
+	histogram []*metrics.Metric
+	bounds    *metrics.Metric
+	okNull    *metrics.Metric
+}
+
+type plan struct {
+	url           httpext.URL
+	timeout       time.Duration
+	validateShare float64
+	mix           []*method
+	subjects      map[string]*subject
+	inGo          *metrics.Metric
+	lower         []float64
+	bucketTags    []string
+	groupBuckets  int
+}
+
+var (
+	current    atomic.Pointer[plan]
+	configured sync.Mutex
+	// inGo counts the iterations this process did whole in Go (call returned undefined); unreported holds those not yet
+	// given to the metric iterations_in_go, which one VU does once a second (a sample each would cost what Go saves).
+	inGo, unreported atomic.Int64
+	reportedAt       atomic.Int64
+	// registry is the test's metric registry, from the first VU's init (the scenario's metrics are registered there).
+	registry atomic.Pointer[metrics.Registry]
+)
+
+// configure reads the scenario's plan once per k6 process; later calls (every VU's init) keep the first.
+func configure(text string) error {
+	configured.Lock()
+	defer configured.Unlock()
+	if current.Load() != nil {
+		return nil
+	}
+	var t planText
+	if err := json.Unmarshal([]byte(text), &t); err != nil {
+		return fmt.Errorf("rpccertify: the plan is not JSON: %w", err)
+	}
+	reg := registry.Load()
+	if reg == nil {
+		return errors.New("rpccertify: configure outside a VU's init")
+	}
+	u, err := httpext.NewURL(t.URL, t.URL) // as http.post makes it from a string
+	if err != nil {
+		return err
+	}
+	timeout, err := types.GetDurationValue(t.Timeout)
+	if err != nil {
+		return fmt.Errorf("rpccertify: timeout %q: %w", t.Timeout, err)
+	}
+	if t.GroupBuckets < 1 || len(t.Lower) < 2 {
+		return errors.New("rpccertify: the plan has no histogram layout")
+	}
+	p := &plan{url: u, timeout: timeout, validateShare: t.ValidateShare, subjects: map[string]*subject{}, lower: t.Lower, groupBuckets: t.GroupBuckets}
+	p.bucketTags = make([]string, len(t.Lower))
+	for b := range p.bucketTags {
+		p.bucketTags[b] = strconv.Itoa(b)
+	}
+	methods := map[string]*method{}
+	for name, m := range t.Methods {
+		quoted, _ := json.Marshal(name)
+		out := &method{name: name, quoted: string(quoted), stripes: m.Stripes}
+		for k, e := range m.Entries {
+			var one entry
+			var null int
+			if json.Unmarshal(e[0], &one.params) != nil || json.Unmarshal(e[1], &one.reply) != nil || json.Unmarshal(e[2], &null) != nil {
+				return fmt.Errorf("rpccertify: %s entry %d is not [params, reply, null]", name, k)
+			}
+			one.null = null == 1
+			out.entries = append(out.entries, one)
+		}
+		if len(out.stripes) == 0 {
+			return fmt.Errorf("rpccertify: %s has no stripes", name)
+		}
+		for _, s := range out.stripes {
+			for _, k := range s {
+				if k < 0 || k >= len(out.entries) {
+					return fmt.Errorf("rpccertify: %s stripe names entry %d of %d", name, k, len(out.entries))
+				}
+			}
+		}
+		methods[name] = out
+	}
+	for _, name := range t.Mix {
+		m, ok := methods[name]
+		if !ok {
+			return fmt.Errorf("rpccertify: the mix names %s, which has no entries", name)
+		}
+		p.mix = append(p.mix, m)
+	}
+	lookup := func(name string) (*metrics.Metric, error) {
+		if m := reg.Get(name); m != nil {
+			return m, nil
+		}
+		return nil, fmt.Errorf("rpccertify: no metric %s (the scenario registers its metrics before configure)", name)
+	}
+	for name, s := range t.Subjects {
+		out := &subject{method: methods[name]}
+		if out.method == nil && len(p.mix) == 0 {
+			return fmt.Errorf("rpccertify: subject %s is neither a method nor a mix", name)
+		}
+		for _, h := range s.Histogram {
+			m, err := lookup(h)
+			if err != nil {
+				return err
+			}
+			out.histogram = append(out.histogram, m)
+		}
+		if (len(p.lower)+p.groupBuckets-1)/p.groupBuckets > len(out.histogram) {
+			return fmt.Errorf("rpccertify: %s has %d histogram groups for %d buckets", name, len(out.histogram), len(p.lower))
+		}
+		if out.bounds, err = lookup(s.Bounds); err != nil {
+			return err
+		}
+		if out.okNull, err = lookup(s.OkNull); err != nil {
+			return err
+		}
+		p.subjects[name] = out
+	}
+	if p.inGo, err = lookup(t.InGo); err != nil {
+		return err
+	}
+	reportedAt.Store(time.Now().UnixNano())
+	current.Store(p)
+	return nil
+}
+
+// tally counts an iteration done in Go, and gives the count to k6 when a second has passed since it last did.
+func (m *instance) tally(state *lib.State, p *plan) {
+	inGo.Add(1)
+	unreported.Add(1)
+	now := time.Now()
+	last := reportedAt.Load()
+	if now.UnixNano()-last < int64(time.Second) || !reportedAt.CompareAndSwap(last, now.UnixNano()) {
+		return
+	}
+	tags := state.Tags.GetCurrentValues()
+	metrics.PushIfNotDone(m.vu.Context(), state.Samples, metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: p.inGo, Tags: tags.Tags}, Time: now, Metadata: tags.Metadata, Value: float64(unreported.Swap(0))})
+}
+
+// validates is scenario.ts's validates(i): exactly floor(n × share) of any n iterations in a row are validated in full.
+func (p *plan) validates(i uint64) bool {
+	return math.Floor(float64(i+1)*p.validateShare) > math.Floor(float64(i)*p.validateShare)
+}
+
+// target is the method and entry iteration i of subject s sends: the mix's i-th method, and segments.ts's entryIndex
+// (-1: the method has no entries).
+func (p *plan) target(s *subject, i uint64) (*method, int) {
+	m := s.method
+	if m == nil {
+		m = p.mix[i%uint64(len(p.mix))]
+	}
+	lanes := uint64(len(m.stripes))
+	mine := m.stripes[i%lanes]
+	if len(mine) == 0 {
+		return m, -1 // no entries: the JavaScript sends nothing either
+	}
+	return m, mine[(i/lanes)%uint64(len(mine))]
+}
+
+// bucket is histogram.ts's bucketOf(ms), read from its table: how many buckets' lower bounds ms reaches.
+func (p *plan) bucket(ms float64) int {
+	lo, hi := 0, len(p.lower) // lower[0] is never reached by the search: bucket 0 holds what is below lower[1]
+	for lo+1 < hi {
+		mid := (lo + hi) / 2
+		if ms >= p.lower[mid] {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// sent is a response the JavaScript judges: the fields scenario.ts reads of k6's Response.
+type sent struct {
+	Status   int     `js:"status"`
+	Body     any     `js:"body"`
+	TimedOut bool    `js:"timedOut"`
+	Duration float64 `js:"duration"`
+}
+
+// k6's error_code for a request that ran out of time (scenario.ts K6_TIMEOUT).
+const requestTimeout = 1050
+
+// expected is http.post's default responseCallback (statuses 200-399 are expected), for http_req_failed.
+func expected(status int) bool { return status >= 200 && status < 400 }
+
+// bounds is one VU's range of latencies already given to a subject's min/max Trend (scenario.ts Metrics low/high).
+type bounds struct{ low, high float64 }
+
+// call is one iteration: undefined when it was sent, recognised and recorded here; null when the JavaScript does the
+// whole iteration (validated in full, or an entry only it judges); else the response, for the JavaScript to judge.
+func (m *instance) call(sobek.FunctionCall) sobek.Value {
+	rt := m.vu.Runtime()
+	p := current.Load()
+	state := m.vu.State()
+	scenario := lib.GetScenarioState(m.vu.Context())
+	if p == nil || state == nil || scenario == nil || state.GetScenarioGlobalVUIter == nil {
+		return sobek.Null()
+	}
+	s := p.subjects[scenario.Name]
+	i := state.GetScenarioGlobalVUIter()
+	if s == nil || p.validates(i) {
+		return sobek.Null()
+	}
+	meth, k := p.target(s, i)
+	if k < 0 || meth.entries[k].reply == "" {
+		return sobek.Null()
+	}
+	e := meth.entries[k]
+	id := int64(i) + 1 // ids start at 1, as scenario.ts's
+	res, err := m.post(state, meth, e.params, id)
+	if err != nil {
+		common.Throw(rt, err) // as http.post throws
+	}
+	body, isText := res.Body.(string)
+	if res.Status == http.StatusOK && isText && reply.Recognised(body, id, e.reply) {
+		m.record(state, p, s, res.Timings.Duration, e.null)
+		m.tally(state, p)
+		return sobek.Undefined()
+	}
+	out := sent{Status: res.Status, TimedOut: res.Status == 0 && res.ErrorCode == requestTimeout, Duration: res.Timings.Duration}
+	if isText {
+		out.Body = body
+	}
+	return rt.ToValue(out)
+}
+
+// post is http.post(url, body, { headers: JSON, tags: { name }, timeout }) as k6/http builds it from those params.
+func (m *instance) post(state *lib.State, meth *method, params string, id int64) (*httpext.Response, error) {
+	p := current.Load()
+	u := p.url
+	address := *u.GetURL()
+	req := &http.Request{Method: http.MethodPost, URL: &address, Header: make(http.Header, 2)}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", state.Options.UserAgent.String)
+	body := make([]byte, 0, 64+len(meth.quoted)+len(params))
+	body = append(body, `{"jsonrpc":"2.0","id":`...)
+	body = strconv.AppendInt(body, id, 10)
+	body = append(append(append(append(append(body, `,"method":`...), meth.quoted...), `,"params":`...), params...), '}')
+	tags := state.Tags.GetCurrentValues()
+	tags.SetTag("name", meth.name)
+	preq := &httpext.ParsedHTTPRequest{
+		URL:              &u,
+		Req:              req,
+		Body:             bytes.NewBuffer(body),
+		Timeout:          p.timeout,
+		Throw:            state.Options.Throw.Bool,
+		Redirects:        state.Options.MaxRedirects,
+		Cookies:          map[string]*httpext.HTTPRequestCookie{},
+		ResponseCallback: expected,
+		TagsAndMeta:      tags,
+		ResponseType:     httpext.ResponseTypeText,
+	}
+	if state.Options.DiscardResponseBodies.Bool {
+		preq.ResponseType = httpext.ResponseTypeNone
+	}
+	if state.CookieJar != nil {
+		preq.ActiveJar = state.CookieJar
+		httpext.SetRequestCookies(req, state.CookieJar, preq.Cookies)
+	}
+	return httpext.MakeRequest(m.vu.Context(), state, preq)
+}
+
+// record is what scenario.ts records for a recognised answer: its histogram bucket, the latency's min and max where this
+// VU has not yet seen it, and an ok_null's count.
+func (m *instance) record(state *lib.State, p *plan, s *subject, ms float64, null bool) {
+	ctx := m.vu.Context()
+	now := time.Now()
+	tags := state.Tags.GetCurrentValues()
+	push := func(metric *metrics.Metric, set *metrics.TagSet, value float64) {
+		metrics.PushIfNotDone(ctx, state.Samples, metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: metric, Tags: set}, Time: now, Metadata: tags.Metadata, Value: value})
+	}
+	b := p.bucket(ms)
+	push(s.histogram[b/p.groupBuckets], tags.Tags.With("b", p.bucketTags[b]), 1)
+	seen, ok := m.bounds[s]
+	if !ok {
+		seen = &bounds{low: math.Inf(1), high: math.Inf(-1)}
+		m.bounds[s] = seen
+	}
+	if ms < seen.low || ms > seen.high {
+		push(s.bounds, tags.Tags, ms)
+		seen.low, seen.high = math.Min(seen.low, ms), math.Max(seen.high, ms)
+	}
+	if null {
+		push(s.okNull, tags.Tags, 1)
+	}
+}
+
+// subjectNamed is the plan's subject, or nil (no plan, or no such subject).
+func (p *plan) subjectNamed(name string) *subject {
+	if p == nil {
+		return nil
+	}
+	return p.subjects[name]
+}

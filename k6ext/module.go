@@ -10,6 +10,7 @@ import (
 	"github.com/grafana/sobek"
 	"go.k6.io/k6/v2/js/common"
 	"go.k6.io/k6/v2/js/modules"
+	"go.k6.io/k6/v2/metrics"
 
 	"rpc-certify.local/k6ext/reply"
 )
@@ -28,8 +29,9 @@ func init() {
 type root struct{}
 
 type instance struct {
-	vu     modules.VU
-	bounds map[*subject]*bounds
+	vu      modules.VU
+	bounds  map[*subject]*bounds
+	discard chan metrics.SampleContainer
 }
 
 func (*root) NewModuleInstance(vu modules.VU) modules.Instance {

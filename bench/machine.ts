@@ -1,17 +1,11 @@
 // Figure 0, the machine's own noise: how often this machine freezes this process while it does nothing,
 // and the share of CPU time the hypervisor took away (steal). A freeze lands in any latency measured
 // meanwhile, by the harness or bare k6 alike: the tails of the other figures are read against it.
-import { readFileSync } from 'node:fs';
 import { round, saveFigure } from './support/lib.ts';
+import { cpuTicks } from './support/noise.ts';
 
 const SEC = 20;
 const TICK_MS = 1;
-
-/** CPU ticks from /proc/stat's first line: total and steal (the 8th value). */
-function cpuTicks(): { total: number; steal: number } {
-  const values = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
-  return { total: values.reduce((a, v) => a + v, 0), steal: values[7] ?? 0 };
-}
 
 const before = cpuTicks();
 const lags: number[] = [];

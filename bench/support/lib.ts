@@ -10,13 +10,14 @@ import { fileURLToPath } from 'node:url';
 import { transform } from 'esbuild';
 import { replyFingerprint, sha256Hex } from '../../core/fingerprint.ts';
 import { answerDigest } from '../../load/shared/answer.ts';
-import { CLOCK_TICKS_PER_SEC, cpuSeconds, procStatFields, runK6, STAT } from '../../load/run/k6.ts';
+import { CLOCK_TICKS_PER_SEC, procStatFields, runK6, STAT } from '../../load/run/k6.ts';
 import { BUCKETS, bucketOf, GROUP_BUCKETS, groupOf, GROWTH, HISTOGRAM_GROUPS, MIN_MS } from '../../load/shared/histogram.ts';
 import { METHODS } from '../../core/methods.ts';
 import { metricName } from '../../load/shared/methods.ts';
 import { histogramThresholds } from '../../load/shared/summary.ts';
-import { buildPlan } from '../../load/shared/profiles.ts';
+import { buildPlan, k6Procs } from '../../load/shared/profiles.ts';
 import { runLoad } from '../../load/run/run.ts';
+import { K6_RUN_ARGS } from '../../load/run/instances.ts';
 import { ensureK6 } from '../../core/node/tools/k6.ts';
 import { CORPUS_HASHES, METHOD, type Mode, REQUEST, txAnswer } from './endpoint.ts';
 
@@ -144,8 +145,52 @@ export async function pureScript(files: readonly string[]): Promise<string> {
   return parts.join('\n');
 }
 
-/** A minimal hand-written k6 script sending the bench's call at `level` (above), under the given k6 scenario (its `exec` is "call"). */
+/** A minimal hand-written k6 script sending the bench's call at `level` (above), under the given k6 scenario (its `exec` is "call"),
+ * run as `k6 run` runs it by default (thresholds and the end-of-test summary on, Go's own GOMAXPROCS). */
 export async function runBare(url: string, scenario: Record<string, unknown>, durationSec: number, level: BareLevel = 'bare', pprof?: (api: string) => void): Promise<BareFigures> {
+  return withBareScript(scenario, level, async (script, dir) => {
+    const summaryPath = join(dir, 'summary.json');
+    const cpu = childCpuSec();
+    const run = await runK6({ binary: (await ensureK6()).path, script, env: { URL: url, SUMMARY: summaryPath }, ...(pprof ? { args: ['--profiling-enabled'], onApi: pprof } : {}) });
+    const cpuSec = childCpuSec() - cpu;
+    const summary = JSON.parse(await readFile(summaryPath, 'utf8').catch(() => '{}')) as { metrics?: Record<string, { values: Record<string, number> }> };
+    const requests = summary.metrics?.['http_reqs']?.values['count'];
+    const d = summary.metrics?.['http_req_duration']?.values;
+    if (run.exitCode !== 0 || requests === undefined || !d) throw new Error(bareFailure(run, level));
+    const stat = (name: string) => d[name] ?? NaN;
+    return { requests, rps: requests / durationSec, latencyMs: { p50: stat('med'), p99: stat('p(99)'), p999: stat('p(99.9)'), max: stat('max') }, cpuSec };
+  });
+}
+
+/** The flags the harness runs k6 with (load/run/instances.ts), less its OpenTelemetry output: that is how the harness reads its
+ * own figures (its receiver is part of its cost), and a bare script has no receiver to send to. */
+export const BARE_HARNESS_ARGS = K6_RUN_ARGS.filter((arg, i, all) => arg !== '--out' && all[i - 1] !== '--out');
+
+/** The GOMAXPROCS the harness gives k6 at `rps` (load/run/instances.ts), or none when the user set GOMAXPROCS. */
+export function harnessProcs(rps: number): Record<string, string> {
+  const procs = k6Procs(rps, availableParallelism(), process.env['GOMAXPROCS']);
+  return procs === undefined ? {} : { GOMAXPROCS: String(procs) };
+}
+
+/**
+ * The same script run with the harness's k6 settings at `rps`: its flags (BARE_HARNESS_ARGS: no thresholds, no end-of-test
+ * summary) and its GOMAXPROCS. k6 then keeps no metric at all (neither handleSummary nor its REST API has a count), so the
+ * requests are the responder's count over the run.
+ */
+export async function runBareAsHarness(responder: Responder, scenario: Record<string, unknown>, durationSec: number, level: BareLevel, rps: number): Promise<{ requests: number; rps: number; cpuSec: number }> {
+  return withBareScript(scenario, level, async (script) => {
+    const before = (await responder.served()).served;
+    const cpu = childCpuSec();
+    const run = await runK6({ binary: (await ensureK6()).path, script, args: [...BARE_HARNESS_ARGS], env: { URL: responder.url, ...harnessProcs(rps) } });
+    const cpuSec = childCpuSec() - cpu;
+    if (run.exitCode !== 0) throw new Error(bareFailure(run, level));
+    const requests = (await responder.served()).served - before;
+    return { requests, rps: requests / durationSec, cpuSec };
+  });
+}
+
+/** Writes the bare script at `level` under `scenario` into a fresh directory, and runs `run` on it. */
+async function withBareScript<T>(scenario: Record<string, unknown>, level: BareLevel, run: (script: string, dir: string) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), 'rpc-certify-bench-'));
   try {
     const samples = level !== 'bare';
@@ -164,14 +209,14 @@ const tags = [];`;
     const record = `const b = bucketOf(res.timings.duration); groups[groupOf(b)].add(1, (tags[b] ??= { b: String(b) }));`;
     const judged = `${await pureScript(['core/reply.ts', 'load/shared/corpus.ts', 'load/k6/packed-entry.ts'])}
 const lines = new SharedArray('corpus', () => ${JSON.stringify(benchCorpus().entries[METHOD])}.map(packEntry));
-const unrecognised = new Counter('${UNRECOGNISED}');
 let scenario;`;
+    // An answer not recognised stops the test (k6 exits ABORTED): the figure is of judging, not of skipping it. Off the hot path.
     const send =
       level === 'judged'
         ? `const i = (scenario ??= exec.scenario).iterationInTest; const entry = unpackEntry(lines[i % lines.length]); const id = i + 1;
   const res = http.post(__ENV.URL, \`{"jsonrpc":"2.0","id":\${id},"method":${JSON.stringify(METHOD)},"params":\${entry.params}}\`, params);
   const text = res.status === 200 && typeof res.body === 'string' ? markedText(res.body, id) : undefined;
-  if (text === undefined || crypto.sha256(text, 'hex') !== entry.reply) unrecognised.add(1);`
+  if (text === undefined || crypto.sha256(text, 'hex') !== entry.reply) exec.test.abort('${UNRECOGNISED}');`
         : 'const res = http.post(__ENV.URL, body, params);';
     await writeFile(
       script,
@@ -192,26 +237,21 @@ export function call() {
 export function handleSummary(data) { return { [__ENV.SUMMARY]: JSON.stringify(data) }; }
 `,
     );
-    const summaryPath = join(dir, 'summary.json');
-    const k6 = await ensureK6();
-    const cpu = childCpuSec();
-    const run = await runK6({ binary: k6.path, script, env: { URL: url, SUMMARY: summaryPath }, ...(pprof ? { args: ['--profiling-enabled'], onApi: pprof } : {}) });
-    const cpuSec = childCpuSec() - cpu;
-    const summary = JSON.parse(await readFile(summaryPath, 'utf8').catch(() => '{}')) as { metrics?: Record<string, { values: Record<string, number> }> };
-    const requests = summary.metrics?.['http_reqs']?.values['count'];
-    const d = summary.metrics?.['http_req_duration']?.values;
-    if (run.exitCode !== 0 || requests === undefined || !d) throw new Error(`bare k6 run failed (exit ${run.exitCode}): ${run.log.at(-1)?.line ?? 'no output'}`);
-    const missed = summary.metrics?.[UNRECOGNISED]?.values['count'] ?? 0;
-    if (missed > 0) throw new Error(`the judged script recognised ${requests - missed} of ${requests} answers: the responder does not answer as the bench corpus says`);
-    const stat = (name: string) => d[name] ?? NaN;
-    return { requests, rps: requests / durationSec, latencyMs: { p50: stat('med'), p99: stat('p(99)'), p999: stat('p(99.9)'), max: stat('max') }, cpuSec };
+    return await run(script, dir);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
 
-/** The judged script's count of answers it did not recognise (none, or the run fails). */
-const UNRECOGNISED = 'bench_unrecognised';
+/** What a failed bare run says: the judged script's unrecognised answer, or k6's last line. */
+function bareFailure(run: { exitCode: number; log: Array<{ line: string }> }, level: BareLevel): string {
+  if (level === 'judged' && run.exitCode === ABORTED && run.log.some((l) => l.line.includes(UNRECOGNISED))) return 'the judged script met an answer it did not recognise: the responder does not answer as the bench corpus says';
+  return `bare k6 run failed (exit ${run.exitCode}): ${run.log.at(-1)?.line ?? 'no output'}`;
+}
+
+/** The judged script's reason to abort, and k6's exit code for a test aborted from the script (errext.ScriptAborted). */
+const UNRECOGNISED = 'bench: answer not recognised';
+const ABORTED = 108;
 
 /** 10 VUs keep k6 busy against a sub-millisecond responder; 8 s measure a rate to the percent. */
 export const CEILING = { vus: 10, sec: 8 };
@@ -245,22 +285,50 @@ export const fastest = <T extends Array<{ rps: number }>>(runs: Runs<T>): Promis
 export const leastCpu = <T extends Array<{ cpuSec: number; requests: number }>>(runs: Runs<T>): Promise<T> =>
   bestOf(runs, (a, b) => cpuMsPerRequest(a) < cpuMsPerRequest(b));
 
+/** The median of a non-empty list (the mean of the middle two when it is even). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  if (sorted.length === 0) throw new Error('the median of nothing');
+  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
 export function cpuMsPerRequest(f: { cpuSec: number; requests: number }): number {
   return round((f.cpuSec / f.requests) * 1000, 3);
 }
 
+/** What whileSending adds to a generator's figures: its requests and CPU while it sent, and this process's CPU meanwhile. */
+export interface Sending {
+  /** CPU seconds of the generator's whole process tree (k6; vegeta; chainbench's CLI, Locust master and workers) while it sent. */
+  cpuSec: number;
+  /** The responder's count of calls served while it sent. */
+  requests: number;
+  sendingSec: number;
+  /** The rate it reached while it sent, counted at the responder. */
+  sendingRps: number;
+  /** CPU seconds of this process meanwhile: the sampler, and for the harness its Node side (runLoad, the OTLP receiver). */
+  benchCpuSec: number;
+}
+
 /**
- * Runs a generator and replaces its CPU figure with k6's CPU while it was sending: k6's CPU time and the
- * responder's served count sampled every 100 ms, over the samples between the first and the last served call.
- * Starting VUs (a few ms each, before the test) and writing the summary are left out, so CPU per request is
- * what each request costs, whatever the run's length.
+ * Runs a generator and replaces its CPU figure with its CPU while it was sending: the CPU time of its process tree and
+ * the responder's served count sampled every 100 ms, over the samples between the first and the last served call.
+ * Starting VUs (a few ms each, before the test), a tool's start-up and writing the summary are left out, so CPU per
+ * request is what each request costs, whatever the run's length.
  */
-export async function whileSending<T extends { cpuSec: number; requests: number }>(responder: Responder, run: () => Promise<T>): Promise<T> {
-  const { result, samples } = await sampleGenerator(responder, 100, cpuSeconds, run);
+export async function whileSending<T extends { cpuSec: number; requests: number }>(responder: Responder, run: () => Promise<T>): Promise<T & Sending> {
+  const tree = processTree();
+  const read = async (pid: number | undefined) => (pid === undefined ? undefined : { generator: tree.cpuSec(pid), bench: selfCpuSec() });
+  const { result, samples } = await sampleGenerator(responder, 100, read, run);
   const sending = samples.map((x) => x.sending);
   const [from, to] = [samples[sending.indexOf(true) - 1], samples[sending.lastIndexOf(true)]];
   if (!from || !to || to.served - from.served < 100) throw new Error('the CPU sampler saw no sending');
-  return { ...result, cpuSec: to.value - from.value, requests: to.served - from.served };
+  // The rate between readings taken while it sent (the first sending one, the last one before the last): the window's
+  // ends each hold up to a reading's interval without sending.
+  const [first, last] = [samples[sending.indexOf(true)], samples[sending.lastIndexOf(true) - 1]];
+  const sendingRps = first && last && last.at > first.at ? (last.served - first.served) / ((last.at - first.at) / 1000) : NaN;
+  const requests = to.served - from.served;
+  return { ...result, cpuSec: to.value.generator - from.value.generator, requests, sendingSec: (to.at - from.at) / 1000, sendingRps, benchCpuSec: to.value.bench - from.value.bench };
 }
 
 /** A reading of the running generator, with the responder's served count then and whether it grew since the reading before. */
@@ -292,18 +360,84 @@ export async function sampleGenerator<T, V>(responder: Responder, everyMs: numbe
   }
 }
 
-/** The running generator child of this process (k6, which runLoad starts out of the bench's sight, or vegeta), if there is one. */
+/** The generators' process names (/proc's comm: a script's own name for chainbench). */
+const GENERATORS = ['(k6)', '(vegeta)', '(chainbench)'];
+let lastGenerator: number | undefined;
+
+/** The running generator child of this process (k6, which runLoad starts out of the bench's sight, vegeta or chainbench), if there is one. */
 function generatorPid(): number | undefined {
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    let stat = '';
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    } catch {
-      continue; // gone meanwhile
-    }
-    if ((stat.includes('(k6)') || stat.includes('(vegeta)')) && Number(procStatFields(stat)[STAT.ppid]) === process.pid) return Number(pid);
+  const isGenerator = (pid: string) => {
+    const stat = readStat(pid);
+    return stat !== undefined && GENERATORS.some((name) => stat.includes(name)) && Number(procStatFields(stat)[STAT.ppid]) === process.pid;
+  };
+  if (lastGenerator !== undefined && isGenerator(String(lastGenerator))) return lastGenerator;
+  const pid = pids().find(isGenerator);
+  lastGenerator = pid === undefined ? undefined : Number(pid);
+  return lastGenerator;
+}
+
+const pids = () => readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+
+function readStat(pid: string | number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined; // gone meanwhile
   }
-  return undefined;
+}
+
+/** How often the generator's descendants are looked for again (chainbench starts its Locust processes after itself). */
+const TREE_RESCAN_MS = 1000;
+
+/** A process and its live descendants (from /proc: the children are in each process's stat). */
+export function descendants(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const p of pids()) {
+    const stat = readStat(p);
+    if (stat === undefined) continue;
+    const parent = Number(procStatFields(stat)[STAT.ppid]);
+    children.set(parent, [...(children.get(parent) ?? []), Number(p)]);
+  }
+  const found: number[] = [];
+  for (const queue = [root]; queue.length > 0; ) {
+    const next = queue.shift() as number;
+    found.push(next);
+    queue.push(...(children.get(next) ?? []));
+  }
+  return found;
+}
+
+/** CPU seconds (user + system) of live processes; a process gone meanwhile counts nothing. */
+export function liveCpuSec(processes: readonly number[]): number {
+  let ticks = 0;
+  for (const p of processes) {
+    const f = procStatFields(readStat(p) ?? '');
+    ticks += (Number(f[STAT.utime]) || 0) + (Number(f[STAT.stime]) || 0);
+  }
+  return ticks / CLOCK_TICKS_PER_SEC;
+}
+
+/** CPU seconds of a process and its live descendants; the descendants are found again once a TREE_RESCAN_MS, not at each reading. */
+function processTree(): { cpuSec(root: number): number } {
+  let members: number[] = [];
+  let root: number | undefined;
+  let scannedAt = -Infinity;
+  return {
+    cpuSec(pid) {
+      if (pid !== root || performance.now() - scannedAt > TREE_RESCAN_MS) {
+        root = pid;
+        scannedAt = performance.now();
+        members = descendants(pid);
+      }
+      return liveCpuSec(members);
+    },
+  };
+}
+
+/** CPU seconds of this process (the bench's Node side). */
+function selfCpuSec(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
 }
 
 /** CPU seconds of this process's reaped children: exact for a k6 run, which ends before it is read. */

@@ -63,3 +63,39 @@ export function delayMs(mode: Mode, n: number, atMs: number): number {
     }
   }
 }
+
+/**
+ * Test data for chainbench (bench/support/chainbench.ts), served at its own path, which chainbench reads through its
+ * --ref-url before the test: the chain id, the head and blocks with their transactions, from which it draws the hashes it
+ * asks eth_getTransactionByHash for. The endpoint the generators measure (every other path) answers as before. Its chain
+ * id is Sepolia's: chainbench refuses a chain it does not list (anvil's 31337, the canned transaction's own, among them).
+ * Block n (1..head) holds TEST_DATA.txsPerBlock of CORPUS_HASHES, so chainbench asks for the harness's hashes and gets
+ * the same 0.9 KB answers.
+ */
+export const TEST_DATA = { path: '/chainbench/test-data', chainId: '0xaa36a7', head: 100, txsPerBlock: 2 } as const;
+
+const hex = (n: number) => `0x${n.toString(16)}`;
+const blockHash = (n: number) => `0x${n.toString(16).padStart(64, 'b')}`;
+
+/** The answer at TEST_DATA.path to a call (parsed JSON-RPC): the chain id, the head, a block (with full transactions or
+ * their hashes); any other method is not there. */
+export function testDataAnswer(call: { id?: unknown; method?: unknown; params?: unknown }): string {
+  const id = call.id ?? null;
+  const params = Array.isArray(call.params) ? call.params : [];
+  const result = (value: unknown) => JSON.stringify({ jsonrpc: '2.0', id, result: value });
+  switch (call.method) {
+    case 'eth_chainId':
+      return result(TEST_DATA.chainId);
+    case 'eth_blockNumber':
+      return result(hex(TEST_DATA.head));
+    case 'eth_getBlockByNumber': {
+      const asked = params[0] === 'latest' ? TEST_DATA.head : typeof params[0] === 'string' ? Number.parseInt(params[0], 16) : NaN;
+      if (!(asked >= 1 && asked <= TEST_DATA.head)) return result(null);
+      const hashes = Array.from({ length: TEST_DATA.txsPerBlock }, (_, i) => CORPUS_HASHES[((asked - 1) * TEST_DATA.txsPerBlock + i) % CORPUS_HASHES.length] as string);
+      const transactions = params[1] === true ? hashes.map((hash, i) => ({ ...TX, hash, blockHash: blockHash(asked), blockNumber: hex(asked), transactionIndex: hex(i) })) : hashes;
+      return result({ number: hex(asked), hash: blockHash(asked), parentHash: blockHash(asked - 1), timestamp: hex(1_700_000_000 + 12 * asked), transactions });
+    }
+    default:
+      return JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32601, message: `${String(call.method)} is not served at ${TEST_DATA.path}` } });
+  }
+}

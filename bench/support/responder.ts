@@ -4,9 +4,10 @@
 // with the hash it asked for (so each corpus entry has an answer of its own, of one size), after the
 // delay its schedule gives, and is recorded: its time from arrival to answer by the responder's own
 // clock (the ground truth). Any other call (the harness's eth_blockNumber head sampler) is answered at
-// once and left out, so the schedule and the truth cover exactly the measured calls.
+// once and left out, so the schedule and the truth cover exactly the measured calls. Calls at TEST_DATA.path
+// (chainbench's test data, read before its test) get the chain id, the head and blocks (endpoint.ts).
 import { createServer } from 'node:http';
-import { delayMs, METHOD, type Mode, MODES, TX, txAnswer } from './endpoint.ts';
+import { delayMs, METHOD, type Mode, MODES, TEST_DATA, testDataAnswer, TX, txAnswer } from './endpoint.ts';
 
 /** An answer to id 0 as its bytes around the id, and for the transaction, around its hash. */
 const parts = (text: string): Buffer[] => text.split(/(?<="id":)0|(?<="hash":")0x[0-9a-f]{64}/).map((part) => Buffer.from(part));
@@ -32,6 +33,7 @@ const server = createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
       const payload = Buffer.concat(parts.flatMap((part, i) => (i < parts.length - 1 ? [part, fill[i] as Buffer] : [part])));
       res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': payload.length }).end(payload, done);
     };
+    if (req.url === TEST_DATA.path) return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(testDataAnswer(parse(body)));
     if (!body.includes(METHOD)) return void send(HEAD_BODY);
     first ??= at;
     const n = served++;
@@ -41,6 +43,16 @@ const server = createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
     else reply();
   });
 });
+
+/** A JSON-RPC call's fields, or none when the body is not one. */
+function parse(body: string): { id?: unknown; method?: unknown; params?: unknown } {
+  try {
+    const call: unknown = JSON.parse(body);
+    return typeof call === 'object' && call !== null ? call : {};
+  } catch {
+    return {};
+  }
+}
 
 // The driver asks for what was served, then disconnects, which ends this process.
 process.on('message', () => process.send?.({ served, durations }));

@@ -1,85 +1,187 @@
-// Figure 1, generator overhead: the harness (runLoad, gate profile: classification and sampled schema
-// validation on) against a minimal hand-written k6 script sending the same call, side by side against
-// the same fast loopback responder. The rate asked of both is the highest k6 reaches here: the bare
-// script's own ceiling, closed loop. The bare script then runs the harness's own k6 scenario (same
-// executor and VU limits), so the only difference left is what each does per request. A third script,
-// the floor, is the bare one plus only the one metric sample the harness records for an ok answer: what
-// any harness that keeps mergeable per-request latency in k6 costs at least; the judged floor adds what judging each
-// answer exactly costs at the least (its corpus line read, its answer recognised as the sampled one). A peer row runs vegeta
-// (flood's engine, which classifies nothing) at the same rates. Then all again at a rate all keep up
-// with, where CPU per request is the generator's cost without saturation effects (k6 starting VUs for
-// iterations it cannot serve). CPU per request counts the generator's CPU while it sends only.
-import { type BareLevel, CEILING, cpuMsPerRequest as cpuMs, fastest, harnessScenario, leastCpu, round, runBare, runCeiling, runHarness, saveFigure, startResponder, whileSending } from './support/lib.ts';
+// Figure 1, generator overhead, by a stated protocol (issue 26): every generator sends the bench's one call to the same
+// fast loopback responder at 100, 300, 1,000 and 2,000 requests a second (rates all of them keep up with) and flat out,
+// and each figure is the MEDIAN of RUNS runs (3 by default) taken in alternating rounds (round 1: every generator once,
+// in order; round 2: the same...), never one generator's runs in a row, with the machine's noise over the bench beside
+// it. CPU per request is each generator's CPU while it sends (whileSending: its whole process tree), requests and rate
+// the responder's count. The generators:
+// - bare k6 under the harness's own k6 scenario and k6 settings (its flags, less its OpenTelemetry output, and its
+//   GOMAXPROCS for the rate): what the harness is held to;
+// - today's default bare script: the same script, plain `k6 run` (summary and thresholds on, Go's own GOMAXPROCS);
+// - the floor (bare + the harness's one metric sample of an ok answer) and the judged floor (the floor + reading each
+//   request's corpus line and recognising its answer exactly), both with the harness's k6 settings;
+// - the harness (runLoad, gate profile), with its Node side's CPU (this process while runLoad runs: the OTLP receiver);
+// - vegeta (classifies nothing) and chainbench (Locust; judges only two substrings of an answer's first KiB).
+// Flat out, all are asked for the default bare script's closed-loop ceiling (median of RUNS), chainbench runs its
+// single-method mode (users that never wait). `npm run bench:overhead -- --smoke`: one 3 s run at 300 rps, nothing saved;
+// --runs N, --sec S, --rates 100,300,max and --only bare,harness,... set the protocol's parts (a run with --only or
+// --smoke is not saved).
+import { parseArgs } from 'node:util';
+import { CEILING, cpuMsPerRequest, harnessScenario, median, round, type Row, runBare, runBareAsHarness, runCeiling, runHarness, saveFigure, startResponder, whileSending } from './support/lib.ts';
+import { CHAINBENCH_VERSION, ensureChainbench, runChainbench } from './support/chainbench.ts';
+import { noiseMeter, noiseText } from './support/noise.ts';
 import { runVegeta, VEGETA_VERSION } from './support/vegeta.ts';
 
-/** The steady rate: half what the harness reached flat out, at most this. */
+const GENERATORS = ['bare', 'default', 'floor', 'judged', 'harness', 'vegeta', 'chainbench'] as const;
+type Generator = (typeof GENERATORS)[number];
+const LABEL: Record<Generator, string> = {
+  bare: "bare k6 (the harness's k6 settings)",
+  default: 'default bare script (plain k6 run)',
+  floor: 'floor',
+  judged: 'judged floor',
+  harness: 'harness',
+  vegeta: `vegeta ${VEGETA_VERSION}`,
+  chainbench: `chainbench ${CHAINBENCH_VERSION}`,
+};
+/** At and above this rate the harness is held to ×HARNESS_RATIO of bare k6 (same settings); below it, to the default bare script. */
 const STEADY_RPS = 2000;
-/** A generator below this share of the asked rate did not keep up with it. */
-const SATURATED = 0.98;
+const HARNESS_RATIO = 1.2;
+/** Flat out, the harness's rate as a share of bare k6's must be at least this. */
+const FLAT_OUT_SHARE = 0.8;
+/** A generator below this share of the asked rate did not keep up with it (the rate is read from 100 ms readings). */
+const KEPT_UP = 0.97;
+
+const { values: opts } = parseArgs({ options: { runs: { type: 'string' }, sec: { type: 'string' }, rates: { type: 'string' }, only: { type: 'string' }, smoke: { type: 'boolean', default: false } } });
+const RUNS = Number(opts.runs ?? (opts.smoke ? 1 : 3));
+/** Seconds a run sends: 8 s give 800 requests at 100 rps, and keep the whole bench (~110 runs) near 15 minutes. */
+const SEC = Number(opts.sec ?? (opts.smoke ? 3 : 8));
+const RATES: Array<number | 'max'> = (opts.rates ?? (opts.smoke ? '300' : '100,300,1000,2000,max')).split(',').map((r) => (r === 'max' ? 'max' : Number(r)));
+const ONLY = opts.only?.split(',') as Generator[] | undefined;
+if (!(RUNS >= 1) || !(SEC >= 1) || RATES.some((r) => r !== 'max' && !(r > 0)) || ONLY?.some((g) => !GENERATORS.includes(g))) {
+  throw new Error(`usage: bench:overhead -- [--runs N] [--sec S] [--rates 100,300,...,max] [--only ${GENERATORS.join(',')}] [--smoke]`);
+}
+const chosen = GENERATORS.filter((g) => !ONLY || ONLY.includes(g));
+
+interface Taken {
+  cpuMs: number;
+  rps: number;
+  /** This process's CPU per request meanwhile (the harness's Node side; the sampler's own for the others). */
+  benchCpuMs: number;
+}
 
 const responder = await startResponder('fast');
+const noise = noiseMeter();
+const log = (line: string) => process.stderr.write(`${line}\n`);
 
-/** The runs as a tuple, each keeping its own result type. */
-const runs = <T extends unknown[]>(...list: T): T => list;
+/** One run of `g` asked for `rps` (flat out: the ceiling rate), its figures taken while it sends. */
+async function runOnce(g: Generator, rps: number, flatOut: boolean): Promise<Taken> {
+  const scenario = harnessScenario(rps, SEC);
+  const run = {
+    bare: () => runBareAsHarness(responder, scenario, SEC, 'bare', rps),
+    default: () => runBare(responder.url, scenario, SEC, 'bare'),
+    floor: () => runBareAsHarness(responder, scenario, SEC, 'floor', rps),
+    judged: () => runBareAsHarness(responder, scenario, SEC, 'judged', rps),
+    harness: () => runHarness(responder.url, rps, SEC),
+    vegeta: () => runVegeta(responder, rps, SEC),
+    chainbench: () => runChainbench(responder, flatOut ? 0 : rps, SEC),
+  }[g];
+  const f = await whileSending(responder, run);
+  return { cpuMs: cpuMsPerRequest(f), rps: f.sendingRps, benchCpuMs: round((f.benchCpuSec / f.requests) * 1000, 3) };
+}
 
-/** Each generator asked for `rps`, its figures taken while it sends. */
-function generatorsAt(rps: number) {
-  const sending = <T extends { cpuSec: number; requests: number }>(run: () => Promise<T>) => () => whileSending(responder, run);
-  const bare = (level: BareLevel) => sending(() => runBare(responder.url, harnessScenario(rps, CEILING.sec), CEILING.sec, level));
-  return runs(bare('bare'), bare('floor'), bare('judged'), sending(() => runHarness(responder.url, rps, CEILING.sec)), sending(() => runVegeta(responder, rps, CEILING.sec)));
+interface Figures {
+  cpuMs: number;
+  cpuRange: [number, number];
+  rps: number;
+  benchCpuMs: number;
+  keptUp: boolean;
+}
+
+/** Each generator's median figures at one rate (its runs alternating with the others'), or why it has none. */
+async function atRate(rps: number, flatOut: boolean, notTaken: Map<Generator, string>): Promise<Map<Generator, Figures>> {
+  const taken = new Map<Generator, Taken[]>();
+  for (let r = 1; r <= RUNS; r++) {
+    for (const g of chosen) {
+      if (notTaken.has(g)) continue;
+      try {
+        const t = await runOnce(g, rps, flatOut);
+        taken.set(g, [...(taken.get(g) ?? []), t]);
+        log(`${flatOut ? 'flat out' : `${rps} rps`}, round ${r}/${RUNS}: ${g} ${t.cpuMs} ms CPU/request, ${round(t.rps, 0)} rps`);
+      } catch (e) {
+        notTaken.set(g, e instanceof Error ? e.message.split('\n')[0] ?? '' : String(e));
+        log(`${g}: not taken: ${notTaken.get(g)}`);
+      }
+      noise.read();
+    }
+  }
+  const out = new Map<Generator, Figures>();
+  for (const [g, runs] of taken) {
+    if (notTaken.has(g) || runs.length < RUNS) continue;
+    const cpu = runs.map((t) => t.cpuMs);
+    const rate = median(runs.map((t) => t.rps));
+    out.set(g, { cpuMs: round(median(cpu), 3), cpuRange: [Math.min(...cpu), Math.max(...cpu)], rps: round(rate, 0), benchCpuMs: round(median(runs.map((t) => t.benchCpuMs)), 3), keptUp: rate >= KEPT_UP * rps });
+  }
+  return out;
+}
+
+const protocol = `median of ${RUNS} alternating run${RUNS > 1 ? 's' : ''} of ${SEC} s, CPU while sending`;
+const ms = (f: Figures) => `${f.cpuMs} ms${RUNS > 1 ? ` (${f.cpuRange[0]}–${f.cpuRange[1]})` : ''}`;
+
+/** A rate's row: each generator's CPU per request, the harness's ratio to bare k6 and its Node side; its target. */
+function rateRow(rps: number, figures: Map<Generator, Figures>, notTaken: Map<Generator, string>): Row {
+  const [harness, bare, dflt] = [figures.get('harness'), figures.get('bare'), figures.get('default')];
+  const cells = chosen.map((g) => {
+    const f = figures.get(g);
+    if (!f) return `${LABEL[g]} not taken (${notTaken.get(g) ?? 'no runs'})`;
+    const behind = f.keptUp ? '' : ` (fell behind: ${f.rps} rps)`;
+    const extra = g === 'harness' && bare ? ` = ×${round(f.cpuMs / bare.cpuMs, 2)} bare, its Node side ${f.benchCpuMs} ms (bare k6's runs: ${bare.benchCpuMs} ms, the sampler's own)` : '';
+    return `${LABEL[g]} ${ms(f)}${extra}${behind}`;
+  });
+  const steady = rps >= STEADY_RPS;
+  const against = steady ? bare : dflt;
+  const target = steady ? `harness ≤ ×${HARNESS_RATIO} bare k6 (same settings)` : 'harness ≤ the default bare script';
+  const met = !harness || !against || !harness.keptUp || !against.keptUp ? 'unclear' : harness.cpuMs <= (steady ? HARNESS_RATIO : 1) * against.cpuMs ? 'yes' : 'no';
+  return [`CPU per request at ${rps} rps (${protocol})`, `${cells.join('; ')}`, target, met];
+}
+
+/** The flat-out row: each generator's rate as a share of bare k6's (same settings), and its CPU per request. */
+function flatOutRow(rate: number, figures: Map<Generator, Figures>, notTaken: Map<Generator, string>): Row {
+  const [harness, bare] = [figures.get('harness'), figures.get('bare')];
+  const cells = chosen.map((g) => {
+    const f = figures.get(g);
+    if (!f) return `${LABEL[g]} not taken (${notTaken.get(g) ?? 'no runs'})`;
+    return `${LABEL[g]} ${f.rps} rps${bare && g !== 'bare' ? ` = ${round((f.rps / bare.rps) * 100, 1)}%` : ''}, ${ms(f)}`;
+  });
+  // The figure is about a rate k6 cannot exceed: if both kept up with it, the ceiling run was starved (the machine's
+  // other tenants), and the share says nothing.
+  const saturated = harness && bare && !(harness.keptUp && bare.keptUp);
+  const share = harness && bare ? harness.rps / bare.rps : NaN;
+  return [
+    `Flat out (all asked for ${rate} rps, the default bare script's ceiling; chainbench in its single-method mode, users that never wait; ${protocol})`,
+    `${saturated === false ? 'NOT SATURATED (bare k6 and the harness kept up: the ceiling run was starved; run again): ' : ''}${cells.join('; ')}`,
+    `harness ≥ ${FLAT_OUT_SHARE * 100}% of bare k6's rate`,
+    !saturated || Number.isNaN(share) ? 'unclear' : share >= FLAT_OUT_SHARE ? 'yes' : 'no',
+  ];
 }
 
 try {
-  const [ceiling] = await fastest([() => runCeiling(responder.url)]);
-  const { rate } = ceiling;
-  const [bare, floor, judged, harness, vegeta] = await fastest(generatorsAt(rate));
-  const share = harness.rps / bare.rps;
-  // The figure is about a rate k6 cannot exceed: if both kept up with it, the ceiling run was starved
-  // (the machine's other tenants), and the share says nothing.
-  const saturated = Math.min(bare.rps, harness.rps) < SATURATED * rate;
-  const steady = Math.min(STEADY_RPS, Math.floor(harness.rps / 200) * 100);
-  const [bareSteady, floorSteady, judgedSteady, harnessSteady, vegetaSteady] = await leastCpu(generatorsAt(steady));
-  const steadyRatio = cpuMs(harnessSteady) / cpuMs(bareSteady);
-  await saveFigure('overhead', {
-    askedRps: rate,
-    ceiling: { rps: round(ceiling.rps), cpuMsPerRequest: cpuMs(ceiling), vus: CEILING.vus },
-    bare: { rps: round(bare.rps), cpuMsPerRequest: cpuMs(bare) },
-    harness: { rps: harness.rps, dropped: harness.dropped, cpuMsPerRequest: cpuMs(harness) },
-    harnessShare: round(share, 3),
-    floor: { rps: round(floor.rps), cpuMsPerRequest: cpuMs(floor), share: round(floor.rps / bare.rps, 3) },
-    judged: { rps: round(judged.rps), cpuMsPerRequest: cpuMs(judged), share: round(judged.rps / bare.rps, 3) },
-    vegeta: { rps: round(vegeta.rps), cpuMsPerRequest: cpuMs(vegeta) },
-    saturated,
-    steady: { rps: steady, bareCpuMsPerRequest: cpuMs(bareSteady), floorCpuMsPerRequest: cpuMs(floorSteady), judgedCpuMsPerRequest: cpuMs(judgedSteady), harnessCpuMsPerRequest: cpuMs(harnessSteady), vegetaCpuMsPerRequest: cpuMs(vegetaSteady), harnessRatio: round(steadyRatio, 3) },
-    rows: [
-      [`k6 ceiling (bare script, closed loop, ${CEILING.vus} VUs, fastest of 2)`, `${round(ceiling.rps, 0)} rps, ${cpuMs(ceiling)} ms CPU/request`, '-', 'n/a'],
-      [
-        `Generator overhead (both asked for ${rate} rps, same k6 scenario, fastest of 2)`,
-        `${saturated ? '' : 'NOT SATURATED (both kept up: the ceiling run was starved; run again): '}harness ${round(harness.rps, 0)} rps vs bare ${round(bare.rps, 0)} rps = ${round(share * 100, 1)}%; CPU/request ${cpuMs(harness)} vs ${cpuMs(bare)} ms (×${round(cpuMs(harness) / cpuMs(bare), 1)})`,
-        '≥ 75% of bare',
-        !saturated ? 'unclear' : share >= 0.75 ? 'yes' : 'no',
-      ],
-      [
-        `Floor: bare + only the harness's one metric sample of an ok answer (asked for ${rate} rps, fastest of 2)`,
-        `${round(floor.rps, 0)} rps = ${round((floor.rps / bare.rps) * 100, 1)}% of bare; CPU/request ${cpuMs(floor)} ms`,
-        '-',
-        'n/a',
-      ],
-      [
-        `Judged floor: the floor + reading each request's corpus line and recognising its answer exactly (asked for ${rate} rps, fastest of 2)`,
-        `${round(judged.rps, 0)} rps = ${round((judged.rps / bare.rps) * 100, 1)}% of bare; CPU/request ${cpuMs(judged)} ms`,
-        '-',
-        'n/a',
-      ],
-      [`Peer: vegeta ${VEGETA_VERSION} asked for ${rate} rps (classifies nothing, fastest of 2)`, `${round(vegeta.rps, 0)} rps = ${round((vegeta.rps / bare.rps) * 100, 1)}% of bare k6; CPU/request ${cpuMs(vegeta)} ms`, '-', 'n/a'],
-      [
-        `Generator cost at ${steady} rps (all keep up, least CPU of 2)`,
-        `CPU/request harness ${cpuMs(harnessSteady)} ms, judged floor ${cpuMs(judgedSteady)} ms, floor ${cpuMs(floorSteady)} ms, bare ${cpuMs(bareSteady)} ms, vegeta ${cpuMs(vegetaSteady)} ms (harness ×${round(steadyRatio, 2)}, judged floor ×${round(cpuMs(judgedSteady) / cpuMs(bareSteady), 2)}, floor ×${round(cpuMs(floorSteady) / cpuMs(bareSteady), 2)}, vegeta ×${round(cpuMs(vegetaSteady) / cpuMs(bareSteady), 2)} of bare)`,
-        '≤ 1.3× bare',
-        steadyRatio <= 1.3 ? 'yes' : 'no',
-      ],
-    ],
-  });
+  const notTaken = new Map<Generator, string>();
+  if (chosen.includes('chainbench')) await ensureChainbench(log).catch((e: unknown) => notTaken.set('chainbench', e instanceof Error ? e.message : String(e)));
+  const rows: Row[] = [];
+  const figure: Record<string, unknown> = { runs: RUNS, sec: SEC, generators: chosen };
+  for (const rate of RATES.filter((r): r is number => r !== 'max')) {
+    const figures = await atRate(rate, false, notTaken);
+    figure[`at${rate}`] = Object.fromEntries(figures);
+    rows.push(rateRow(rate, figures, notTaken));
+  }
+  if (RATES.includes('max')) {
+    const ceilings: Array<Awaited<ReturnType<typeof runCeiling>>> = [];
+    for (let r = 0; r < RUNS; r++) ceilings.push(await runCeiling(responder.url));
+    const ceiling = { rps: round(median(ceilings.map((c) => c.rps)), 0), cpuMs: round(median(ceilings.map(cpuMsPerRequest)), 3) };
+    const rate = Math.round(ceiling.rps / 100) * 100;
+    rows.unshift([`k6 ceiling (default bare script, closed loop, ${CEILING.vus} VUs, median of ${RUNS})`, `${ceiling.rps} rps, ${ceiling.cpuMs} ms CPU/request`, '-', 'n/a']);
+    const figures = await atRate(rate, true, notTaken);
+    Object.assign(figure, { askedRps: rate, ceiling, flatOut: Object.fromEntries(figures) });
+    rows.push(flatOutRow(rate, figures, notTaken));
+  }
+  const n = noise.stop();
+  rows.unshift([`Machine noise during bench:overhead`, noiseText(n), '-', 'n/a']);
+  Object.assign(figure, { noise: n, notTaken: Object.fromEntries(notTaken) });
+  if (chosen.includes('chainbench') && !notTaken.has('chainbench')) figure['locust'] = (await ensureChainbench()).locust;
+  if (opts.smoke || ONLY) {
+    for (const [what, result, target, met] of rows) console.log(`${what}: ${result} (target ${target}: ${met})`);
+    console.log('(a smoke or --only run: not saved to reports/bench.json)');
+  } else await saveFigure('overhead', { ...figure, rows });
+  if (notTaken.has('bare') || notTaken.has('harness')) process.exitCode = 1;
 } finally {
   responder.stop();
 }

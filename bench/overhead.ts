@@ -6,7 +6,7 @@
 // the responder's count. The generators:
 // - bare k6 under the harness's own k6 scenario and k6 settings (its flags, less its OpenTelemetry output, and its
 //   GOMAXPROCS for the rate): what the harness is held to;
-// - today's default bare script: the same script, plain `k6 run` (summary and thresholds on, Go's own GOMAXPROCS);
+// - today's default bare script: the same script, plain `k6 run` (the end-of-test summary on, Go's own GOMAXPROCS);
 // - the floor (bare + the harness's one metric sample of an ok answer) and the judged floor (the floor + reading each
 //   request's corpus line and recognising its answer exactly), both with the harness's k6 settings;
 // - the harness (runLoad, gate profile), with its Node side's CPU (this process while runLoad runs: the OTLP receiver);
@@ -42,8 +42,12 @@ const KEPT_UP = 0.97;
 
 const { values: opts } = parseArgs({ options: { runs: { type: 'string' }, sec: { type: 'string' }, rates: { type: 'string' }, only: { type: 'string' }, smoke: { type: 'boolean', default: false } } });
 const RUNS = Number(opts.runs ?? (opts.smoke ? 1 : 3));
-/** Seconds a run sends: 8 s give 800 requests at 100 rps, and keep the whole bench (~110 runs) near 15 minutes. */
-const SEC = Number(opts.sec ?? (opts.smoke ? 3 : 8));
+/** Seconds a run sends, at least: with MIN_REQUESTS, ~110 runs in ~14 minutes (each run's start-up besides: ~1 s for k6,
+ * ~2 s for the harness, ~5 s for chainbench's Python processes and test data). */
+const SEC = Number(opts.sec ?? (opts.smoke ? 3 : 5));
+/** A run lasts long enough for this many requests (10 s at 100 rps): CPU is read in 10 ms ticks. */
+const MIN_REQUESTS = opts.smoke ? 0 : 1000;
+const secAt = (rps: number) => Math.max(SEC, Math.ceil(MIN_REQUESTS / rps));
 const RATES: Array<number | 'max'> = (opts.rates ?? (opts.smoke ? '300' : '100,300,1000,2000,max')).split(',').map((r) => (r === 'max' ? 'max' : Number(r)));
 const ONLY = opts.only?.split(',') as Generator[] | undefined;
 if (!(RUNS >= 1) || !(SEC >= 1) || RATES.some((r) => r !== 'max' && !(r > 0)) || ONLY?.some((g) => !GENERATORS.includes(g))) {
@@ -64,15 +68,16 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 
 /** One run of `g` asked for `rps` (flat out: the ceiling rate), its figures taken while it sends. */
 async function runOnce(g: Generator, rps: number, flatOut: boolean): Promise<Taken> {
-  const scenario = harnessScenario(rps, SEC);
+  const sec = secAt(rps);
+  const scenario = harnessScenario(rps, sec);
   const run = {
-    bare: () => runBareAsHarness(responder, scenario, SEC, 'bare', rps),
-    default: () => runBare(responder.url, scenario, SEC, 'bare'),
-    floor: () => runBareAsHarness(responder, scenario, SEC, 'floor', rps),
-    judged: () => runBareAsHarness(responder, scenario, SEC, 'judged', rps),
-    harness: () => runHarness(responder.url, rps, SEC),
-    vegeta: () => runVegeta(responder, rps, SEC),
-    chainbench: () => runChainbench(responder, flatOut ? 0 : rps, SEC),
+    bare: () => runBareAsHarness(responder, scenario, sec, 'bare', rps),
+    default: () => runBare(responder.url, scenario, sec, 'bare'),
+    floor: () => runBareAsHarness(responder, scenario, sec, 'floor', rps),
+    judged: () => runBareAsHarness(responder, scenario, sec, 'judged', rps),
+    harness: () => runHarness(responder.url, rps, sec),
+    vegeta: () => runVegeta(responder, rps, sec),
+    chainbench: () => runChainbench(responder, flatOut ? 0 : rps, sec),
   }[g];
   const f = await whileSending(responder, run);
   return { cpuMs: cpuMsPerRequest(f), rps: f.sendingRps, benchCpuMs: round((f.benchCpuSec / f.requests) * 1000, 3) };
@@ -93,9 +98,10 @@ async function atRate(rps: number, flatOut: boolean, notTaken: Map<Generator, st
     for (const g of chosen) {
       if (notTaken.has(g)) continue;
       try {
+        const started = performance.now();
         const t = await runOnce(g, rps, flatOut);
         taken.set(g, [...(taken.get(g) ?? []), t]);
-        log(`${flatOut ? 'flat out' : `${rps} rps`}, round ${r}/${RUNS}: ${g} ${t.cpuMs} ms CPU/request, ${round(t.rps, 0)} rps`);
+        log(`${flatOut ? 'flat out' : `${rps} rps`}, round ${r}/${RUNS}: ${g} ${t.cpuMs} ms CPU/request, ${round(t.rps, 0)} rps (${round((performance.now() - started) / 1000, 1)} s)`);
       } catch (e) {
         notTaken.set(g, e instanceof Error ? e.message.split('\n')[0] ?? '' : String(e));
         log(`${g}: not taken: ${notTaken.get(g)}`);
@@ -113,7 +119,7 @@ async function atRate(rps: number, flatOut: boolean, notTaken: Map<Generator, st
   return out;
 }
 
-const protocol = `median of ${RUNS} alternating run${RUNS > 1 ? 's' : ''} of ${SEC} s, CPU while sending`;
+const protocol = (rps: number) => `median of ${RUNS} alternating run${RUNS > 1 ? 's' : ''} of ${secAt(rps)} s, CPU while sending`;
 const ms = (f: Figures) => `${f.cpuMs} ms${RUNS > 1 ? ` (${f.cpuRange[0]}–${f.cpuRange[1]})` : ''}`;
 
 /** A rate's row: each generator's CPU per request, the harness's ratio to bare k6 and its Node side; its target. */
@@ -130,7 +136,7 @@ function rateRow(rps: number, figures: Map<Generator, Figures>, notTaken: Map<Ge
   const against = steady ? bare : dflt;
   const target = steady ? `harness ≤ ×${HARNESS_RATIO} bare k6 (same settings)` : 'harness ≤ the default bare script';
   const met = !harness || !against || !harness.keptUp || !against.keptUp ? 'unclear' : harness.cpuMs <= (steady ? HARNESS_RATIO : 1) * against.cpuMs ? 'yes' : 'no';
-  return [`CPU per request at ${rps} rps (${protocol})`, `${cells.join('; ')}`, target, met];
+  return [`CPU per request at ${rps} rps (${protocol(rps)})`, `${cells.join('; ')}`, target, met];
 }
 
 /** The flat-out row: each generator's rate as a share of bare k6's (same settings), and its CPU per request. */
@@ -146,7 +152,7 @@ function flatOutRow(rate: number, figures: Map<Generator, Figures>, notTaken: Ma
   const saturated = harness && bare && !(harness.keptUp && bare.keptUp);
   const share = harness && bare ? harness.rps / bare.rps : NaN;
   return [
-    `Flat out (all asked for ${rate} rps, the default bare script's ceiling; chainbench in its single-method mode, users that never wait; ${protocol})`,
+    `Flat out (all asked for ${rate} rps, the default bare script's ceiling; chainbench in its single-method mode, users that never wait; ${protocol(rate)})`,
     `${saturated === false ? 'NOT SATURATED (bare k6 and the harness kept up: the ceiling run was starved; run again): ' : ''}${cells.join('; ')}`,
     `harness ≥ ${FLAT_OUT_SHARE * 100}% of bare k6's rate`,
     !saturated || Number.isNaN(share) ? 'unclear' : share >= FLAT_OUT_SHARE ? 'yes' : 'no',
@@ -157,7 +163,7 @@ try {
   const notTaken = new Map<Generator, string>();
   if (chosen.includes('chainbench')) await ensureChainbench(log).catch((e: unknown) => notTaken.set('chainbench', e instanceof Error ? e.message : String(e)));
   const rows: Row[] = [];
-  const figure: Record<string, unknown> = { runs: RUNS, sec: SEC, generators: chosen };
+  const figure: Record<string, unknown> = { runs: RUNS, sec: SEC, minRequests: MIN_REQUESTS, generators: chosen };
   for (const rate of RATES.filter((r): r is number => r !== 'max')) {
     const figures = await atRate(rate, false, notTaken);
     figure[`at${rate}`] = Object.fromEntries(figures);

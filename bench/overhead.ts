@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 import { CEILING, cpuMsPerRequest, harnessScenario, median, round, type Row, runBare, runBareAsHarness, runCeiling, runHarness, saveFigure, startResponder, whileSending } from './support/lib.ts';
 import { CHAINBENCH_VERSION, ensureChainbench, runChainbench } from './support/chainbench.ts';
 import { noiseMeter, noiseText } from './support/noise.ts';
-import { runVegeta, VEGETA_VERSION } from './support/vegeta.ts';
+import { ensureVegeta, runVegeta, VEGETA_VERSION } from './support/vegeta.ts';
 
 const GENERATORS = ['bare', 'default', 'floor', 'judged', 'harness', 'vegeta', 'chainbench'] as const;
 type Generator = (typeof GENERATORS)[number];
@@ -32,6 +32,9 @@ const LABEL: Record<Generator, string> = {
   vegeta: `vegeta ${VEGETA_VERSION}`,
   chainbench: `chainbench ${CHAINBENCH_VERSION}`,
 };
+/** Locust's version under chainbench (its requirement leaves it open), once installed. */
+let locust: string | undefined;
+const label = (g: Generator) => (g === 'chainbench' && locust ? `${LABEL[g]} (Locust ${locust})` : LABEL[g]);
 /** At and above this rate the harness is held to ×HARNESS_RATIO of bare k6 (same settings); below it, to the default bare script. */
 const STEADY_RPS = 2000;
 const HARNESS_RATIO = 1.2;
@@ -91,8 +94,10 @@ interface Figures {
   keptUp: boolean;
 }
 
-/** Each generator's median figures at one rate (its runs alternating with the others'), or why it has none. */
-async function atRate(rps: number, flatOut: boolean, notTaken: Map<Generator, string>): Promise<Map<Generator, Figures>> {
+/** Each generator's median figures at one rate (its runs alternating with the others'); `notTaken` gets why one has none
+ * (`unavailable`: the generators that could not be installed, for every rate). */
+async function atRate(rps: number, flatOut: boolean, unavailable: ReadonlyMap<Generator, string>): Promise<{ figures: Map<Generator, Figures>; notTaken: Map<Generator, string> }> {
+  const notTaken = new Map(unavailable);
   const taken = new Map<Generator, Taken[]>();
   for (let r = 1; r <= RUNS; r++) {
     for (const g of chosen) {
@@ -109,14 +114,15 @@ async function atRate(rps: number, flatOut: boolean, notTaken: Map<Generator, st
       noise.read();
     }
   }
-  const out = new Map<Generator, Figures>();
+  // A generator with a failed run has no figure at this rate: a median of the runs that went well would hide the failure.
+  const figures = new Map<Generator, Figures>();
   for (const [g, runs] of taken) {
     if (notTaken.has(g) || runs.length < RUNS) continue;
     const cpu = runs.map((t) => t.cpuMs);
     const rate = median(runs.map((t) => t.rps));
-    out.set(g, { cpuMs: round(median(cpu), 3), cpuRange: [Math.min(...cpu), Math.max(...cpu)], rps: round(rate, 0), benchCpuMs: round(median(runs.map((t) => t.benchCpuMs)), 3), keptUp: rate >= KEPT_UP * rps });
+    figures.set(g, { cpuMs: round(median(cpu), 3), cpuRange: [Math.min(...cpu), Math.max(...cpu)], rps: round(rate, 0), benchCpuMs: round(median(runs.map((t) => t.benchCpuMs)), 3), keptUp: rate >= KEPT_UP * rps });
   }
-  return out;
+  return { figures, notTaken };
 }
 
 const protocol = (rps: number) => `median of ${RUNS} alternating run${RUNS > 1 ? 's' : ''} of ${secAt(rps)} s, CPU while sending`;
@@ -127,10 +133,10 @@ function rateRow(rps: number, figures: Map<Generator, Figures>, notTaken: Map<Ge
   const [harness, bare, dflt] = [figures.get('harness'), figures.get('bare'), figures.get('default')];
   const cells = chosen.map((g) => {
     const f = figures.get(g);
-    if (!f) return `${LABEL[g]} not taken (${notTaken.get(g) ?? 'no runs'})`;
+    if (!f) return `${label(g)} not taken (${notTaken.get(g) ?? 'no runs'})`;
     const behind = f.keptUp ? '' : ` (fell behind: ${f.rps} rps)`;
-    const extra = g === 'harness' && bare ? ` = ×${round(f.cpuMs / bare.cpuMs, 2)} bare, its Node side ${f.benchCpuMs} ms (bare k6's runs: ${bare.benchCpuMs} ms, the sampler's own)` : '';
-    return `${LABEL[g]} ${ms(f)}${extra}${behind}`;
+    const extra = g === 'harness' && bare ? ` = ×${round(f.cpuMs / bare.cpuMs, 2)} bare, its Node side ${f.benchCpuMs} ms (the bench process during bare k6's runs: ${bare.benchCpuMs} ms, its own polling)` : '';
+    return `${label(g)} ${ms(f)}${extra}${behind}`;
   });
   const steady = rps >= STEADY_RPS;
   const against = steady ? bare : dflt;
@@ -144,8 +150,8 @@ function flatOutRow(rate: number, figures: Map<Generator, Figures>, notTaken: Ma
   const [harness, bare] = [figures.get('harness'), figures.get('bare')];
   const cells = chosen.map((g) => {
     const f = figures.get(g);
-    if (!f) return `${LABEL[g]} not taken (${notTaken.get(g) ?? 'no runs'})`;
-    return `${LABEL[g]} ${f.rps} rps${bare && g !== 'bare' ? ` = ${round((f.rps / bare.rps) * 100, 1)}%` : ''}, ${ms(f)}`;
+    if (!f) return `${label(g)} not taken (${notTaken.get(g) ?? 'no runs'})`;
+    return `${label(g)} ${f.rps} rps${bare && g !== 'bare' ? ` = ${round((f.rps / bare.rps) * 100, 1)}%` : ''}, ${ms(f)}`;
   });
   // The figure is about a rate k6 cannot exceed: if both kept up with it, the ceiling run was starved (the machine's
   // other tenants), and the share says nothing.
@@ -160,13 +166,19 @@ function flatOutRow(rate: number, figures: Map<Generator, Figures>, notTaken: Ma
 }
 
 try {
-  const notTaken = new Map<Generator, string>();
-  if (chosen.includes('chainbench')) await ensureChainbench(log).catch((e: unknown) => notTaken.set('chainbench', e instanceof Error ? e.message : String(e)));
+  // The peers are installed (vegeta built, chainbench pip-installed) before the first run, once: one that cannot be is
+  // "not taken" at every rate, and says why.
+  const unavailable = new Map<Generator, string>();
+  const why = (g: Generator) => (e: unknown) => void unavailable.set(g, e instanceof Error ? (e.message.split('\n')[0] ?? '') : String(e));
+  if (chosen.includes('vegeta')) await ensureVegeta(log).catch(why('vegeta'));
+  if (chosen.includes('chainbench')) locust = await ensureChainbench(log).then((c) => c.locust, why('chainbench'));
   const rows: Row[] = [];
   const figure: Record<string, unknown> = { runs: RUNS, sec: SEC, minRequests: MIN_REQUESTS, generators: chosen };
+  const failed = new Set<Generator>();
   for (const rate of RATES.filter((r): r is number => r !== 'max')) {
-    const figures = await atRate(rate, false, notTaken);
-    figure[`at${rate}`] = Object.fromEntries(figures);
+    const { figures, notTaken } = await atRate(rate, false, unavailable);
+    notTaken.forEach((_, g) => failed.add(g));
+    figure[`at${rate}`] = { ...Object.fromEntries(figures), notTaken: Object.fromEntries(notTaken) };
     rows.push(rateRow(rate, figures, notTaken));
   }
   if (RATES.includes('max')) {
@@ -175,19 +187,20 @@ try {
     const ceiling = { rps: round(median(ceilings.map((c) => c.rps)), 0), cpuMs: round(median(ceilings.map(cpuMsPerRequest)), 3) };
     const rate = Math.round(ceiling.rps / 100) * 100;
     rows.unshift([`k6 ceiling (default bare script, closed loop, ${CEILING.vus} VUs, median of ${RUNS})`, `${ceiling.rps} rps, ${ceiling.cpuMs} ms CPU/request`, '-', 'n/a']);
-    const figures = await atRate(rate, true, notTaken);
-    Object.assign(figure, { askedRps: rate, ceiling, flatOut: Object.fromEntries(figures) });
+    const { figures, notTaken } = await atRate(rate, true, unavailable);
+    notTaken.forEach((_, g) => failed.add(g));
+    Object.assign(figure, { askedRps: rate, ceiling, flatOut: { ...Object.fromEntries(figures), notTaken: Object.fromEntries(notTaken) } });
     rows.push(flatOutRow(rate, figures, notTaken));
   }
   const n = noise.stop();
   rows.unshift([`Machine noise during bench:overhead`, noiseText(n), '-', 'n/a']);
-  Object.assign(figure, { noise: n, notTaken: Object.fromEntries(notTaken) });
-  if (chosen.includes('chainbench') && !notTaken.has('chainbench')) figure['locust'] = (await ensureChainbench()).locust;
+  figure['noise'] = n;
+  if (locust) figure['locust'] = locust;
   if (opts.smoke || ONLY) {
     for (const [what, result, target, met] of rows) console.log(`${what}: ${result} (target ${target}: ${met})`);
     console.log('(a smoke or --only run: not saved to reports/bench.json)');
   } else await saveFigure('overhead', { ...figure, rows });
-  if (notTaken.has('bare') || notTaken.has('harness')) process.exitCode = 1;
+  if (failed.has('bare') || failed.has('harness')) process.exitCode = 1;
 } finally {
   responder.stop();
 }

@@ -146,7 +146,7 @@ export async function pureScript(files: readonly string[]): Promise<string> {
 }
 
 /** A minimal hand-written k6 script sending the bench's call at `level` (above), under the given k6 scenario (its `exec` is "call"),
- * run as `k6 run` runs it by default (thresholds and the end-of-test summary on, Go's own GOMAXPROCS). */
+ * run as `k6 run` runs it by default (its end-of-test summary on, Go's own GOMAXPROCS). */
 export async function runBare(url: string, scenario: Record<string, unknown>, durationSec: number, level: BareLevel = 'bare', pprof?: (api: string) => void): Promise<BareFigures> {
   return withBareScript(scenario, level, async (script, dir) => {
     const summaryPath = join(dir, 'summary.json');
@@ -178,10 +178,11 @@ export function harnessProcs(rps: number): Record<string, string> {
  * requests are the responder's count over the run.
  */
 export async function runBareAsHarness(responder: Responder, scenario: Record<string, unknown>, durationSec: number, level: BareLevel, rps: number): Promise<{ requests: number; rps: number; cpuSec: number }> {
-  return withBareScript(scenario, level, async (script) => {
+  return withBareScript(scenario, level, async (script, dir) => {
     const before = (await responder.served()).served;
     const cpu = childCpuSec();
-    const run = await runK6({ binary: (await ensureK6()).path, script, args: [...BARE_HARNESS_ARGS], env: { URL: responder.url, ...harnessProcs(rps) } });
+    // SUMMARY only in case a k6 ran handleSummary all the same: into the run's folder, not the working directory.
+    const run = await runK6({ binary: (await ensureK6()).path, script, args: [...BARE_HARNESS_ARGS], env: { URL: responder.url, SUMMARY: join(dir, 'summary.json'), ...harnessProcs(rps) } });
     const cpuSec = childCpuSec() - cpu;
     if (run.exitCode !== 0) throw new Error(bareFailure(run, level));
     const requests = (await responder.served()).served - before;

@@ -68,6 +68,8 @@ interface Taken {
 const responder = await startResponder('fast');
 const noise = noiseMeter();
 const log = (line: string) => process.stderr.write(`${line}\n`);
+/** Runs done and planned (the generators at every rate, and the ceiling's), for the progress lines. */
+const progress = { done: 0, planned: RUNS * (chosen.length * RATES.length + (RATES.includes('max') ? 1 : 0)) };
 
 /** One run of `g` asked for `rps` (flat out: the ceiling rate), its figures taken while it sends. */
 async function runOnce(g: Generator, rps: number, flatOut: boolean): Promise<Taken> {
@@ -106,7 +108,7 @@ async function atRate(rps: number, flatOut: boolean, unavailable: ReadonlyMap<Ge
         const started = performance.now();
         const t = await runOnce(g, rps, flatOut);
         taken.set(g, [...(taken.get(g) ?? []), t]);
-        log(`${flatOut ? 'flat out' : `${rps} rps`}, round ${r}/${RUNS}: ${g} ${t.cpuMs} ms CPU/request, ${round(t.rps, 0)} rps (${round((performance.now() - started) / 1000, 1)} s)`);
+        log(`[${++progress.done}/${progress.planned}] ${flatOut ? 'flat out' : `${rps} rps`}, round ${r}/${RUNS}: ${g} ${t.cpuMs} ms CPU/request, ${round(t.rps, 0)} rps (${round((performance.now() - started) / 1000, 1)} s)`);
       } catch (e) {
         notTaken.set(g, e instanceof Error ? e.message.split('\n')[0] ?? '' : String(e));
         log(`${g}: not taken: ${notTaken.get(g)}`);
@@ -183,7 +185,10 @@ try {
   }
   if (RATES.includes('max')) {
     const ceilings: Array<Awaited<ReturnType<typeof runCeiling>>> = [];
-    for (let r = 0; r < RUNS; r++) ceilings.push(await runCeiling(responder.url));
+    for (let r = 0; r < RUNS; r++) {
+      ceilings.push(await runCeiling(responder.url));
+      log(`[${++progress.done}/${progress.planned}] k6 ceiling, run ${r + 1}/${RUNS}: ${round(ceilings.at(-1)?.rps ?? NaN, 0)} rps`);
+    }
     const ceiling = { rps: round(median(ceilings.map((c) => c.rps)), 0), cpuMs: round(median(ceilings.map(cpuMsPerRequest)), 3) };
     const rate = Math.round(ceiling.rps / 100) * 100;
     rows.unshift([`k6 ceiling (default bare script, closed loop, ${CEILING.vus} VUs, median of ${RUNS})`, `${ceiling.rps} rps, ${ceiling.cpuMs} ms CPU/request`, '-', 'n/a']);

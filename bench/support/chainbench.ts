@@ -44,6 +44,8 @@ export async function ensureChainbench(log: (line: string) => void = (l) => proc
 
 /** Users when flat out: as many as the k6 ceiling's VUs (lib.ts CEILING), each asking as soon as it has its answer. */
 const FLAT_OUT_USERS = 10;
+/** Users started a second when flat out: all of them at once (Locust warns above 100). */
+const FLAT_OUT_SPAWN_RATE = 100;
 /** Past the test's own time: Python's start-up, the test data, Locust's stop. */
 const GRACE_SEC = 120;
 
@@ -74,13 +76,15 @@ export async function runChainbench(responder: Responder, rate: number, duration
   const dir = await mkdtemp(join(tmpdir(), 'rpc-certify-bench-'));
   try {
     const users = rate > 0 ? rate : FLAT_OUT_USERS;
+    // At a rate, the users start over one second, so their one-a-second paces spread over it; flat out, at once.
+    const spawnRate = rate > 0 ? users : FLAT_OUT_SPAWN_RATE;
     let what = [METHOD];
     if (rate > 0) {
       what = ['--profile-path', join(dir, 'bench_rate.py')];
       await writeFile(what[1] as string, RATE_PROFILE);
     }
     const base = new URL(responder.url).origin;
-    const args = ['start', ...what, '--users', String(users), '--spawn-rate', String(users), '--workers', String(availableParallelism()), '--test-time', `${durationSec}s`, '--port', String(await freePort()), '--headless', '--autoquit', '--target', responder.url, '--ref-url', `${base}${TEST_DATA.path}`, '--size', 'XS', '--results-dir', join(dir, 'results')];
+    const args = ['start', ...what, '--users', String(users), '--spawn-rate', String(spawnRate), '--workers', String(availableParallelism()), '--test-time', `${durationSec}s`, '--port', String(await freePort()), '--headless', '--autoquit', '--target', responder.url, '--ref-url', `${base}${TEST_DATA.path}`, '--size', 'XS', '--results-dir', join(dir, 'results')];
     const before = (await responder.served()).served;
     const { code, output } = await spawnGroup(join(bin, 'chainbench'), args, { ...process.env, PATH: `${bin}:${process.env['PATH'] ?? ''}` }, (durationSec + GRACE_SEC) * 1000);
     const requests = (await responder.served()).served - before;

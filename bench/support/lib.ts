@@ -302,11 +302,8 @@ export function cpuMsPerRequest(f: { cpuSec: number; requests: number }): number
 export interface Sending {
   /** CPU seconds of the generator's whole process tree (k6; vegeta; chainbench's CLI, Locust master and workers) while it sent. */
   cpuSec: number;
-  /** The responder's count of calls served while it sent. */
+  /** The responder's count of calls served while it sent: all the run's calls. */
   requests: number;
-  sendingSec: number;
-  /** The rate it reached while it sent, counted at the responder. */
-  sendingRps: number;
   /** CPU seconds of this process meanwhile: the sampler, and for the harness its Node side (runLoad, the OTLP receiver). */
   benchCpuSec: number;
 }
@@ -324,12 +321,7 @@ export async function whileSending<T extends { cpuSec: number; requests: number 
   const sending = samples.map((x) => x.sending);
   const [from, to] = [samples[sending.indexOf(true) - 1], samples[sending.lastIndexOf(true)]];
   if (!from || !to || to.served - from.served < 100) throw new Error('the CPU sampler saw no sending');
-  // The rate between readings taken while it sent (the first sending one, the last one before the last): the window's
-  // ends each hold up to a reading's interval without sending.
-  const [first, last] = [samples[sending.indexOf(true)], samples[sending.lastIndexOf(true) - 1]];
-  const sendingRps = first && last && last.at > first.at ? (last.served - first.served) / ((last.at - first.at) / 1000) : NaN;
-  const requests = to.served - from.served;
-  return { ...result, cpuSec: to.value.generator - from.value.generator, requests, sendingSec: (to.at - from.at) / 1000, sendingRps, benchCpuSec: to.value.bench - from.value.bench };
+  return { ...result, cpuSec: to.value.generator - from.value.generator, requests: to.served - from.served, benchCpuSec: to.value.bench - from.value.bench };
 }
 
 /** A reading of the running generator, with the responder's served count then and whether it grew since the reading before. */

@@ -114,10 +114,13 @@ function spawnGroup(command: string, args: string[], env: NodeJS.ProcessEnv, tim
     };
     const timer = setTimeout(killGroup, timeoutMs);
     process.once('exit', killGroup);
-    child.once('error', reject);
-    child.once('close', (code) => {
+    const settle = () => {
       clearTimeout(timer);
       process.off('exit', killGroup);
+    };
+    child.once('error', (e) => (settle(), reject(e)));
+    child.once('close', (code) => {
+      settle();
       killGroup(); // a worker left behind
       resolve({ code, output });
     });

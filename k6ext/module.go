@@ -29,16 +29,17 @@ func init() {
 type root struct{}
 
 type instance struct {
-	vu      modules.VU
-	bounds  map[*subject]*bounds
-	discard chan metrics.SampleContainer
+	vu       modules.VU
+	bounds   map[*subject]*bounds
+	codeTags map[int]string
+	discard  chan metrics.SampleContainer
 }
 
 func (*root) NewModuleInstance(vu modules.VU) modules.Instance {
 	if env := vu.InitEnv(); env != nil && env.Registry != nil {
 		registry.CompareAndSwap(nil, env.Registry)
 	}
-	return &instance{vu: vu, bounds: map[*subject]*bounds{}}
+	return &instance{vu: vu, bounds: map[*subject]*bounds{}, codeTags: map[int]string{}}
 }
 
 // Exports are native functions (func(sobek.FunctionCall) sobek.Value): sobek calls them without reflection.
@@ -55,6 +56,30 @@ func (m *instance) Exports() modules.Exports {
 		},
 		"configured": func(sobek.FunctionCall) sobek.Value { return rt.ToValue(current.Load() != nil) },
 		"call":       m.call,
+		// latency(ms) and count(what, code or null): the scenario's Recorder, into the metrics configure registered.
+		"latency": func(call sobek.FunctionCall) sobek.Value {
+			p, state, s, err := m.recording()
+			if err != nil {
+				common.Throw(rt, err)
+			}
+			m.latency(state, p, s, call.Argument(0).ToFloat())
+			return sobek.Undefined()
+		},
+		"count": func(call sobek.FunctionCall) sobek.Value {
+			p, state, s, err := m.recording()
+			if err == nil {
+				var code *int
+				if c := call.Argument(1); sobek.IsNumber(c) {
+					n := int(c.ToInteger())
+					code = &n
+				}
+				err = m.count(state, p, s, call.Argument(0).String(), code)
+			}
+			if err != nil {
+				common.Throw(rt, err)
+			}
+			return sobek.Undefined()
+		},
 		// bucketOf(ms) and target(subject, i) -> [method, entry index, validated], for the agreement test.
 		"bucketOf": func(call sobek.FunctionCall) sobek.Value {
 			p := current.Load()

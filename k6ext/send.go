@@ -40,12 +40,18 @@ type planText struct {
 		Entries [][3]json.RawMessage `json:"entries"`
 		Stripes [][]int              `json:"stripes"`
 	} `json:"methods"`
+	// Subjects: each one's metric names (load/shared/methods.ts metricName), which configure registers.
 	Subjects map[string]struct {
-		Histogram []string `json:"histogram"`
-		Bounds    string   `json:"bounds"`
-		OkNull    string   `json:"okNull"`
+		Histogram []string          `json:"histogram"`
+		Bounds    string            `json:"bounds"`
+		Calls     map[string]string `json:"calls"`
+		Validated string            `json:"validated"`
+		Parsed    string            `json:"parsed"`
 	} `json:"subjects"`
 	InGo string `json:"inGo"`
+	// A VU tags its counts with this many JSON-RPC codes at most, then with OtherCode (scenario.ts codeTag).
+	MaxCodeTags int    `json:"maxCodeTags"`
+	OtherCode   string `json:"otherCode"`
 	// Lower[b]: the least latency (ms) histogram.ts's bucketOf puts in bucket b or above, b >= 1.
 	Lower        []float64 `json:"lower"`
 	GroupBuckets int       `json:"groupBuckets"`
@@ -68,7 +74,8 @@ type subject struct {
 	method    *method // nil for the mix
 	histogram []*metrics.Metric
 	bounds    *metrics.Metric
-	okNull    *metrics.Metric
+	// counted: the calls per class, and "validated" and "parsed".
+	counted map[string]*metrics.Metric
 }
 
 type plan struct {
@@ -81,6 +88,8 @@ type plan struct {
 	lower         []float64
 	bucketTags    []string
 	groupBuckets  int
+	maxCodeTags   int
+	otherCode     string
 }
 
 var (
@@ -120,7 +129,7 @@ func configure(text string) error {
 	if t.GroupBuckets < 1 || len(t.Lower) < 2 {
 		return errors.New("rpccertify: the plan has no histogram layout")
 	}
-	p := &plan{url: u, timeout: timeout, validateShare: t.ValidateShare, subjects: map[string]*subject{}, lower: t.Lower, groupBuckets: t.GroupBuckets}
+	p := &plan{url: u, timeout: timeout, validateShare: t.ValidateShare, subjects: map[string]*subject{}, lower: t.Lower, groupBuckets: t.GroupBuckets, maxCodeTags: t.MaxCodeTags, otherCode: t.OtherCode}
 	p.bucketTags = make([]string, len(t.Lower))
 	for b := range p.bucketTags {
 		p.bucketTags[b] = strconv.Itoa(b)
@@ -157,19 +166,15 @@ func configure(text string) error {
 		}
 		p.mix = append(p.mix, m)
 	}
-	lookup := func(name string) (*metrics.Metric, error) {
-		if m := reg.Get(name); m != nil {
-			return m, nil
-		}
-		return nil, fmt.Errorf("rpccertify: no metric %s (the scenario registers its metrics before configure)", name)
-	}
+	// Registered here, as `new Counter(name)` would in the script (the same metric if the script did too).
+	counter := func(name string) (*metrics.Metric, error) { return reg.NewMetric(name, metrics.Counter) }
 	for name, s := range t.Subjects {
-		out := &subject{method: methods[name]}
+		out := &subject{method: methods[name], counted: map[string]*metrics.Metric{}}
 		if out.method == nil && len(p.mix) == 0 {
 			return fmt.Errorf("rpccertify: subject %s is neither a method nor a mix", name)
 		}
 		for _, h := range s.Histogram {
-			m, err := lookup(h)
+			m, err := counter(h)
 			if err != nil {
 				return err
 			}
@@ -178,15 +183,24 @@ func configure(text string) error {
 		if (len(p.lower)+p.groupBuckets-1)/p.groupBuckets > len(out.histogram) {
 			return fmt.Errorf("rpccertify: %s has %d histogram groups for %d buckets", name, len(out.histogram), len(p.lower))
 		}
-		if out.bounds, err = lookup(s.Bounds); err != nil {
+		if out.bounds, err = reg.NewMetric(s.Bounds, metrics.Trend, metrics.Time); err != nil {
 			return err
 		}
-		if out.okNull, err = lookup(s.OkNull); err != nil {
-			return err
+		named := map[string]string{"validated": s.Validated, "parsed": s.Parsed}
+		for class, metric := range s.Calls {
+			named[class] = metric
+		}
+		for what, metric := range named {
+			if out.counted[what], err = counter(metric); err != nil {
+				return err
+			}
+		}
+		if out.counted["ok_null"] == nil {
+			return fmt.Errorf("rpccertify: %s counts no ok_null", name)
 		}
 		p.subjects[name] = out
 	}
-	if p.inGo, err = lookup(t.InGo); err != nil {
+	if p.inGo, err = counter(t.InGo); err != nil {
 		return err
 	}
 	reportedAt.Store(time.Now().UnixNano())
@@ -350,29 +364,76 @@ func (m *instance) discarded() chan metrics.SampleContainer {
 	return m.discard
 }
 
-// record is what scenario.ts records for a recognised answer: its histogram bucket, the latency's min and max where this
-// VU has not yet seen it, and an ok_null's count.
+// record is what scenario.ts records for a recognised answer: its latency, and an ok_null's count.
 func (m *instance) record(state *lib.State, p *plan, s *subject, ms float64, null bool) {
-	ctx := m.vu.Context()
-	now := time.Now()
-	tags := state.Tags.GetCurrentValues()
-	push := func(metric *metrics.Metric, set *metrics.TagSet, value float64) {
-		metrics.PushIfNotDone(ctx, state.Samples, metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: metric, Tags: set}, Time: now, Metadata: tags.Metadata, Value: value})
+	m.latency(state, p, s, ms)
+	if null {
+		m.count(state, p, s, "ok_null", nil)
 	}
+}
+
+// push is one sample of metric, with the VU's tags and `set` for them (nil: the VU's tags alone).
+func (m *instance) push(state *lib.State, metric *metrics.Metric, with func(*metrics.TagSet) *metrics.TagSet, value float64) {
+	tags := state.Tags.GetCurrentValues()
+	set := tags.Tags
+	if with != nil {
+		set = with(set)
+	}
+	metrics.PushIfNotDone(m.vu.Context(), state.Samples, metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: metric, Tags: set}, Time: time.Now(), Metadata: tags.Metadata, Value: value})
+}
+
+// latency is scenario.ts's Recorder.latency: the histogram bucket's count, and the latency's min and max where this VU
+// has not yet seen it.
+func (m *instance) latency(state *lib.State, p *plan, s *subject, ms float64) {
 	b := p.bucket(ms)
-	push(s.histogram[b/p.groupBuckets], tags.Tags.With("b", p.bucketTags[b]), 1)
+	m.push(state, s.histogram[b/p.groupBuckets], func(t *metrics.TagSet) *metrics.TagSet { return t.With("b", p.bucketTags[b]) }, 1)
 	seen, ok := m.bounds[s]
 	if !ok {
 		seen = &bounds{low: math.Inf(1), high: math.Inf(-1)}
 		m.bounds[s] = seen
 	}
 	if ms < seen.low || ms > seen.high {
-		push(s.bounds, tags.Tags, ms)
+		m.push(state, s.bounds, nil, ms)
 		seen.low, seen.high = math.Min(seen.low, ms), math.Max(seen.high, ms)
 	}
-	if null {
-		push(s.okNull, tags.Tags, 1)
+}
+
+// count is scenario.ts's Recorder.count: one more of `what`, tagged with its JSON-RPC code if it has one (a VU tags at
+// most maxCodeTags codes, then otherCode).
+func (m *instance) count(state *lib.State, p *plan, s *subject, what string, code *int) error {
+	metric := s.counted[what]
+	if metric == nil {
+		return fmt.Errorf("rpccertify: %s is not counted", what)
 	}
+	if code == nil {
+		m.push(state, metric, nil, 1)
+		return nil
+	}
+	tag, ok := m.codeTags[*code]
+	if !ok {
+		tag = p.otherCode
+		if len(m.codeTags) < p.maxCodeTags {
+			tag = strconv.Itoa(*code)
+			m.codeTags[*code] = tag
+		}
+	}
+	m.push(state, metric, func(t *metrics.TagSet) *metrics.TagSet { return t.With("code", tag) }, 1)
+	return nil
+}
+
+// recording is the plan, the VU's state and its scenario's subject, for a call from the scenario's iteration.
+func (m *instance) recording() (*plan, *lib.State, *subject, error) {
+	p := current.Load()
+	state := m.vu.State()
+	scenario := lib.GetScenarioState(m.vu.Context())
+	if p == nil || state == nil || scenario == nil {
+		return nil, nil, nil, errors.New("rpccertify: recording outside an iteration, or before configure")
+	}
+	s := p.subjects[scenario.Name]
+	if s == nil {
+		return nil, nil, nil, fmt.Errorf("rpccertify: scenario %s is not a subject of the plan", scenario.Name)
+	}
+	return p, state, s, nil
 }
 
 // subjectNamed is the plan's subject, or nil (no plan, or no such subject).

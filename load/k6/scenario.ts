@@ -70,6 +70,9 @@ interface GoRecognition {
   configure(plan: string): void;
   /** undefined: sent, recognised and recorded in Go; null: this iteration is the JavaScript's; else the response to judge. */
   call(): Sent | null | undefined;
+  /** The current scenario's latency histogram and bounds, and its counts (Recorder), in the metrics Go registered. */
+  latency(ms: number): void;
+  count(what: string, code: number | null): void;
 }
 /** Loaded only when the runner found it in this k6 (recognition.ts); a build of another rule stops the run rather than judge by it. */
 const go = __ENV[RECOGNITION_ENV] === 'go' ? goRecognition() : undefined;
@@ -133,24 +136,58 @@ const requests = Object.fromEntries(
 ) as Record<RpcMethod, Request>;
 /** The near-head window (§8) declared at sampling, in blocks (0: none): read once from the corpus. */
 const nearHeadWindow = (new SharedArray('near-head-window', () => [(JSON.parse(corpusText()) as Corpus).nearHeadWindow ?? 0]) as unknown as number[])[0] ?? 0;
-const metrics = Object.fromEntries(
-  plan.scenarios.map(({ name }): [Subject, Metrics] => [
-    name,
-    {
-      histogram: Array.from({ length: HISTOGRAM_GROUPS }, (_, g) => new Counter(metricName.histogram(name, g))),
-      bounds: new Trend(metricName.bounds(name), true),
-      low: Infinity,
-      high: -Infinity,
-      validated: new Counter(metricName.validated(name)),
-      parsed: new Counter(metricName.parsed(name)),
-      calls: Object.fromEntries(COUNTED_CLASSES.map((c) => [c, new Counter(metricName.calls(name, c))])),
+// Tag sets built once per VU, not per request. An endpoint can answer any number of error codes: past a
+// few, they count as "other" (each tag value is a sub-metric k6 keeps).
+const bucketTags: Array<{ b: string }> = [];
+const codeTags = new Map<number, { code: string }>();
+const MAX_CODE_TAGS = 16;
+const OTHER_CODE = { code: 'other' };
+/** What the scenario counts and times, per subject: the calls per class, the answers parsed and validated in full, the latency. */
+interface Recorder {
+  latency(subject: Subject, ms: number): void;
+  count(subject: Subject, what: RpcClass | 'validated' | 'parsed', code?: number): void;
+}
+// With k6/x/rpccertify, Go registers the subjects' metrics (in the first VU's init, before k6 reads the thresholds) and
+// records into them, the JavaScript's samples too: a VU then creates none (~45 metric objects through reflection, most of
+// what starting a VU mid-run costs).
+if (go && !go.configured()) go.configure(JSON.stringify(goPlan()));
+const recorder: Recorder = go ? { latency: (_s, ms) => go.latency(ms), count: (_s, what, code) => go.count(what, code ?? null) } : scriptRecorder();
+
+/** The metrics in this script, for a k6 without the extension. */
+function scriptRecorder(): Recorder {
+  const metrics = Object.fromEntries(
+    plan.scenarios.map(({ name }): [Subject, Metrics] => [
+      name,
+      {
+        histogram: Array.from({ length: HISTOGRAM_GROUPS }, (_, g) => new Counter(metricName.histogram(name, g))),
+        bounds: new Trend(metricName.bounds(name), true),
+        low: Infinity,
+        high: -Infinity,
+        validated: new Counter(metricName.validated(name)),
+        parsed: new Counter(metricName.parsed(name)),
+        calls: Object.fromEntries(COUNTED_CLASSES.map((c) => [c, new Counter(metricName.calls(name, c))])),
+      },
+    ]),
+  ) as Record<Subject, Metrics>;
+  return {
+    latency(subject, ms) {
+      const m = metrics[subject];
+      const b = bucketOf(ms);
+      m.histogram[groupOf(b)]?.add(1, (bucketTags[b] ??= { b: String(b) }));
+      if (ms < m.low || ms > m.high) {
+        m.bounds.add(ms);
+        m.low = Math.min(m.low, ms);
+        m.high = Math.max(m.high, ms);
+      }
     },
-  ]),
-) as Record<Subject, Metrics>;
-// Go's count of the iterations it did whole (k6ext/send.go tally); the JavaScript never adds to it.
-if (go) new Counter(metricName.inGo);
-// Every VU but the one k6 reads the options from: the first to get here gives Go the plan (its metrics exist by now).
-if (go && __VU >= 1 && !go.configured()) go.configure(JSON.stringify(goPlan()));
+    count(subject, what, code) {
+      const m = metrics[subject];
+      if (what === 'validated' || what === 'parsed') m[what].add(1);
+      else if (code === undefined) m.calls[what]?.add(1);
+      else m.calls[what]?.add(1, codeTag(code));
+    },
+  };
+}
 
 /** What k6/x/rpccertify needs to do an iteration alone (k6ext/send.go planText): each entry's params, its fingerprint where
  * recognising its answer is all there is to judging it (else ''), whether a null is due; stripes; metric names; buckets. */
@@ -163,9 +200,27 @@ function goPlan() {
   });
   const subjects = plan.scenarios.map(({ name }) => [
     name,
-    { histogram: Array.from({ length: HISTOGRAM_GROUPS }, (_, g) => metricName.histogram(name, g)), bounds: metricName.bounds(name), okNull: metricName.calls(name, 'ok_null') },
+    {
+      histogram: Array.from({ length: HISTOGRAM_GROUPS }, (_, g) => metricName.histogram(name, g)),
+      bounds: metricName.bounds(name),
+      calls: Object.fromEntries(COUNTED_CLASSES.map((c) => [c, metricName.calls(name, c)])),
+      validated: metricName.validated(name),
+      parsed: metricName.parsed(name),
+    },
   ]);
-  return { url, timeout: plan.requestTimeout, validateShare: plan.validateShare, mix: plan.mix, methods: Object.fromEntries(methods), subjects: Object.fromEntries(subjects), inGo: metricName.inGo, lower: bucketLowerBounds(), groupBuckets: GROUP_BUCKETS };
+  return {
+    url,
+    timeout: plan.requestTimeout,
+    validateShare: plan.validateShare,
+    mix: plan.mix,
+    methods: Object.fromEntries(methods),
+    subjects: Object.fromEntries(subjects),
+    inGo: metricName.inGo,
+    lower: bucketLowerBounds(),
+    groupBuckets: GROUP_BUCKETS,
+    maxCodeTags: MAX_CODE_TAGS,
+    otherCode: OTHER_CODE.code,
+  };
 }
 
 /** A `latest`-tagged entry under fresh reads: its answer is judged against the head, never taken as sampled. */
@@ -183,12 +238,6 @@ let highestHead: number | undefined;
 /** exec.scenario builds a new object on each read (~20 µs in k6); its properties are getters of the VU's current state,
  * so one object per VU serves every iteration. */
 let scenarioInfo: typeof exec.scenario | undefined;
-// Tag sets built once per VU, not per request. An endpoint can answer any number of error codes: past a
-// few, they count as "other" (each tag value is a sub-metric k6 keeps).
-const bucketTags: Array<{ b: string }> = [];
-const codeTags = new Map<number, { code: string }>();
-const MAX_CODE_TAGS = 16;
-const OTHER_CODE = { code: 'other' };
 
 export function call(): void {
   const sentInGo = go ? go.call() : null;
@@ -206,7 +255,6 @@ export function call(): void {
   const id = i + 1;
   const res = sentInGo ?? post(r, entry, id);
   const { status, body } = res;
-  const m = metrics[subject];
   const validate = validates(i);
   const latest = asksLatest(r, entry);
   const tagged = latest && r.tagged === 'names';
@@ -216,11 +264,11 @@ export function call(): void {
   if (seen && !validate) verdict = metVerdict(entry);
   else {
     verdict = classify({ status, body, timedOut: res.timedOut, id }, entry);
-    m.parsed.add(1);
+    recorder.count(subject, 'parsed');
   }
   if (verdict.envelope && validate) {
     verdict = validated(method, entry, verdict.envelope, verdict, r, seen);
-    m.validated.add(1);
+    recorder.count(subject, 'validated');
   } else if (verdict.envelope) verdict = compared(method, entry, verdict.envelope, verdict, r, seen);
   else if (verdict.cls === 'wrong') logOnce(r, 'wrong', `${method} ${entry.params}: ${verdict.why ?? 'wrong'}`);
 
@@ -231,18 +279,10 @@ export function call(): void {
   if (tagged && cls === 'ok' && verdict.envelope) judgeTagged(method, verdict.envelope.result, plan.fresh?.graceMs ?? 0);
   else if (latest && SUCCESS_CLASSES.includes(cls)) notJudgeable(method);
   if (SUCCESS_CLASSES.includes(cls)) {
-    const duration = res.duration;
-    const b = bucketOf(duration);
-    m.histogram[groupOf(b)]?.add(1, (bucketTags[b] ??= { b: String(b) }));
-    if (duration < m.low || duration > m.high) {
-      m.bounds.add(duration);
-      m.low = Math.min(m.low, duration);
-      m.high = Math.max(m.high, duration);
-    }
+    recorder.latency(subject, res.duration);
     if (cls === 'ok') return;
   }
-  if (code === undefined) m.calls[cls]?.add(1);
-  else m.calls[cls]?.add(1, codeTag(code));
+  recorder.count(subject, cls, code);
 }
 
 /** The entry's request, byte for byte JSON.stringify({ jsonrpc: '2.0', id, method, params }), as k6/x/rpccertify sends it. */

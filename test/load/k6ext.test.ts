@@ -153,7 +153,6 @@ const RULE_FILES = { segments: '../../load/shared/segments.ts', histogram: '../.
 function rulesScript(): string {
   const at = (file: string) => JSON.stringify(fileURLToPath(new URL(file, import.meta.url)));
   return `
-import { Counter, Trend } from 'k6/metrics';
 import { entryIndex, stripeEntries } from ${at(RULE_FILES.segments)};
 import { bucketLowerBounds, bucketOf, BUCKETS, GROUP_BUCKETS, HISTOGRAM_GROUPS } from ${at(RULE_FILES.histogram)};
 const go = require(${JSON.stringify(GO_RECOGNITION.name)});
@@ -163,15 +162,9 @@ const methods = { eth_getBlockByHash: entries(11, 'b'), eth_getTransactionByHash
 const stripes = Object.fromEntries(Object.entries(methods).map(([m, e]) => [m, stripeEntries(e.length, (k) => e[k], 3)]));
 const mix = ['eth_getBlockByHash', 'eth_getTransactionByHash', 'eth_getTransactionByHash', 'eth_getBlockByHash', 'eth_getTransactionByHash'];
 const subjects = ['eth_getBlockByHash', 'mix'];
-const names = (s) => ({ histogram: Array.from({ length: HISTOGRAM_GROUPS }, (_, g) => 'h_' + s + '_' + g), bounds: 'b_' + s, okNull: 'n_' + s });
-for (const s of subjects) {
-  names(s).histogram.forEach((h) => new Counter(h));
-  new Trend(names(s).bounds, true);
-  new Counter(names(s).okNull);
-}
-new Counter('in_go');
+const names = (s) => ({ histogram: Array.from({ length: HISTOGRAM_GROUPS }, (_, g) => 'h_' + s + '_' + g), bounds: 'b_' + s, calls: { ok_null: 'n_' + s }, validated: 'v_' + s, parsed: 'p_' + s });
 go.configure(JSON.stringify({
-  url: 'http://127.0.0.1:9/', timeout: '1s', validateShare: share, mix, inGo: 'in_go', lower: bucketLowerBounds(), groupBuckets: GROUP_BUCKETS,
+  url: 'http://127.0.0.1:9/', timeout: '1s', validateShare: share, mix, inGo: 'in_go', lower: bucketLowerBounds(), groupBuckets: GROUP_BUCKETS, maxCodeTags: 16, otherCode: 'other',
   methods: Object.fromEntries(Object.entries(methods).map(([m, e]) => [m, { entries: e.map((x) => [x.params, x.reply, 0]), stripes: stripes[m] }])),
   subjects: Object.fromEntries(subjects.map((s) => [s, names(s)])),
 }));

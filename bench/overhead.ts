@@ -14,12 +14,14 @@
 // Flat out, all are asked for the default bare script's closed-loop ceiling (median of RUNS), chainbench runs its
 // single-method mode (users that never wait). `npm run bench:overhead -- --smoke`: one 3 s run at 300 rps, nothing saved;
 // --runs N, --sec S, --rates 100,300,max and --only bare,harness,... set the protocol's parts (a run with --only or
-// --smoke is not saved).
+// --smoke is not saved). RPC_CERTIFY_BENCH_ANSWER_KB=N in the environment: answers of N KiB (endpoint.ts), the figure
+// saved as overhead-<N>kb.
 import { parseArgs } from 'node:util';
 import { CEILING, cpuMsPerRequest, harnessScenario, median, round, type Row, runBare, runBareAsHarness, runCeiling, runHarness, saveFigure, startResponder, whileSending } from './support/lib.ts';
 import { CHAINBENCH_VERSION, ensureChainbench, runChainbench } from './support/chainbench.ts';
 import { noiseMeter, noiseText } from './support/noise.ts';
 import { ensureVegeta, runVegeta, VEGETA_VERSION } from './support/vegeta.ts';
+import { ANSWER_KB } from './support/endpoint.ts';
 
 const GENERATORS = ['bare', 'default', 'floor', 'judged', 'harness', 'vegeta', 'chainbench'] as const;
 type Generator = (typeof GENERATORS)[number];
@@ -128,6 +130,8 @@ async function atRate(rps: number, flatOut: boolean, unavailable: ReadonlyMap<Ge
   return { figures, notTaken };
 }
 
+/** The answers' size, where not the canned transaction's. */
+const sized = ANSWER_KB > 0 ? `, ${ANSWER_KB} KiB answers` : '';
 const protocol = (rps: number) => `median of ${RUNS} alternating run${RUNS > 1 ? 's' : ''} of ${secAt(rps)} s, CPU while sending`;
 const ms = (f: Figures) => `${f.cpuMs} ms${RUNS > 1 ? ` (${f.cpuRange[0]}–${f.cpuRange[1]})` : ''}`;
 
@@ -145,7 +149,7 @@ function rateRow(rps: number, figures: Map<Generator, Figures>, notTaken: Map<Ge
   const against = steady ? bare : dflt;
   const target = steady ? `harness ≤ ×${HARNESS_RATIO} bare k6 (same settings)` : 'harness ≤ the default bare script';
   const met = !harness || !against || !harness.keptUp || !against.keptUp ? 'unclear' : harness.cpuMs <= (steady ? HARNESS_RATIO : 1) * against.cpuMs ? 'yes' : 'no';
-  return [`CPU per request at ${rps} rps (${protocol(rps)})`, `${cells.join('; ')}`, target, met];
+  return [`CPU per request at ${rps} rps${sized} (${protocol(rps)})`, `${cells.join('; ')}`, target, met];
 }
 
 /** The flat-out row: each generator's rate as a share of bare k6's (same settings), and its CPU per request. */
@@ -161,7 +165,7 @@ function flatOutRow(rate: number, figures: Map<Generator, Figures>, notTaken: Ma
   const saturated = harness && bare && !(harness.keptUp && bare.keptUp);
   const share = harness && bare ? harness.rps / bare.rps : NaN;
   return [
-    `Flat out (all asked for ${rate} rps, the default bare script's ceiling; chainbench in its single-method mode, users that never wait; ${protocol(rate)})`,
+    `Flat out${sized} (all asked for ${rate} rps, the default bare script's ceiling; chainbench in its single-method mode, users that never wait; ${protocol(rate)})`,
     `${saturated === false ? 'NOT SATURATED (bare k6 and the harness kept up: the ceiling run was starved; run again): ' : ''}${cells.join('; ')}`,
     `harness ≥ ${FLAT_OUT_SHARE * 100}% of bare k6's rate`,
     !saturated || Number.isNaN(share) ? 'unclear' : share >= FLAT_OUT_SHARE ? 'yes' : 'no',
@@ -207,7 +211,7 @@ try {
   if (opts.smoke || ONLY) {
     for (const [what, result, target, met] of rows) console.log(`${what}: ${result} (target ${target}: ${met})`);
     console.log('(a smoke or --only run: not saved to reports/bench.json)');
-  } else await saveFigure('overhead', { ...figure, rows });
+  } else await saveFigure(ANSWER_KB > 0 ? `overhead-${ANSWER_KB}kb` : 'overhead', { ...figure, answerKb: ANSWER_KB || undefined, rows });
   if (failed.has('bare') || failed.has('harness')) process.exitCode = 1;
 } finally {
   responder.stop();

@@ -8,6 +8,14 @@ export const REQUEST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: METHOD, p
  * VU's verdict cache (load/repeat.ts) must learn each answer, as it must against a real endpoint. */
 export const CORPUS_HASHES = [TX_HASH, ...Array.from({ length: 199 }, (_, i) => `0x${(i + 1).toString(16).padStart(64, '0')}`)];
 
+/** The answer's size in KiB when RPC_CERTIFY_BENCH_ANSWER_KB asks for one (real providers answer 1 KB to 100 KB: a
+ * block's receipts, a contract call's input): the transaction's input data padded to it. Read by the bench and by the
+ * responder it starts (which inherits the environment), so both hold the same bytes. Absent: the transaction as is (0.9 KB). */
+export const ANSWER_KB = Number(process.env['RPC_CERTIFY_BENCH_ANSWER_KB'] ?? 0);
+const BASE_INPUT = '0x657eb4ca0000000000000000000000000000000000000000000000000000000000000003';
+/** ~0.9 KB of the answer is not its input. */
+const padded = (kb: number) => (kb > 0 ? `${BASE_INPUT}${'0'.repeat(Math.max(0, Math.round(kb * 1024 - 900 - BASE_INPUT.length) & ~1))}` : BASE_INPUT);
+
 /** A real, schema-valid answer (anvil's, for the seeded EIP-1559 transaction). */
 export const TX = {
   type: '0x2',
@@ -19,7 +27,7 @@ export const TX = {
   to: '0x5fbdb2315678afecb367f032d93f642f64180aa3',
   value: '0x0',
   accessList: [],
-  input: '0x657eb4ca0000000000000000000000000000000000000000000000000000000000000003',
+  input: padded(ANSWER_KB),
   r: '0x3126e6878a181e1bc93dce23bae31accc64327b2a20b1f4a4b27bf53fc57467f',
   s: '0x128433487e600950a6f7753842ec6f6417c33a3e3d34f3e2ef9cfe851a769739',
   yParity: '0x1',

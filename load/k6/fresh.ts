@@ -34,10 +34,28 @@ const PAUSE_S = 0.25;
 /** How far above the announced head a round looks for blocks served by number (doubling from 1). */
 const PROBE_MAX = 64;
 
-const counters = Object.fromEntries((Object.keys(FRESH_COUNTERS) as FreshCounter[]).map((c) => [c, new Counter(FRESH_COUNTERS[c])])) as Record<FreshCounter, Counter>;
-const visible = Object.fromEntries(FRESH_METHODS.map((m) => [m, Array.from({ length: HISTOGRAM_GROUPS }, (_, g) => new Counter(freshVisibleMetric(m, g)))])) as Record<FreshMethod, Counter[]>;
-// A Trend, not a Gauge: k6's OpenTelemetry output exports a gauge's last value only, a Trend's min and max (a few samples a second).
-const visibleBounds = Object.fromEntries(FRESH_METHODS.map((m) => [m, new Trend(freshBoundsMetric(m))])) as Record<FreshMethod, Trend>;
+interface FreshMetrics {
+  counters: Record<FreshCounter, Counter>;
+  visible: Record<FreshMethod, Counter[]>;
+  visibleBounds: Record<FreshMethod, Trend>;
+}
+let metrics: FreshMetrics | undefined;
+
+/** The fresh reads' metrics, created in the init context of a run with fresh reads only: ~200 metric objects a VU
+ * (a histogram per method), which every VU would otherwise start with, the scenario's VUs too. */
+export function initFresh(): void {
+  metrics = {
+    counters: Object.fromEntries((Object.keys(FRESH_COUNTERS) as FreshCounter[]).map((c) => [c, new Counter(FRESH_COUNTERS[c])])) as Record<FreshCounter, Counter>,
+    visible: Object.fromEntries(FRESH_METHODS.map((m) => [m, Array.from({ length: HISTOGRAM_GROUPS }, (_, g) => new Counter(freshVisibleMetric(m, g)))])) as Record<FreshMethod, Counter[]>,
+    // A Trend, not a Gauge: k6's OpenTelemetry output exports a gauge's last value only, a Trend's min and max (a few samples a second).
+    visibleBounds: Object.fromEntries(FRESH_METHODS.map((m) => [m, new Trend(freshBoundsMetric(m))])) as Record<FreshMethod, Trend>,
+  };
+}
+
+function fresh(): FreshMetrics {
+  if (!metrics) throw new Error('fresh reads judged in a run without them (initFresh was not called)');
+  return metrics;
+}
 const methodTags = Object.fromEntries(FRESH_METHODS.map((m) => [m, { m }])) as Record<FreshMethod, { m: FreshMethod }>;
 
 const TAGGED_ASKS: Array<[FreshMethod, unknown[]]> = [
@@ -59,7 +77,7 @@ function answer(url: string, timeout: string, method: FreshMethod, params: unkno
   const id = nextId++;
   const res = http.post(url, JSON.stringify({ jsonrpc: '2.0', id, method, params }), { headers: JSON_HEADERS, tags: { name: method }, timeout });
   const fail = (why: string): Answer => {
-    counters.failed.add(1, methodTags[method]);
+    fresh().counters.failed.add(1, methodTags[method]);
     return { failed: why };
   };
   // A null is what is judged here, so the answer is read whatever the class sorting expects (classify keeps no null's envelope).
@@ -79,7 +97,7 @@ function answer(url: string, timeout: string, method: FreshMethod, params: unkno
   if (!envelope || typeof envelope !== 'object' || envelope.id !== id) return fail('a body that is no answer to this call');
   if (rpcError) return { error: rpcError };
   if (!('result' in envelope)) return fail('an answer with neither result nor error');
-  if (judged) counters.requests.add(1, methodTags[method]);
+  if (judged) fresh().counters.requests.add(1, methodTags[method]);
   return { result: envelope.result };
 }
 
@@ -96,14 +114,14 @@ const head = () => announced[announced.length - 1];
 const pastGrace = (a: Announced, now: number, graceMs: number) => now - a.at > graceMs;
 
 function stale(method: FreshMethod, why: string): void {
-  counters.stale.add(1, methodTags[method]);
+  fresh().counters.stale.add(1, methodTags[method]);
   if (!logged.has(method)) console.warn(`rpc-certify stale ${method} ${why}`);
   logged.add(method);
 }
 
 /** A wrong answer (another block's objects): a stale read at once, whatever the grace, and counted apart too. */
 function wrong(method: FreshMethod, why: string): void {
-  counters.wrong.add(1, methodTags[method]);
+  fresh().counters.wrong.add(1, methodTags[method]);
   stale(method, `wrong: ${why}`);
 }
 
@@ -134,7 +152,7 @@ function judgeLatest(method: FreshMethod, number: number, block: Shown | undefin
     // The newest announced block whose grace has passed: a `latest` below it lags.
     const due = [...announced].reverse().find((a) => pastGrace(a, now, graceMs));
     if (due && number < due.number) {
-      counters.latestBehind.add(1, methodTags[method]);
+      fresh().counters.latestBehind.add(1, methodTags[method]);
       stale(method, `answered block ${number} for latest, below block ${due.number} announced ${now - due.at} ms before (grace ${graceMs} ms; announced head ${top.number})`);
     }
     return;
@@ -249,17 +267,17 @@ function judgeObject(url: string, timeout: string, a: Announced, graceMs: number
       a.seen.add(method);
       const ms = now - a.at;
       const b = bucketOf(ms);
-      visible[method][groupOf(b)]?.add(1, { b: String(b) });
-      visibleBounds[method].add(ms);
+      fresh().visible[method][groupOf(b)]?.add(1, { b: String(b) });
+      fresh().visibleBounds[method].add(ms);
     }
     return;
   }
   // Within the grace a missing object is not judged (an error or a failure is not counted a fresh request either).
   if (!pastGrace(a, now, graceMs)) return;
-  if (!('result' in got)) counters.requests.add(1, methodTags[method]);
+  if (!('result' in got)) fresh().counters.requests.add(1, methodTags[method]);
   // Reorged out: the endpoint's block at that height is another one. Counted apart, never stale.
   if (reorged(url, timeout, a)) {
-    counters.reorged.add(1, methodTags[method]);
+    fresh().counters.reorged.add(1, methodTags[method]);
     return;
   }
   if ('other' in reading) wrong(method, `${reading.other} ${of}, while block ${a.number} is still the endpoint's`);
@@ -275,7 +293,7 @@ function reorged(url: string, timeout: string, a: Announced): boolean {
 
 /** A `latest`-tagged answer that names no block it was read at: counted apart, never as a fresh ok (freshness.ts). */
 export function notJudgeable(method: FreshMethod): void {
-  counters.notJudgeable.add(1, methodTags[method]);
+  fresh().counters.notJudgeable.add(1, methodTags[method]);
 }
 
 /**
@@ -287,7 +305,7 @@ export function judgeTagged(method: FreshMethod, result: unknown, graceMs: numbe
   const n = quantity(o?.blockNumber);
   // An empty block's receipts, no transaction at that index: no block named.
   if (n === undefined) return notJudgeable(method);
-  counters.requests.add(1, methodTags[method]);
+  fresh().counters.requests.add(1, methodTags[method]);
   // Receipts at `latest` whose count disagrees with the block they name (when the VU holds its transactions).
   const txs = announced.find((a) => a.number === n && a.hash === o?.blockHash)?.txs;
   if (Array.isArray(result) && txs !== undefined && result.length !== txs.length) {

@@ -25,7 +25,7 @@ import { packEntry, type PackedEntry, unpackEntry } from './packed-entry.ts';
 import { entryIndex, stripeEntries } from '../shared/segments.ts';
 import { SHARD_MARKER } from '../shared/shard.ts';
 import { shapeFault } from './shapes.ts';
-import { freshRound, judgeTagged, notJudgeable } from './fresh.ts';
+import { freshRound, initFresh, judgeTagged, notJudgeable } from './fresh.ts';
 import { freshThresholds, TAGGED_METHODS, UNJUDGEABLE_METHODS } from '../shared/freshness.ts';
 import { BOOKKEEPING } from '../shared/profiles.ts';
 import { histogramThresholds, type K6Summary, shardOf } from '../shared/summary.ts';
@@ -232,6 +232,7 @@ function stripesOf(r: Request): number[][] {
   return (r.stripes ??= stripeEntries(r.all.length, (k) => unpackEntry(r.all[k] ?? ''), plan.instances));
 }
 
+if (plan.fresh) initFresh();
 const head = { checks: new Counter(metricName.headChecks), regressions: new Counter(metricName.headRegressions), depth: new Trend(metricName.headRegressionDepth) };
 const headParams = { headers: JSON_HEADERS, tags: { name: 'eth_blockNumber' }, timeout: plan.requestTimeout };
 let highestHead: number | undefined;

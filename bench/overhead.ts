@@ -52,8 +52,11 @@ const RUNS = Number(opts.runs ?? (opts.smoke ? 1 : 3));
 const SEC = Number(opts.sec ?? (opts.smoke ? 3 : 5));
 /** A run lasts long enough for this many requests (10 s at 100 rps): CPU is read in 10 ms ticks. */
 const MIN_REQUESTS = opts.smoke ? 0 : 1000;
-const secAt = (rps: number) => Math.max(SEC, Math.ceil(MIN_REQUESTS / rps));
-const RATES: Array<number | 'max'> = (opts.rates ?? (opts.smoke ? '300' : '100,300,1000,2000,max')).split(',').map((r) => (r === 'max' ? 'max' : Number(r)));
+/** Below this rate a run is an idle one: it lasts IDLE_SEC, and its CPU per request is its CPU per second of idling. */
+const IDLE_RPS = 10;
+const IDLE_SEC = 10;
+const secAt = (rps: number) => (rps < IDLE_RPS ? Math.max(SEC, IDLE_SEC) : Math.max(SEC, Math.ceil(MIN_REQUESTS / rps)));
+const RATES: Array<number | 'max'> = (opts.rates ?? (opts.smoke ? '300' : '1,100,300,1000,2000,max')).split(',').map((r) => (r === 'max' ? 'max' : Number(r)));
 const ONLY = opts.only?.split(',') as Generator[] | undefined;
 if (!(RUNS >= 1) || !(SEC >= 1) || RATES.some((r) => r !== 'max' && !(r > 0)) || ONLY?.some((g) => !GENERATORS.includes(g))) {
   throw new Error(`usage: bench:overhead -- [--runs N] [--sec S] [--rates 100,300,...,max] [--only ${GENERATORS.join(',')}] [--smoke]`);
@@ -85,7 +88,7 @@ async function runOnce(g: Generator, rps: number, flatOut: boolean): Promise<Tak
     vegeta: () => runVegeta(responder, rps, sec),
     chainbench: () => runChainbench(responder, flatOut ? 0 : rps, sec),
   }[g];
-  const f = await whileSending(responder, run);
+  const f = await whileSending(responder, run, rps < IDLE_RPS ? 5 : 100);
   // The rate over the run's planned time: each generator's run lasts that long (k6's scenario, vegeta's -duration,
   // chainbench's --test-time, which its paced users fill in bursts), and the responder counts its every call.
   return { cpuMs: cpuMsPerRequest(f), rps: f.requests / sec, benchCpuMs: round((f.benchCpuSec / f.requests) * 1000, 3) };
@@ -125,7 +128,7 @@ async function atRate(rps: number, flatOut: boolean, unavailable: ReadonlyMap<Ge
     if (notTaken.has(g) || runs.length < RUNS) continue;
     const cpu = runs.map((t) => t.cpuMs);
     const rate = median(runs.map((t) => t.rps));
-    figures.set(g, { cpuMs: round(median(cpu), 3), cpuRange: [Math.min(...cpu), Math.max(...cpu)], rps: round(rate, 0), benchCpuMs: round(median(runs.map((t) => t.benchCpuMs)), 3), keptUp: rate >= KEPT_UP * rps });
+    figures.set(g, { cpuMs: round(median(cpu), 3), cpuRange: [Math.min(...cpu), Math.max(...cpu)], rps: round(rate, 0), benchCpuMs: round(median(runs.map((t) => t.benchCpuMs)), 3), keptUp: rps < IDLE_RPS || rate >= KEPT_UP * rps });
   }
   return { figures, notTaken };
 }
@@ -145,6 +148,7 @@ function rateRow(rps: number, figures: Map<Generator, Figures>, notTaken: Map<Ge
     const extra = g === 'harness' && bare ? ` = ×${round(f.cpuMs / bare.cpuMs, 2)} bare, its Node side ${f.benchCpuMs} ms (the bench process during bare k6's runs: ${bare.benchCpuMs} ms, its own polling)` : '';
     return `${label(g)} ${ms(f)}${extra}${behind}`;
   });
+  if (rps < IDLE_RPS) return [`CPU of an idle run: ${rps} rps (${protocol(rps)}; CPU per request is about CPU per second)`, cells.join('; '), '-', 'n/a'];
   const steady = rps >= STEADY_RPS;
   const against = steady ? bare : dflt;
   const target = steady ? `harness ≤ ×${HARNESS_RATIO} bare k6 (same settings)` : 'harness ≤ the default bare script';

@@ -312,15 +312,16 @@ export interface Sending {
  * Runs a generator and replaces its CPU figure with its CPU while it was sending: the CPU time of its process tree and
  * the responder's served count sampled every 100 ms, over the samples between the first and the last served call.
  * Starting VUs (a few ms each, before the test), a tool's start-up and writing the summary are left out, so CPU per
- * request is what each request costs, whatever the run's length.
+ * request is what each request costs, whatever the run's length. `least`: the fewest calls a reading may span (an idle
+ * run's few).
  */
-export async function whileSending<T extends { cpuSec: number; requests: number }>(responder: Responder, run: () => Promise<T>): Promise<T & Sending> {
+export async function whileSending<T extends { cpuSec: number; requests: number }>(responder: Responder, run: () => Promise<T>, least = 100): Promise<T & Sending> {
   const tree = processTree();
   const read = async (pid: number | undefined) => (pid === undefined ? undefined : { generator: tree.cpuSec(pid), bench: selfCpuSec() });
   const { result, samples } = await sampleGenerator(responder, 100, read, run);
   const sending = samples.map((x) => x.sending);
   const [from, to] = [samples[sending.indexOf(true) - 1], samples[sending.lastIndexOf(true)]];
-  if (!from || !to || to.served - from.served < 100) throw new Error('the CPU sampler saw no sending');
+  if (!from || !to || to.served - from.served < least) throw new Error('the CPU sampler saw no sending');
   return { ...result, cpuSec: to.value.generator - from.value.generator, requests: to.served - from.served, benchCpuSec: to.value.bench - from.value.bench };
 }
 

@@ -91,7 +91,7 @@ async function runOnce(g: Generator, rps: number, flatOut: boolean): Promise<Tak
   const f = await whileSending(responder, run, rps < IDLE_RPS ? 5 : 100);
   // The rate over the run's planned time: each generator's run lasts that long (k6's scenario, vegeta's -duration,
   // chainbench's --test-time, which its paced users fill in bursts), and the responder counts its every call.
-  return { cpuMs: cpuMsPerRequest(f), rps: f.requests / sec, benchCpuMs: round((f.benchCpuSec / f.requests) * 1000, 3) };
+  return { cpuMs: cpuMsPerRequest(f), rps: f.sent / sec, benchCpuMs: round((f.benchCpuSec / f.requests) * 1000, 3) };
 }
 
 interface Figures {

@@ -109,17 +109,22 @@ describe('load: answers recognised in Go (k6ext/) exactly as in TypeScript (core
     expect(out.stdout, 'the vector test ran, not skipped').to.match(/--- PASS: TestAgreesWithTypeScript/);
   });
 
-  it('through the built k6: k6/x/rpccertify and the JavaScript path (markedText + k6/crypto) agree on every vector', async function () {
-    const k6 = await requireTool(this, 'k6');
+  /** Runs `source` (bundled) in the project's k6 with the extension, and reads what its handleSummary wrote to $OUT. */
+  async function inK6<T>(ctx: Mocha.Context, name: string, source: string, env: Record<string, string> = {}): Promise<T> {
+    const k6 = await requireTool(ctx, 'k6');
     if (!k6.extension) {
       if (underCi()) throw new Error(`${k6.path} lacks ${GO_RECOGNITION.name}: npm run setup builds the project's k6 with it`);
-      this.skip();
+      ctx.skip();
     }
-    const script = join(dir, 'agree.js');
-    const result = join(dir, 'result.json');
-    await build({ stdin: { contents: agreementScript(), resolveDir: dir, loader: 'ts' }, outfile: script, bundle: true, format: 'esm', platform: 'neutral', external: ['k6', 'k6/*'], logLevel: 'silent' });
-    await run(k6.path, ['run', '--quiet', '--no-usage-report', script], { env: { ...process.env, VECTORS: file, OUT: result }, maxBuffer: 16 << 20 });
-    const outcome = JSON.parse(await readFile(result, 'utf8')) as { rule: string; checked: number; recognised: number; disagreements: string[] };
+    const script = join(dir, `${name}.js`);
+    const result = join(dir, `${name}.json`);
+    await build({ stdin: { contents: source, resolveDir: dir, loader: 'ts' }, outfile: script, bundle: true, format: 'esm', platform: 'neutral', external: ['k6', 'k6/*'], logLevel: 'silent' });
+    await run(k6.path, ['run', '--quiet', '--no-usage-report', script], { env: { ...process.env, ...env, OUT: result }, maxBuffer: 16 << 20 });
+    return JSON.parse(await readFile(result, 'utf8')) as T;
+  }
+
+  it('through the built k6: k6/x/rpccertify and the JavaScript path (markedText + k6/crypto) agree on every vector', async function () {
+    const outcome = await inK6<{ rule: string; checked: number; recognised: number; disagreements: string[] }>(this, 'agree', agreementScript(), { VECTORS: file });
     expect(outcome.rule, 'the rule the build reports').to.equal(GO_RECOGNITION.rule);
     expect(outcome.disagreements).to.deep.equal([]);
     expect(outcome.checked).to.equal(vectors.length);
@@ -127,16 +132,7 @@ describe('load: answers recognised in Go (k6ext/) exactly as in TypeScript (core
   });
 
   it("through the built k6: Go's iteration (k6ext/send.go) picks the method, entry and validated share as the scenario does, and buckets latencies as histogram.ts", async function () {
-    const k6 = await requireTool(this, 'k6');
-    if (!k6.extension) {
-      if (underCi()) throw new Error(`${k6.path} lacks ${GO_RECOGNITION.name}: npm run setup builds the project's k6 with it`);
-      this.skip();
-    }
-    const script = join(dir, 'rules.js');
-    const result = join(dir, 'rules.json');
-    await build({ stdin: { contents: rulesScript(), resolveDir: dir, loader: 'ts' }, outfile: script, bundle: true, format: 'esm', platform: 'neutral', external: ['k6', 'k6/*'], logLevel: 'silent' });
-    await run(k6.path, ['run', '--quiet', '--no-usage-report', script], { env: { ...process.env, OUT: result }, maxBuffer: 16 << 20 });
-    const outcome = JSON.parse(await readFile(result, 'utf8')) as { iterations: number; validated: number; judgedInGo: number; latencies: number; disagreements: string[] };
+    const outcome = await inK6<{ iterations: number; validated: number; judgedInGo: number; latencies: number; disagreements: string[] }>(this, 'rules', rulesScript());
     expect(outcome.disagreements).to.deep.equal([]);
     expect(outcome.iterations).to.equal(2 * 5000);
     // Both outcomes of each rule were met: some iterations validated in full, some entries left to the JavaScript.

@@ -293,7 +293,7 @@ func (m *instance) call(sobek.FunctionCall) sobek.Value {
 	}
 	e := meth.entries[k]
 	id := int64(i) + 1 // ids start at 1, as scenario.ts's
-	res, err := m.post(state, meth, e.params, id)
+	res, err := m.post(state, p, meth, e.params, id)
 	if err != nil {
 		common.Throw(rt, err) // as http.post throws
 	}
@@ -311,8 +311,7 @@ func (m *instance) call(sobek.FunctionCall) sobek.Value {
 }
 
 // post is http.post(url, body, { headers: JSON, tags: { name }, timeout }) as k6/http builds it from those params.
-func (m *instance) post(state *lib.State, meth *method, params string, id int64) (*httpext.Response, error) {
-	p := current.Load()
+func (m *instance) post(state *lib.State, p *plan, meth *method, params string, id int64) (*httpext.Response, error) {
 	u := p.url
 	address := *u.GetURL()
 	req := &http.Request{Method: http.MethodPost, URL: &address, Header: make(http.Header, 2)}

@@ -17,7 +17,7 @@
 // --smoke is not saved). RPC_CERTIFY_BENCH_ANSWER_KB=N in the environment: answers of N KiB (endpoint.ts), the figure
 // saved as overhead-<N>kb.
 import { parseArgs } from 'node:util';
-import { CEILING, cpuMsPerRequest, harnessScenario, median, round, type Row, runBare, runBareAsHarness, runCeiling, runHarness, saveFigure, startResponder, whileSending } from './support/lib.ts';
+import { CEILING, cpuMsPerRequest, harnessScenario, median, round, type Row, runBare, runBareAsHarness, runCeiling, runHarness, sampledLatencyMs, saveFigure, startResponder, whileSending } from './support/lib.ts';
 import { CHAINBENCH_VERSION, ensureChainbench, runChainbench } from './support/chainbench.ts';
 import { noiseMeter, noiseText } from './support/noise.ts';
 import { ensureVegeta, runVegeta, VEGETA_VERSION } from './support/vegeta.ts';
@@ -71,6 +71,8 @@ interface Taken {
 }
 
 const responder = await startResponder('fast');
+// The plan sizes k6's VUs by the answer time sampling records, as it does for a user's corpus of this endpoint.
+const latencyMs = await sampledLatencyMs(responder.url);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 /** Runs done and planned (the generators at every rate, and the ceiling's), for the progress lines. */
 const progress = { done: 0, planned: RUNS * (chosen.length * RATES.length + (RATES.includes('max') ? 1 : 0)) };
@@ -78,13 +80,13 @@ const progress = { done: 0, planned: RUNS * (chosen.length * RATES.length + (RAT
 /** One run of `g` asked for `rps` (flat out: the ceiling rate), its figures taken while it sends. */
 async function runOnce(g: Generator, rps: number, flatOut: boolean): Promise<Taken> {
   const sec = secAt(rps);
-  const scenario = harnessScenario(rps, sec);
+  const scenario = harnessScenario(rps, sec, latencyMs);
   const run = {
     bare: () => runBareAsHarness(responder, scenario, sec, 'bare', rps),
     default: () => runBare(responder.url, scenario, sec, 'bare'),
     floor: () => runBareAsHarness(responder, scenario, sec, 'floor', rps),
     judged: () => runBareAsHarness(responder, scenario, sec, 'judged', rps),
-    harness: () => runHarness(responder.url, rps, sec),
+    harness: () => runHarness(responder.url, rps, sec, { latencyMs }),
     vegeta: () => runVegeta(responder, rps, sec),
     chainbench: () => runChainbench(responder, flatOut ? 0 : rps, sec),
   }[g];

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureK6 } from '../core/node/tools/k6.ts';
-import { harnessScenario, round, runBare, runHarness, saveFigure, startResponder, type Responder } from './support/lib.ts';
+import { harnessScenario, round, runBare, runHarness, sampledLatencyMs, saveFigure, startResponder, type Responder } from './support/lib.ts';
 import { type CpuParts, cpuParts, fetchProfile, pprofTop } from './support/pprof.ts';
 
 const RATE = Number(process.argv[2] ?? 2000);
@@ -31,6 +31,7 @@ interface Profiled {
 const k6 = await ensureK6();
 const dir = await mkdtemp(join(tmpdir(), 'rpc-certify-profile-'));
 const responder = await startResponder('fast');
+const latencyMs = await sampledLatencyMs(responder.url);
 
 /** Runs a generator with pprof on, profiles its window, and reads the profiles. */
 async function profiled(name: string, start: (onApi: (api: string) => void) => Promise<unknown>): Promise<Profiled> {
@@ -68,11 +69,11 @@ async function profiled(name: string, start: (onApi: (api: string) => void) => P
 }
 
 try {
-  const scenario = harnessScenario(RATE, RUN_SEC);
+  const scenario = harnessScenario(RATE, RUN_SEC, latencyMs);
   const bare = await profiled('bare', (onApi) => runBare(responder.url, scenario, RUN_SEC, 'bare', onApi));
   const floor = await profiled('floor', (onApi) => runBare(responder.url, scenario, RUN_SEC, 'floor', onApi));
   const judged = await profiled('judged', (onApi) => runBare(responder.url, scenario, RUN_SEC, 'judged', onApi));
-  const harness = await profiled('harness', (onApi) => runHarness(responder.url, RATE, RUN_SEC, onApi));
+  const harness = await profiled('harness', (onApi) => runHarness(responder.url, RATE, RUN_SEC, { pprof: onApi, latencyMs }));
   const parts = (p: Profiled) => {
     const u = p.usPerRequest;
     return `${u.total} µs (http ${u.http}, script ${u.script}, metrics ${u.metrics}, GC ${u.gc}, other ${u.other})`;

@@ -5,16 +5,17 @@
 // k6's while it sends.
 import { ensureK6 } from '../core/node/tools/k6.ts';
 import { withoutExtension } from '../test/support/plain-k6.ts';
-import { CEILING, cpuMsPerRequest as cpuMs, harnessScenario, leastCpu, round, runBare, runHarness, saveFigure, startResponder, whileSending } from './support/lib.ts';
+import { CEILING, cpuMsPerRequest as cpuMs, harnessScenario, leastCpu, round, runBare, runHarness, sampledLatencyMs, saveFigure, startResponder, whileSending } from './support/lib.ts';
 
 const RATE = Number(process.argv[2] ?? 2000);
 const responder = await startResponder('fast');
+const latencyMs = await sampledLatencyMs(responder.url);
 try {
   const k6 = await ensureK6();
   if (!k6.extension) throw new Error(`${k6.path} lacks k6/x/rpccertify: this bench compares the two paths (npm run setup builds it)`);
   const sending = <T extends { cpuSec: number; requests: number }>(run: () => Promise<T>) => () => whileSending(responder, run);
-  const harness = () => runHarness(responder.url, RATE, CEILING.sec);
-  const [bare, go, js] = await leastCpu([sending(() => runBare(responder.url, harnessScenario(RATE, CEILING.sec), CEILING.sec)), sending(harness), sending(() => withoutExtension(k6.path, harness))]);
+  const harness = () => runHarness(responder.url, RATE, CEILING.sec, { latencyMs });
+  const [bare, go, js] = await leastCpu([sending(() => runBare(responder.url, harnessScenario(RATE, CEILING.sec, latencyMs), CEILING.sec)), sending(harness), sending(() => withoutExtension(k6.path, harness))]);
   if (go.recognition !== 'go' || js.recognition !== 'js') throw new Error(`the runs recognised in ${go.recognition ?? '?'} and ${js.recognition ?? '?'}, not go and js`);
   const ratio = (f: { cpuSec: number; requests: number }) => round(cpuMs(f) / cpuMs(bare), 2);
   const row = `CPU/request harness recognising in Go ${cpuMs(go)} ms (×${ratio(go)} of bare, ${round(go.rps, 0)} rps), in JavaScript ${cpuMs(js)} ms (×${ratio(js)}, ${round(js.rps, 0)} rps), bare k6 ${cpuMs(bare)} ms (${round(bare.rps, 0)} rps)`;

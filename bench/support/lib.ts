@@ -17,6 +17,8 @@ import { metricName } from '../../load/shared/methods.ts';
 import { histogramThresholds } from '../../load/shared/summary.ts';
 import { buildPlan, k6Procs } from '../../load/shared/profiles.ts';
 import { runLoad } from '../../load/run/run.ts';
+import { answerTimeMs } from '../../load/plan/sample.ts';
+import { RpcClient } from '../../core/node/rpc-client.ts';
 import { K6_RUN_ARGS } from '../../load/run/instances.ts';
 import { ensureK6 } from '../../core/node/tools/k6.ts';
 import { CORPUS_HASHES, METHOD, type Mode, REQUEST, txAnswer } from './endpoint.ts';
@@ -61,8 +63,10 @@ function nextMessage<T>(child: ChildProcess): Promise<T> {
 }
 
 /** The k6 scenario the harness's gate profile runs at `rate` (executor, VU limits), for a bare script to run under the same plan. */
-export function harnessScenario(rate: number, durationSec: number): Record<string, unknown> {
-  const plan = buildPlan({ profile: 'gate', methods: [METHOD], seed: 1, rate, duration: `${durationSec}s` });
+/** `latencyMs`: the responder's answer time as sampling records it (sampledLatencyMs), which sizes the plan's VUs; absent,
+ * the plan's sizing for a corpus without one (the worst case: VUs for 250 ms answers). */
+export function harnessScenario(rate: number, durationSec: number, latencyMs?: number): Record<string, unknown> {
+  const plan = buildPlan({ profile: 'gate', methods: [METHOD], seed: 1, rate, duration: `${durationSec}s`, ...(latencyMs === undefined ? {} : { latencyMs }) });
   const scenario = (plan.options['scenarios'] as Record<string, Record<string, unknown>> | undefined)?.[METHOD];
   if (!scenario) throw new Error(`the gate plan has no ${METHOD} scenario`);
   return scenario;
@@ -81,13 +85,15 @@ export interface HarnessFigures {
   recognition?: string;
 }
 
-/** The harness as users run it (runLoad, gate profile: classification and sampled validation on), replaying the bench corpus. */
-/** `pprof`: k6 runs with its pprof endpoints on, and its REST API URL comes here. */
-export async function runHarness(url: string, rate: number, durationSec: number, pprof?: (api: string) => void): Promise<HarnessFigures> {
+/** The harness as users run it (runLoad, gate profile: classification and sampled validation on), replaying the bench corpus.
+ * `pprof`: k6 runs with its pprof endpoints on, and its REST API URL comes here. `latencyMs`: the corpus records it, as
+ * sampling does (harnessScenario). */
+export async function runHarness(url: string, rate: number, durationSec: number, opts: { pprof?: (api: string) => void; latencyMs?: number } = {}): Promise<HarnessFigures> {
+  const { pprof, latencyMs } = opts;
   const dir = await mkdtemp(join(tmpdir(), 'rpc-certify-bench-'));
   try {
     const corpus = join(dir, 'corpus.json');
-    await writeFile(corpus, JSON.stringify(benchCorpus()));
+    await writeFile(corpus, JSON.stringify({ ...benchCorpus(), ...(latencyMs === undefined ? {} : { latencyMs }) }));
     const log: string[] = [];
     const cpu = childCpuSec();
     const outcome = await runLoad({ url, profile: 'gate', rate, duration: `${durationSec}s`, methods: [METHOD], corpus, out: dir, log: (l) => log.push(l), ...(pprof ? { pprof } : {}) });
@@ -112,6 +118,22 @@ function benchCorpus() {
   });
   const entries = Object.fromEntries(METHODS.map((m) => [m, m === METHOD ? calls : []]));
   return { version: 3, seed: 1, missShare: 0, chainId: '0x7a69', head: '0x9', blocksSampled: 1, entries, sampling: {} };
+}
+
+/** The responder's answer time as sampling records it (sample.ts: each answer timed by its RpcClient, the p90), over
+ * `calls` of the bench's request one after another: what a user's corpus of this endpoint would carry. */
+export async function sampledLatencyMs(url: string, calls = 100): Promise<number> {
+  const times: number[] = [];
+  const client = new RpcClient({ url, timeoutMs: 10_000, onAnswer: (_ex, askedAt, answeredAt) => void times.push(answeredAt - askedAt) });
+  try {
+    const { method, params } = JSON.parse(REQUEST) as { method: string; params: unknown[] };
+    for (let i = 0; i < calls; i++) await client.call(method, params);
+  } finally {
+    client.close();
+  }
+  const p90 = answerTimeMs(times);
+  if (p90 === undefined) throw new Error('the responder answered no timed call');
+  return p90;
 }
 
 export interface BareFigures {

@@ -80,6 +80,12 @@ const TRANSFER = { from: '0x000000000000000000000000000000000000dEaD', to: '0x00
 /** An error that says the history or state asked for is not kept (EIP-4444 code 4444, pruned or non-archive nodes). */
 const NOT_KEPT = /prun|history|archive|missing trie node|state.*not available|not available.*state/i;
 
+/** The answer time a corpus records of its target (Corpus.latencyMs): the 90th percentile of the answers' times, to 0.1 ms. */
+export function answerTimeMs(times: readonly number[]): number | undefined {
+  const p90 = [...times].sort((x, y) => x - y)[Math.floor(times.length * 0.9)];
+  return p90 === undefined ? undefined : Math.round(p90 * 10) / 10;
+}
+
 export async function sampleCorpus(opts: SampleOptions): Promise<Corpus> {
   // The target answers the pre-flight, whose answers' fingerprints the corpus keeps.
   const stop = opts.signal ? { signal: opts.signal } : {};
@@ -140,8 +146,8 @@ export async function sampleCorpus(opts: SampleOptions): Promise<Corpus> {
     }
     const targetHead = heads.record(head);
     if (targetHead) corpus.targetHead = targetHead;
-    const p90 = [...times].sort((x, y) => x - y)[Math.floor(times.length * 0.9)];
-    if (p90 !== undefined) corpus.latencyMs = Math.round(p90 * 10) / 10;
+    const p90 = answerTimeMs(times);
+    if (p90 !== undefined) corpus.latencyMs = p90;
     return corpus;
   } finally {
     target.close();

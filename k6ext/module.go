@@ -80,6 +80,16 @@ func (m *instance) Exports() modules.Exports {
 			}
 			return sobek.Undefined()
 		},
+		// validatedShape(method, entry index): the JavaScript validated that entry's sampled answer in full and found
+		// nothing; call() then validates the same answer's next visits by that verdict.
+		"validatedShape": func(call sobek.FunctionCall) sobek.Value {
+			p := current.Load()
+			k := int(call.Argument(1).ToInteger())
+			if meth := p.methodNamed(call.Argument(0).String()); meth != nil && k >= 0 && k < len(meth.entries) {
+				meth.entries[k].shapeValid.Store(true)
+			}
+			return sobek.Undefined()
+		},
 		// bucketOf(ms) and target(subject, i) -> [method, entry index, validated], for the agreement test.
 		"bucketOf": func(call sobek.FunctionCall) sobek.Value {
 			p := current.Load()

@@ -5,7 +5,8 @@ package k6ext
 // object, the recognition, the metric sample's tag object) is a call through Sobek in a runtime cold in the CPU's
 // caches; here it is one native call. The JavaScript decides everything once (configure: the entries, which of them
 // may take this path, the stripes, the metric names, the histogram's bucket table) and keeps every other case:
-// an answer not recognised comes back to it to be judged, and so do the iterations it validates in full.
+// an answer not recognised comes back to it to be judged, and so do the iterations it validates in full, until it has
+// validated that entry's sampled answer once and found nothing (validatedShape).
 
 import (
 	"bytes"
@@ -61,6 +62,9 @@ type entry struct {
 	params string
 	reply  string
 	null   bool
+	// shapeValid: the JavaScript validated this entry's sampled answer in full in this run and found nothing
+	// (validatedShape), so a validated iteration that gets those bytes again, but for the id, is done here by that verdict.
+	shapeValid atomic.Bool
 }
 
 type method struct {
@@ -82,6 +86,7 @@ type plan struct {
 	url           httpext.URL
 	timeout       time.Duration
 	validateShare float64
+	methods       map[string]*method
 	mix           []*method
 	subjects      map[string]*subject
 	inGo          *metrics.Metric
@@ -134,18 +139,18 @@ func configure(text string) error {
 	for b := range p.bucketTags {
 		p.bucketTags[b] = strconv.Itoa(b)
 	}
-	methods := map[string]*method{}
+	p.methods = map[string]*method{}
+	methods := p.methods
 	for name, m := range t.Methods {
 		quoted, _ := json.Marshal(name)
-		out := &method{name: name, quoted: string(quoted), stripes: m.Stripes}
+		out := &method{name: name, quoted: string(quoted), stripes: m.Stripes, entries: make([]entry, len(m.Entries))}
 		for k, e := range m.Entries {
-			var one entry
+			one := &out.entries[k]
 			var null int
 			if json.Unmarshal(e[0], &one.params) != nil || json.Unmarshal(e[1], &one.reply) != nil || json.Unmarshal(e[2], &null) != nil {
 				return fmt.Errorf("rpccertify: %s entry %d is not [params, reply, null]", name, k)
 			}
 			one.null = null == 1
-			out.entries = append(out.entries, one)
 		}
 		if len(out.stripes) == 0 {
 			return fmt.Errorf("rpccertify: %s has no stripes", name)
@@ -221,9 +226,9 @@ func (m *instance) tally(state *lib.State, p *plan) {
 	metrics.PushIfNotDone(m.vu.Context(), state.Samples, metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: p.inGo, Tags: tags.Tags}, Time: now, Metadata: tags.Metadata, Value: float64(unreported.Swap(0))})
 }
 
-// validates is scenario.ts's validates(i): exactly floor(n × share) of any n iterations in a row are validated in full.
+// validates is segments.ts's validatesIteration: i's 32-bit Fibonacci hash is below share × 2^32.
 func (p *plan) validates(i uint64) bool {
-	return math.Floor(float64(i+1)*p.validateShare) > math.Floor(float64(i)*p.validateShare)
+	return float64(uint32(i)*0x9e3779b9) < p.validateShare*4294967296
 }
 
 // target is the method and entry iteration i of subject s sends: the mix's i-th method, and segments.ts's entryIndex
@@ -284,14 +289,20 @@ func (m *instance) call(sobek.FunctionCall) sobek.Value {
 	}
 	s := p.subjects[scenario.Name]
 	i := state.GetScenarioGlobalVUIter()
-	if s == nil || p.validates(i) {
+	if s == nil {
 		return sobek.Null()
 	}
 	meth, k := p.target(s, i)
 	if k < 0 || meth.entries[k].reply == "" {
 		return sobek.Null()
 	}
-	e := meth.entries[k]
+	e := &meth.entries[k]
+	// An iteration validated in full is the JavaScript's until it has validated this entry's sampled answer once: the
+	// schemas' verdict on the same bytes (but the id, which recognition checks) is the same.
+	validate := p.validates(i)
+	if validate && !e.shapeValid.Load() {
+		return sobek.Null()
+	}
 	id := int64(i) + 1 // ids start at 1, as scenario.ts's
 	res, err := m.post(state, p, meth, e.params, id)
 	if err != nil {
@@ -300,6 +311,11 @@ func (m *instance) call(sobek.FunctionCall) sobek.Value {
 	body, isText := res.Body.(string)
 	if res.Status == http.StatusOK && isText && reply.Recognised(body, id, e.reply) {
 		m.record(state, p, s, res.Timings.Duration, e.null)
+		if validate {
+			if err := m.count(state, p, s, "validated", nil); err != nil {
+				common.Throw(rt, err)
+			}
+		}
 		m.tally(state, p)
 		return sobek.Undefined()
 	}
@@ -441,4 +457,12 @@ func (p *plan) subjectNamed(name string) *subject {
 		return nil
 	}
 	return p.subjects[name]
+}
+
+// methodNamed is the plan's method, or nil (no plan, or no such method).
+func (p *plan) methodNamed(name string) *method {
+	if p == nil {
+		return nil
+	}
+	return p.methods[name]
 }

@@ -22,7 +22,7 @@ import type { RpcMethod } from '../../core/methods.ts';
 import { COUNTED_CLASSES, MIX_SCENARIO, metricName, type RpcClass, SUCCESS_CLASSES, type Subject } from '../shared/methods.ts';
 import type { Plan } from '../shared/profiles.ts';
 import { packEntry, type PackedEntry, unpackEntry } from './packed-entry.ts';
-import { entryIndex, stripeEntries } from '../shared/segments.ts';
+import { entryIndex, stripeEntries, validatesIteration } from '../shared/segments.ts';
 import { SHARD_MARKER } from '../shared/shard.ts';
 import { shapeFault } from './shapes.ts';
 import { freshRound, initFresh, judgeTagged, notJudgeable } from './fresh.ts';
@@ -73,6 +73,9 @@ interface GoRecognition {
   /** The current scenario's latency histogram and bounds, and its counts (Recorder), in the metrics Go registered. */
   latency(ms: number): void;
   count(what: string, code: number | null): void;
+  /** The method's entry (its index in the corpus) had its sampled answer validated in full, and passed: call() validates
+   * those bytes' next visits by that verdict. */
+  validatedShape(method: string, index: number): void;
 }
 /** Loaded only when the runner found it in this k6 (recognition.ts); a build of another rule stops the run rather than judge by it. */
 const go = __ENV[RECOGNITION_ENV] === 'go' ? goRecognition() : undefined;
@@ -81,7 +84,9 @@ function goRecognition(): GoRecognition {
   const module = require(EXTENSION.name) as GoRecognition;
   if (module.rule !== EXTENSION.rule) throw new Error(`${EXTENSION.name} in this k6 follows rule ${String(module.rule)}, not ${EXTENSION.rule}: rebuild k6 (npm run setup)`);
   // A build from before the whole iteration moved into Go (k6ext/send.go) recognises by the same rule but lacks the rest.
-  if (typeof module.call !== 'function' || typeof module.configure !== 'function') throw new Error(`${EXTENSION.name} in this k6 is older than this harness (no call or configure): rebuild k6 (npm run setup)`);
+  if (typeof module.call !== 'function' || typeof module.configure !== 'function' || typeof module.validatedShape !== 'function') {
+    throw new Error(`${EXTENSION.name} in this k6 is older than this harness (no call, configure or validatedShape): rebuild k6 (npm run setup)`);
+  }
   return module;
 }
 
@@ -251,14 +256,15 @@ export function call(): void {
   // The mix follows the global iteration number, so the instances together send exactly the planned mix.
   const method = subject === MIX_SCENARIO ? (plan.mix[i % plan.mix.length] as RpcMethod) : subject;
   const r = requests[method];
-  const line = r.all[entryIndex(stripesOf(r), i)];
+  const index = entryIndex(stripesOf(r), i);
+  const line = r.all[index];
   if (line === undefined) return;
   const entry = unpackEntry(line);
   // Ids start at 1 (ganache answers id 0 with null).
   const id = i + 1;
   const res = sentInGo ?? post(r, entry, id);
   const { status, body } = res;
-  const validate = validates(i);
+  const validate = validatesIteration(i, plan.validateShare);
   const latest = asksLatest(r, entry);
   const tagged = latest && r.tagged === 'names';
   // Go already found an answer it sent not to be the one sampled.
@@ -272,6 +278,8 @@ export function call(): void {
   if (verdict.envelope && validate) {
     verdict = validated(method, entry, verdict.envelope, verdict, r, seen);
     recorder.count(subject, 'validated');
+    // The answer sampling saw, valid: Go gives its next validated visits this verdict (the same bytes but the id).
+    if (seen && go && SUCCESS_CLASSES.includes(verdict.cls)) go.validatedShape(method, index);
   } else if (verdict.envelope) verdict = compared(method, entry, verdict.envelope, verdict, r, seen);
   else if (verdict.cls === 'wrong') logOnce(r, 'wrong', `${method} ${entry.params}: ${verdict.why ?? 'wrong'}`);
 
@@ -326,11 +334,6 @@ function recognised(entry: PackedEntry, id: number, status: number, body: string
   if (go) return go.recognised(body, id, entry.reply);
   const text = markedText(body, id);
   return text !== undefined && sha256Hex(text) === entry.reply;
-}
-
-/** Spreads the validated share evenly over the iterations: exactly floor(n × share) of any n in a row. */
-function validates(i: number): boolean {
-  return Math.floor((i + 1) * plan.validateShare) > Math.floor(i * plan.validateShare);
 }
 
 function codeTag(code: number): { code: string } {

@@ -25,8 +25,9 @@ export interface MethodReport {
    * false, validated or not: another id than the request's, a value where a miss's null or a revert's error is due,
    * another answer than the one recorded at sampling, or one outside its bounds. */
   validated: number;
-  /** Answers the generator parsed to classify them: the validated ones, and any that was not the answer sampling saw
-   * (byte for byte, but for the id: core/reply.ts). The others were recognised by their fingerprint. */
+  /** Answers the generator parsed to classify them: any that was not the answer sampling saw (byte for byte, but for
+   * the id: core/reply.ts), and the validated ones but those the Go path validated by the verdict on the same answer
+   * earlier in the run (k6ext/send.go). The others were recognised by their fingerprint. */
   parsed: number;
   /** The first schema fault seen, when validation found one. */
   invalidSample?: string;

@@ -43,6 +43,19 @@ export function coverageGap(segments: readonly Segment[]): string | undefined {
 
 const round = (x: number) => Math.round(x * 1e4) / 1e4;
 
+/** Fibonacci hashing's multiplier: 2^32 / the golden ratio. */
+const GOLDEN = 0x9e3779b9;
+
+/**
+ * Whether iteration i is validated in full, for a share of them: its 32-bit Fibonacci hash is below share × 2^32. Any
+ * n iterations in a row hold n × share of them within three, and so do every entry's visits (an arithmetic
+ * progression of i): each entry is validated in its turn. (Every (1/share)-th iteration would validate only the
+ * entries whose place in the cycle is a multiple of it: 10 of 200 at 5%.) k6ext/send.go mirrors it.
+ */
+export function validatesIteration(i: number, share: number): boolean {
+  return (Math.imul(i, GOLDEN) >>> 0) < share * 4294967296;
+}
+
 /**
  * Which corpus entry iteration i asks, so that N instances ask disjoint entries. With N equal segments k6
  * gives instance j exactly the iterations i ≡ j (mod N), so each distinct parameter list (hits and misses

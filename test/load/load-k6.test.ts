@@ -173,9 +173,10 @@ describe('load: real k6 runs against the embedded default (sentinel API key)', f
     expect(gated.stdout).to.match(/^load smoke: FAIL[^\n]*\n  [^\n]*:\n(  - [^\n]*\n)*  - regressed against [^\n]*base\.json: eth_getBlockByHash p95/);
     const r = JSON.parse(await readFile(join(out, 'load.json'), 'utf8')) as LoadReport;
     expect(r.baseline?.ok).to.equal(false);
-    // A fifth is validated (so parsed); the other answers were recognised by the fingerprint sampling recorded.
+    // A fifth is validated (parsed, but for an entry validated already: k6ext/send.go); the other answers were recognised
+    // by the fingerprint sampling recorded.
     const m = r.methods['eth_getBlockByHash'];
-    expect(m?.parsed, 'parsed: the validated ones only').to.equal(m?.validated);
+    expect(m?.parsed, 'parsed: of the validated ones only').to.be.within(1, m?.validated ?? 0);
     expect(m?.requests).to.be.above(m?.parsed ?? Infinity);
     expect(await readFile(join(out, 'load.junit.xml'), 'utf8')).to.match(/<failure message="regressed against [^"]*: eth_getBlockByHash p95/);
 

@@ -12,8 +12,9 @@ import { k8sManifests, k8sObjects } from '../../load/run/k8s.ts';
 import { testRunValidator } from '../support/testrun-schema.ts';
 import { CLASSES, type RpcClass } from '../../load/shared/methods.ts';
 import { buildPlan } from '../../load/shared/profiles.ts';
+import { METHODS } from '../../core/methods.ts';
 import { createRng } from '../../load/shared/rng.ts';
-import { coverageGap, entryIndex, parseSegment, segmentArgs, stripeEntries } from '../../load/shared/segments.ts';
+import { coverageGap, entryIndex, parseSegment, segmentArgs, stripeEntries, validatesIteration } from '../../load/shared/segments.ts';
 import { findingsIn, latencyOf, type Merged, mergeShards, percentileOf, type Shard, shardsIn, type SubjectShard } from '../../load/shared/shard.ts';
 import { bucketMetric, histogramThresholds, shardOf } from '../../load/shared/summary.ts';
 import type { LoadReport } from '../../load/shared/load-report.ts';
@@ -168,6 +169,34 @@ describe('load: shards, segments and thresholds on the merged result', () => {
     for (const s of stripes) expect(s.filter((i) => entries[i]?.miss)).to.have.length(2);
     // One instance: the order one process always asked in.
     expect(Array.from({ length: 50 }, (_, i) => entryIndex(stripeEntries(entries.length, (i) => entries[i]!, 1), i))).to.deep.equal(Array.from({ length: 50 }, (_, i) => i % 46));
+  });
+
+  it("validates the share asked of any run of iterations, and every entry in its turn (a method alone, the capacity mix, three instances)", () => {
+    for (const share of [0.05, 0.2, 1]) {
+      const n = 10_000;
+      const count = Array.from({ length: n }, (_, i) => validatesIteration(i, share)).filter(Boolean).length;
+      expect(Math.abs(count - n * share), `share ${share}`).to.be.at.most(3);
+    }
+    expect(Array.from({ length: 1000 }, (_, i) => validatesIteration(i, 0)).some(Boolean)).to.equal(false);
+    const entries = Array.from({ length: 200 }, (_, i) => ({ params: `["e${i}"]`, miss: false }));
+    const plan = buildPlan({ profile: 'capacity', methods: [...METHODS], seed: 1, step: { subject: 'mix', rps: 100 } });
+    for (const [what, instances, methodOf] of [
+      ['a method alone', 1, () => 'one'],
+      ['three instances', 3, () => 'one'],
+      ['the capacity mix', 1, (i: number) => plan.mix[i % plan.mix.length] ?? ''],
+    ] as const) {
+      const stripes = stripeEntries(entries.length, (i) => entries[i]!, instances);
+      const asked = new Map<string, Set<number>>();
+      const validated = new Map<string, Set<number>>();
+      for (let i = 0; i < 200_000; i++) {
+        const key = `${methodOf(i)} ${entryIndex(stripes, i)}`;
+        (asked.get(key) ?? asked.set(key, new Set()).get(key)!).add(i);
+        if (validatesIteration(i, 0.05)) (validated.get(key) ?? validated.set(key, new Set()).get(key)!).add(i);
+      }
+      // Every (method, entry) asked at least 40 times was validated at least once (at 5%, 2 times due on average).
+      const missed = [...asked].filter(([key, visits]) => visits.size >= 40 && !validated.has(key)).map(([key]) => key);
+      expect(missed, what).to.deep.equal([]);
+    }
   });
 
   it("reads percentiles from the histogram, one instance or several alike, within 1% of k6's own", () => {

@@ -197,6 +197,41 @@ describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)
     });
   });
 
+  describe('the validated share on the Go path: each entry validated in JavaScript once, then by that verdict (k6ext/send.go)', function () {
+    const METHOD = 'eth_getTransactionByHash';
+    // 500 iterations over 200 entries: most entries validated more than once.
+    const validatedRun = async (fault: Fault | undefined) => {
+      proxy.fault = fault;
+      const out = await outDir();
+      const run = await runLoad({ url: proxy.url, profile: 'smoke', rate: 100, duration: '5s', methods: [METHOD], validateShare: 1, out, log: () => undefined });
+      return { run, report: await reportIn(out) };
+    };
+
+    it('an endpoint answering right: every answer validated, the JavaScript parses only the first of each entry', async function () {
+      await needsK6.call(this);
+      const { run, report } = await validatedRun(undefined);
+      expect(run.exitCode, run.summary).to.equal(0);
+      const m = report.methods[METHOD]!;
+      expect(report.k6.recognition).to.equal('go');
+      expect(m.validated, 'every answer validated').to.equal(m.requests);
+      expect(m.parsed, "parsed in JavaScript: each entry's first validation").to.be.within(1, report.corpus.methods[METHOD]?.entries ?? 0);
+      expect(report.k6.inGo, 'validated again in Go by that verdict').to.be.above(0);
+    });
+
+    it('an answer invalid from the start (sampling fingerprints it: it checks no schema): every validated visit invalid, none by a cached verdict', async function () {
+      await needsK6.call(this);
+      const badNonce: Fault = { name: 'nonce not a quantity', kills: [], rewrite: (req, res) => (req.method === METHOD && res.result ? { ...res, result: { ...(res.result as object), nonce: '0xZZ' } } : res) };
+      const { run, report } = await validatedRun(badNonce);
+      const m = report.methods[METHOD]!;
+      expect(run.exitCode, run.summary).to.equal(1);
+      // The corpus's misses answer null, which has no nonce.
+      expect(m.classes.ok, JSON.stringify(m.classes)).to.equal(0);
+      expect(m.classes.invalid, JSON.stringify(m.classes)).to.equal(m.requests - m.classes.ok_null).and.above(0);
+      expect(m.parsed, "each invalid answer parsed in JavaScript").to.be.at.least(m.classes.invalid);
+      expect(m.invalidSample).to.match(/nonce/);
+    });
+  });
+
   describe('what only the load finds (faults that start after sampling, no answer validated)', function () {
     let corpus: string;
     before(async function () {

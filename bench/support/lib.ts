@@ -285,28 +285,25 @@ export async function runCeiling(url: string): Promise<BareFigures & { rate: num
   return { ...bare, rate: Math.round(bare.rps / 100) * 100 };
 }
 
-const ROUNDS = 2;
+/** The overhead protocol's rounds (bench:overhead): a figure is the median of 3 runs, the generators' runs alternating. */
+const ROUNDS = 3;
 
 type Runs<T extends unknown[]> = { [K in keyof T]: () => Promise<T[K]> };
 
-/** Runs the generators in turn, ROUNDS times, and keeps each one's best run by `better`. */
-async function bestOf<T extends unknown[]>(runs: Runs<T>, better: (a: T[number], b: T[number]) => boolean): Promise<T> {
-  const best: unknown[] = [];
+/** Runs the generators in turn, ROUNDS times (never one generator's runs in a row), and keeps each one's median run by `key`. */
+async function medianRun<T extends unknown[]>(runs: Runs<T>, key: (run: T[number]) => number): Promise<T> {
+  const taken: Array<Array<T[number]>> = runs.map(() => []);
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [i, run] of runs.entries()) {
-      const result = await run();
-      if (!(i in best) || better(result, best[i])) best[i] = result;
-    }
+    for (const [i, run] of runs.entries()) taken[i]?.push(await run());
   }
-  return best as T;
+  return taken.map((all) => [...all].sort((a, b) => key(a) - key(b))[Math.floor(all.length / 2)]) as T;
 }
 
-/** Each generator's fastest run: on a shared machine, other work only ever slows a run down. */
-export const fastest = <T extends Array<{ rps: number }>>(runs: Runs<T>): Promise<T> => bestOf(runs, (a, b) => a.rps > b.rps);
+/** Each generator's median run by its rate. */
+export const medianRate = <T extends Array<{ rps: number }>>(runs: Runs<T>): Promise<T> => medianRun(runs, (r) => r.rps);
 
-/** Each generator's run with the least CPU per request: the least disturbed. */
-export const leastCpu = <T extends Array<{ cpuSec: number; requests: number }>>(runs: Runs<T>): Promise<T> =>
-  bestOf(runs, (a, b) => cpuMsPerRequest(a) < cpuMsPerRequest(b));
+/** Each generator's median run by its CPU per request. */
+export const medianCpu = <T extends Array<{ cpuSec: number; requests: number }>>(runs: Runs<T>): Promise<T> => medianRun(runs, cpuMsPerRequest);
 
 /** The median of a non-empty list (the mean of the middle two when it is even). */
 export function median(values: readonly number[]): number {

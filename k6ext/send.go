@@ -243,7 +243,12 @@ func (p *plan) target(s *subject, i uint64) (*method, int) {
 	if len(mine) == 0 {
 		return m, -1 // no entries: the JavaScript sends nothing either
 	}
-	return m, mine[(i/lanes)%uint64(len(mine))]
+	turn := i / lanes
+	if s.method == nil {
+		cycle := uint64(len(p.mix))
+		turn = (i%cycle)/lanes + i/cycle
+	}
+	return m, mine[turn%uint64(len(mine))]
 }
 
 // bucket is histogram.ts's bucketOf(ms), read from its table: how many buckets' lower bounds ms reaches.

@@ -256,7 +256,7 @@ export function call(): void {
   // The mix follows the global iteration number, so the instances together send exactly the planned mix.
   const method = subject === MIX_SCENARIO ? (plan.mix[i % plan.mix.length] as RpcMethod) : subject;
   const r = requests[method];
-  const index = entryIndex(stripesOf(r), i);
+  const index = entryIndex(stripesOf(r), i, subject === MIX_SCENARIO ? plan.mix.length : 0);
   const line = r.all[index];
   if (line === undefined) return;
   const entry = unpackEntry(line);

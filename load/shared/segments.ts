@@ -79,7 +79,15 @@ export function stripeEntries(count: number, entry: (i: number) => { params: str
   return stripes.map((s) => (s.length > 0 ? s : all));
 }
 
-export function entryIndex(stripes: readonly number[][], iteration: number): number {
-  const mine = stripes[iteration % stripes.length] ?? [];
-  return mine[Math.floor(iteration / stripes.length) % mine.length] ?? 0;
+/**
+ * The entry iteration i asks of its lane's (stripeEntries): the lanes' entries in turn. In the capacity mix (`mixLength`:
+ * its sequence's length M, iteration i calling mix[i % M]) the turn is the place's in the sequence, moved on by one each
+ * time the sequence comes round: by i alone, with M a multiple of the entries' count (1,000 and 200), each place would
+ * ask the same entry forever, and a method at 19 places of the sequence 19 of its 200 entries. k6ext/send.go mirrors it.
+ */
+export function entryIndex(stripes: readonly number[][], iteration: number, mixLength = 0): number {
+  const lanes = stripes.length;
+  const mine = stripes[iteration % lanes] ?? [];
+  const turn = mixLength > 0 ? Math.floor((iteration % mixLength) / lanes) + Math.floor(iteration / mixLength) : Math.floor(iteration / lanes);
+  return mine[turn % mine.length] ?? 0;
 }

@@ -171,7 +171,7 @@ export function setup() {
   for (const s of subjects) {
     for (let i = 0; i < 5000; i++) {
       const method = s === 'mix' ? mix[i % mix.length] : s;
-      const index = entryIndex(stripes[method], i);
+      const index = entryIndex(stripes[method], i, s === 'mix' ? mix.length : 0);
       const validates = validatesIteration(i, share);
       const [goMethod, goIndex, goValidates, goJudges] = go.target(s, i);
       const judges = methods[method][index].reply !== '';

@@ -171,7 +171,7 @@ describe('load: shards, segments and thresholds on the merged result', () => {
     expect(Array.from({ length: 50 }, (_, i) => entryIndex(stripeEntries(entries.length, (i) => entries[i]!, 1), i))).to.deep.equal(Array.from({ length: 50 }, (_, i) => i % 46));
   });
 
-  it("validates the share asked of any run of iterations, and every entry in its turn (a method alone, the capacity mix, three instances)", () => {
+  it("asks and validates every entry in its turn (a method alone, three instances, the capacity mix), and the share asked of any run of iterations", () => {
     for (const share of [0.05, 0.2, 1]) {
       const n = 10_000;
       const count = Array.from({ length: n }, (_, i) => validatesIteration(i, share)).filter(Boolean).length;
@@ -180,22 +180,36 @@ describe('load: shards, segments and thresholds on the merged result', () => {
     expect(Array.from({ length: 1000 }, (_, i) => validatesIteration(i, 0)).some(Boolean)).to.equal(false);
     const entries = Array.from({ length: 200 }, (_, i) => ({ params: `["e${i}"]`, miss: false }));
     const plan = buildPlan({ profile: 'capacity', methods: [...METHODS], seed: 1, step: { subject: 'mix', rps: 100 } });
-    for (const [what, instances, methodOf] of [
-      ['a method alone', 1, () => 'one'],
-      ['three instances', 3, () => 'one'],
-      ['the capacity mix', 1, (i: number) => plan.mix[i % plan.mix.length] ?? ''],
+    for (const [what, instances, methodOf, mixLength] of [
+      ['a method alone', 1, () => 'one', 0],
+      ['three instances', 3, () => 'one', 0],
+      ['the capacity mix', 1, (i: number) => plan.mix[i % plan.mix.length] ?? '', plan.mix.length],
+      ['the capacity mix, three instances', 3, (i: number) => plan.mix[i % plan.mix.length] ?? '', plan.mix.length],
     ] as const) {
       const stripes = stripeEntries(entries.length, (i) => entries[i]!, instances);
       const asked = new Map<string, Set<number>>();
       const validated = new Map<string, Set<number>>();
       for (let i = 0; i < 200_000; i++) {
-        const key = `${methodOf(i)} ${entryIndex(stripes, i)}`;
+        const key = `${methodOf(i)} ${entryIndex(stripes, i, mixLength)}`;
         (asked.get(key) ?? asked.set(key, new Set()).get(key)!).add(i);
         if (validatesIteration(i, 0.05)) (validated.get(key) ?? validated.set(key, new Set()).get(key)!).add(i);
       }
-      // Every (method, entry) asked at least 40 times was validated at least once (at 5%, 2 times due on average).
-      const missed = [...asked].filter(([key, visits]) => visits.size >= 40 && !validated.has(key)).map(([key]) => key);
-      expect(missed, what).to.deep.equal([]);
+      // Every method asked each of its entries (the mix's rarest, eth_getUncleByBlockHashAndIndex, is ~2% of it).
+      for (const method of new Set([...asked.keys()].map((key) => key.split(' ')[0]))) {
+        expect([...asked.keys()].filter((key) => key.startsWith(`${method} `)), `${what}: ${method}`).to.have.length(entries.length);
+      }
+      if (mixLength === 0) {
+        // A method alone: every entry asked at least 40 times was validated at least once (at 5%, 2 times due on average).
+        const missed = [...asked].filter(([key, visits]) => visits.size >= 40 && !validated.has(key)).map(([key]) => key);
+        expect(missed, what).to.deep.equal([]);
+      } else {
+        // The mix (a capacity step's last subject, after each method alone): each method's visits validated at the share,
+        // spread over its entries as a random 5% would be.
+        for (const method of new Set(plan.mix)) {
+          const visits = (of: Map<string, Set<number>>) => [...of].filter(([key]) => key.startsWith(`${method} `)).reduce((a, [, v]) => a + v.size, 0);
+          expect(visits(validated) / visits(asked), `${what}: ${method}`).to.be.within(0.04, 0.06);
+        }
+      }
     }
   });
 

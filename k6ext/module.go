@@ -105,8 +105,8 @@ func (m *instance) Exports() modules.Exports {
 				return sobek.Undefined()
 			}
 			i := uint64(call.Argument(1).ToInteger())
-			meth, k := p.target(s, i)
-			return rt.ToValue([]any{meth.name, k, p.validates(i), k >= 0 && meth.entries[k].reply != ""})
+			meth, k, validate := p.target(s, i)
+			return rt.ToValue([]any{meth.name, k, validate, k >= 0 && meth.entries[k].reply != ""})
 		},
 		// recognised(body, id, reply): whether body is the answer fingerprinted `reply`, with this id.
 		"recognised": func(call sobek.FunctionCall) sobek.Value {

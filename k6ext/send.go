@@ -226,14 +226,23 @@ func (m *instance) tally(state *lib.State, p *plan) {
 	metrics.PushIfNotDone(m.vu.Context(), state.Samples, metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: p.inGo, Tags: tags.Tags}, Time: now, Metadata: tags.Metadata, Value: float64(unreported.Swap(0))})
 }
 
-// validates is segments.ts's validatesIteration: i's 32-bit Fibonacci hash is below share × 2^32.
-func (p *plan) validates(i uint64) bool {
-	return float64(uint32(i)*0x9e3779b9) < p.validateShare*4294967296
+// validates is segments.ts's validatesTurn: the entry's lap count in 32-bit fixed point, from its place's Fibonacci hash,
+// wraps at the next lap.
+func (p *plan) validates(place, lap uint64) bool {
+	if !(p.validateShare > 0) {
+		return false
+	}
+	step := math.Ceil(p.validateShare * 4294967296)
+	if step >= 4294967296 {
+		return true
+	}
+	count := uint32(place)*0x9e3779b9 + uint32(lap)*uint32(step)
+	return float64(count) >= 4294967296-step
 }
 
-// target is the method and entry iteration i of subject s sends: the mix's i-th method, and segments.ts's entryIndex
-// (-1: the method has no entries).
-func (p *plan) target(s *subject, i uint64) (*method, int) {
+// target is the method and entry iteration i of subject s sends, and whether it is validated in full: the mix's i-th
+// method, and segments.ts's entryTurn (-1: the method has no entries).
+func (p *plan) target(s *subject, i uint64) (*method, int, bool) {
 	m := s.method
 	if m == nil {
 		m = p.mix[i%uint64(len(p.mix))]
@@ -241,14 +250,14 @@ func (p *plan) target(s *subject, i uint64) (*method, int) {
 	lanes := uint64(len(m.stripes))
 	mine := m.stripes[i%lanes]
 	if len(mine) == 0 {
-		return m, -1 // no entries: the JavaScript sends nothing either
+		return m, -1, false // no entries: the JavaScript sends nothing either
 	}
 	turn := i / lanes
 	if s.method == nil {
-		cycle := uint64(len(p.mix))
-		turn = (i%cycle)/lanes + i/cycle
+		turn += i / uint64(len(p.mix))
 	}
-	return m, mine[turn%uint64(len(mine))]
+	n := uint64(len(mine))
+	return m, mine[turn%n], p.validates(turn%n, turn/n)
 }
 
 // bucket is histogram.ts's bucketOf(ms), read from its table: how many buckets' lower bounds ms reaches.
@@ -297,14 +306,13 @@ func (m *instance) call(sobek.FunctionCall) sobek.Value {
 	if s == nil {
 		return sobek.Null()
 	}
-	meth, k := p.target(s, i)
+	meth, k, validate := p.target(s, i)
 	if k < 0 || meth.entries[k].reply == "" {
 		return sobek.Null()
 	}
 	e := &meth.entries[k]
 	// An iteration validated in full is the JavaScript's until it has validated this entry's sampled answer once: the
 	// schemas' verdict on the same bytes (but the id, which recognition checks) is the same.
-	validate := p.validates(i)
 	if validate && !e.shapeValid.Load() {
 		return sobek.Null()
 	}

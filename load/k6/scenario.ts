@@ -22,7 +22,7 @@ import type { RpcMethod } from '../../core/methods.ts';
 import { COUNTED_CLASSES, MIX_SCENARIO, metricName, type RpcClass, SUCCESS_CLASSES, type Subject } from '../shared/methods.ts';
 import type { Plan } from '../shared/profiles.ts';
 import { packEntry, type PackedEntry, unpackEntry } from './packed-entry.ts';
-import { entryIndex, stripeEntries, validatesIteration } from '../shared/segments.ts';
+import { entryTurn, stripeEntries, validatesTurn } from '../shared/segments.ts';
 import { SHARD_MARKER } from '../shared/shard.ts';
 import { shapeFault } from './shapes.ts';
 import { freshRound, initFresh, judgeTagged, notJudgeable } from './fresh.ts';
@@ -256,7 +256,8 @@ export function call(): void {
   // The mix follows the global iteration number, so the instances together send exactly the planned mix.
   const method = subject === MIX_SCENARIO ? (plan.mix[i % plan.mix.length] as RpcMethod) : subject;
   const r = requests[method];
-  const index = entryIndex(stripesOf(r), i, subject === MIX_SCENARIO ? plan.mix.length : 0);
+  const turn = entryTurn(stripesOf(r), i, subject === MIX_SCENARIO ? plan.mix.length : 0);
+  const { index } = turn;
   const line = r.all[index];
   if (line === undefined) return;
   const entry = unpackEntry(line);
@@ -264,7 +265,7 @@ export function call(): void {
   const id = i + 1;
   const res = sentInGo ?? post(r, entry, id);
   const { status, body } = res;
-  const validate = validatesIteration(i, plan.validateShare);
+  const validate = validatesTurn(turn, plan.validateShare);
   const latest = asksLatest(r, entry);
   const tagged = latest && r.tagged === 'names';
   // Go already found an answer it sent not to be the one sampled.

@@ -43,19 +43,6 @@ export function coverageGap(segments: readonly Segment[]): string | undefined {
 
 const round = (x: number) => Math.round(x * 1e4) / 1e4;
 
-/** Fibonacci hashing's multiplier: 2^32 / the golden ratio. */
-const GOLDEN = 0x9e3779b9;
-
-/**
- * Whether iteration i is validated in full, for a share of them: its 32-bit Fibonacci hash is below share × 2^32. Any
- * n iterations in a row hold n × share of them within three, and so do every entry's visits (an arithmetic
- * progression of i): each entry is validated in its turn. (Every (1/share)-th iteration would validate only the
- * entries whose place in the cycle is a multiple of it: 10 of 200 at 5%.) k6ext/send.go mirrors it.
- */
-export function validatesIteration(i: number, share: number): boolean {
-  return (Math.imul(i, GOLDEN) >>> 0) < share * 4294967296;
-}
-
 /**
  * Which corpus entry iteration i asks, so that N instances ask disjoint entries. With N equal segments k6
  * gives instance j exactly the iterations i ≡ j (mod N), so each distinct parameter list (hits and misses
@@ -79,15 +66,46 @@ export function stripeEntries(count: number, entry: (i: number) => { params: str
   return stripes.map((s) => (s.length > 0 ? s : all));
 }
 
+/** Where iteration i falls among its lane's entries (stripeEntries): the entry (its index in the corpus), its place in
+ * the lane, and how many times the lane had come round before (its lap). */
+export interface EntryTurn {
+  index: number;
+  place: number;
+  lap: number;
+}
+
 /**
- * The entry iteration i asks of its lane's (stripeEntries): the lanes' entries in turn. In the capacity mix (`mixLength`:
- * its sequence's length M, iteration i calling mix[i % M]) the turn is the place's in the sequence, moved on by one each
- * time the sequence comes round: by i alone, with M a multiple of the entries' count (1,000 and 200), each place would
- * ask the same entry forever, and a method at 19 places of the sequence 19 of its 200 entries. k6ext/send.go mirrors it.
+ * Iteration i's entry: the lane's entries in turn. In the capacity mix (`mixLength`: its sequence's length M, iteration
+ * i calling mix[i % M]) the turn moves on by one more each time the sequence comes round: by i alone, with M a multiple
+ * of the entries' count (1,000 and 200), each place of the sequence would ask the same entry forever, and a method at 19
+ * places 19 of its 200 entries. k6ext/send.go's target mirrors it.
  */
-export function entryIndex(stripes: readonly number[][], iteration: number, mixLength = 0): number {
+export function entryTurn(stripes: readonly number[][], iteration: number, mixLength = 0): EntryTurn {
   const lanes = stripes.length;
   const mine = stripes[iteration % lanes] ?? [];
-  const turn = mixLength > 0 ? Math.floor((iteration % mixLength) / lanes) + Math.floor(iteration / mixLength) : Math.floor(iteration / lanes);
-  return mine[turn % mine.length] ?? 0;
+  const turn = Math.floor(iteration / lanes) + (mixLength > 0 ? Math.floor(iteration / mixLength) : 0);
+  const place = mine.length > 0 ? turn % mine.length : 0;
+  return { index: mine[place] ?? 0, place, lap: mine.length > 0 ? Math.floor(turn / mine.length) : 0 };
+}
+
+/** Fibonacci hashing's multiplier: 2^32 / the golden ratio. */
+const GOLDEN = 0x9e3779b9;
+const TWO_32 = 4294967296;
+
+/**
+ * Whether an entry's visit is validated in full, for a share of them. Each entry counts its laps in 32-bit fixed point,
+ * `share` a lap, from a phase of its own (its place's Fibonacci hash), and is validated on the laps its count wraps: one
+ * lap in 1/share, evenly, each entry's first within its first 1/share laps. The phases of any run of places are spread
+ * evenly (the three-gap theorem), so each lap validates share × its entries within a few, whatever their count. (Every
+ * (1/share)-th iteration validated only the entries whose place is a multiple of it, 10 of 200 at 5%; a hash of the
+ * iteration alone left most of them unvalidated for entry counts near a multiple of the golden ratio, 199 and 233
+ * among them.) k6ext/send.go's validates mirrors it.
+ */
+export function validatesTurn(turn: EntryTurn, share: number): boolean {
+  if (!(share > 0)) return false;
+  // Rounded up: 1/share laps then wrap at least once, from any phase (0 included).
+  const step = Math.ceil(share * TWO_32);
+  if (step >= TWO_32) return true;
+  const count = (Math.imul(turn.place, GOLDEN) + Math.imul(turn.lap, step)) >>> 0;
+  return count >= TWO_32 - step;
 }

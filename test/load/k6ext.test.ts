@@ -149,7 +149,7 @@ const RULE_FILES = { segments: '../../load/shared/segments.ts', histogram: '../.
 function rulesScript(): string {
   const at = (file: string) => JSON.stringify(fileURLToPath(new URL(file, import.meta.url)));
   return `
-import { entryIndex, stripeEntries, validatesIteration } from ${at(RULE_FILES.segments)};
+import { entryTurn, stripeEntries, validatesTurn } from ${at(RULE_FILES.segments)};
 import { bucketLowerBounds, bucketOf, BUCKETS, GROUP_BUCKETS, HISTOGRAM_GROUPS } from ${at(RULE_FILES.histogram)};
 const go = require(${JSON.stringify(GO_RECOGNITION.name)});
 const share = 0.07;
@@ -171,8 +171,9 @@ export function setup() {
   for (const s of subjects) {
     for (let i = 0; i < 5000; i++) {
       const method = s === 'mix' ? mix[i % mix.length] : s;
-      const index = entryIndex(stripes[method], i, s === 'mix' ? mix.length : 0);
-      const validates = validatesIteration(i, share);
+      const turn = entryTurn(stripes[method], i, s === 'mix' ? mix.length : 0);
+      const index = turn.index;
+      const validates = validatesTurn(turn, share);
       const [goMethod, goIndex, goValidates, goJudges] = go.target(s, i);
       const judges = methods[method][index].reply !== '';
       if (goMethod !== method || goIndex !== index || goValidates !== validates || goJudges !== judges) disagreements.push(s + ' ' + i + ': ' + JSON.stringify({ method, index, validates, judges, go: [goMethod, goIndex, goValidates, goJudges] }));

@@ -435,7 +435,19 @@ export function liveCpuSec(processes: readonly number[]): number {
   return ticks / CLOCK_TICKS_PER_SEC;
 }
 
-/** CPU seconds of a process and its live descendants; the descendants are found again once a TREE_RESCAN_MS, not at each reading. */
+/** CPU seconds of processes and of the children each has reaped: a member that ends meanwhile moves its CPU to its
+ * parent's, which is also a member (a live-only sum drops it, and a Locust worker ending in a reading's window made
+ * chainbench's CPU per request negative). */
+function treeCpuSec(processes: readonly number[]): number {
+  let ticks = 0;
+  for (const p of processes) {
+    const f = procStatFields(readStat(p) ?? '');
+    for (const field of [STAT.utime, STAT.stime, STAT.cutime, STAT.cstime]) ticks += Number(f[field]) || 0;
+  }
+  return ticks / CLOCK_TICKS_PER_SEC;
+}
+
+/** CPU seconds of a process and its descendants; the descendants are found again once a TREE_RESCAN_MS, not at each reading. */
 function processTree(): { cpuSec(root: number): number } {
   let members: number[] = [];
   let root: number | undefined;
@@ -447,7 +459,7 @@ function processTree(): { cpuSec(root: number): number } {
         scannedAt = performance.now();
         members = descendants(pid);
       }
-      return liveCpuSec(members);
+      return treeCpuSec(members);
     },
   };
 }

@@ -37,8 +37,9 @@ type planText struct {
 	ValidateShare float64  `json:"validateShare"`
 	Mix           []string `json:"mix"`
 	Methods       map[string]struct {
-		// Entries: [params JSON text, the reply fingerprint or "" where the JavaScript judges it, 1 where a null is due].
-		Entries [][3]json.RawMessage `json:"entries"`
+		// Entries: [params JSON text, the reply fingerprint or "" where the JavaScript judges it, 1 where a null is due,
+		// 1 where sampling validated that answer in full and found nothing].
+		Entries [][4]json.RawMessage `json:"entries"`
 		Stripes [][]int              `json:"stripes"`
 	} `json:"methods"`
 	// Subjects: each one's metric names (load/shared/methods.ts metricName), which configure registers.
@@ -62,8 +63,9 @@ type entry struct {
 	params string
 	reply  string
 	null   bool
-	// shapeValid: the JavaScript validated this entry's sampled answer in full in this run and found nothing
-	// (validatedShape), so a validated iteration that gets those bytes again, but for the id, is done here by that verdict.
+	// shapeValid: sampling (CorpusEntry.shaped) or the JavaScript in this run (validatedShape) validated this entry's
+	// sampled answer in full and found nothing, so a validated iteration that gets those bytes again, but for the id, is
+	// done here by that verdict.
 	shapeValid atomic.Bool
 }
 
@@ -146,11 +148,12 @@ func configure(text string) error {
 		out := &method{name: name, quoted: string(quoted), stripes: m.Stripes, entries: make([]entry, len(m.Entries))}
 		for k, e := range m.Entries {
 			one := &out.entries[k]
-			var null int
-			if json.Unmarshal(e[0], &one.params) != nil || json.Unmarshal(e[1], &one.reply) != nil || json.Unmarshal(e[2], &null) != nil {
-				return fmt.Errorf("rpccertify: %s entry %d is not [params, reply, null]", name, k)
+			var null, shaped int
+			if json.Unmarshal(e[0], &one.params) != nil || json.Unmarshal(e[1], &one.reply) != nil || json.Unmarshal(e[2], &null) != nil || (e[3] != nil && json.Unmarshal(e[3], &shaped) != nil) {
+				return fmt.Errorf("rpccertify: %s entry %d is not [params, reply, null, shaped]", name, k)
 			}
 			one.null = null == 1
+			one.shapeValid.Store(shaped == 1)
 		}
 		if len(out.stripes) == 0 {
 			return fmt.Errorf("rpccertify: %s has no stripes", name)

@@ -197,13 +197,14 @@ function scriptRecorder(): Recorder {
 }
 
 /** What k6/x/rpccertify needs to do an iteration alone (k6ext/send.go planText): each entry's params, its fingerprint where
- * recognising its answer is all there is to judging it (else ''), whether a null is due; stripes; metric names; buckets. */
+ * recognising its answer is all there is to judging it (else ''), whether a null is due, whether sampling found that
+ * answer conforming to the schemas; stripes; metric names; buckets. */
 function goPlan() {
   const methods = plan.methods.map((m) => {
     const r = requests[m];
     const entries = Array.from({ length: r.all.length }, (_, k) => unpackEntry(r.all[k] ?? ''));
     const judgedInGo = (e: PackedEntry) => e.reply !== undefined && e.expect !== 'error' && !asksLatest(r, e) && !(e.windowBlock !== undefined && nearHeadWindow > 0);
-    return [m, { entries: entries.map((e) => [e.params, judgedInGo(e) ? e.reply : '', e.expect === 'null' ? 1 : 0]), stripes: stripesOf(r) }];
+    return [m, { entries: entries.map((e) => [e.params, judgedInGo(e) ? e.reply : '', e.expect === 'null' ? 1 : 0, e.shaped ? 1 : 0]), stripes: stripesOf(r) }];
   });
   const subjects = plan.scenarios.map(({ name }) => [
     name,

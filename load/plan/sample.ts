@@ -27,6 +27,7 @@ import { METHODS, METHOD_FACTS, type RpcMethod } from '../../core/methods.ts';
 import { nearHeadWindowOf } from '../../core/networks.ts';
 import { windowEdge, windowMargin } from '../../core/near-head-window.ts';
 import { createRng, type Rng } from '../shared/rng.ts';
+import { shapeFault } from '../k6/shapes.ts';
 
 export interface SampleOptions {
   url: string;
@@ -415,6 +416,8 @@ function judge(method: RpcMethod, entry: CorpusEntry, verdict: Classification, e
         ...(ex.replyFingerprint ? { reply: ex.replyFingerprint } : {}),
         // A null for it would be a finding here (below): under load too, whatever its rate.
         ...(cls === 'ok' && entry.kind === 'hit' && !block.nearHead ? { settled: true as const } : {}),
+        // The schemas' verdict on these bytes, which recognition under load tells again (the same bytes but the id).
+        ...(ex.replyFingerprint && verdict.envelope && !shapeFault(method, verdict.envelope) ? { shaped: true as const } : {}),
       },
     };
   }

@@ -50,6 +50,9 @@ export interface CorpusEntry {
    * block): null is as wrong under load as it was at sampling (a finding there), not a rate-judged null_unexpected.
    */
   settled?: true;
+  /** The answer seen at sampling (its `reply`) conforms to the schemas (load/k6/shapes.ts, run at sampling): under load, a
+   * validated visit recognised as those bytes (but the id) is validated by that verdict. */
+  shaped?: true;
   /**
    * For a hit of a method a declared near-head window limits (§8): the block of its transaction. Under load, null or
    * an error for it once that block has left the window is `archive` (not served, allowed), never judged.

@@ -26,8 +26,8 @@ export interface MethodReport {
    * another answer than the one recorded at sampling, or one outside its bounds. */
   validated: number;
   /** Answers the generator parsed to classify them: any that was not the answer sampling saw (byte for byte, but for
-   * the id: core/reply.ts), and the validated ones but those the Go path validated by the verdict on the same answer
-   * earlier in the run (k6ext/send.go). The others were recognised by their fingerprint. */
+   * the id: core/reply.ts), and the validated ones but those the Go path validated by the verdict on the same bytes (at
+   * sampling, or earlier in the run: k6ext/send.go). The others were recognised by their fingerprint. */
   parsed: number;
   /** The first schema fault seen, when validation found one. */
   invalidSample?: string;

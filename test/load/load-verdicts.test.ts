@@ -204,24 +204,46 @@ describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)
       proxy.fault = fault;
       const out = await outDir();
       const run = await runLoad({ url: proxy.url, profile: 'smoke', rate: 100, duration: '5s', methods: [METHOD], validateShare: 1, out, log: () => undefined });
-      return { run, report: await reportIn(out) };
+      return { run, report: await reportIn(out), out };
     };
 
-    it('an endpoint answering right: every answer validated, the JavaScript parses only the first of each entry', async function () {
+    it('an endpoint answering right: every answer validated, none parsed (sampling validated each answer, recognition tells the same bytes)', async function () {
       await needsK6.call(this);
-      const { run, report } = await validatedRun(undefined);
+      const { run, report, out } = await validatedRun(undefined);
       expect(run.exitCode, run.summary).to.equal(0);
       const m = report.methods[METHOD]!;
       expect(report.k6.recognition).to.equal('go');
       expect(m.validated, 'every answer validated').to.equal(m.requests);
-      expect(m.parsed, "parsed in JavaScript: each entry's first validation").to.be.within(1, report.corpus.methods[METHOD]?.entries ?? 0);
-      expect(report.k6.inGo, 'validated again in Go by that verdict').to.be.above(0);
+      expect(m.parsed, 'validated in Go by the verdict sampling gave the same bytes').to.equal(0);
+      expect(report.k6.inGo, 'iterations done whole in Go').to.be.above(0);
+      const corpus = JSON.parse(await readFile(join(out, 'load.corpus.json'), 'utf8')) as Corpus;
+      expect(corpus.entries[METHOD].every((e) => e.shaped), 'each sampled answer validated at sampling').to.equal(true);
     });
 
-    it('an answer invalid from the start (sampling fingerprints it: it checks no schema): every validated visit invalid, none by a cached verdict', async function () {
+    it('a corpus sampled before answers were validated at sampling (no `shaped`): the JavaScript validates each entry once, then Go by that verdict', async function () {
+      await needsK6.call(this);
+      proxy.fault = undefined;
+      const out = await outDir();
+      const sampled = await runLoad({ url: proxy.url, profile: 'smoke', duration: '1s', methods: [METHOD], out, log: () => undefined });
+      expect(sampled.exitCode, sampled.summary).to.equal(0);
+      const corpus = JSON.parse(await readFile(join(out, 'load.corpus.json'), 'utf8')) as Corpus;
+      for (const e of corpus.entries[METHOD]) delete e.shaped;
+      const older = join(out, 'older.corpus.json');
+      await writeFile(older, JSON.stringify(corpus));
+      const again = await outDir();
+      const run = await runLoad({ url: proxy.url, profile: 'smoke', rate: 100, duration: '5s', methods: [METHOD], corpus: older, validateShare: 1, out: again, log: () => undefined });
+      expect(run.exitCode, run.summary).to.equal(0);
+      const m = (await reportIn(again)).methods[METHOD]!;
+      expect(m.validated).to.equal(m.requests);
+      expect(m.parsed, "parsed in JavaScript: each entry's first validation").to.be.within(1, corpus.entries[METHOD].length);
+    });
+
+    it('an answer invalid from the start (sampling fingerprints it, not marked `shaped`): every validated visit invalid, none by a cached verdict', async function () {
       await needsK6.call(this);
       const badNonce: Fault = { name: 'nonce not a quantity', kills: [], rewrite: (req, res) => (req.method === METHOD && res.result ? { ...res, result: { ...(res.result as object), nonce: '0xZZ' } } : res) };
-      const { run, report } = await validatedRun(badNonce);
+      const { run, report, out } = await validatedRun(badNonce);
+      const corpus = JSON.parse(await readFile(join(out, 'load.corpus.json'), 'utf8')) as Corpus;
+      expect(corpus.entries[METHOD].filter((e) => e.shaped).map((e) => e.kind), 'only the misses (null) conform').to.satisfy((kinds: string[]) => kinds.every((k) => k !== 'hit'));
       const m = report.methods[METHOD]!;
       expect(run.exitCode, run.summary).to.equal(1);
       // The corpus's misses answer null, which has no nonce.

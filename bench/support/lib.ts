@@ -18,6 +18,8 @@ import { histogramThresholds } from '../../load/shared/summary.ts';
 import { buildPlan, k6Procs } from '../../load/shared/profiles.ts';
 import { runLoad } from '../../load/run/run.ts';
 import { answerTimeMs } from '../../load/plan/sample.ts';
+import { shapeFault } from '../../load/k6/shapes.ts';
+import type { Envelope } from '../../load/shared/classify.ts';
 import { RpcClient } from '../../core/node/rpc-client.ts';
 import { K6_RUN_ARGS } from '../../load/run/instances.ts';
 import { ensureK6 } from '../../core/node/tools/k6.ts';
@@ -110,11 +112,13 @@ export async function runHarness(url: string, rate: number, durationSec: number,
 }
 
 /** The corpus the harness replays (the responder has no chain to sample): calls of METHOD, each expected to answer a value,
- * with what sampling would have recorded of the responder's answer (its digest and fingerprint). */
+ * with what sampling would have recorded of the responder's answer (its digest, its fingerprint, and whether it conforms
+ * to the schemas). */
 function benchCorpus() {
   const calls = CORPUS_HASHES.map((hash) => {
     const answer = txAnswer(1, hash);
-    return { params: [hash], note: 'bench', kind: 'hit', answer: answerDigest(JSON.parse(answer).result, sha256Hex), reply: replyFingerprint(answer, 1) };
+    const envelope = JSON.parse(answer) as Envelope;
+    return { params: [hash], note: 'bench', kind: 'hit', answer: answerDigest(envelope.result, sha256Hex), reply: replyFingerprint(answer, 1), ...(shapeFault(METHOD, envelope) ? {} : { shaped: true }) };
   });
   const entries = Object.fromEntries(METHODS.map((m) => [m, m === METHOD ? calls : []]));
   return { version: 3, seed: 1, missShare: 0, chainId: '0x7a69', head: '0x9', blocksSampled: 1, entries, sampling: {} };

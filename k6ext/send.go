@@ -5,8 +5,8 @@ package k6ext
 // object, the recognition, the metric sample's tag object) is a call through Sobek in a runtime cold in the CPU's
 // caches; here it is one native call. The JavaScript decides everything once (configure: the entries, which of them
 // may take this path, the stripes, the metric names, the histogram's bucket table) and keeps every other case:
-// an answer not recognised comes back to it to be judged, and so do the iterations it validates in full, until it has
-// validated that entry's sampled answer once and found nothing (validatedShape).
+// an answer not recognised comes back to it to be judged, and so do the iterations it validates in full, unless
+// sampling or the JavaScript has validated that entry's sampled answer and found nothing (shapeValid).
 
 import (
 	"bytes"
@@ -88,15 +88,17 @@ type plan struct {
 	url           httpext.URL
 	timeout       time.Duration
 	validateShare float64
-	methods       map[string]*method
-	mix           []*method
-	subjects      map[string]*subject
-	inGo          *metrics.Metric
-	lower         []float64
-	bucketTags    []string
-	groupBuckets  int
-	maxCodeTags   int
-	otherCode     string
+	// validateStep: segments.ts validatesTurn's step, ceil(share × 2^32), worked out once.
+	validateStep float64
+	methods      map[string]*method
+	mix          []*method
+	subjects     map[string]*subject
+	inGo         *metrics.Metric
+	lower        []float64
+	bucketTags   []string
+	groupBuckets int
+	maxCodeTags  int
+	otherCode    string
 }
 
 var (
@@ -136,7 +138,7 @@ func configure(text string) error {
 	if t.GroupBuckets < 1 || len(t.Lower) < 2 {
 		return errors.New("rpccertify: the plan has no histogram layout")
 	}
-	p := &plan{url: u, timeout: timeout, validateShare: t.ValidateShare, subjects: map[string]*subject{}, lower: t.Lower, groupBuckets: t.GroupBuckets, maxCodeTags: t.MaxCodeTags, otherCode: t.OtherCode}
+	p := &plan{url: u, timeout: timeout, validateShare: t.ValidateShare, validateStep: math.Ceil(t.ValidateShare * 4294967296), subjects: map[string]*subject{}, lower: t.Lower, groupBuckets: t.GroupBuckets, maxCodeTags: t.MaxCodeTags, otherCode: t.OtherCode}
 	p.bucketTags = make([]string, len(t.Lower))
 	for b := range p.bucketTags {
 		p.bucketTags[b] = strconv.Itoa(b)
@@ -235,12 +237,11 @@ func (p *plan) validates(place, lap uint64) bool {
 	if !(p.validateShare > 0) {
 		return false
 	}
-	step := math.Ceil(p.validateShare * 4294967296)
-	if step >= 4294967296 {
+	if p.validateStep >= 4294967296 {
 		return true
 	}
-	count := uint32(place)*0x9e3779b9 + uint32(lap)*uint32(step)
-	return float64(count) >= 4294967296-step
+	count := uint32(place)*0x9e3779b9 + uint32(lap)*uint32(p.validateStep)
+	return float64(count) >= 4294967296-p.validateStep
 }
 
 // target is the method and entry iteration i of subject s sends, and whether it is validated in full: the mix's i-th

@@ -37,14 +37,18 @@ export function bucketOf(ms: number): number {
 /**
  * bucketOf as a table, for k6/x/rpccertify (k6ext/send.go), which buckets by it: lower[b] is the least latency bucketOf puts
  * in bucket b or above (b >= 1; lower[0] is not read), found by bisection on bucketOf itself, so the table is its rule.
+ * Each edge lies within a few ulps of MIN_MS * GROWTH^(b-1) (two logs' rounding), so the bisection starts from the tightest
+ * of EDGE_BRACKETS that holds it: ~7 calls of bucketOf an edge, not ~54. k6 builds the table once per run, in Sobek, where
+ * the ±1% bracket alone cost ~95 ms of CPU. bucketOf only grows with ms, so any bracket holding the edge finds the same one.
  */
 export function bucketLowerBounds(): number[] {
   const lower = [0];
   for (let b = 1; b < BUCKETS; b++) {
     const near = MIN_MS * GROWTH ** (b - 1);
-    let lo = near * 0.99;
-    let hi = near * 1.01;
-    if (bucketOf(lo) >= b || bucketOf(hi) < b) throw new Error(`bucket ${b}: its lower bound is not near ${near} ms`);
+    const width = EDGE_BRACKETS.find((w) => bucketOf(near * (1 - w)) < b && bucketOf(near * (1 + w)) >= b);
+    if (width === undefined) throw new Error(`bucket ${b}: its lower bound is not near ${near} ms`);
+    let lo = near * (1 - width);
+    let hi = near * (1 + width);
     for (;;) {
       const mid = lo + (hi - lo) / 2;
       if (mid === lo || mid === hi) break;
@@ -55,6 +59,9 @@ export function bucketLowerBounds(): number[] {
   }
   return lower;
 }
+
+/** Relative half-widths of the brackets bucketLowerBounds tries, tightest first. */
+const EDGE_BRACKETS = [8e-15, 1e-11, 0.01];
 
 /** The value a bucket stands for: the middle of [lower, upper). */
 export function bucketValue(index: number): number {

@@ -6,7 +6,7 @@ import { capacityOf, coresGiven, judgeStep, type StepInput } from '../../load/re
 import { generatorSentence, headline } from '../../load/report/headline.ts';
 import { sha256Hex } from '../../core/fingerprint.ts';
 import { answerDigest } from '../../load/shared/answer.ts';
-import { BUCKETS, bucketOf, bucketValue, emptyHistogram, type Histogram, mergeHistograms, quantile, RELATIVE_ERROR } from '../../load/shared/histogram.ts';
+import { BUCKETS, bucketLowerBounds, bucketOf, bucketValue, emptyHistogram, type Histogram, mergeHistograms, quantile, RELATIVE_ERROR } from '../../load/shared/histogram.ts';
 import { judgeThresholds } from '../../load/report/judge.ts';
 import { k8sManifests, k8sObjects } from '../../load/run/k8s.ts';
 import { testRunValidator } from '../support/testrun-schema.ts';
@@ -65,6 +65,22 @@ describe('load: histograms merge exactly', () => {
     for (let ms = 0.01; ms < 60_000; ms *= 1.0007) expect(Math.abs(bucketValue(bucketOf(ms)) - ms) / ms).to.be.at.most(RELATIVE_ERROR + 1e-12);
     expect(bucketOf(0)).to.equal(0);
     expect(bucketOf(1e9)).to.equal(BUCKETS - 1);
+  });
+
+  it("writes bucketOf as a table of each bucket's least latency, the next float down falling in the bucket below", () => {
+    const below = (x: number) => {
+      const view = new DataView(new ArrayBuffer(8));
+      view.setFloat64(0, x);
+      view.setBigUint64(0, view.getBigUint64(0) - 1n);
+      return view.getFloat64(0);
+    };
+    const lower = bucketLowerBounds();
+    expect(lower).to.have.length(BUCKETS);
+    for (let b = 1; b < BUCKETS; b++) {
+      const edge = lower[b] ?? NaN;
+      expect(bucketOf(edge), `bucket ${b}`).to.equal(b);
+      expect(bucketOf(below(edge)), `below bucket ${b}`).to.equal(b - 1);
+    }
   });
 
   it('gives the single-run percentiles whichever way the same samples are split across segments', () => {

@@ -28,21 +28,18 @@ import { shapeFault } from './shapes.ts';
 import { freshRound, initFresh, judgeTagged, notJudgeable } from './fresh.ts';
 import { freshThresholds, TAGGED_METHODS, UNJUDGEABLE_METHODS } from '../shared/freshness.ts';
 import { BOOKKEEPING } from '../shared/profiles.ts';
-import { histogramThresholds, type K6Summary, shardOf } from '../shared/summary.ts';
+import { histogramThresholds, type K6Summary, METRICS_ENV, METRICS_VIA_OTLP, shardOf } from '../shared/summary.ts';
 import { EXTENSION, RECOGNITION_ENV } from '../shared/recognition.ts';
 
 declare const __PLAN__: Plan;
 const plan = __PLAN__;
-// Only the VU k6 reads the options from builds the histogram's thousands of sub-metric thresholds (~20 ms a VU otherwise).
+// The histogram's thousands of sub-metric thresholds only make k6's end-of-test summary (handleSummary, k6-operator's
+// pods) report each bucket; a local run reads its metrics from the OpenTelemetry export (instances.ts says so) and skips
+// them. Only the VU k6 reads the options from builds them (~20 ms a VU otherwise).
 export const options =
-  __VU === 0
+  __VU === 0 && __ENV[METRICS_ENV] !== METRICS_VIA_OTLP
     ? { ...plan.options, thresholds: { ...(plan.options['thresholds'] as object), ...histogramThresholds(plan.scenarios.map((s) => s.name)), ...(plan.fresh ? freshThresholds(BOOKKEEPING) : {}) } }
     : plan.options;
-
-// The VUs k6 starts before the test load the validators now, outside the measured time; a VU it adds mid-run
-// (a slow target, a saturated generator) loads them at its first validation, so that it starts sooner.
-const PLANNED_VUS = Object.values(plan.options['scenarios'] as Record<string, { preAllocatedVUs: number }>).reduce((a, s) => a + s.preAllocatedVUs, 0);
-if (__VU >= 1 && __VU <= PLANNED_VUS) shapeFault('eth_estimateGas', { result: '0x0' });
 
 const url = __ENV['RPC_CERTIFY_URL'] ?? '';
 const corpusPath = __ENV['RPC_CERTIFY_CORPUS'] ?? '';
@@ -79,6 +76,13 @@ interface GoRecognition {
 }
 /** Loaded only when the runner found it in this k6 (recognition.ts); a build of another rule stops the run rather than judge by it. */
 const go = __ENV[RECOGNITION_ENV] === 'go' ? goRecognition() : undefined;
+
+// Without Go, the VUs k6 starts before the test load the validators now, outside the measured time; a VU it adds
+// mid-run (a slow target, a saturated generator) loads them at its first validation, so that it starts sooner. With
+// Go, a VU validates in JavaScript only what Go cannot judge (sampling validated the rest), most VUs never: each loads
+// them at its first validation, if any (~1 ms of CPU a VU saved).
+const PLANNED_VUS = Object.values(plan.options['scenarios'] as Record<string, { preAllocatedVUs: number }>).reduce((a, s) => a + s.preAllocatedVUs, 0);
+if (!go && __VU >= 1 && __VU <= PLANNED_VUS) shapeFault('eth_estimateGas', { result: '0x0' });
 
 function goRecognition(): GoRecognition {
   const module = require(EXTENSION.name) as GoRecognition;
@@ -128,12 +132,17 @@ function corpusText(): string {
   return Array.from({ length: Number(corpusParts) }, (_, i) => open(corpusPartPath(corpusPath, i))).join('');
 }
 
+// The SharedArrays' callbacks run in the first VU's init only, one after another: they read and parse the corpus once
+// between them (a real corpus of ~450 KB takes Sobek ~16 ms a parse, and there is an array a method), then let it go.
+let corpusRead: Corpus | undefined;
+const corpus = (): Corpus => (corpusRead ??= JSON.parse(corpusText()) as Corpus);
+
 // Init context: one shared, read-only copy of the corpus for all VUs, and the metrics k6 must know up front.
 const requests = Object.fromEntries(
   plan.methods.map((m): [RpcMethod, Request] => [
     m,
     {
-      all: new SharedArray(m, () => (JSON.parse(corpusText()) as Corpus).entries[m].map(packEntry)) as unknown as ArrayLike<string>,
+      all: new SharedArray(m, () => corpus().entries[m].map(packEntry)) as unknown as ArrayLike<string>,
       name: JSON.stringify(m),
       params: { headers: JSON_HEADERS, tags: { name: m }, timeout: plan.requestTimeout },
       logged: new Set(),
@@ -142,7 +151,8 @@ const requests = Object.fromEntries(
   ]),
 ) as Record<RpcMethod, Request>;
 /** The near-head window (§8) declared at sampling, in blocks (0: none): read once from the corpus. */
-const nearHeadWindow = (new SharedArray('near-head-window', () => [(JSON.parse(corpusText()) as Corpus).nearHeadWindow ?? 0]) as unknown as number[])[0] ?? 0;
+const nearHeadWindow = (new SharedArray('near-head-window', () => [corpus().nearHeadWindow ?? 0]) as unknown as number[])[0] ?? 0;
+corpusRead = undefined;
 // Tag sets built once per VU, not per request. An endpoint can answer any number of error codes: past a
 // few, they count as "other" (each tag value is a sub-metric k6 keeps).
 const bucketTags: Array<{ b: string }> = [];

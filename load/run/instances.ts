@@ -16,7 +16,7 @@ import { k6Procs, type Plan } from '../shared/profiles.ts';
 import { segmentArgs } from '../shared/segments.ts';
 import { findingsIn, mergeShards } from '../shared/shard.ts';
 import { answerDigest } from '../shared/answer.ts';
-import { shardFrom } from '../shared/summary.ts';
+import { METRICS_ENV, METRICS_VIA_OTLP, shardFrom } from '../shared/summary.ts';
 import { errorCodes, mergeTimelines, type TotalsAt, timelineOf, totalsAt, withTargets } from '../report/timeline.ts';
 import type { Measurement } from '../shared/measurement.ts';
 import { RECOGNITION_ENV, type Recognition } from '../shared/recognition.ts';
@@ -118,6 +118,7 @@ function k6Environment(input: MeasureInput, files: ReturnType<typeof instanceFil
     RPC_CERTIFY_URL: input.url,
     RPC_CERTIFY_CORPUS: input.corpusFile,
     [RECOGNITION_ENV]: input.recognition,
+    [METRICS_ENV]: METRICS_VIA_OTLP,
     K6_CONSOLE_OUTPUT: files.console,
     K6_OTEL_EXPORTER_PROTOCOL: 'http/protobuf',
     K6_OTEL_HTTP_EXPORTER_ENDPOINT: otlpEndpoint,

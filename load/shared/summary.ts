@@ -52,6 +52,11 @@ export function subjectCounts(read: MetricReader, s: Subject): SubjectCounts {
   return { classes, buckets, successes };
 }
 
+/** Set by a local run (load/run/instances.ts), which reads k6's metrics from its OpenTelemetry export: the script then
+ * builds none of the thresholds that only serve the end-of-test summary (histogramThresholds). */
+export const METRICS_ENV = 'RPC_CERTIFY_METRICS';
+export const METRICS_VIA_OTLP = 'otlp';
+
 /** Bookkeeping thresholds that make k6 count every histogram bucket (k6 reports only sub-metrics with one). */
 export function histogramThresholds(subjects: readonly Subject[]): Record<string, string[]> {
   const out: Record<string, string[]> = {};

@@ -220,6 +220,16 @@ describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)
       expect(corpus.entries[METHOD].every((e) => e.shaped), 'each sampled answer validated at sampling').to.equal(true);
     });
 
+    it('the JavaScript path (a k6 without k6/x/rpccertify) does the same: every answer validated, none parsed', async function () {
+      const k6 = await requireTool(this, 'k6');
+      const { run, report } = await withoutExtension(k6.path, () => validatedRun(undefined));
+      expect(run.exitCode, run.summary).to.equal(0);
+      const m = report.methods[METHOD]!;
+      expect(report.k6.recognition).to.equal('js');
+      expect(m.validated, 'every answer validated').to.equal(m.requests);
+      expect(m.parsed, 'validated by the verdict sampling gave the same bytes').to.equal(0);
+    });
+
     it('a corpus sampled before answers were validated at sampling (no `shaped`): the JavaScript validates each entry once, then Go by that verdict', async function () {
       await needsK6.call(this);
       proxy.fault = undefined;

@@ -33,6 +33,8 @@ type instance struct {
 	bounds   map[*subject]*bounds
 	codeTags map[int]string
 	discard  chan metrics.SampleContainer
+	// userAgent is the User-Agent header's value (k6's option), for every request of this VU.
+	userAgent []string
 }
 
 func (*root) NewModuleInstance(vu modules.VU) modules.Instance {

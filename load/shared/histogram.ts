@@ -37,9 +37,10 @@ export function bucketOf(ms: number): number {
 /**
  * bucketOf as a table, for k6/x/rpccertify (k6ext/send.go), which buckets by it: lower[b] is the least latency bucketOf puts
  * in bucket b or above (b >= 1; lower[0] is not read), found by bisection on bucketOf itself, so the table is its rule.
- * Each edge lies within a few ulps of MIN_MS * GROWTH^(b-1) (two logs' rounding), so the bisection starts from the tightest
- * of EDGE_BRACKETS that holds it: ~7 calls of bucketOf an edge, not ~54. k6 builds the table once per run, in Sobek, where
- * the ±1% bracket alone cost ~95 ms of CPU. bucketOf only grows with ms, so any bracket holding the edge finds the same one.
+ * Each edge lies within ~2e-14 (relative) of MIN_MS * GROWTH^(b-1), the rounding of the power and of two logs (1.8e-14 in
+ * Sobek, whose Math.pow is Go's; 2.6e-15 in V8), so the bisection starts from the tightest of EDGE_BRACKETS that holds it:
+ * ~10 calls of bucketOf an edge, not ~54. k6 builds the table once a run, in Sobek: ~25 ms of CPU, where the ±1% bracket
+ * alone cost ~95 ms. bucketOf only grows with ms, so any bracket holding the edge finds the same one.
  */
 export function bucketLowerBounds(): number[] {
   const lower = [0];
@@ -61,7 +62,7 @@ export function bucketLowerBounds(): number[] {
 }
 
 /** Relative half-widths of the brackets bucketLowerBounds tries, tightest first. */
-const EDGE_BRACKETS = [8e-15, 1e-11, 0.01];
+const EDGE_BRACKETS = [4e-14, 1e-11, 0.01];
 
 /** The value a bucket stands for: the middle of [lower, upper). */
 export function bucketValue(index: number): number {

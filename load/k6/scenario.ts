@@ -33,12 +33,14 @@ import { EXTENSION, RECOGNITION_ENV } from '../shared/recognition.ts';
 
 declare const __PLAN__: Plan;
 const plan = __PLAN__;
-// The histogram's thousands of sub-metric thresholds only make k6's end-of-test summary (handleSummary, k6-operator's
-// pods) report each bucket; a local run reads its metrics from the OpenTelemetry export (instances.ts says so) and skips
-// them. Only the VU k6 reads the options from builds them (~20 ms a VU otherwise).
+// The thousands of sub-metric thresholds of the histograms (and of the fresh reads' counters) only make k6's
+// end-of-test summary (handleSummary, k6-operator's pods) report each series; a local run reads its metrics from the
+// OpenTelemetry export (instances.ts says so) and skips them. Only the VU k6 reads the options from builds them (~20 ms
+// a VU otherwise), and it always exports a copy: k6 writes the consolidated options back into what it is given.
+const summaryRead = __ENV[METRICS_ENV] !== METRICS_VIA_OTLP;
 export const options =
-  __VU === 0 && __ENV[METRICS_ENV] !== METRICS_VIA_OTLP
-    ? { ...plan.options, thresholds: { ...(plan.options['thresholds'] as object), ...histogramThresholds(plan.scenarios.map((s) => s.name)), ...(plan.fresh ? freshThresholds(BOOKKEEPING) : {}) } }
+  __VU === 0
+    ? { ...plan.options, ...(summaryRead ? { thresholds: { ...(plan.options['thresholds'] as object), ...histogramThresholds(plan.scenarios.map((s) => s.name)), ...(plan.fresh ? freshThresholds(BOOKKEEPING) : {}) } } : {}) }
     : plan.options;
 
 const url = __ENV['RPC_CERTIFY_URL'] ?? '';

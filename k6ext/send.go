@@ -85,10 +85,9 @@ type subject struct {
 }
 
 type plan struct {
-	url           httpext.URL
-	timeout       time.Duration
-	validateShare float64
-	// validateStep: segments.ts validatesTurn's step, ceil(share × 2^32), worked out once.
+	url     httpext.URL
+	timeout time.Duration
+	// validateStep: segments.ts validatesTurn's step, ceil(share × 2^32), worked out once (0 or NaN: no share).
 	validateStep float64
 	methods      map[string]*method
 	mix          []*method
@@ -138,7 +137,7 @@ func configure(text string) error {
 	if t.GroupBuckets < 1 || len(t.Lower) < 2 {
 		return errors.New("rpccertify: the plan has no histogram layout")
 	}
-	p := &plan{url: u, timeout: timeout, validateShare: t.ValidateShare, validateStep: math.Ceil(t.ValidateShare * 4294967296), subjects: map[string]*subject{}, lower: t.Lower, groupBuckets: t.GroupBuckets, maxCodeTags: t.MaxCodeTags, otherCode: t.OtherCode}
+	p := &plan{url: u, timeout: timeout, validateStep: math.Ceil(t.ValidateShare * 4294967296), subjects: map[string]*subject{}, lower: t.Lower, groupBuckets: t.GroupBuckets, maxCodeTags: t.MaxCodeTags, otherCode: t.OtherCode}
 	p.bucketTags = make([]string, len(t.Lower))
 	for b := range p.bucketTags {
 		p.bucketTags[b] = strconv.Itoa(b)
@@ -234,7 +233,7 @@ func (m *instance) tally(state *lib.State, p *plan) {
 // validates is segments.ts's validatesTurn: the entry's lap count in 32-bit fixed point, from its place's Fibonacci hash,
 // wraps at the next lap.
 func (p *plan) validates(place, lap uint64) bool {
-	if !(p.validateShare > 0) {
+	if !(p.validateStep > 0) {
 		return false
 	}
 	if p.validateStep >= 4294967296 {

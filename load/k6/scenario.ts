@@ -262,8 +262,28 @@ let highestHead: number | undefined;
 let scenarioInfo: typeof exec.scenario | undefined;
 
 export function call(): void {
-  const sentInGo = go ? go.call() : null;
-  if (sentInGo === undefined) return; // recognised and recorded in Go
+  try {
+    const sentInGo = go ? go.call() : null;
+    if (sentInGo === undefined) return; // recognised and recorded in Go
+    judge(sentInGo);
+  } catch (e) {
+    thrown(e);
+  }
+}
+
+/** An iteration that threw left its answer in no count: it is counted here (the run cannot pass with any: report/verdict.ts),
+ * the first a VU met logged for the report, and the iteration ends as k6's would have, without k6 logging each one. */
+const scriptErrors = new Counter(metricName.scriptErrors);
+let thrownLogged = false;
+function thrown(e: unknown): void {
+  scriptErrors.add(1);
+  if (thrownLogged) return;
+  thrownLogged = true;
+  console.warn(`rpc-certify script-error ${(scenarioInfo ??= exec.scenario).name} ${String(e instanceof Error ? (e.stack ?? e.message) : e).split('\n', 3).join(' | ')}`);
+}
+
+/** One iteration's answer (Go's, if it sent the request but did not recognise the answer: null when the iteration is this script's). */
+function judge(sentInGo: Sent | null): void {
   const scenario = (scenarioInfo ??= exec.scenario);
   const i = scenario.iterationInTest;
   const subject = scenario.name as Subject;
@@ -395,6 +415,14 @@ function logOnce(r: Request, cls: 'invalid' | 'wrong', line: string): Classifica
 
 /** The head sampler: one VU per instance, so its answers come in order; any answer below the highest seen is a regression. */
 export function headCheck(): void {
+  try {
+    checkHead();
+  } catch (e) {
+    thrown(e);
+  }
+}
+
+function checkHead(): void {
   const res = http.post(url, JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'eth_blockNumber', params: [] }), headParams);
   const result = classify({ status: res.status, body: typeof res.body === 'string' ? res.body : null }, { expect: 'value' }).envelope?.result;
   const n = typeof result === 'string' && /^0x[0-9a-f]+$/i.test(result) ? parseInt(result, 16) : undefined;
@@ -410,7 +438,11 @@ export function headCheck(): void {
 
 /** The head-chasing scenario (fresh.ts), when the plan has it. */
 export function freshCheck(): void {
-  freshRound(url, plan.requestTimeout, plan.fresh?.graceMs ?? 0);
+  try {
+    freshRound(url, plan.requestTimeout, plan.fresh?.graceMs ?? 0);
+  } catch (e) {
+    thrown(e);
+  }
 }
 
 /** This instance's shard, to a file for the Node side, or as one marked stdout line in a pod's log. (exec.test.options

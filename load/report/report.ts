@@ -174,10 +174,21 @@ function generator(plan: Plan, methods: Record<string, MethodReport>, m: ReportI
   // An open-model executor starts or drops every planned request: over the whole planned time (a run stopped early is
   // judged incomplete elsewhere), requests neither counted nor dropped are figures that never reached the harness (a
   // metrics export lost, red team: a dead endpoint's last 14 s read as a short, passing run).
+  // Iterations that threw are in no class either: counted apart (any makes the run inconclusive), not as figures lost.
+  const { scriptErrors } = m.merged;
   const full = plan.scenarios.reduce((a, s) => a + expectedIterations(s), 0);
-  const missing = Math.round(full - sent - droppedIterations);
+  const missing = Math.round(full - sent - droppedIterations - scriptErrors);
   const uncounted = missing > Math.max(2 * plan.scenarios.length, full * UNCOUNTED_SHARE) ? missing : undefined;
-  return { keptUp, droppedIterations, availableCores, instances: m.instances, ...(cpuCores === undefined ? {} : { cpuCores }), ...(note ? { note } : {}), ...(uncounted ? { uncounted, planned: Math.round(full) } : {}) };
+  return {
+    keptUp,
+    droppedIterations,
+    availableCores,
+    instances: m.instances,
+    ...(cpuCores === undefined ? {} : { cpuCores }),
+    ...(note ? { note } : {}),
+    ...(uncounted ? { uncounted, planned: Math.round(full) } : {}),
+    ...(scriptErrors ? { scriptErrors, ...(m.findings.scriptError ? { scriptError: m.findings.scriptError } : {}) } : {}),
+  };
 }
 
 const validator = new Ajv({ allErrors: true, strict: false }).compile(schema);

@@ -86,12 +86,20 @@ function uncountedOf(r: LoadReport): Pick<GateCheck, 'inconclusive'> {
   return uncounted ? { inconclusive: `k6's figures miss ${uncounted} of the ${planned ?? '?'} planned requests (neither counted nor dropped: its metrics did not all reach the harness), so the run is not judged in full` } : {};
 }
 
+/** Iterations that threw: whatever their answers were (a wrong one among them), no check saw them. */
+function thrownOf(r: LoadReport): Pick<GateCheck, 'inconclusive'> {
+  const { scriptErrors, scriptError } = r.generator;
+  if (!scriptErrors) return {};
+  return { inconclusive: `${scriptErrors} iteration${scriptErrors === 1 ? '' : 's'} of the harness's k6 script threw, so ${scriptErrors === 1 ? 'its answer was' : 'their answers were'} judged by no check${scriptError ? ` (first: ${scriptError})` : ''}: a fault of the harness, to report` };
+}
+
 const isIncomplete = (r: Pick<LoadReport, 'verdict' | 'incompleteReason'>) => r.incompleteReason !== undefined || r.verdict === 'incomplete';
 
 function gateChecks(r: LoadReport): GateCheck[] {
   const p = `load.${r.profile}`;
   const checks: GateCheck[] = [
     { kind: 'run', className: `${p}.run`, name: 'the run completed as planned', ...(isIncomplete(r) ? { failure: `incomplete: ${r.incompleteReason ?? 'stopped early'}` } : uncountedOf(r)) },
+    { kind: 'run', className: `${p}.script`, name: "every iteration of the harness's script ran to its verdict", ...thrownOf(r) },
     ...r.thresholds.map((t): GateCheck => ({ kind: 'threshold', className: `${p}.${t.metric}`, name: `${t.metric} ${t.expression}`, ...(t.ok ? {} : { failure: thresholdFailure(t) }) })),
     {
       kind: 'head',

@@ -63,8 +63,9 @@ export interface LoadReport extends ReportHeader<'rpc-certify-load', 3> {
   thresholds: ThresholdResult[];
   /** eth_blockNumber sampled once a second per instance: it must never go back. */
   head: { checks: number; regressions: number; deepestBlocks: number; sample?: string };
-  /** `uncounted`: planned requests of a run that was not stopped early that k6's figures neither count nor drop (of `planned`). */
-  generator: { keptUp: boolean; droppedIterations: number; availableCores: number; instances: number; cpuCores?: number; note?: string; uncounted?: number; planned?: number };
+  /** `uncounted`: planned requests of a run that was not stopped early that k6's figures neither count nor drop (of `planned`).
+   * `scriptErrors`: iterations whose script threw, their answers unjudged (`scriptError`: the first, `<scenario>: <error>`). */
+  generator: { keptUp: boolean; droppedIterations: number; availableCores: number; instances: number; cpuCores?: number; note?: string; uncounted?: number; planned?: number; scriptErrors?: number; scriptError?: string };
   /** `startedAt`: when k6 started the test, the origin of the points' t (to line them up with an endpoint's own logs). */
   timeline: { periodSec: number; startedAt?: string; points: TimelinePoint[] };
   /** The head-chasing scenario's figures per method, when it ran (shared/freshness.ts). */

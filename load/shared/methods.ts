@@ -50,6 +50,8 @@ export const metricName = {
   /** Iterations k6/x/rpccertify did whole in Go (k6ext/send.go), reported once a second: the last second's are not in it. */
   inGo: 'iterations_in_go',
   headRegressions: 'head_regressions',
+  /** Iterations of the scenario's script that threw (scenario.ts): their answers are in no other count. */
+  scriptErrors: 'script_errors',
   /** A Trend: the deepest regression seen, in blocks (its max). */
   headRegressionDepth: 'head_regression_depth',
 };

@@ -48,6 +48,8 @@ export interface Shard {
   recognition?: Recognition;
   /** Iterations done whole in Go (metricName.inGo: the last second's not counted), when recognised in Go. */
   inGo?: number;
+  /** Iterations whose script threw (metricName.scriptErrors), any scenario's; absent in shards of older harnesses. */
+  scriptErrors?: number;
 }
 
 export interface Merged {
@@ -60,6 +62,7 @@ export interface Merged {
   /** 'go' when every instance recognised in Go, 'js' when any did in JavaScript, absent when any did not say. */
   recognition?: Recognition;
   inGo?: number;
+  scriptErrors: number;
 }
 
 /** A shard printed to stdout (k6-operator pods: `kubectl logs`) starts its line with this. */
@@ -97,6 +100,7 @@ export function mergeShards(shards: readonly Shard[]): Merged {
     ...((f) => (f ? { freshness: f } : {}))(mergeFreshness(shards.map((s) => s.freshness))),
     ...((r) => (r ? { recognition: r } : {}))(mergeRecognition(shards.map((s) => s.recognition))),
     ...(shards.some((s) => s.inGo !== undefined) ? { inGo: sum(shards.map((s) => s.inGo ?? 0)) } : {}),
+    scriptErrors: sum(shards.map((s) => s.scriptErrors ?? 0)),
   };
 }
 
@@ -154,16 +158,19 @@ export interface Findings {
   headRegression?: string;
   /** The first stale read per method (the fresh scenario). */
   stale?: Record<string, string>;
+  /** The first iteration that threw (`<scenario> <error>`). */
+  scriptError?: string;
 }
 
 /** The first finding of each kind in k6's console output (a file, or pods' logs); k6 quotes and escapes the message. */
 export function findingsIn(text: string): Findings {
   const out: Findings = { invalid: {}, wrong: {} };
-  for (const m of text.matchAll(/rpc-certify (invalid|wrong|head-regression|stale) (\S+) ((?:[^"\\\n]|\\.)*)/g)) {
+  for (const m of text.matchAll(/rpc-certify (invalid|wrong|head-regression|stale|script-error) (\S+) ((?:[^"\\\n]|\\.)*)/g)) {
     const [, kind, method, raw] = m;
     if (!kind || !method || raw === undefined) continue;
     const message = raw.replace(/\\(.)/g, '$1');
     if (kind === 'head-regression') out.headRegression ??= `${method} ${message}`;
+    else if (kind === 'script-error') out.scriptError ??= `${method}: ${message}`;
     else if (kind === 'stale') (out.stale ??= {})[method] ??= message;
     else (out[kind as 'invalid' | 'wrong'][method] ??= message);
   }
@@ -176,6 +183,7 @@ export function mergeFindings(all: readonly Findings[]): Findings {
   for (const f of all) {
     for (const kind of ['invalid', 'wrong'] as const) for (const [method, line] of Object.entries(f[kind])) out[kind][method] ??= line;
     if (f.headRegression) out.headRegression ??= f.headRegression;
+    if (f.scriptError) out.scriptError ??= f.scriptError;
     for (const [method, line] of Object.entries(f.stale ?? {})) (out.stale ??= {})[method] ??= line;
   }
   return out;

@@ -99,6 +99,7 @@ export function shardFrom(value: MetricReader, durationMs: number, plan: Plan, p
     ...(plan.fresh ? { freshness: freshnessOf(value) } : {}),
     recognition,
     ...(recognition === 'go' ? { inGo: value(metricName.inGo, 'count') } : {}),
+    scriptErrors: value(metricName.scriptErrors, 'count'),
   };
 }
 

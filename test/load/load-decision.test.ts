@@ -38,6 +38,9 @@ interface Shape {
   /** k6's CPU seconds over the 1,000 s run, and the GOMAXPROCS the harness gave it. */
   cpuSec?: number;
   procs?: number;
+  /** Iterations whose script threw, and the first one's line. */
+  scriptErrors?: number;
+  scriptError?: string;
 }
 
 /** A report as buildReport makes it from what k6 measured. */
@@ -69,9 +72,9 @@ function reportOf(s: Shape = {}): LoadReport {
     corpusFile: 'load.corpus.json',
     k6: { version: 'v2.2.0', source: 'tools' },
     measurement: {
-      merged: { plan: 'p', segments: ['0:1'], durationMs: 1_000_000, subjects, head: { checks: 1000, regressions: s.headRegressions ?? 0, deepest: s.headRegressions ? 2 : 0 } },
+      merged: { plan: 'p', segments: ['0:1'], durationMs: 1_000_000, subjects, head: { checks: 1000, regressions: s.headRegressions ?? 0, deepest: s.headRegressions ? 2 : 0 }, scriptErrors: s.scriptErrors ?? 0 },
       timeline: { points: [], codes: {} },
-      findings: { invalid: {}, wrong },
+      findings: { invalid: {}, wrong, ...(s.scriptError ? { scriptError: s.scriptError } : {}) },
       instances: 1,
       exitCode: 0,
       wallSec: 1000,
@@ -157,6 +160,27 @@ describe('load: one decision, printed alike everywhere (verdict.ts)', () => {
     expectAgreement(r);
     const some = withVerdict({ ...reportOf(), freshness: { graceMs: 2000, methods: { ...always, eth_getTransactionByHash: { ...judged, stale: 2, staleRate: 0.05, failed: 2 } } } });
     expect(some.reasons?.join('\n')).to.match(/eth_getTransactionByHash: 2 stale reads in 40 fresh requests \(5(\.0)?%\); 2 fresh requests failed/);
+  });
+
+  it('an iteration whose script threw is judged by no check: one in 20,000 leaves the run INCONCLUSIVE (exit 3), named; beside a failure it fails', () => {
+    // One fewer answer counted than planned: too few to read as figures lost (uncounted), so only its own count tells.
+    const r = reportOf({ requests: 9999, scriptErrors: 1, scriptError: 'eth_getBlockByHash: TypeError: Cannot read property of undefined | at judge (file:///scenario.js:1:2)' });
+    expect(r.generator.uncounted, 'no figures lost: the thrown iteration is counted apart').to.equal(undefined);
+    expect(r.generator).to.deep.include({ scriptErrors: 1 });
+    const d = decide(r);
+    expect(d.verdict).to.equal('inconclusive');
+    expect(exitCodeOf(d.verdict)).to.equal(3);
+    expect(r.reasons).to.deep.equal([
+      "not judged: 1 iteration of the harness's k6 script threw, so its answer was judged by no check (first: eth_getBlockByHash: TypeError: Cannot read property of undefined | at judge (file:///scenario.js:1:2)): a fault of the harness, to report",
+    ]);
+    assertReport(r);
+    expect(renderJunit(r)).to.match(/<testcase classname="load.gate.script" name="every iteration of the harness's script ran to its verdict"[^>]*>\s*<error message="1 iteration of the harness/);
+    expect(summaryText(r, [])).to.match(/^load gate: INCONCLUSIVE in /);
+    // Without the count, the same figures pass: the count alone is what stops them.
+    expect(reportOf({ requests: 9999 }).verdict).to.equal('pass');
+    const alsoWrong = reportOf({ scriptErrors: 3, classes: { eth_getTransactionByHash: { wrong: 1 } } });
+    expect(alsoWrong.verdict).to.equal('fail');
+    expect(alsoWrong.reasons?.at(-1)).to.match(/^not judged: 3 iterations of the harness's k6 script threw, so their answers were judged by no check: a fault/);
   });
 
   it('a method not served, a regression against the baseline, an incomplete run: the same agreement', () => {

@@ -116,11 +116,11 @@ describe('load: real k6 runs against the embedded default (sentinel API key)', f
     expect(first.stdout).to.match(/load smoke: PASS/);
   });
 
-  it('writes the HTML report, the JUnit file (one case for the run completing, one per threshold, one for head freshness, one per method sampled, the head lag skipped), and no k6 dashboard (it would keep every sample)', async () => {
+  it('writes the HTML report, the JUnit file (one case for the run completing, one for every iteration judged, one per threshold, one for head freshness, one per method sampled, the head lag skipped), and no k6 dashboard (it would keep every sample)', async () => {
     const out = join(dir, 'out');
     expect(await readdir(out)).to.have.members(['load.json', 'load.html', 'load.junit.xml', 'load.corpus.json']);
     const junit = await readFile(join(out, 'load.junit.xml'), 'utf8');
-    expect((junit.match(/<testcase /g) ?? []).length, 'run complete, thresholds, head, one per method sampled, one per method measured, the head lag').to.equal(1 + report.thresholds.length + 1 + 8 + 8 + 1);
+    expect((junit.match(/<testcase /g) ?? []).length, 'run complete, every iteration judged, thresholds, head, one per method sampled, one per method measured, the head lag').to.equal(2 + report.thresholds.length + 1 + 8 + 8 + 1);
     // No --reference-url: the head lag is not judged, said so, and never counted a pass.
     expect(junit).to.match(/classname="load\.headLag"[^>]*>\s*<skipped\/>\s*<system-out>\s*<!\[CDATA\[head lag not judged \(no --reference-url\)/);
     expect(report.headLag).to.deep.equal({ maxLagSec: 5, notJudged: 'no --reference-url' });

@@ -12,8 +12,9 @@
 // Pure: hashed by node:crypto at sampling, by k6/crypto under load.
 
 /** markedText in Go: the k6 extension k6ext/ registers this module, reporting this rule (its Rule constant), and
- * test/load/k6ext.test.ts holds the two sides to the same results. A change to markedText changes the rule. */
-export const GO_RECOGNITION = { name: 'k6/x/rpccertify', rule: 'markedText-sha256-1' } as const;
+ * test/load/k6ext.test.ts holds the two sides to the same results. A change to markedText changes the rule. The
+ * extension's output (k6ext/totals.go TotalsOutput) takes its period from periodEnv (TotalsPeriodEnv). */
+export const GO_RECOGNITION = { name: 'k6/x/rpccertify', rule: 'markedText-sha256-1', output: 'rpccertify', periodEnv: 'RPC_CERTIFY_EXPORT_MS' } as const;
 
 /** Characters that would continue a JSON number after its integer digits. */
 const NUMBER_GOES_ON = /^[0-9.eE]/;

@@ -381,23 +381,27 @@ func (m *instance) post(state *lib.State, p *plan, meth *method, params string, 
 	// pointed at the sink while the request runs (MakeRequest pushes them before it returns), not copied: a copy of
 	// lib.State is ~800 bytes of garbage a request.
 	kept := state.Samples
-	state.Samples = m.discarded()
-	defer func() { state.Samples = kept }()
+	sink := m.discarded(state)
+	state.Samples = sink
+	defer func() {
+		state.Samples = kept
+		for len(sink) > 0 {
+			<-sink
+		}
+	}()
 	return httpext.MakeRequest(m.vu.Context(), state, preq)
 }
 
 // jsonContentType is every request's Content-Type value.
 var jsonContentType = []string{"application/json"}
 
-// discarded is this VU's sink for the samples post keeps from k6: read and dropped as they come, so a request never
-// waits on it (a redirect chain pushes one sample set per hop).
-func (m *instance) discarded() chan metrics.SampleContainer {
+// discarded is this VU's sink for the samples post keeps from k6, emptied by post after each request on the VU's own
+// goroutine: a sink another goroutine reads wakes it at every request (a scheduler hand-off, a futex call). MakeRequest
+// pushes one sample set a hop, on the caller's goroutine, before it returns: a redirect chain is at most MaxRedirects
+// hops past the first, so the buffer never fills.
+func (m *instance) discarded(state *lib.State) chan metrics.SampleContainer {
 	if m.discard == nil {
-		m.discard = make(chan metrics.SampleContainer, 16)
-		go func(in <-chan metrics.SampleContainer) {
-			for range in {
-			}
-		}(m.discard)
+		m.discard = make(chan metrics.SampleContainer, 16+2*max(0, int(state.Options.MaxRedirects.Int64)))
 	}
 	return m.discard
 }

@@ -188,9 +188,9 @@ export async function runBare(url: string, scenario: Record<string, unknown>, du
   });
 }
 
-/** The flags the harness runs k6 with (load/run/instances.ts), less its OpenTelemetry output: that is how the harness reads its
- * own figures (its receiver is part of its cost), and a bare script has no receiver to send to. */
-export const BARE_HARNESS_ARGS = K6_RUN_ARGS.filter((arg, i, all) => arg !== '--out' && all[i - 1] !== '--out');
+/** The flags the harness runs k6 with (load/run/instances.ts), less its output (its own, or OpenTelemetry's): that is how
+ * the harness reads its own figures (its receiver is part of its cost), and a bare script has no receiver to send to. */
+export const BARE_HARNESS_ARGS: readonly string[] = K6_RUN_ARGS;
 
 /** The GOMAXPROCS the harness gives k6 at `rps` (load/run/instances.ts), or none when the user set GOMAXPROCS. */
 export function harnessProcs(rps: number): Record<string, string> {

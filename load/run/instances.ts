@@ -11,7 +11,7 @@ import { ToolError } from '../../core/node/errors.ts';
 import { sha256Hex } from '../../core/fingerprint.ts';
 import { bundleScenario } from '../plan/bundle.ts';
 import { runK6 } from './k6.ts';
-import { type MetricTotals, OTLP_PATH, startOtlpReceiver } from './otlp.ts';
+import { type MetricTotals, OTLP_PATH, startOtlpReceiver, TOTALS_PATH } from './otlp.ts';
 import { k6Procs, type Plan } from '../shared/profiles.ts';
 import { segmentArgs } from '../shared/segments.ts';
 import { findingsIn, mergeShards } from '../shared/shard.ts';
@@ -19,10 +19,13 @@ import { answerDigest } from '../shared/answer.ts';
 import { METRICS_ENV, METRICS_VIA_OTLP, shardFrom } from '../shared/summary.ts';
 import { errorCodes, mergeTimelines, type TotalsAt, timelineOf, totalsAt, withTargets } from '../report/timeline.ts';
 import type { Measurement } from '../shared/measurement.ts';
-import { RECOGNITION_ENV, type Recognition } from '../shared/recognition.ts';
+import { EXTENSION, RECOGNITION_ENV, type Recognition } from '../shared/recognition.ts';
 
-/** What keeps k6 from holding every sample, and how its figures reach this process (a test checks each stays). */
-export const K6_RUN_ARGS = ['--no-thresholds', '--summary-mode=disabled', '--out', 'opentelemetry'] as const;
+/** What keeps k6 from holding every sample, and how its figures reach this process (a test checks each stays): with
+ * k6/x/rpccertify, its own output (k6ext/totals.go: the same cumulative totals as JSON, a map update a sample where k6's
+ * OpenTelemetry output builds an attribute set and an SDK record); without it, k6's OpenTelemetry output. */
+export const K6_RUN_ARGS = ['--no-thresholds', '--summary-mode=disabled'] as const;
+const outputArgs = (recognition: Recognition, endpoint: string) => ['--out', recognition === 'go' ? `${EXTENSION.output}=http://${endpoint}${TOTALS_PATH}` : 'opentelemetry'];
 /** Seconds between exports: the live progress reads the latest; the timeline keeps one a period. */
 const EXPORT_EVERY_SEC = 1;
 
@@ -70,7 +73,7 @@ export async function measure(input: MeasureInput): Promise<Measurement> {
       });
       input.onTotals?.(receiver.totals);
       try {
-        const args = [...K6_RUN_ARGS, ...(plan.instances > 1 ? ['--execution-segment', segment, '--execution-segment-sequence', sequence] : []), ...(input.pprof ? ['--profiling-enabled'] : [])];
+        const args = [...K6_RUN_ARGS, ...outputArgs(input.recognition, receiver.endpoint), ...(plan.instances > 1 ? ['--execution-segment', segment, '--execution-segment-sequence', sequence] : []), ...(input.pprof ? ['--profiling-enabled'] : [])];
         const onApi = [input.onApi, input.pprof].filter((f) => f !== undefined);
         const prefix = plan.instances > 1 ? `k6[${segment}]` : 'k6';
         procs = k6Procs(plan.scenarios.reduce((a, sc) => a + sc.rps, 0) / plan.instances, availableParallelism(), process.env['GOMAXPROCS']);
@@ -125,6 +128,7 @@ function k6Environment(input: MeasureInput, files: ReturnType<typeof instanceFil
     K6_OTEL_HTTP_EXPORTER_INSECURE: 'true',
     K6_OTEL_HTTP_EXPORTER_URL_PATH: OTLP_PATH,
     K6_OTEL_EXPORT_INTERVAL: `${EXPORT_EVERY_SEC}s`,
+    [EXTENSION.periodEnv]: String(EXPORT_EVERY_SEC * 1000),
     // Samples wait this long in k6's buffer before the SDK aggregates them: a period's edge blurs by no more.
     K6_OTEL_FLUSH_INTERVAL: '250ms',
     K6_OTEL_METRIC_PREFIX: '',

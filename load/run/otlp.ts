@@ -1,4 +1,5 @@
-// k6's metrics as its OpenTelemetry output exports them (OTLP/HTTP, protobuf): the run's only metric channel. k6 runs
+// k6's metrics as its OpenTelemetry output exports them (OTLP/HTTP, protobuf), or as k6/x/rpccertify's own output does
+// (k6ext/totals.go: the same cumulative totals, as JSON, at a fraction of the CPU): the run's only metric channel. k6 runs
 // with no thresholds, no end-of-test summary and no web dashboard, each of which keeps every sample of its built-in
 // Trends (64+ B a request, for the whole run); the OpenTelemetry SDK aggregates in bounded memory (counters are sums,
 // Trends explicit-bucket histograms with their min and max) and exports cumulative totals every period and once more
@@ -241,9 +242,10 @@ export async function startOtlpReceiver(onExport?: (totals: MetricTotals) => voi
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       try {
-        if (req.method !== 'POST' || req.url !== OTLP_PATH) throw new Error(`OTLP: unexpected ${req.method ?? ''} ${req.url ?? ''}`);
+        if (req.method !== 'POST' || (req.url !== OTLP_PATH && req.url !== TOTALS_PATH)) throw new Error(`OTLP: unexpected ${req.method ?? ''} ${req.url ?? ''}`);
         if (req.headers['content-encoding'] && req.headers['content-encoding'] !== 'identity') throw new Error(`OTLP: ${req.headers['content-encoding']} bodies are not read`);
-        totals.update(decodeMetrics(Buffer.concat(chunks)));
+        const body = Buffer.concat(chunks);
+        totals.update(req.url === TOTALS_PATH ? decodeTotals(body) : decodeMetrics(body));
         onExport?.(totals);
         // An empty ExportMetricsServiceResponse: everything taken.
         res.writeHead(200, { 'Content-Type': 'application/x-protobuf' }).end();
@@ -260,6 +262,19 @@ export async function startOtlpReceiver(onExport?: (totals: MetricTotals) => voi
 }
 
 export const OTLP_PATH = '/v1/metrics';
+/** Where k6/x/rpccertify's output (`--out rpccertify=<url>`, k6ext/totals.go) POSTs its totals. */
+export const TOTALS_PATH = '/rpc-certify/totals';
+
+/** k6ext/totals.go's export: every series' cumulative figures as Series has them, with the export's times. */
+export function decodeTotals(body: Buffer): Series[] {
+  const sent = JSON.parse(body.toString('utf8')) as { startMs?: unknown; timeMs?: unknown; series?: unknown };
+  const { startMs, timeMs, series } = sent;
+  if (typeof startMs !== 'number' || typeof timeMs !== 'number' || !Array.isArray(series)) throw new Error('totals: not an export of k6/x/rpccertify');
+  return series.map((s: Partial<Series>): Series => {
+    if (typeof s.metric !== 'string' || typeof s.value !== 'number' || typeof s.attributes !== 'object' || s.attributes === null) throw new Error(`totals: a series without its metric, value or attributes (${JSON.stringify(s).slice(0, 200)})`);
+    return { metric: s.metric, attributes: s.attributes, value: s.value, ...(typeof s.min === 'number' ? { min: s.min } : {}), ...(typeof s.max === 'number' ? { max: s.max } : {}), timeMs, startMs };
+  });
+}
 
 function closeServer(server: Server): Promise<void> {
   server.closeAllConnections();

@@ -1,4 +1,5 @@
-// k6's figures reach the harness only through its OpenTelemetry exports (load/run/otlp.ts). Lost exports must never read
+// k6's figures reach the harness only through its exports (k6/x/rpccertify's output, or k6's OpenTelemetry output:
+// load/run/otlp.ts). Lost exports must never read
 // as a short, clean run (red team: exports cut 6 s into a 20 s run while the endpoint died at 10 s: PASS, exit 0). A k6
 // on PATH (the user's own comes first) wraps the real one and sends its exports through a relay that drops them after
 // the first few: the run is INCONCLUSIVE (exit 3), naming the requests its figures miss.
@@ -57,9 +58,14 @@ describe('load: k6 exports lost on the way to the harness', function () {
     dir = await mkdtemp(join(tmpdir(), 'rc-otlp-lost-'));
     const upstreamFile = join(dir, 'upstream');
     relayed = await relay(upstreamFile, 3);
-    // The wrapper: `k6 run` sends its exports to the relay, which forwards to where the harness asked; anything else passes through.
+    // The wrapper: `k6 run` sends its exports to the relay, which forwards to where the harness asked (k6's OpenTelemetry
+    // output's endpoint, or k6/x/rpccertify's output's URL); anything else passes through.
     const wrapper = join(dir, 'k6');
-    await writeFile(wrapper, `#!/bin/sh\nif [ "$1" = run ]; then printf %s "$K6_OTEL_HTTP_EXPORTER_ENDPOINT" > '${upstreamFile}'; K6_OTEL_HTTP_EXPORTER_ENDPOINT=127.0.0.1:${relayed.port}; export K6_OTEL_HTTP_EXPORTER_ENDPOINT; fi\nexec '${k6.path}' "$@"\n`);
+    const rewrite = [
+      `printf %s "$K6_OTEL_HTTP_EXPORTER_ENDPOINT" > '${upstreamFile}'; K6_OTEL_HTTP_EXPORTER_ENDPOINT=127.0.0.1:${relayed.port}; export K6_OTEL_HTTP_EXPORTER_ENDPOINT`,
+      `for a; do shift; case "$a" in rpccertify=http://*) at=\${a#rpccertify=http://}; printf %s "\${at%%/*}" > '${upstreamFile}'; a="rpccertify=http://127.0.0.1:${relayed.port}/\${at#*/}";; esac; set -- "$@" "$a"; done`,
+    ].join('\n');
+    await writeFile(wrapper, `#!/bin/sh\nif [ "$1" = run ]; then\n${rewrite}\nfi\nexec '${k6.path}' "$@"\n`);
     await chmod(wrapper, 0o755);
     process.env['PATH'] = `${dir}:${path ?? ''}`;
     const out = join(dir, 'out');

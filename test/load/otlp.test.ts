@@ -1,8 +1,9 @@
 // k6's OpenTelemetry export as the harness reads it (load/run/otlp.ts): the protobuf decoded field by field (what is
-// not needed skipped), the totals read by k6's metric and sub-metric names, and an export it cannot keep apart refused.
+// not needed skipped), the totals read by k6's metric and sub-metric names, and an export it cannot keep apart refused;
+// and k6/x/rpccertify's output (k6ext/totals.go), the same totals as JSON, read the same way.
 // Real k6 exports are read end to end by test/load/load-retention.test.ts and every load test that runs k6.
 import { expect } from 'chai';
-import { decodeMetrics, MetricTotals, OTLP_PATH, OVERFLOW_ATTRIBUTE, startOtlpReceiver } from '../../load/run/otlp.ts';
+import { decodeMetrics, MetricTotals, OTLP_PATH, OVERFLOW_ATTRIBUTE, startOtlpReceiver, TOTALS_PATH } from '../../load/run/otlp.ts';
 
 // A minimal protobuf writer: enough to build an ExportMetricsServiceRequest.
 const varint = (n: number): number[] => {
@@ -93,6 +94,32 @@ describe("load: k6's OpenTelemetry export (otlp.ts)", () => {
       expect(seen).to.deep.equal([12]);
       expect((await post(Uint8Array.from([0x0a, 0x10, 0x01]))).status).to.equal(400);
       expect(receiver.error).to.match(/truncated/);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("takes k6/x/rpccertify's totals (JSON) at their own path, read as an OpenTelemetry export is; refuses one without its figures", async () => {
+    const receiver = await startOtlpReceiver();
+    try {
+      const post = (payload: unknown) => fetch(`http://${receiver.endpoint}${TOTALS_PATH}`, { method: 'POST', body: JSON.stringify(payload), headers: { 'Content-Type': 'application/json' } });
+      const series = [
+        { metric: 'hist_eth_call_0', attributes: { b: '3', scenario: 'eth_call' }, value: 12 },
+        { metric: 'hist_eth_call_0', attributes: { b: '4', scenario: 'eth_call' }, value: 2 },
+        { metric: 'latency_bounds_eth_call', attributes: { scenario: 'eth_call' }, value: 5, min: 0.5, max: 9.25 },
+      ];
+      expect((await post({ startMs: 1000, timeMs: 2500, series })).status).to.equal(200);
+      const { totals } = receiver;
+      expect(totals.read('hist_eth_call_0{b:3}', 'count')).to.equal(12);
+      expect(totals.read('hist_eth_call_0', 'count')).to.equal(14);
+      expect([totals.read('latency_bounds_eth_call', 'min'), totals.read('latency_bounds_eth_call', 'max')]).to.deep.equal([0.5, 9.25]);
+      expect([totals.startMs, totals.lastTimeMs]).to.deep.equal([1000, 2500]);
+      // Cumulative: the next export replaces each series' figures.
+      expect((await post({ startMs: 1000, timeMs: 3500, series: [{ ...series[0], value: 20 }] })).status).to.equal(200);
+      expect(totals.read('hist_eth_call_0', 'count')).to.equal(22);
+      expect(receiver.error).to.equal(undefined);
+      expect((await post({ startMs: 1000, timeMs: 4500, series: [{ metric: 'hist_eth_call_0', attributes: {} }] })).status).to.equal(400);
+      expect(receiver.error).to.match(/^totals: a series without its metric, value or attributes/);
     } finally {
       await receiver.close();
     }

@@ -11,14 +11,22 @@ export function answerDigest(value: unknown, sha256Hex: (text: string) => string
   return sha256Hex(canonical(value));
 }
 
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+/** Deeper than any answer of the eight methods (a block's transactions' access lists' storage keys: 5 levels). Walking a
+ * body nested past it would cost time quadratic in its depth (Sobek took 45 s for 100,000 levels) or the whole stack (V8
+ * throws): an endpoint's answer must not hang or crash the generator. */
+const MAX_DEPTH = 64;
+/** What a value nested past MAX_DEPTH digests as: no JSON text holds a raw NUL, so it is no real answer's digest. */
+const TOO_DEEP = '\u0000nested too deep';
+
+function canonical(value: unknown, depth = 0): string {
+  if (depth > MAX_DEPTH) return TOO_DEEP;
+  if (Array.isArray(value)) return `[${value.map((v) => canonical(v, depth + 1)).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const o = value as Record<string, unknown>;
     return `{${Object.keys(o)
       .filter((k) => o[k] !== undefined) // as JSON.stringify: the plan digested in Node must match the one compiled into k6
       .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
+      .map((k) => `${JSON.stringify(k)}:${canonical(o[k], depth + 1)}`)
       .join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';

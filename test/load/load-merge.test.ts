@@ -324,6 +324,16 @@ describe('load: answers and k6-operator manifests', () => {
     expect(answerDigest({ ...block, extra: undefined }, sha256Hex)).to.equal(answerDigest(block, sha256Hex));
   });
 
+  it('digests an answer nested 100,000 deep at once, without the stack, and as no real answer', () => {
+    const deep = (n: number, leaf: unknown) => JSON.parse(`${'['.repeat(n)}${JSON.stringify(leaf)}${']'.repeat(n)}`) as unknown;
+    const started = Date.now();
+    const digest = answerDigest(deep(100_000, 1), sha256Hex);
+    expect(Date.now() - started, 'ms (V8 threw RangeError; Sobek took 45 s)').to.be.below(5000);
+    expect(digest).to.not.equal(answerDigest([], sha256Hex));
+    // Nesting real answers hold is digested whole: a change 10 levels down is seen.
+    expect(answerDigest(deep(10, 1), sha256Hex)).to.not.equal(answerDigest(deep(10, 2), sha256Hex));
+  });
+
   it('writes the script and corpus ConfigMaps, and a TestRun valid against the vendored k6-operator CRD', () => {
     const script = 'export default function () {}\n// "quotes": and --- dashes\n';
     const objects = k8sObjects({ name: 'rpc-test', namespace: 'load', image: 'registry.example/rpc-certify-k6:v2.2.0', parallelism: 4, script, corpus: '{"version":1}' });

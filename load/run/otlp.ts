@@ -174,13 +174,19 @@ export class MetricTotals {
   /** When the totals started (epoch ms): the output's start. */
   startMs: number | undefined;
 
-  /** Takes one export (cumulative: each series replaces its previous figures). */
+  /** Takes one export (cumulative: each series replaces its previous figures). Series of one export with the same
+   * attributes are one series' parts, summed: k6/x/rpccertify keys its series by k6's tag set, and two tag sets can give
+   * the same attributes (an empty tag value is dropped), where the OpenTelemetry SDK would have merged them. */
   update(series: readonly Series[]): void {
+    const fresh = new Set<Series>();
     for (const s of series) {
       if (OVERFLOW_ATTRIBUTE in s.attributes) throw new Error(`k6's OpenTelemetry output dropped the tags of some ${s.metric} samples (over its cardinality limit): their counts cannot be told apart`);
       let metric = this.byMetric.get(s.metric);
       if (!metric) this.byMetric.set(s.metric, (metric = new Map()));
-      metric.set(JSON.stringify(Object.entries(s.attributes).sort(([a], [b]) => (a < b ? -1 : 1))), s);
+      const key = JSON.stringify(Object.entries(s.attributes).sort(([a], [b]) => (a < b ? -1 : 1)));
+      const part = metric.get(key);
+      metric.set(key, part && fresh.has(part) ? partsOf(part, s) : s);
+      fresh.add(metric.get(key) ?? s);
       this.lastTimeMs = Math.max(this.lastTimeMs ?? s.timeMs, s.timeMs);
       this.startMs = Math.min(this.startMs ?? s.startMs, s.startMs);
     }
@@ -208,6 +214,13 @@ export class MetricTotals {
   tagValues(metric: string, tag: string): string[] {
     return [...new Set([...(this.byMetric.get(metric)?.values() ?? [])].flatMap((s) => (s.attributes[tag] === undefined ? [] : [s.attributes[tag]])))];
   }
+}
+
+/** Two parts of one series in one export: their values summed (as read sums the series it matches), the extremes of both. */
+function partsOf(a: Series, b: Series): Series {
+  const min = a.min === undefined ? b.min : b.min === undefined ? a.min : Math.min(a.min, b.min);
+  const max = a.max === undefined ? b.max : b.max === undefined ? a.max : Math.max(a.max, b.max);
+  return { ...b, value: a.value + b.value, ...(min === undefined ? {} : { min }), ...(max === undefined ? {} : { max }) };
 }
 
 /** `name{k:v,k2:v2}` -> the metric and the tags it selects (k6's sub-metric syntax). */

@@ -124,4 +124,23 @@ describe("load: k6's OpenTelemetry export (otlp.ts)", () => {
       await receiver.close();
     }
   });
+
+  it('sums the series of one export that have the same attributes (two k6 tag sets, one with an empty tag), as the SDK merges them', () => {
+    // Real k6: `c.add(1, i % 2 ? { x: '' } : {})` 51 times; k6/x/rpccertify's output sends two series with attributes
+    // { scenario }, k6's OpenTelemetry output one. Kept apart, the later one replaced the other: 25 of 51 read.
+    const totals = new MetricTotals();
+    const at = { timeMs: 2000, startMs: 1000 };
+    const parts = [
+      { metric: 'c', attributes: { scenario: 'a' }, value: 26, ...at },
+      { metric: 'c', attributes: { scenario: 'a' }, value: 25, ...at },
+      { metric: 't', attributes: { scenario: 'a' }, value: 3, min: 2, max: 4, ...at },
+      { metric: 't', attributes: { scenario: 'a' }, value: 1, min: 1, max: 3, ...at },
+    ];
+    totals.update(parts);
+    expect(totals.read('c', 'count')).to.equal(51);
+    expect([totals.read('t', 'count'), totals.read('t', 'min'), totals.read('t', 'max')]).to.deep.equal([4, 1, 4]);
+    // The next export (cumulative) replaces the sum; it does not add to it.
+    totals.update(parts.map((p) => ({ ...p, timeMs: 3000 })));
+    expect(totals.read('c', 'count')).to.equal(51);
+  });
 });

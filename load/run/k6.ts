@@ -13,6 +13,8 @@ export interface K6Result {
   log: Array<{ line: string; count: number }>;
   /** When k6 started the test (epoch ms): its first requests, after every VU's init code ran. Absent when never seen running. */
   testStartMs?: number;
+  /** The first line that matched K6Run.alarm (seen past the cap on distinct lines). */
+  alarm?: string;
 }
 
 export const CLOCK_TICKS_PER_SEC = 100;
@@ -24,6 +26,8 @@ export interface K6Run {
   args?: string[];
   env: Record<string, string>;
   onLine?: (line: string) => void;
+  /** A line the caller must hear of however many distinct lines came before it (K6Result.alarm). */
+  alarm?: RegExp;
   /** k6's REST API (http://127.0.0.1:<port>), once it listens: live figures for the progress display. */
   onApi?: (url: string) => void;
   /** When the test starts (epoch ms, see K6Result.testStartMs), as soon as it is seen. */
@@ -41,10 +45,12 @@ export async function runK6(opts: K6Run): Promise<K6Result> {
     detached: true,
   });
   const seen = new Map<string, { line: string; count: number }>();
+  let alarm: string | undefined;
   const onData = (chunk: string): void => {
     for (const raw of chunk.split('\n')) {
       const line = redact(raw.replace(/^time="[^"]*"\s*/, '').trim());
       if (!line) continue;
+      if (opts.alarm?.test(line)) alarm ??= line;
       const entry = seen.get(line);
       if (entry) entry.count++;
       else if (seen.size < MAX_DISTINCT_LINES) {
@@ -102,7 +108,7 @@ export async function runK6(opts: K6Run): Promise<K6Result> {
       child.once('error', reject);
       child.once('close', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
     });
-    return { exitCode, wallSec: (performance.now() - started) / 1000, ...(cpuSec === undefined ? {} : { cpuSec }), log: [...seen.values()], ...(testStartMs === undefined ? {} : { testStartMs }) };
+    return { exitCode, wallSec: (performance.now() - started) / 1000, ...(cpuSec === undefined ? {} : { cpuSec }), log: [...seen.values()], ...(testStartMs === undefined ? {} : { testStartMs }), ...(alarm === undefined ? {} : { alarm }) };
   } finally {
     clearInterval(sampler);
     clearInterval(apiFinder);

@@ -26,10 +26,11 @@ import { EXTENSION, RECOGNITION_ENV, type Recognition } from '../shared/recognit
  * OpenTelemetry output builds an attribute set and an SDK record); without it, k6's OpenTelemetry output. */
 export const K6_RUN_ARGS = ['--no-thresholds', '--summary-mode=disabled'] as const;
 const outputArgs = (recognition: Recognition, endpoint: string) => ['--out', recognition === 'go' ? `${EXTENSION.output}=http://${endpoint}${TOTALS_PATH}` : 'opentelemetry'];
-/** k6's line when an output's Stop failed: for k6/x/rpccertify's output, its last export (the run's final totals) was
- * lost. The exports before it hold the totals up to a second earlier, so judging them would leave the run's last
- * answers unjudged (the uncounted check tolerates up to 1% or two requests a scenario). */
-const LAST_EXPORT_LOST = /Stopping output \d+ failed/;
+/** k6's line when its metrics output could not stop cleanly: its last export (the run's final totals) was lost, by
+ * k6/x/rpccertify's output (its Stop fails) or k6's OpenTelemetry output (its provider's shutdown fails). The exports
+ * before it hold the totals up to a second earlier, so judging them would leave the run's last answers unjudged (the
+ * uncounted check tolerates up to 1% or two requests a scenario). */
+const LAST_EXPORT_LOST = /Stopping output \d+ failed|can't shutdown OpenTelemetry metric provider/;
 /** Seconds between exports: the live progress reads the latest; the timeline keeps one a period. */
 const EXPORT_EVERY_SEC = 1;
 

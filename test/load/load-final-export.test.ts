@@ -1,8 +1,9 @@
-// The last export of k6/x/rpccertify's output (k6ext/totals.go), sent as k6 stops, holds the run's final totals; the
-// ones before it are up to a second older. Lost, the run was judged on those: a 3 s run at 2 rps lost its last request
-// (6 of 7 counted, within what the uncounted check tolerates) and PASSED, exit 0, its last answer judged by no check
-// (a 5-minute gate at 100 rps hides ~100 requests the same way: under 1%). k6 logs the failed stop; the harness must
-// not judge the run. A k6 on PATH sends the output's exports through a relay that refuses only the last one.
+// The last export of k6's metrics output (k6/x/rpccertify's, k6ext/totals.go; or k6's OpenTelemetry output), sent as
+// k6 stops, holds the run's final totals; the ones before it are up to a second older. Lost, the run was judged on
+// those: a 3 s run at 2 rps lost its last request (6 of 7 counted, within what the uncounted check tolerates) and
+// PASSED, exit 0, its last answer judged by no check (a 5-minute gate at 100 rps hides ~100 requests the same way:
+// under 1%). k6 logs the failed stop; the harness must not judge the run. A k6 on PATH sends the exports through a
+// relay that refuses only the last one, on each path.
 import { expect } from 'chai';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -14,7 +15,7 @@ import { requireTool } from '../support/tools.ts';
 import { faultyDevnet } from '../support/faulty-devnet.ts';
 import type { FaultProxy } from '../support/fault-proxy.ts';
 
-/** Forwards every export to the harness but the last: the one that follows the previous by less than a period (the
+/** Forwards every export to the harness but the last: the one that arrives less than a period after the previous (the
  * periodic ones are a second apart; the last is sent as k6 stops). */
 function relay(upstreamFile: string): Promise<{ server: Server; port: number; refused: number[]; kept: number[] }> {
   const refused: number[] = [];
@@ -26,8 +27,7 @@ function relay(upstreamFile: string): Promise<{ server: Server; port: number; re
     req.on('end', () => {
       void (async () => {
         const body = Buffer.concat(chunks);
-        const { startMs, timeMs } = JSON.parse(body.toString('utf8')) as { startMs: number; timeMs: number };
-        const t = timeMs - startMs;
+        const t = performance.now();
         const last = previous !== undefined && t - previous < 900;
         previous = t;
         if (last) {
@@ -37,7 +37,7 @@ function relay(upstreamFile: string): Promise<{ server: Server; port: number; re
         }
         kept.push(t);
         const upstream = (await readFile(upstreamFile, 'utf8')).trim();
-        const r = await fetch(`http://${upstream}${req.url ?? '/'}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        const r = await fetch(`http://${upstream}${req.url ?? '/'}`, { method: 'POST', headers: { 'content-type': req.headers['content-type'] ?? 'application/json' }, body });
         res.writeHead(r.status).end();
       })().catch(() => res.writeHead(502).end());
     });
@@ -45,35 +45,45 @@ function relay(upstreamFile: string): Promise<{ server: Server; port: number; re
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, port: (server.address() as AddressInfo).port, refused, kept })));
 }
 
-describe("load: the last export of the extension's output lost as k6 stops (real k6)", function () {
+describe("load: the last export of k6's metrics output lost as k6 stops (real k6)", function () {
   this.timeout(180_000);
   let proxy: FaultProxy;
   let dir: string | undefined;
   let server: Server | undefined;
-  const path = process.env['PATH'];
+  const pathEnv = process.env['PATH'];
   faultyDevnet((_d, p) => (proxy = p));
   after(async () => {
-    process.env['PATH'] = path;
+    process.env['PATH'] = pathEnv;
     server?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it('is no pass: the run stops with exit 2, naming the lost export', async function () {
-    const k6 = await requireTool(this, 'k6');
-    dir = await mkdtemp(join(tmpdir(), 'rc-last-export-'));
-    const upstreamFile = join(dir, 'upstream');
-    const relayed = await relay(upstreamFile);
-    server = relayed.server;
-    // The wrapper: `k6 run` sends the output's exports to the relay, which forwards them to where the harness asked.
-    const rewrite = `for a; do shift; case "$a" in rpccertify=http://*) at=\${a#rpccertify=http://}; printf %s "\${at%%/*}" > '${upstreamFile}'; a="rpccertify=http://127.0.0.1:${relayed.port}/\${at#*/}";; esac; set -- "$@" "$a"; done`;
-    await writeFile(join(dir, 'k6'), `#!/bin/sh\nif [ "$1" = run ]; then\n${rewrite}\nfi\nexec '${k6.path}' "$@"\n`);
-    await chmod(join(dir, 'k6'), 0o755);
-    process.env['PATH'] = `${dir}:${path ?? ''}`;
-    const run = await runLoad({ url: proxy.url, profile: 'smoke', rate: 2, duration: '3s', methods: ['eth_getBlockByHash'], out: join(dir, 'out'), log: () => undefined });
-    process.env['PATH'] = path;
-    expect(relayed.kept.length, `exports kept ${relayed.kept.join(', ')}`).to.be.at.least(2);
-    expect(relayed.refused, `only the last export refused (kept ${relayed.kept.join(', ')})`).to.have.length(1);
-    expect(run.exitCode, run.summary).to.equal(2);
-    expect(run.summary).to.match(/k6's last export of its figures did not reach the harness.*Stopping output 0 failed/);
-  });
+  for (const path of ['go', 'js'] as const) {
+    it(`${path} path: is no pass, the run stops with exit 2, naming the lost export`, async function () {
+      const k6 = await requireTool(this, 'k6');
+      dir = await mkdtemp(join(tmpdir(), 'rc-last-export-'));
+      const upstreamFile = join(dir, 'upstream');
+      const relayed = await relay(upstreamFile);
+      server = relayed.server;
+      // The wrapper: `k6 run` sends the exports to the relay, which forwards them to where the harness asked (the
+      // extension's output's URL, or k6's OpenTelemetry output's endpoint); on the js path `k6 version` lists no extension.
+      const rewrite = [
+        `printf %s "$K6_OTEL_HTTP_EXPORTER_ENDPOINT" > '${upstreamFile}'; K6_OTEL_HTTP_EXPORTER_ENDPOINT=127.0.0.1:${relayed.port}; export K6_OTEL_HTTP_EXPORTER_ENDPOINT`,
+        `for a; do shift; case "$a" in rpccertify=http://*) at=\${a#rpccertify=http://}; printf %s "\${at%%/*}" > '${upstreamFile}'; a="rpccertify=http://127.0.0.1:${relayed.port}/\${at#*/}";; esac; set -- "$@" "$a"; done`,
+      ].join('\n');
+      const version = path === 'js' ? `if [ "$1" = version ]; then '${k6.path}' version | sed '/^Extensions:/,$d'; exit; fi\n` : '';
+      await writeFile(join(dir, 'k6'), `#!/bin/sh\n${version}if [ "$1" = run ]; then\n${rewrite}\nfi\nexec '${k6.path}' "$@"\n`);
+      await chmod(join(dir, 'k6'), 0o755);
+      process.env['PATH'] = `${dir}:${pathEnv ?? ''}`;
+      const out = join(dir, 'out');
+      const run = await runLoad({ url: proxy.url, profile: 'smoke', rate: 2, duration: '3s', methods: ['eth_getBlockByHash'], out, log: () => undefined });
+      process.env['PATH'] = pathEnv;
+      expect(relayed.kept.length, `exports kept ${relayed.kept.length}`).to.be.at.least(2);
+      expect(relayed.refused, 'only the last export refused').to.have.length(1);
+      expect(run.exitCode, run.summary).to.equal(2);
+      expect(run.summary).to.match(path === 'go' ? /k6's last export of its figures did not reach the harness.*Stopping output 0 failed/ : /k6's last export of its figures did not reach the harness.*can't shutdown OpenTelemetry metric provider/);
+      server.close();
+      await rm(dir, { recursive: true, force: true });
+    });
+  }
 });

@@ -283,6 +283,8 @@ type sent struct {
 	Body     any     `js:"body"`
 	TimedOut bool    `js:"timedOut"`
 	Duration float64 `js:"duration"`
+	// Error is why k6 gave no response at all (MakeRequest's error), as http.post throws it.
+	Error string `js:"error"`
 }
 
 // k6's error_code for a request that ran out of time (scenario.ts K6_TIMEOUT).
@@ -322,7 +324,9 @@ func (m *instance) call(sobek.FunctionCall) sobek.Value {
 	id := int64(i) + 1 // ids start at 1, as scenario.ts's
 	res, err := m.post(state, p, meth, e.params, id)
 	if err != nil {
-		common.Throw(rt, err) // as http.post throws
+		// k6 refuses some answers outright (a 101 Switching Protocols): the endpoint's failure, judged as no answer
+		// (http_error), not an iteration that throws (the harness's fault).
+		return rt.ToValue(sent{Error: err.Error()})
 	}
 	body, isText := res.Body.(string)
 	if res.Status == http.StatusOK && isText && reply.Recognised(body, id, e.reply) {

@@ -59,6 +59,8 @@ interface Sent {
   body: string | null;
   timedOut: boolean;
   duration: number;
+  /** Why k6 gave no response at all (it throws on a 101 Switching Protocols): status 0, an http_error. */
+  error?: string;
 }
 /** k6/x/rpccertify (k6ext/): recognised(body, id, fingerprint) is markedText + sha256 compared, in Go; call() is a whole
  * iteration of an entry whose answer sampling saw (send.go), given the plan once per process by configure (goPlan). */
@@ -105,6 +107,7 @@ interface Request {
   /** Entry indexes per residue of the iteration number (segments.ts), built once per VU. */
   stripes?: number[][];
   params: { headers: Record<string, string>; tags: Record<string, string>; timeout: string };
+  /** What this VU has logged of the method: 'invalid', 'wrong', 'no response'. */
   logged: Set<string>;
   /** Fresh reads on: its `latest`-tagged entries' answers are judged against the head (`names`: the answer names its
    * block) or counted not judgeable (`not judgeable`: it names none, freshness.ts). */
@@ -299,6 +302,7 @@ function judge(sentInGo: Sent | null): void {
   const id = i + 1;
   const res = sentInGo ?? post(r, entry, id);
   const { status, body } = res;
+  if (res.error) logRequestError(r, method, res.error);
   const validate = validatesTurn(turn, plan.validateShare);
   const latest = asksLatest(r, entry);
   const tagged = latest && r.tagged === 'names';
@@ -336,7 +340,13 @@ function judge(sentInGo: Sent | null): void {
 
 /** The entry's request, byte for byte JSON.stringify({ jsonrpc: '2.0', id, method, params }), as k6/x/rpccertify sends it. */
 function post(r: Request, entry: PackedEntry, id: number): Sent {
-  const res = http.post(url, `{"jsonrpc":"2.0","id":${id},"method":${r.name},"params":${entry.params}}`, r.params);
+  let res: ReturnType<typeof http.post>;
+  try {
+    res = http.post(url, `{"jsonrpc":"2.0","id":${id},"method":${r.name},"params":${entry.params}}`, r.params);
+  } catch (e) {
+    // k6 refuses some answers outright (a 101 Switching Protocols): the endpoint's failure, not the script's.
+    return { status: 0, body: null, timedOut: false, duration: 0, error: String(e) };
+  }
   const status = res.status;
   // k6 sets error_code on failures only: read it (a native property read) only when no response came.
   return { status, body: typeof res.body === 'string' ? res.body : null, timedOut: status === 0 && res.error_code === K6_TIMEOUT, duration: res.timings.duration };
@@ -404,6 +414,12 @@ function compared(method: RpcMethod, entry: PackedEntry, envelope: NonNullable<C
     return logOnce(r, 'wrong', `${method} ${entry.params}: not the answer recorded at sampling${anchorOf(entry.bounds) === undefined ? '' : ' for the same block hash'}`);
   }
   return verdict;
+}
+
+/** The first request a VU sent of a method that k6 answered with no response at all, for the user (k6 logs none). */
+function logRequestError(r: Request, method: RpcMethod, error: string): void {
+  if (!r.logged.has('no response')) console.warn(`rpc-certify no-response ${method} k6 gave no response (counted http_error): ${error}`);
+  r.logged.add('no response');
 }
 
 /** Once per VU, method and class: Node reads the first of each from k6's console output. */

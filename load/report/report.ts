@@ -175,7 +175,8 @@ function generator(plan: Plan, methods: Record<string, MethodReport>, m: ReportI
   // judged incomplete elsewhere), requests neither counted nor dropped are figures that never reached the harness (a
   // metrics export lost, red team: a dead endpoint's last 14 s read as a short, passing run).
   // Iterations that threw are in no class either: counted apart (any makes the run inconclusive), not as figures lost.
-  const { scriptErrors } = m.merged;
+  // A logged one whose count did not arrive is one all the same.
+  const scriptErrors = Math.max(m.merged.scriptErrors, m.findings.scriptError ? 1 : 0);
   const full = plan.scenarios.reduce((a, s) => a + expectedIterations(s), 0);
   const missing = Math.round(full - sent - droppedIterations - scriptErrors);
   const uncounted = missing > Math.max(2 * plan.scenarios.length, full * UNCOUNTED_SHARE) ? missing : undefined;

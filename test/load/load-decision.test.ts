@@ -176,8 +176,10 @@ describe('load: one decision, printed alike everywhere (verdict.ts)', () => {
     assertReport(r);
     expect(renderJunit(r)).to.match(/<testcase classname="load.gate.script" name="every iteration of the harness's script ran to its verdict"[^>]*>\s*<error message="1 iteration of the harness/);
     expect(summaryText(r, [])).to.match(/^load gate: INCONCLUSIVE in /);
-    // Without the count, the same figures pass: the count alone is what stops them.
+    // Without the count, the same figures pass: the count is what stops them, or the logged error if its count was lost.
     expect(reportOf({ requests: 9999 }).verdict).to.equal('pass');
+    const logged = reportOf({ requests: 9999, scriptError: 'eth_getBlockByHash: Error: boom' });
+    expect([logged.verdict, logged.generator.scriptErrors]).to.deep.equal(['inconclusive', 1]);
     const alsoWrong = reportOf({ scriptErrors: 3, classes: { eth_getTransactionByHash: { wrong: 1 } } });
     expect(alsoWrong.verdict).to.equal('fail');
     expect(alsoWrong.reasons?.at(-1)).to.match(/^not judged: 3 iterations of the harness's k6 script threw, so their answers were judged by no check: a fault/);

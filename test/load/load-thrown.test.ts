@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Devnet } from '../../devnet/index.ts';
 import { runLoad } from '../../load/run/run.ts';
 import type { LoadReport } from '../../load/shared/load-report.ts';
-import { withScriptPatched } from '../support/plain-k6.ts';
+import { withoutExtension, withScriptPatched } from '../support/plain-k6.ts';
 import { requireTool } from '../support/tools.ts';
 import { faultyDevnet } from '../support/faulty-devnet.ts';
 import type { FaultProxy } from '../support/fault-proxy.ts';
@@ -50,6 +50,27 @@ describe('load: an iteration whose script threw is counted, and no run with one 
     const { run, report } = await runIn('clean');
     expect(run.exitCode, run.summary).to.equal(0);
     expect(report.generator.scriptErrors).to.equal(undefined);
+  });
+
+  it('an endpoint answering 101 Switching Protocols (k6 throws: "unsupported response status"): http_error, the endpoint\'s failure, no script error, on both paths', async function () {
+    const k6 = await requireTool(this, 'k6');
+    // Sampled first, clean: the 101s start under load.
+    const sampled = await runIn('sampled');
+    expect(sampled.run.exitCode, sampled.run.summary).to.equal(0);
+    proxy.fault = { name: '101', kills: [], raw: (req) => (req.method === METHOD ? { status: 101, contentType: 'application/json', body: '' } : undefined) };
+    const corpus = join(dir, 'sampled', 'load.corpus.json');
+    const replay = async (name: string) => {
+      const out = join(dir, name);
+      const run = await runLoad({ url: proxy.url, corpus, profile: 'smoke', rate: 50, duration: '2s', methods: [METHOD], out, log: () => undefined });
+      return { run, report: JSON.parse(await readFile(join(out, 'load.json'), 'utf8')) as LoadReport };
+    };
+    for (const [path, { run, report }] of [['go', await replay('101-go')], ['js', await withoutExtension(k6.path, () => replay('101-js'))]] as const) {
+      expect(report.k6.recognition).to.equal(path);
+      expect(run.exitCode, `${path}: ${run.summary}`).to.equal(1);
+      const m = report.methods[METHOD]!;
+      expect(m.classes.http_error, path).to.equal(m.requests).and.to.be.above(90);
+      expect(report.generator.scriptErrors, `${path}: no script error`).to.equal(undefined);
+    }
   });
 
   for (const [path, patch] of Object.entries(PATCHES)) {

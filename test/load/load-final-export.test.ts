@@ -5,13 +5,14 @@
 // under 1%). k6 logs the failed stop; the harness must not judge the run. A k6 on PATH sends the exports through a
 // relay that refuses only the last one, on each path.
 import { expect } from 'chai';
-import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runLoad } from '../../load/run/run.ts';
 import { requireTool } from '../support/tools.ts';
+import { withExportsRelayed } from '../support/plain-k6.ts';
 import { faultyDevnet } from '../support/faulty-devnet.ts';
 import type { FaultProxy } from '../support/fault-proxy.ts';
 
@@ -50,10 +51,8 @@ describe("load: the last export of k6's metrics output lost as k6 stops (real k6
   let proxy: FaultProxy;
   let dir: string | undefined;
   let server: Server | undefined;
-  const pathEnv = process.env['PATH'];
   faultyDevnet((_d, p) => (proxy = p));
   after(async () => {
-    process.env['PATH'] = pathEnv;
     server?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
@@ -65,19 +64,10 @@ describe("load: the last export of k6's metrics output lost as k6 stops (real k6
       const upstreamFile = join(dir, 'upstream');
       const relayed = await relay(upstreamFile);
       server = relayed.server;
-      // The wrapper: `k6 run` sends the exports to the relay, which forwards them to where the harness asked (the
-      // extension's output's URL, or k6's OpenTelemetry output's endpoint); on the js path `k6 version` lists no extension.
-      const rewrite = [
-        `printf %s "$K6_OTEL_HTTP_EXPORTER_ENDPOINT" > '${upstreamFile}'; K6_OTEL_HTTP_EXPORTER_ENDPOINT=127.0.0.1:${relayed.port}; export K6_OTEL_HTTP_EXPORTER_ENDPOINT`,
-        `for a; do shift; case "$a" in rpccertify=http://*) at=\${a#rpccertify=http://}; printf %s "\${at%%/*}" > '${upstreamFile}'; a="rpccertify=http://127.0.0.1:${relayed.port}/\${at#*/}";; esac; set -- "$@" "$a"; done`,
-      ].join('\n');
-      const version = path === 'js' ? `if [ "$1" = version ]; then '${k6.path}' version | sed '/^Extensions:/,$d'; exit; fi\n` : '';
-      await writeFile(join(dir, 'k6'), `#!/bin/sh\n${version}if [ "$1" = run ]; then\n${rewrite}\nfi\nexec '${k6.path}' "$@"\n`);
-      await chmod(join(dir, 'k6'), 0o755);
-      process.env['PATH'] = `${dir}:${pathEnv ?? ''}`;
+      // `k6 run` sends the exports to the relay, which forwards them to where the harness asked; on the js path
+      // `k6 version` lists no extension.
       const out = join(dir, 'out');
-      const run = await runLoad({ url: proxy.url, profile: 'smoke', rate: 2, duration: '3s', methods: ['eth_getBlockByHash'], out, log: () => undefined });
-      process.env['PATH'] = pathEnv;
+      const run = await withExportsRelayed(k6.path, { port: relayed.port, upstreamFile, extension: path === 'go' }, () => runLoad({ url: proxy.url, profile: 'smoke', rate: 2, duration: '3s', methods: ['eth_getBlockByHash'], out, log: () => undefined }));
       expect(relayed.kept.length, `exports kept ${relayed.kept.length}`).to.be.at.least(2);
       expect(relayed.refused, 'only the last export refused').to.have.length(1);
       expect(run.exitCode, run.summary).to.equal(2);

@@ -3,7 +3,7 @@
 // as a short, clean run (red team: exports cut 6 s into a 20 s run while the endpoint died at 10 s: PASS, exit 0). A k6
 // on PATH (the user's own comes first) wraps the real one and sends its exports through a relay that drops them after
 // the first few: the run is INCONCLUSIVE (exit 3), naming the requests its figures miss.
-import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -14,6 +14,7 @@ import { findK6 } from '../../core/node/tools/k6.ts';
 import { runLoad } from '../../load/run/run.ts';
 import type { LoadReport } from '../../load/shared/load-report.ts';
 import { requireTool } from '../support/tools.ts';
+import { withExportsRelayed } from '../support/plain-k6.ts';
 
 /** Forwards the first `keep` exports to the harness's receiver (its address in `upstreamFile`), answers the rest 200 and drops them. */
 function relay(upstreamFile: string, keep: number): Promise<{ server: Server; port: number; dropped: () => number }> {
@@ -43,9 +44,7 @@ describe('load: k6 exports lost on the way to the harness', function () {
   let devnet: Devnet | undefined;
   let dir: string | undefined;
   let relayed: Awaited<ReturnType<typeof relay>> | undefined;
-  const path = process.env['PATH'];
   after(async () => {
-    process.env['PATH'] = path;
     relayed?.server.close();
     await devnet?.stop();
     if (dir) await rm(dir, { recursive: true, force: true });
@@ -58,19 +57,9 @@ describe('load: k6 exports lost on the way to the harness', function () {
     dir = await mkdtemp(join(tmpdir(), 'rc-otlp-lost-'));
     const upstreamFile = join(dir, 'upstream');
     relayed = await relay(upstreamFile, 3);
-    // The wrapper: `k6 run` sends its exports to the relay, which forwards to where the harness asked (k6's OpenTelemetry
-    // output's endpoint, or k6/x/rpccertify's output's URL); anything else passes through.
-    const wrapper = join(dir, 'k6');
-    const rewrite = [
-      `printf %s "$K6_OTEL_HTTP_EXPORTER_ENDPOINT" > '${upstreamFile}'; K6_OTEL_HTTP_EXPORTER_ENDPOINT=127.0.0.1:${relayed.port}; export K6_OTEL_HTTP_EXPORTER_ENDPOINT`,
-      `for a; do shift; case "$a" in rpccertify=http://*) at=\${a#rpccertify=http://}; printf %s "\${at%%/*}" > '${upstreamFile}'; a="rpccertify=http://127.0.0.1:${relayed.port}/\${at#*/}";; esac; set -- "$@" "$a"; done`,
-    ].join('\n');
-    await writeFile(wrapper, `#!/bin/sh\nif [ "$1" = run ]; then\n${rewrite}\nfi\nexec '${k6.path}' "$@"\n`);
-    await chmod(wrapper, 0o755);
-    process.env['PATH'] = `${dir}:${path ?? ''}`;
+    // `k6 run` sends its exports to the relay, which forwards them to where the harness asked.
     const out = join(dir, 'out');
-    const r = await runLoad({ url: devnet.url, profile: 'smoke', duration: '10s', rate: 4, methods: ['eth_getBlockByHash', 'eth_getTransactionReceipt'], out, log: () => undefined });
-    process.env['PATH'] = path;
+    const r = await withExportsRelayed(k6.path, { port: relayed.port, upstreamFile }, () => runLoad({ url: devnet!.url, profile: 'smoke', duration: '10s', rate: 4, methods: ['eth_getBlockByHash', 'eth_getTransactionReceipt'], out, log: () => undefined }));
     expect(relayed.dropped(), 'exports dropped by the relay').to.be.above(2);
     expect(r.exitCode, r.summary).to.equal(3);
     const report = JSON.parse(await readFile(join(out, 'load.json'), 'utf8')) as LoadReport;

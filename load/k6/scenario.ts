@@ -107,7 +107,7 @@ interface Request {
   /** Entry indexes per residue of the iteration number (segments.ts), built once per VU. */
   stripes?: number[][];
   params: { headers: Record<string, string>; tags: Record<string, string>; timeout: string };
-  /** What this VU has logged of the method: 'invalid', 'wrong', 'no response'. */
+  /** What this VU has logged of the method (warnOnce). */
   logged: Set<string>;
   /** Fresh reads on: its `latest`-tagged entries' answers are judged against the head (`names`: the answer names its
    * block) or counted not judgeable (`not judgeable`: it names none, freshness.ts). */
@@ -302,7 +302,7 @@ function judge(sentInGo: Sent | null): void {
   const id = i + 1;
   const res = sentInGo ?? post(r, entry, id);
   const { status, body } = res;
-  if (res.error) logRequestError(r, method, res.error);
+  if (res.error) warnOnce(r, 'no-response', `${method} k6 gave no response (counted http_error): ${res.error}`);
   const validate = validatesTurn(turn, plan.validateShare);
   const latest = asksLatest(r, entry);
   const tagged = latest && r.tagged === 'names';
@@ -416,16 +416,15 @@ function compared(method: RpcMethod, entry: PackedEntry, envelope: NonNullable<C
   return verdict;
 }
 
-/** The first request a VU sent of a method that k6 answered with no response at all, for the user (k6 logs none). */
-function logRequestError(r: Request, method: RpcMethod, error: string): void {
-  if (!r.logged.has('no response')) console.warn(`rpc-certify no-response ${method} k6 gave no response (counted http_error): ${error}`);
-  r.logged.add('no response');
+/** Once per VU, method and kind: Node reads the first invalid and wrong answer of each from k6's console output; a
+ * request k6 answered with no response at all (`no-response`, which k6 logs nowhere) is for the user. */
+function warnOnce(r: Request, kind: 'invalid' | 'wrong' | 'no-response', line: string): void {
+  if (!r.logged.has(kind)) console.warn(`rpc-certify ${kind} ${line}`);
+  r.logged.add(kind);
 }
 
-/** Once per VU, method and class: Node reads the first of each from k6's console output. */
 function logOnce(r: Request, cls: 'invalid' | 'wrong', line: string): Classification {
-  if (!r.logged.has(cls)) console.warn(`rpc-certify ${cls} ${line}`);
-  r.logged.add(cls);
+  warnOnce(r, cls, line);
   return { cls };
 }
 

@@ -8,6 +8,7 @@ import { nearHeadWindowCheck } from './framework/near-head-window.ts';
 import { headServed, lookup, misplaced, type Wrong, readTxs } from './framework/head-served.ts';
 import { envelopeChecks, extraFieldsCheck, nullOnMiss, nullOnZeroHash, type Shaped, UNKNOWN_HASH } from './framework/common.ts';
 import { KNOWN_TYPES } from './framework/discovery.ts';
+import { typeTarget } from './framework/type-absent.ts';
 import { eraName, TYPE_FORK } from './framework/era.ts';
 import { expectSameFields, NO_TX_JUDGED, placedTxs, recompute, SAMPLE } from './framework/invariant-checks.ts';
 import { fieldsOf, SIGNED } from './framework/fields.ts';
@@ -28,7 +29,7 @@ for (const type of KNOWN_TYPES) {
       const era = TYPE_FORK[type];
       // A transaction of the type found on this chain is the premise met, whatever era its headers tell: judge it.
       if (era && t.targets.txByType[type] === undefined) t.needFork(era.fork, era.what);
-      const hash = t.need(t.targets.txByType[type], `type ${type} transaction`);
+      const hash = await typeTarget(t, type);
       const tx = t.found(await t.result<Tx | null>(suite.method, [hash]), 'a known transaction hash returned null');
       t.expectShape('transaction', tx);
       t.expectEqual(tx.hash, hash, 'hash must be the requested hash', '/result/hash');

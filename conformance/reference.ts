@@ -127,7 +127,7 @@ interface Call {
 
 async function agree(t: CheckContext, method: RpcMethod): Promise<void> {
   const ref = t.reference;
-  if (!ref.compare.includes(method)) t.notOnThisChain(`not on this run: --methods leaves ${method} out`);
+  if (!ref.compare.includes(method)) t.notOnThisChain('methods', `not on this run: --methods leaves ${method} out`);
   const record: MethodAgreement = { method, compared: 0, agreed: 0, notCompared: [], differences: [], noted: [] };
   ref.meta.agreement.push(record);
   const calls = await callsFor(t, method, record);

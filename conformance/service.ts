@@ -188,7 +188,7 @@ function withKey(url: string, key: string): string | undefined {
 async function refused(t: CheckContext, key: string, what: string): Promise<void> {
   const url = withKey(t.client.url, key);
   // A URL with no key (a node's own, a gateway without keys) has no key handling to judge: left out of the judged share, listed.
-  if (!url) return t.notOnThisChain('the endpoint URL has no /v3/<API_KEY> segment: no key to refuse on this endpoint');
+  if (!url) return t.notOnThisChain('no-key', 'the endpoint URL has no /v3/<API_KEY> segment: no key to refuse on this endpoint');
   const other = new RpcClient({ url, concurrency: 1 });
   try {
     const ex = await other.exchange('eth_chainId', []);

@@ -22,10 +22,10 @@ import { startAnvil } from './anvil.ts';
 import { startGeth } from './geth.ts';
 import { startGateway } from './gateway.ts';
 import type { NodeProcess } from './process.ts';
-import { type SeedInfo, type SeedNode, seedChain } from './seed.ts';
+import { type Omittable, type SeedInfo, type SeedNode, seedChain } from './seed.ts';
 import { startTraffic, type Traffic, type TrafficOptions } from './traffic.ts';
 
-export type { SeedInfo, SeedNode } from './seed.ts';
+export type { Omittable, SeedInfo, SeedNode } from './seed.ts';
 
 export interface Devnet {
   node: SeedNode;
@@ -47,7 +47,9 @@ export interface DevnetOptions {
   /** Mine a block every so many seconds, with background traffic in it. */
   blockTimeS?: number;
   /** The traffic's rate and where it logs a send error (traffic.ts). */
-  traffic?: Omit<TrafficOptions, 'blockTimeS'>;
+  traffic?: Omit<TrafficOptions, 'blockTimeS' | 'without'>;
+  /** Transaction kinds neither the seed nor the traffic sends: a chain that holds none of them. */
+  without?: readonly Omittable[];
 }
 
 export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
@@ -62,18 +64,19 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
   let upstream: NodeProcess = node === 'geth' ? await startGeth(gethDir ? { datadir: gethDir } : {}) : await startAnvil();
   let traffic: Traffic | undefined;
   try {
-    const seed = await seedChain(upstream.url, node);
+    const without = opts.without ?? [];
+    const seed = await seedChain(upstream.url, node, without);
     if (blockTimeS !== undefined && gethDir) {
       await upstream.stop();
       const moving = await startGeth({ datadir: gethDir, periodS: blockTimeS });
       upstream = { ...moving, stop: () => moving.stop().then(() => rm(gethDir, { recursive: true, force: true })) };
       await indexed(upstream.url, seed.txs.creation);
-      traffic = await startTraffic(upstream.url, seed, { ...opts.traffic, blockTimeS, node: 'geth' });
+      traffic = await startTraffic(upstream.url, seed, { ...opts.traffic, blockTimeS, node: 'geth', without });
     } else if (blockTimeS !== undefined) {
       // The seed leaves automine on (evm_setAutomine(true) after each block it assembles); interval mining
       // replaces it, so the traffic's transactions wait in the mempool for the next block.
       await rpcCall(upstream.url, 'evm_setIntervalMining', [blockTimeS]);
-      traffic = await startTraffic(upstream.url, seed, { ...opts.traffic, blockTimeS });
+      traffic = await startTraffic(upstream.url, seed, { ...opts.traffic, blockTimeS, without });
     }
     const gateway = await startGateway({ upstream: upstream.url, apiKey, port: opts.port, raw: node === 'geth' });
     let stopping: Promise<void> | undefined;

@@ -199,7 +199,11 @@ export async function chainClients(nodeUrl: string, timeoutMs: number) {
 /** The seed's contracts' ABIs and creation code (fixtures/contracts/Seed.sol). */
 export const seedContracts = { emitterAbi, reverterAbi, emitterBytecode: Emitter.bytecode as Hex };
 
-export async function seedChain(nodeUrl: string, node: SeedNode = 'anvil'): Promise<SeedInfo> {
+/** Transaction kinds a devnet can be told to leave out, to stand for a chain that holds none of them (an honest chain without blobs). */
+export const OMITTABLE = ['blob', 'set-code'] as const;
+export type Omittable = (typeof OMITTABLE)[number];
+
+export async function seedChain(nodeUrl: string, node: SeedNode = 'anvil', without: readonly Omittable[] = []): Promise<SeedInfo> {
   // anvil loads its KZG trusted setup at the first blob proof it checks (6-12 s of one core): viem's 10 s
   // timeout would fail the blob transaction or resend it, and its second answer ("nonce too low") drop it.
   const { chainId, pub, wallet, signer, rpc } = await chainClients(nodeUrl, 60_000);
@@ -257,11 +261,11 @@ export async function seedChain(nodeUrl: string, node: SeedNode = 'anvil'): Prom
   const failed = await sent(w0.sendTransaction({ to: reverter, gas: 100_000n, data: encodeFunctionData({ abi: reverterAbi, functionName: 'poke' }) }));
 
   // EIP-7702: a3 delegates its code to the Emitter, a2 pays and calls a3. Skipped if the fork lacks it.
-  await unlessForkLacks('EIP-7702 transaction (type 0x4)', skipped, async () => {
+  if (!without.includes('set-code')) await unlessForkLacks('EIP-7702 transaction (type 0x4)', skipped, async () => {
     const authorization = await w3.signAuthorization({ contractAddress: emitter });
     byType['0x4'] = await sent(w2.sendTransaction({ authorizationList: [authorization], to: a3.address, data: note('7702') }));
   });
-  await unlessForkLacks('EIP-4844 blob transaction (type 0x3)', skipped, async () => {
+  if (!without.includes('blob')) await unlessForkLacks('EIP-4844 blob transaction (type 0x3)', skipped, async () => {
     byType['0x3'] = await sent(pub.request({ method: 'eth_sendRawTransaction', params: [await blobTransaction(chainId)] }));
   });
 

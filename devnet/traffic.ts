@@ -8,7 +8,7 @@ import { encodeFunctionData, type Hex, type LocalAccount, toHex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { DEV_KEY } from './geth.ts';
 import { DEFAULT_TX_PER_BLOCK } from './moving.ts';
-import { blobTransaction, chainClients, devAccount, type SeedInfo, seedContracts, type TxRequest } from './seed.ts';
+import { blobTransaction, chainClients, devAccount, type Omittable, type SeedInfo, seedContracts, type TxRequest } from './seed.ts';
 
 export const TRAFFIC_KINDS = ['legacy', 'access-list', 'logs', 'blob', 'set-code', 'creation', 'failed'] as const;
 export type TrafficKind = (typeof TRAFFIC_KINDS)[number];
@@ -21,6 +21,8 @@ export interface TrafficOptions {
   txPerBlock?: number;
   /** Where a send error is said, once per kind and message (default: stderr). */
   log?: (line: string) => void;
+  /** Kinds never sent (the devnet's --without). */
+  without?: readonly Omittable[];
 }
 
 export interface Traffic {
@@ -130,8 +132,9 @@ export async function startTraffic(nodeUrl: string, seed: SeedInfo, opts: Traffi
     return Number(status.pending ?? 0) + Number(status.queued ?? 0) >= BACKLOG_BLOCKS * txPerBlock;
   };
 
+  const kinds = TRAFFIC_KINDS.filter((k) => !(opts.without ?? []).includes(k as Omittable));
   const sendOne = async (): Promise<void> => {
-    const kind = TRAFFIC_KINDS[sendCount % TRAFFIC_KINDS.length]!;
+    const kind = kinds[sendCount % kinds.length]!;
     sendCount++;
     try {
       if (await backlogged()) return fail('mempool', new Error(`${BACKLOG_BLOCKS * txPerBlock} or more transactions wait: a send skipped`));
@@ -152,7 +155,7 @@ export async function startTraffic(nodeUrl: string, seed: SeedInfo, opts: Traffi
   let timer: NodeJS.Timeout | undefined;
   let inFlight: Promise<void> = Promise.resolve();
   let planned = Date.now();
-  const pauseEvery = ROUNDS_BETWEEN_PAUSES * TRAFFIC_KINDS.length;
+  const pauseEvery = ROUNDS_BETWEEN_PAUSES * kinds.length;
   const schedule = (): void => {
     if (stopped) return;
     const pause = sendCount > 0 && sendCount % pauseEvery === 0 ? 2.5 * opts.blockTimeS * 1000 : 0;

@@ -19,6 +19,23 @@ import { q } from '../../core/hex.ts';
 export type Layer = 'spec' | 'invariant' | 'advisory';
 export type Verdict = 'pass' | 'fail' | 'skip' | 'inconclusive';
 
+/**
+ * The closed list of premises whose absence leaves a check out of the judged share (CheckResult.inapplicable): what
+ * this chain cannot hold, and what this run was not asked to judge. Any other missing target (a transaction at all, a
+ * success, a log, a busy block) is a skip counted as not judged, so a chain that shows little is never certified.
+ */
+export const NOT_HERE = {
+  'pre-fork': 'a fork the chain\'s head has not reached',
+  'history-era': 'an era the chain never had (uncles before the merge, receipts with root before Byzantium)',
+  'type-absent': 'a transaction type of a fork the chain reached, none in the range walked (and none at the reference, given one)',
+  'no-recent-creation': 'no successful contract creation within the 128 blocks of state a node keeps',
+  'no-reference': 'no --reference-url on this run',
+  methods: 'a method --methods leaves out',
+  'no-window': 'no near-head window declared for this network',
+  'no-key': 'no /v3/<API_KEY> segment in the endpoint URL',
+} as const;
+export type NotHere = keyof typeof NOT_HERE;
+
 /** What a check exercised, for the coverage matrix: hit, miss, a tag, a tx type. */
 export type Coverage = `hit` | `miss` | `tag:${string}` | `type:${string}` | 'revert' | 'robustness';
 
@@ -72,9 +89,10 @@ export interface CheckResult {
   note?: string;
   /** What a check judged only in part, and why (a request budget): its verdict covers less than its title says. */
   partial?: string;
-  /** A skip because this chain cannot have what the check judges (an era it has not reached, uncles after the
-   * merge): left out of the judged share, listed with its reason. Any other skip counts as not judged. */
-  inapplicable?: true;
+  /** A skip because this chain (or run) cannot have what the check judges, by the premise of the closed list NOT_HERE it
+   * stands on (an era it has not reached, uncles after the merge): left out of the judged share, listed with its
+   * reason. Any other skip counts as not judged. */
+  inapplicable?: NotHere;
   /**
    * For a check that judges the blocks discovery picked (judgedRefs): how many it set out to judge and the hashes of
    * those it judged whole (none unless its verdict is pass or fail). The summary's block coverage is computed from these.
@@ -128,8 +146,8 @@ export class CheckOutcome extends Error {
     readonly verdict: Exclude<Verdict, 'pass'>,
     message: string,
     readonly detail: { pointer?: string; expected?: unknown; actual?: unknown } = {},
-    /** A skip whose premise this chain cannot meet (CheckResult.inapplicable). */
-    readonly inapplicable = false,
+    /** A skip whose premise this chain cannot meet (CheckResult.inapplicable), by the closed list. */
+    readonly premise?: NotHere,
   ) {
     super(message);
   }
@@ -228,10 +246,15 @@ export class CheckContext {
     if (ex.fault === 'rate-limited' || ex.fault === 'interrupted') this.inconclusive(`endpoint could not be tested: ${ex.fault}: ${ex.faultDetail ?? ''}`.trim());
   }
 
+  /** The reference node of --reference-url, if the run has one. */
+  get referenceIfAny(): ReferenceState | undefined {
+    return this.state.reference;
+  }
+
   /** The reference node of --reference-url; a check that needs one is not on a run without it (left out of the judged share). */
   get reference(): ReferenceState {
     const ref = this.state.reference;
-    if (!ref) this.notOnThisChain('not on this run: no --reference-url was given (these checks compare the endpoint with a trusted node on the same chain)');
+    if (!ref) this.notOnThisChain('no-reference', 'not on this run: no --reference-url was given (these checks compare the endpoint with a trusted node on the same chain)');
     return ref;
   }
 
@@ -452,15 +475,15 @@ export class CheckContext {
     throw new CheckOutcome('skip', reason);
   }
 
-  /** A skip because this chain cannot have what the check judges (a fork it has not reached, uncles after the merge): the reason names why. */
-  notOnThisChain(reason: string): never {
-    throw new CheckOutcome('skip', reason, {}, true);
+  /** A skip because this chain (or this run) cannot have what the check judges, on a premise of the closed list NOT_HERE: the reason names why. */
+  notOnThisChain(premise: NotHere, reason: string): never {
+    throw new CheckOutcome('skip', reason, {}, premise);
   }
 
   /** A premise that needs a fork (`what` came with it): on a chain whose era is before it, the check skips as not on this chain, naming the era. */
   needFork(fork: Fork, what: string): void {
     const why = beforeFork(this.targets, fork, what);
-    if (why) this.notOnThisChain(why);
+    if (why) this.notOnThisChain('pre-fork', why);
   }
 
   inconclusive(reason: string): never {

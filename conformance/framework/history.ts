@@ -12,7 +12,7 @@ type Era = 'pre-merge' | 'pre-byzantium';
 export async function needHistory<T>(t: CheckContext, value: T | undefined, what: string, era: Era): Promise<T> {
   if (value !== undefined && value !== null) return value;
   const why = await laterThan(t, era);
-  if (why) t.notOnThisChain(`no ${what}: ${why}`);
+  if (why) t.notOnThisChain('history-era', `no ${what}: ${why}`);
   return t.need(value, what);
 }
 

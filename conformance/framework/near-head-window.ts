@@ -40,7 +40,7 @@ export function nearHeadWindowCheck(suite: MethodSuite, file: string): void {
   suite.check(
     { id: `${suite.method}/near-head-window`, clause: { section: '8' }, layer: 'spec', title: 'with a near-head window of N blocks declared for the network (§8): a transaction of the oldest blocks inside it is served (a smaller window fails); one older than the window is looked up once and listed as archive not served, never judged', covers: ['hit'] },
     async (t) => {
-      const window = t.window ?? t.notOnThisChain('no near-head window is declared for this network (§8 names no network; fixtures/networks.json nearHeadWindow or --near-head-window N declares one)');
+      const window = t.window ?? t.notOnThisChain('no-window', 'no near-head window is declared for this network (§8 names no network; fixtures/networks.json nearHeadWindow or --near-head-window N declares one)');
       const head = await headOf(t);
       const edge = windowEdge(head, window.blocks);
       const inside = Array.from({ length: EDGE_PROBE }, (_, i) => edge + BigInt(i)).filter((n) => n <= head);

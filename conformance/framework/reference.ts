@@ -56,6 +56,8 @@ export interface ReferenceState {
   compare: readonly string[];
   meta: ReferenceMeta;
   failed?: string;
+  /** The reference's first transaction of each type over the blocks discovery walked (type-absent.ts), read once; undefined when it failed. */
+  typeCensus?: Promise<Record<string, string> | undefined>;
 }
 
 /** Why a reference cannot serve the run: the runner turns it into an unusable endpoint (exit 2), naming the reference. */

@@ -333,7 +333,7 @@ function judged(base: ReturnType<typeof baseOf>, v: Pick<CheckResult, 'verdict' 
   return {
     ...base,
     verdict: v.verdict,
-    ...(v.inapplicable ? { inapplicable: true as const } : {}),
+    ...(v.inapplicable ? { inapplicable: v.inapplicable } : {}),
     ...(v.reason !== undefined ? { reason: redactCapped(v.reason, MAX_TEXT) } : {}),
     ...(v.violations !== undefined ? { violations: v.violations.map((m) => redactCapped(m, MAX_TEXT)) } : {}),
     ...(v.pointer !== undefined ? { pointer: redactCapped(v.pointer, 500) } : {}),
@@ -380,7 +380,7 @@ function verdictOf(err: unknown): Pick<CheckResult, 'verdict' | 'reason' | 'poin
     return {
       verdict: err.verdict,
       reason: err.message,
-      ...(err.inapplicable ? { inapplicable: true as const } : {}),
+      ...(err.premise ? { inapplicable: err.premise } : {}),
       ...(err.detail.pointer !== undefined ? { pointer: err.detail.pointer } : {}),
       ...(err.detail.expected !== undefined ? { expected: show(err.detail.expected) } : {}),
       ...(err.detail.actual !== undefined ? { actual: show(err.detail.actual) } : {}),

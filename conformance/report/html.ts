@@ -103,12 +103,12 @@ function judgedSection(report: ConformanceReport): string {
   const j = report.summary.judged;
   const rows = j.perMethod
     .filter((m) => m.of > 0)
-    .map((m) => `<tr><td>${esc(m.method)}</td><td class="num">${m.judged}</td><td class="num">${m.of}</td><td class="num">${esc(percent(m.judged / m.of))}</td></tr>`);
+    .map((m) => `<tr><td>${esc(m.method)}</td><td class="num">${m.judged}</td><td class="num">${m.of}</td><td class="num">${esc(percent(m.judged / m.of))}</td><td class="num">${m.leftOut}</td></tr>`);
   const groups = (title: string, list: Array<{ reason: string; checks: string[] }>) =>
     list.length ? `<h3>${esc(title)}</h3><ul>${list.map((g) => `<li><b>${g.checks.length}</b> × ${esc(g.reason)} <span class="muted">${esc(g.checks.join(', '))}</span></li>`).join('')}</ul>` : '';
   const below = j.share < j.floor;
   return `<section id="judged"><h2>Judged <span class="n">${esc(`${j.judged} of the ${j.of} fatal checks this chain can have: ${percent(j.share)} (--min-judged ${percent(j.floor)})`)}</span>${below ? ' <span class="pill o-inconclusive">below the floor: not a pass</span>' : ''}</h2>
-<table class="list"><thead><tr><th>method</th><th>judged</th><th>of</th><th>share</th></tr></thead><tbody>${rows.join('\n')}</tbody></table>
+<table class="list"><thead><tr><th>method</th><th>judged</th><th>of</th><th>share</th><th>left out (not on this chain)</th></tr></thead><tbody>${rows.join('\n')}</tbody></table>
 ${groups('Not judged (skipped or inconclusive), by reason', j.notJudged)}
 ${groups('Not on this chain (left out of the share)', inapplicableGroups(j))}</section>`;
 }

@@ -1,7 +1,7 @@
 // The conformance report: one JSON value (schemas/files/conformance-report.json) that the JSON, JUnit and
 // HTML writers all render, so the three can never disagree about a verdict.
 import { EXIT } from '../../core/node/errors.ts';
-import type { ArchiveLookup, CheckResult } from '../framework/check.ts';
+import type { ArchiveLookup, CheckResult, NotHere } from '../framework/check.ts';
 import type { ExpectationNote } from '../framework/expectations.ts';
 import type { RunMeta } from '../framework/runner.ts';
 import type { Targets } from '../../core/targets.ts';
@@ -102,9 +102,10 @@ export interface JudgedShare {
   share: number;
   /** The --min-judged floor the share was held to (a share, 0..1). */
   floor: number;
-  perMethod: Array<{ method: string; judged: number; of: number }>;
-  /** Fatal checks this chain cannot have, left out of `of`, with why. */
-  inapplicable: Array<{ id: string; reason: string }>;
+  /** Per method: judged of can-have, and how many were left out as not on this chain (or run). */
+  perMethod: Array<{ method: string; judged: number; of: number; leftOut: number }>;
+  /** Fatal checks this chain cannot have, left out of `of`, with why and the premise of the closed list. */
+  inapplicable: Array<{ id: string; reason: string; premise: NotHere }>;
   /** The fatal checks not judged, by reason (most checks first). */
   notJudged: Array<{ reason: string; verdict: 'skip' | 'inconclusive'; checks: string[] }>;
 }
@@ -164,7 +165,8 @@ export function explains(note: ExpectationNote | undefined, check: Pick<CheckRes
 /** The judged share of a run's checks (JudgedShare), held to `floor`. */
 export function judgedShare(checks: CheckResult[], strict: boolean, floor = MIN_JUDGED): JudgedShare {
   const fatal = checks.filter((c) => strict || c.layer !== 'advisory');
-  const applicable = fatal.filter((c) => !(c.verdict === 'skip' && c.inapplicable));
+  const notHere = (c: CheckResult): c is CheckResult & { inapplicable: NotHere } => c.verdict === 'skip' && c.inapplicable !== undefined;
+  const applicable = fatal.filter((c) => !notHere(c));
   const isJudged = (c: CheckResult) => c.verdict === 'pass' || c.verdict === 'fail';
   const groups = new Map<string, JudgedShare['notJudged'][number]>();
   for (const c of applicable.filter((x) => !isJudged(x))) {
@@ -184,9 +186,9 @@ export function judgedShare(checks: CheckResult[], strict: boolean, floor = MIN_
     floor,
     perMethod: methods.map((method) => {
       const mine = applicable.filter((c) => c.method === method);
-      return { method, judged: mine.filter(isJudged).length, of: mine.length };
+      return { method, judged: mine.filter(isJudged).length, of: mine.length, leftOut: fatal.filter((c) => c.method === method && notHere(c)).length };
     }),
-    inapplicable: fatal.filter((c) => c.verdict === 'skip' && c.inapplicable).map((c) => ({ id: c.id, reason: c.reason ?? '' })),
+    inapplicable: fatal.filter(notHere).map((c) => ({ id: c.id, reason: c.reason ?? '', premise: c.inapplicable })),
     notJudged: [...groups.values()].sort((a, b) => b.checks.length - a.checks.length),
   };
 }

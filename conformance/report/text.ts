@@ -106,7 +106,7 @@ export function judgedLine(j: JudgedShare): string {
 /** Per method, "eth_getTransactionReceipt 8/25", the ones short of whole first. */
 export function perMethodLine(j: JudgedShare): string {
   const methods = [...j.perMethod].filter((m) => m.of > 0).sort((a, b) => a.judged / a.of - b.judged / b.of);
-  return `per method: ${methods.map((m) => `${m.method} ${m.judged}/${m.of}`).join(', ')}`;
+  return `per method (judged/can have, left out as not on this chain): ${methods.map((m) => `${m.method} ${m.judged}/${m.of}${m.leftOut ? ` (${m.leftOut} left out)` : ''}`).join(', ')}`;
 }
 
 /** Groups of checks by reason: "N × reason (id, id, …)". */

@@ -56,7 +56,7 @@ describe('a judged count behind every verdict', function () {
         expect(byId(checks, id)?.verdict, id).to.equal('skip');
       }
       for (const id of ['eth_getUncleByBlockNumberAndIndex/uncle-shape', 'eth_getUncleByBlockHashAndIndex/uncle-hash', 'eth_getTransactionReceipt/pre-byzantium-root']) {
-        expect(byId(checks, id), id).to.include({ verdict: 'skip', inapplicable: true });
+        expect(byId(checks, id), id).to.include({ verdict: 'skip', inapplicable: 'history-era' });
         expect(byId(checks, id)?.reason, id).to.match(/proof of stake from its genesis/);
       }
     });
@@ -195,17 +195,17 @@ describe('a judged count behind every verdict', function () {
         result('eth_getTransactionReceipt/s1', 'spec', 'skip', { reason: 'no transaction found on this endpoint' }),
         result('eth_getTransactionReceipt/s2', 'spec', 'skip', { reason: 'no transaction found on this endpoint' }),
         result('eth_getTransactionReceipt/i', 'spec', 'skip', { reason: 'no transaction with logs found' }),
-        result('eth_getUncleByBlockHashAndIndex/u', 'spec', 'skip', { reason: 'no uncles after the merge', inapplicable: true }),
+        result('eth_getUncleByBlockHashAndIndex/u', 'spec', 'skip', { reason: 'no uncles after the merge', inapplicable: 'history-era' }),
         result('service/a', 'advisory', 'skip', { reason: 'advisory, not counted' }),
       ];
       const j = judgedShare(checks, false);
       expect(j).to.include({ judged: 8, of: 11, floor: MIN_JUDGED });
       expect(j.perMethod).to.deep.equal([
-        { method: 'eth_getBlockByHash', judged: 8, of: 8 },
-        { method: 'eth_getTransactionReceipt', judged: 0, of: 3 },
-        { method: 'eth_getUncleByBlockHashAndIndex', judged: 0, of: 0 },
+        { method: 'eth_getBlockByHash', judged: 8, of: 8, leftOut: 0 },
+        { method: 'eth_getTransactionReceipt', judged: 0, of: 3, leftOut: 0 },
+        { method: 'eth_getUncleByBlockHashAndIndex', judged: 0, of: 0, leftOut: 1 },
       ]);
-      expect(j.inapplicable).to.deep.equal([{ id: 'eth_getUncleByBlockHashAndIndex/u', reason: 'no uncles after the merge' }]);
+      expect(j.inapplicable).to.deep.equal([{ id: 'eth_getUncleByBlockHashAndIndex/u', reason: 'no uncles after the merge', premise: 'history-era' }]);
       expect(j.notJudged[0]).to.deep.equal({ reason: 'no transaction found on this endpoint', verdict: 'skip', checks: ['eth_getTransactionReceipt/s1', 'eth_getTransactionReceipt/s2'] });
       expect(summarize(checks, false, true).verdict, '8 of 11 is below 90%').to.equal('inconclusive');
       const overall = summarize(checks, false, true, { minJudged: 0.72 });
@@ -220,7 +220,7 @@ describe('a judged count behind every verdict', function () {
     it('a failure stands below the floor; a run that judged everything it can have passes whatever it could not have', () => {
       const fail = [result('eth_getBlockByHash/f', 'spec', 'fail'), result('eth_getBlockByHash/s', 'spec', 'skip')];
       expect(summarize(fail, false, true).verdict).to.equal('fail');
-      const clean = [result('eth_getBlockByHash/p', 'spec', 'pass'), result('eth_getBlockByHash/u', 'spec', 'skip', { inapplicable: true })];
+      const clean = [result('eth_getBlockByHash/p', 'spec', 'pass'), result('eth_getBlockByHash/u', 'spec', 'skip', { inapplicable: 'history-era' })];
       expect(summarize(clean, false, true)).to.deep.include({ verdict: 'pass' });
     });
 
@@ -229,7 +229,7 @@ describe('a judged count behind every verdict', function () {
       const zero = summarize(skipped, false, true, { minJudged: 0 });
       expect(zero.verdict, '--min-judged 0, 0 of 1 judged').to.equal('inconclusive');
       expect(zero.verdictReason).to.match(/judged none of the 1 fatal checks this chain can have/);
-      const none = summarize([result('eth_getUncleByBlockHashAndIndex/u', 'spec', 'skip', { inapplicable: true }), result('eth_getBlockByHash/a', 'advisory', 'pass')], false, true);
+      const none = summarize([result('eth_getUncleByBlockHashAndIndex/u', 'spec', 'skip', { inapplicable: 'history-era' }), result('eth_getBlockByHash/a', 'advisory', 'pass')], false, true);
       expect(none.judged).to.include({ judged: 0, of: 0 });
       expect(none.verdict, 'everything fatal was not on this chain: nothing was judged').to.equal('inconclusive');
       expect(summarize([result('eth_getBlockByHash/p', 'spec', 'pass')], false, true, { minJudged: 0 }).verdict, 'one judged').to.equal('pass');

@@ -226,7 +226,8 @@ for (const c of cases) {
       }
       for (const id of c.passes) expect(byId.get(id)?.verdict, id).to.equal('pass');
       for (const [id, era] of Object.entries(c.notOnThisChain)) {
-        expect(byId.get(id), id).to.deep.include({ verdict: 'skip', inapplicable: true });
+        expect(byId.get(id)?.verdict, id).to.equal('skip');
+        expect(byId.get(id)?.inapplicable, id).to.be.a('string');
         expect(byId.get(id)?.reason, id).to.match(era);
       }
       // The one check leaning on eth_getBlockReceipts says it could not judge, rather than passing.

@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { inert, inertLines } from '../core/inert.ts';
 import { redact, redactUrl } from '../core/redact.ts';
 import { interruptSignal, releaseEarlySignals } from '../core/node/interrupt.ts';
-import { blockTimeHelp, DEFAULT_TX_PER_BLOCK, movingSuffix } from '../devnet/moving.ts';
+import { blockTimeHelp, DEFAULT_TX_PER_BLOCK, movingSuffix, type Omittable, OMITTABLE } from '../devnet/moving.ts';
 import { blockTime } from './networks.ts';
 import { failureOf, UsageError } from '../core/node/errors.ts';
 import { harnessVersion } from '../core/node/version.ts';
@@ -60,6 +60,8 @@ Options:
                  \`npm run setup\`, seeded the same way; the gateway passes its answers through untouched)
   --block-time S a moving chain (anvil; geth: seeded, then started again with --dev.period S):
 ${blockTimeHelp(17)}
+  --without K,…  transaction kinds neither the seed nor the traffic sends (${OMITTABLE.join(', ')}): a chain
+                 that holds none of them, as most dev chains hold no blob or set-code transaction
   -h, --help     this text`;
 
 type Command = (argv: string[]) => Promise<number>;
@@ -117,12 +119,15 @@ async function checksCommand(argv: string[]): Promise<number> {
 }
 
 async function devnetCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { port: { type: 'string' }, 'api-key': { type: 'string' }, node: { type: 'string', default: 'anvil' }, 'block-time': { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  const { values } = parseArgs({ args: argv, options: { port: { type: 'string' }, 'api-key': { type: 'string' }, node: { type: 'string', default: 'anvil' }, 'block-time': { type: 'string' }, without: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
   if (values.help) return print(devnetHelp);
   if (values.node !== 'anvil' && values.node !== 'geth') throw new UsageError(`--node takes anvil or geth, got "${values.node}"`);
   const blockTimeS = blockTime(values['block-time']);
+  const without = (values.without ?? '').split(',').filter(Boolean);
+  const unknown = without.filter((k) => !(OMITTABLE as readonly string[]).includes(k));
+  if (unknown.length) throw new UsageError(`--without takes ${OMITTABLE.join(', ')} (comma-separated), got "${unknown.join(',')}"`);
   const { startDevnet } = await import('../devnet/index.ts');
-  const devnet = await startDevnet({ node: values.node, ...(values.port ? { port: Number(values.port) } : {}), ...(values['api-key'] ? { apiKey: values['api-key'] } : {}), ...(blockTimeS ? { blockTimeS } : {}) });
+  const devnet = await startDevnet({ node: values.node, ...(values.port ? { port: Number(values.port) } : {}), ...(values['api-key'] ? { apiKey: values['api-key'] } : {}), ...(blockTimeS ? { blockTimeS } : {}), without: without as Omittable[] });
   // The signals are this command's from the moment the devnet runs: a Ctrl-C as soon as its URL shows (before the
   // command below is printed) stops it and exits 0, instead of bin's early handler exiting 130 mid-print.
   const stopAsked = new Promise<void>((resolve) => {

@@ -22,10 +22,12 @@ import { startAnvil } from './anvil.ts';
 import { startGeth } from './geth.ts';
 import { startGateway } from './gateway.ts';
 import type { NodeProcess } from './process.ts';
-import { type Omittable, type SeedInfo, type SeedNode, seedChain } from './seed.ts';
+import { type SeedInfo, type SeedNode, seedChain } from './seed.ts';
+import type { Omittable } from './moving.ts';
 import { startTraffic, type Traffic, type TrafficOptions } from './traffic.ts';
 
-export type { Omittable, SeedInfo, SeedNode } from './seed.ts';
+export type { SeedInfo, SeedNode } from './seed.ts';
+export type { Omittable } from './moving.ts';
 
 export interface Devnet {
   node: SeedNode;

@@ -19,3 +19,7 @@ export function blockTimeHelp(indent: number): string {
 /** What a moving devnet adds to the embedded default's name, in the terminal and in load reports (so a
  *  standing run's baseline is refused for a moving run: not the same test). Empty for a standing one. */
 export const movingSuffix = (blockTimeS: number | undefined): string => (blockTimeS ? `, moving: a block every ${blockTimeS} s with background traffic` : '');
+
+/** Transaction kinds a devnet can be told to leave out (--without), to stand for a chain that holds none of them (an honest chain without blobs). */
+export const OMITTABLE = ['blob', 'set-code'] as const;
+export type Omittable = (typeof OMITTABLE)[number];

@@ -24,6 +24,7 @@ import { HDKey, hdKeyToAccount, privateKeyToAccount } from 'viem/accounts';
 import artifact from '../fixtures/contracts/Seed.json' with { type: 'json' };
 import blobTx from '../fixtures/contracts/blob-tx.json' with { type: 'json' };
 import { DEV_KEY } from './geth.ts';
+import type { Omittable } from './moving.ts';
 
 export interface SeedInfo {
   chainId: number;
@@ -198,10 +199,6 @@ export async function chainClients(nodeUrl: string, timeoutMs: number) {
 
 /** The seed's contracts' ABIs and creation code (fixtures/contracts/Seed.sol). */
 export const seedContracts = { emitterAbi, reverterAbi, emitterBytecode: Emitter.bytecode as Hex };
-
-/** Transaction kinds a devnet can be told to leave out, to stand for a chain that holds none of them (an honest chain without blobs). */
-export const OMITTABLE = ['blob', 'set-code'] as const;
-export type Omittable = (typeof OMITTABLE)[number];
 
 export async function seedChain(nodeUrl: string, node: SeedNode = 'anvil', without: readonly Omittable[] = []): Promise<SeedInfo> {
   // anvil loads its KZG trusted setup at the first blob proof it checks (6-12 s of one core): viem's 10 s

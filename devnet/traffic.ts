@@ -7,8 +7,8 @@
 import { encodeFunctionData, type Hex, type LocalAccount, toHex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { DEV_KEY } from './geth.ts';
-import { DEFAULT_TX_PER_BLOCK } from './moving.ts';
-import { blobTransaction, chainClients, devAccount, type Omittable, type SeedInfo, seedContracts, type TxRequest } from './seed.ts';
+import { DEFAULT_TX_PER_BLOCK, type Omittable } from './moving.ts';
+import { blobTransaction, chainClients, devAccount, type SeedInfo, seedContracts, type TxRequest } from './seed.ts';
 
 export const TRAFFIC_KINDS = ['legacy', 'access-list', 'logs', 'blob', 'set-code', 'creation', 'failed'] as const;
 export type TrafficKind = (typeof TRAFFIC_KINDS)[number];

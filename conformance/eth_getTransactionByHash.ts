@@ -8,7 +8,7 @@ import { nearHeadWindowCheck } from './framework/near-head-window.ts';
 import { headServed, lookup, misplaced, type Wrong, readTxs } from './framework/head-served.ts';
 import { envelopeChecks, extraFieldsCheck, nullOnMiss, nullOnZeroHash, type Shaped, UNKNOWN_HASH } from './framework/common.ts';
 import { KNOWN_TYPES } from './framework/discovery.ts';
-import { typeTarget } from './framework/type-absent.ts';
+import { typeTarget } from './framework/absent.ts';
 import { eraName, TYPE_FORK } from './framework/era.ts';
 import { expectSameFields, NO_TX_JUDGED, placedTxs, recompute, SAMPLE } from './framework/invariant-checks.ts';
 import { fieldsOf, SIGNED } from './framework/fields.ts';

@@ -45,6 +45,8 @@ export interface Targets {
   /** One transaction hash per EIP-2718 type seen ('0x0', '0x1', ...; types beyond 0x4 are kept and reported as unknown). */
   txByType: Record<string, string>;
   contractCreation?: string;
+  /** The newest successful contract creation the walk met (status 0x1, a contractAddress): the state-dependent estimate's premise. */
+  deployment?: string;
   txWithLogs?: string;
   failedTx?: string;
   successTx?: string;

@@ -4,7 +4,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import { type AddressInfo } from 'node:net';
-import { decodeAbiParameters, type Hex } from 'viem';
+import { gethRevertMessage } from '../core/revert.ts';
 import { toQuantity } from '../core/hex.ts';
 import { blockSize } from '../core/invariants/block-size.ts';
 
@@ -204,7 +204,7 @@ function normaliseResponse(call: Json, answer: Json): Json {
       // Spec 7 / geth: the message carries the decoded Error(string) or Panic reason, else plain
       // "execution reverted"; anvil appends "custom error 0x…" or its own panic wording instead.
       if (error?.code === 3 && typeof error.data === 'string') {
-        return { ...answer, error: { ...error, message: revertMessage(error.data as Hex) } };
+        return { ...answer, error: { ...error, message: gethRevertMessage(error.data) } };
       }
       return answer;
     case 'eth_getTransactionByHash':
@@ -243,33 +243,3 @@ function stripTransaction(tx: JsonObject): JsonObject {
   return out;
 }
 
-// geth's abi.UnpackRevert wording (accounts/abi/abi.go).
-const PANIC_REASONS: Record<number, string> = {
-  0x00: 'generic panic',
-  0x01: 'assert(false)',
-  0x11: 'arithmetic underflow or overflow',
-  0x12: 'division or modulo by zero',
-  0x21: 'enum overflow',
-  0x22: 'invalid encoded storage byte array accessed',
-  0x31: 'out-of-bounds array access; popping on an empty array',
-  0x32: 'out-of-bounds access of an array or bytesN',
-  0x41: 'out of memory',
-  0x51: 'uninitialized function',
-};
-
-function revertMessage(data: Hex): string {
-  const args = `0x${data.slice(10)}` as Hex;
-  try {
-    if (data.startsWith('0x08c379a0')) {
-      const [reason] = decodeAbiParameters([{ type: 'string' }], args);
-      return `execution reverted: ${reason}`;
-    }
-    if (data.startsWith('0x4e487b71')) {
-      const [code] = decodeAbiParameters([{ type: 'uint256' }], args);
-      return `execution reverted: ${PANIC_REASONS[Number(code)] ?? `unknown panic code: 0x${code.toString(16)}`}`;
-    }
-  } catch {
-    // malformed Error/Panic payload: geth falls back to the plain message
-  }
-  return 'execution reverted';
-}

@@ -44,6 +44,7 @@ export const COVERAGE_CLASSES: ReadonlyArray<readonly [string, string]> = [
   ['emptyBlock', 'empty block'],
   ...KNOWN_TYPES.map((type) => [`txByType.${type}`, `transaction of type ${type}`] as const),
   ['contractCreation', 'contract creation'],
+  ['deployment', 'successful contract creation (estimate at a block)'],
   ['txWithLogs', 'transaction with logs'],
   ['successTx', 'successful transaction'],
   ['failedTx', 'failed transaction'],
@@ -56,7 +57,7 @@ export const COVERAGE_CLASSES: ReadonlyArray<readonly [string, string]> = [
 ];
 
 /** Classes only receipts (with their full transactions) reveal. */
-const RECEIPT_CLASSES = ['failedTx', 'successTx', 'txWithLogs', 'callToCode', 'firstInBlockTx', 'revertedTx', 'preByzantiumTx'] as const;
+const RECEIPT_CLASSES = ['failedTx', 'successTx', 'txWithLogs', 'callToCode', 'firstInBlockTx', 'revertedTx', 'preByzantiumTx', 'deployment'] as const;
 
 interface Walked extends BlockRef {
   era: string;
@@ -213,7 +214,7 @@ function collectHeaderClasses(t: Targets, block: RawBlock, ref: BlockRef, count:
 function collectReceiptClasses(t: Targets, tx: Json, r: Json, first: boolean, found: (key: string) => void): string[] {
   const hash = tx['hash'] as string;
   const hit: string[] = [];
-  const set = (key: 'failedTx' | 'successTx' | 'txWithLogs' | 'callToCode' | 'firstInBlockTx' | 'revertedTx' | 'preByzantiumTx') => {
+  const set = (key: (typeof RECEIPT_CLASSES)[number]) => {
     if (t[key]) return;
     t[key] = hash;
     found(key);
@@ -234,6 +235,7 @@ function collectReceiptClasses(t: Targets, tx: Json, r: Json, first: boolean, fo
   }
   if (r['status'] === '0x1') {
     set('successTx');
+    if (tx['to'] === null && typeof r['contractAddress'] === 'string') set('deployment');
     const code = gasUsed !== undefined && (tx['to'] === null || ranCode(tx, gasUsed));
     if (replayable && code && tx['to'] !== null) set('callToCode');
     if (first && replayable) {
@@ -308,7 +310,7 @@ function pickJudged(t: Targets, walked: Walked[], blockOfTx: Map<string, string>
   add(t.withdrawalsBlock?.hash, 'withdrawals');
   add(t.emptyBlock?.hash, 'empty');
   for (const [type, hash] of Object.entries(t.txByType).sort()) add(blockOfTx.get(hash), `type ${type}`);
-  for (const key of ['contractCreation', 'txWithLogs', 'failedTx', 'callToCode', 'firstInBlockTx', 'revertedTx', 'preByzantiumTx'] as const) {
+  for (const key of ['contractCreation', 'deployment', 'txWithLogs', 'failedTx', 'callToCode', 'firstInBlockTx', 'revertedTx', 'preByzantiumTx'] as const) {
     const hash = t[key];
     if (hash) add(blockOfTx.get(hash), key);
   }

@@ -56,7 +56,7 @@ export interface ReferenceState {
   compare: readonly string[];
   meta: ReferenceMeta;
   failed?: string;
-  /** The reference's first transaction of each type over the blocks discovery walked (type-absent.ts), read once; undefined when it failed. */
+  /** The reference's first transaction of each type over the blocks discovery walked (absent.ts), read once; undefined when it failed. */
   typeCensus?: Promise<Record<string, string> | undefined>;
 }
 

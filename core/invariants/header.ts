@@ -4,22 +4,12 @@ import * as Hash from 'ox/Hash';
 import type { Hex } from 'ox/Hex';
 import * as Rlp from 'ox/Rlp';
 import { bytes, EncodingError, has, type Json, quantity } from './encoding.ts';
+import { FORK_FIELDS, type Fork } from './forks.ts';
+
+export { FORKS, type Fork } from './forks.ts';
 
 /** keccak256(rlp([])): the sha3Uncles of a block with no uncles. */
 export const EMPTY_UNCLES_HASH: Hex = Hash.keccak256(Rlp.fromHex([]));
-
-/** Fields each fork appends to the header, in RLP order, after the 15 of the original (Frontier) header. */
-const FORK_FIELDS = [
-  { fork: 'london', fields: ['baseFeePerGas'] },
-  { fork: 'shanghai', fields: ['withdrawalsRoot'] },
-  { fork: 'cancun', fields: ['blobGasUsed', 'excessBlobGas', 'parentBeaconBlockRoot'] },
-  { fork: 'prague', fields: ['requestsHash'] },
-] as const;
-
-export type Fork = 'frontier' | (typeof FORK_FIELDS)[number]['fork'];
-
-/** The forks a header can tell apart, oldest first ('frontier' = anything before London). */
-export const FORKS: readonly Fork[] = ['frontier', ...FORK_FIELDS.map((s) => s.fork)];
 
 /** The newest fork whose header fields are present; a later fork's field without an earlier one's is an error. */
 export function headerFork(header: Json): Fork {

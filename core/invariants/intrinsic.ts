@@ -1,8 +1,9 @@
 // The gas a transaction pays before any code runs (yellow paper G_transaction and friends, EIP-2028
-// calldata, EIP-2930 access lists, EIP-3860 init code, EIP-7702 authorizations) and the EIP-7623
-// calldata floor. A receipt's gasUsed above both means code ran; an estimate below the intrinsic gas
-// cannot be enough.
+// calldata, EIP-2930 access lists, EIP-3860 init code from Shanghai, EIP-7702 authorizations) and the
+// EIP-7623 calldata floor from Prague. A receipt's gasUsed above both means code ran; an estimate below
+// the least gas a transaction can be charged cannot be enough.
 import type { Json } from './encoding.ts';
+import { type Fork, reached } from './forks.ts';
 
 const TX = 21_000n;
 const CREATE = 32_000n;
@@ -26,12 +27,18 @@ function calldataTokens(hex: string): { zero: bigint; nonzero: bigint } {
   return { zero, nonzero: BigInt(hex.length / 2) - zero };
 }
 
-/** Intrinsic gas of a transaction or call object (`input` or `data`, `to` null or absent for a creation). */
-export function intrinsicGas(tx: Json): bigint {
+/** Code deposit (yellow paper G_codedeposit): paid per byte of the code a creation returns. */
+export const CODE_DEPOSIT_BYTE = 200n;
+
+/**
+ * Intrinsic gas of a transaction or call object (`input` or `data`, `to` null or absent for a creation) under a fork's
+ * rules; by default the newest, which charge the most (EIP-3860's init-code words).
+ */
+export function intrinsicGas(tx: Json, fork: Fork = 'prague'): bigint {
   const hex = dataOf(tx);
   const { zero, nonzero } = calldataTokens(hex);
   let gas = TX + zero * ZERO_BYTE + nonzero * NONZERO_BYTE;
-  if (tx['to'] === null || tx['to'] === undefined) gas += CREATE + INITCODE_WORD * BigInt(Math.ceil(hex.length / 64));
+  if (tx['to'] === null || tx['to'] === undefined) gas += CREATE + (reached(fork, 'shanghai') ? INITCODE_WORD * BigInt(Math.ceil(hex.length / 64)) : 0n);
   if (Array.isArray(tx['accessList'])) {
     for (const item of tx['accessList'] as Json[]) gas += ACCESS_ADDRESS + ACCESS_KEY * BigInt(Array.isArray(item['storageKeys']) ? item['storageKeys'].length : 0);
   }
@@ -43,6 +50,17 @@ export function intrinsicGas(tx: Json): bigint {
 export function calldataFloor(tx: Json): bigint {
   const { zero, nonzero } = calldataTokens(dataOf(tx));
   return TX + FLOOR_PER_TOKEN * (zero + 4n * nonzero);
+}
+
+/**
+ * The least gas a transaction can be charged under a fork's rules: its intrinsic gas plus the `execution` gas its code
+ * is known to use at the least, or from Prague EIP-7623's calldata floor, whichever is more. An estimate below it
+ * cannot be enough.
+ */
+export function gasFloor(tx: Json, fork: Fork, execution = 0n): bigint {
+  const standard = intrinsicGas(tx, fork) + execution;
+  const floor = reached(fork, 'prague') ? calldataFloor(tx) : 0n;
+  return standard > floor ? standard : floor;
 }
 
 /** Whether a receipt's gasUsed shows that code ran: above both the intrinsic gas and the calldata floor. */

@@ -28,6 +28,7 @@ import { nearHeadWindowOf } from '../../core/networks.ts';
 import { windowEdge, windowMargin } from '../../core/near-head-window.ts';
 import { createRng, type Rng } from '../shared/rng.ts';
 import { shapeFault } from '../k6/shapes.ts';
+import { notKept } from '../../core/not-kept.ts';
 
 export interface SampleOptions {
   url: string;
@@ -78,8 +79,6 @@ const PAST_HEAD = 1_000_000n;
 const REORG_DEPTH = 3n;
 /** Two addresses no key controls: a plain transfer between them estimates on any EVM chain. */
 const TRANSFER = { from: '0x000000000000000000000000000000000000dEaD', to: '0x0000000000000000000000000000000000000001', value: '0x0' };
-/** An error that says the history or state asked for is not kept (EIP-4444 code 4444, pruned or non-archive nodes). */
-const NOT_KEPT = /prun|history|archive|missing trie node|state.*not available|not available.*state/i;
 
 /** The answer time a corpus records of its target (Corpus.latencyMs): the 90th percentile of the answers' times, to 0.1 ms. */
 export function answerTimeMs(times: readonly number[]): number | undefined {
@@ -428,7 +427,7 @@ function judge(method: RpcMethod, entry: CorpusEntry, verdict: Classification, e
   if (cls === 'rpc_error' && entry.kind === 'hit') {
     // A replay runs at its parent block's state: a transaction that failed, or depended on an earlier one in its block, fails there too.
     if (entry.note.startsWith(REPLAY)) return { reject: `replay fails at its parent state (error ${code ?? '?'})` };
-    if (code === 4444 || NOT_KEPT.test(message)) return { reject: `history not kept (error ${code ?? '?'})` };
+    if (notKept(code, message)) return { reject: `history not kept (error ${code ?? '?'})` };
   }
   return { finding: { kind: entry.kind, cls, ...(code === undefined ? {} : { code }), example: example(entry, `${describeAnswer(ex)}${verdict.why ? `: ${verdict.why}` : ''}`) } };
 }

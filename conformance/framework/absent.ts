@@ -1,31 +1,52 @@
-// A transaction type the discovery walk did not meet. It leaves a check out of the judged share ("not on this
-// chain", NOT_HERE 'type-absent') only when that is known: the walk covered its whole range with full transactions
-// and met other transactions there. With --reference-url the absence is the reference's, read over the same blocks:
-// an endpoint that hides its blob transactions cannot shrink its own denominator, and a transaction the reference
-// has there becomes the target the endpoint is judged on.
+// A target the discovery walk did not meet. It leaves a check out of the judged share ("not on this chain", a premise
+// of NOT_HERE) only when that is known: the walk covered its whole range with full transactions and met other
+// transactions there. Nothing at all, or a walk cut short, says nothing of one kind: not judged, never left out.
+// For a transaction type, with --reference-url the absence is the reference's, read over the same blocks: an
+// endpoint that hides its blob transactions cannot shrink its own denominator, and a transaction the reference has
+// there becomes the target the endpoint is judged on.
 import { isObject, toQuantity } from '../../core/hex.ts';
 import type { ReferenceState } from './reference.ts';
-import type { CheckContext } from './check.ts';
+import type { CheckContext, NotHere } from './check.ts';
 import { KNOWN_TYPES } from './discovery.ts';
+
+/** The blocks the walk covered, as a reason names them. */
+export function walkExtent(t: CheckContext): string {
+  const { scanned } = t.targets;
+  return `${scanned.blocks} block(s) walked (${BigInt(scanned.from)} to ${BigInt(scanned.to)})`;
+}
+
+/**
+ * Returns when the walk covered its whole range and met transactions (so `what` is known to be absent from it);
+ * otherwise skips, not judged, saying why.
+ */
+export function walkedWhole(t: CheckContext, what: string): void {
+  const { txByType, scanned } = t.targets;
+  if (Object.keys(txByType).length === 0) t.skip(`no ${what} found: the walk met no transaction at all in the ${walkExtent(t)}`);
+  if (scanned.stoppedBy !== 'range') t.skip(`no ${what} found in the ${walkExtent(t)}, a walk ${scanned.stoppedBy === 'budget' ? 'its request budget cut short' : 'that was stopped'} before its range`);
+}
+
+/** `what` is not on this chain (`premise`) when the walk covered its whole range and met transactions, else not judged. */
+export function absentFromWalk(t: CheckContext, what: string, premise: NotHere): never {
+  walkedWhole(t, what);
+  return t.notOnThisChain(premise, `not on this chain: no ${what} in the ${walkExtent(t)}`);
+}
 
 /** The transaction of `type` a check judges: the walk's, else the reference's over the walked range; else a skip that says why. */
 export async function typeTarget(t: CheckContext, type: string): Promise<string> {
   const { txByType, scanned } = t.targets;
   const known = txByType[type];
   if (known) return known;
-  const extent = `${scanned.blocks} block(s) walked (${BigInt(scanned.from)} to ${BigInt(scanned.to)})`;
-  // Nothing at all, or a walk cut short, says nothing of this type: not judged, never left out.
-  if (Object.keys(txByType).length === 0) t.skip(`no type ${type} transaction found: the walk met no transaction at all in the ${extent}`);
-  if (scanned.stoppedBy !== 'range') t.skip(`no type ${type} transaction found in the ${extent}, a walk ${scanned.stoppedBy === 'budget' ? 'its request budget cut short' : 'that was stopped'} before its range`);
+  const what = `type ${type} transaction`;
   const ref = t.referenceIfAny;
-  if (!ref) t.notOnThisChain('type-absent', `not on this chain: no type ${type} transaction in the ${extent}`);
+  if (!ref) return absentFromWalk(t, what, 'type-absent');
+  walkedWhole(t, what);
   const census = await referenceCensus(t, ref, BigInt(scanned.from), BigInt(scanned.to));
   const theirs = census[type];
   if (theirs) {
     t.note(`the walk met no type ${type} transaction; the reference has ${theirs} in the same blocks: judged on it`);
     return theirs;
   }
-  return t.notOnThisChain('type-absent', `not on this chain: no type ${type} transaction in the ${extent}, nor at the reference (--reference-url) in the same blocks`);
+  return t.notOnThisChain('type-absent', `not on this chain: no ${what} in the ${walkExtent(t)}, nor at the reference (--reference-url) in the same blocks`);
 }
 
 /**

@@ -13,7 +13,22 @@ export async function needHistory<T>(t: CheckContext, value: T | undefined, what
   if (value !== undefined && value !== null) return value;
   const why = await laterThan(t, era);
   if (why) t.notOnThisChain('history-era', `no ${what}: ${why}`);
+  // Uncles after the merge: a chain past it holds none from there on, and a walk from its head cannot reach its
+  // proof-of-work blocks. Without a fixture naming one (mainnet's), the checks are not on this chain.
+  if (era === 'pre-merge' && (await pastTheMerge(t))) t.notOnThisChain('history-era', `no ${what}: the chain is past the merge (its head ${t.targets.head.number} has difficulty 0, its header hashing to its hash), so no block from there on has uncles, and no fixture names a pre-merge block with uncles on it`);
   return t.need(value, what);
+}
+
+/** Whether the head discovery started from is proof of stake (difficulty 0), by a header that hashes to its hash. */
+async function pastTheMerge(t: CheckContext): Promise<boolean> {
+  const head = (await t.exchange('eth_getBlockByHash', [t.targets.head.hash, false])).body;
+  const header = isObject(head) && isObject(head['result']) ? head['result'] : undefined;
+  if (!header || header['difficulty'] !== '0x0') return false;
+  try {
+    return headerHash(header) === header['hash'];
+  } catch {
+    return false;
+  }
 }
 
 /** Why the chain cannot have had the era, read off its genesis header; undefined when it may have (or genesis is not served). */

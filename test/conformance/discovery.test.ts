@@ -33,7 +33,7 @@ interface FakeTx {
 const CHAIN: Array<{ era: string; txs: FakeTx[]; uncles?: number; withdrawals?: number }> = [
   { era: 'frontier', txs: [] },
   { era: 'frontier', txs: [{ type: '0x0', to: addr(1), receipt: { root: h(9, 'aa'), gasUsed: '0x5208', logs: [] } }], uncles: 1 },
-  { era: 'frontier', txs: [{ type: '0x0', to: null, input: '0x6000', receipt: { status: '0x1', gasUsed: '0x10000', logs: [] } }] },
+  { era: 'frontier', txs: [{ type: '0x0', to: null, input: '0x6000', receipt: { status: '0x1', gasUsed: '0x10000', logs: [], contractAddress: `0x${'dd'.repeat(20)}` } }] },
   { era: 'london', txs: [{ type: '0x2', to: addr(2), input: '0x12345678', gas: '0x30000', receipt: { status: '0x0', gasUsed: '0x6000', logs: [] } }, { type: '0x1', to: addr(3), receipt: { status: '0x1', gasUsed: '0x5208', logs: [{}] } }] },
   { era: 'shanghai', txs: [{ type: '0x2', to: addr(4), input: '0xabcdef01', receipt: { status: '0x1', gasUsed: '0x9000', logs: [] } }], withdrawals: 2 },
   { era: 'cancun', txs: [{ type: '0x3', to: addr(5), receipt: { status: '0x1', gasUsed: '0x5208', logs: [] } }] },
@@ -103,7 +103,7 @@ describe('discovery as coverage', function () {
     const { t } = await walk();
     const found = Object.entries(t.coverage!).filter(([, c]) => present(c.status)).map(([k]) => k).sort();
     expect(found).to.include.members([
-      'uncleBlock', 'preByzantiumTx', 'withdrawalsBlock', 'emptyBlock', 'multiTxBlock', 'contractCreation', 'txWithLogs', 'failedTx', 'successTx', 'callToCode', 'firstInBlockTx', 'revertedTx',
+      'uncleBlock', 'preByzantiumTx', 'withdrawalsBlock', 'emptyBlock', 'multiTxBlock', 'contractCreation', 'deployment', 'txWithLogs', 'failedTx', 'successTx', 'callToCode', 'firstInBlockTx', 'revertedTx',
       'txByType.0x0', 'txByType.0x1', 'txByType.0x2', 'txByType.0x3', 'txByType.0x4', 'txByType.0x7e',
       'era.frontier', 'era.london', 'era.shanghai', 'era.cancun', 'era.prague',
     ]);

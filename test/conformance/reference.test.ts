@@ -80,7 +80,7 @@ describe('a reference node (--reference-url): head lag and answers compared fiel
     expect(ref.headLag.start?.behindSeconds).to.equal(0);
     expect(ref.headLag.end?.behindSeconds).to.equal(0);
     // Judged: the reference checks count in the share when a reference is given.
-    expect(report.summary.judged.perMethod.find((m) => m.method === 'reference')).to.deep.equal({ method: 'reference', judged: REFERENCE_IDS.length, of: REFERENCE_IDS.length });
+    expect(report.summary.judged.perMethod.find((m) => m.method === 'reference')).to.deep.equal({ method: 'reference', judged: REFERENCE_IDS.length, of: REFERENCE_IDS.length, leftOut: 0 });
   });
 
   it('without a reference, its checks are not on the run: none of them in its results or its judged share, no reference section', async function () {

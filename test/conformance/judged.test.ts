@@ -61,6 +61,14 @@ describe('a judged count behind every verdict', function () {
       }
     });
 
+    it('nothing at all is no evidence of absence: the type checks and the estimate at a block stay not judged, never left out as not on this chain', () => {
+      for (const id of ['eth_getTransactionByHash/type-0x3-shape', 'eth_getTransactionByHash/type-0x0-shape', 'eth_estimateGas/state-at-block']) {
+        expect(byId(checks, id), id).to.deep.include({ verdict: 'skip' });
+        expect(byId(checks, id)?.inapplicable, id).to.equal(undefined);
+        expect(byId(checks, id)?.reason, id).to.match(/: the walk met no transaction at all in the 1 block\(s\) walked \(0 to 0\)$/);
+      }
+    });
+
     it('the run is INCONCLUSIVE below the default floor, naming why; its per-method share shows where', () => {
       const s = summarize(checks, false, true);
       expect(s.verdict).to.equal('inconclusive');

@@ -171,17 +171,19 @@ describe('a judged count behind every verdict', function () {
       expect(byId(checks, AGREES[0]!)?.verdict).to.equal('fail');
     });
 
-    it('a genesis header that is not the chain\'s (its fields do not hash to it) is not believed: the uncle checks count as not judged', async () => {
+    it('a genesis header that is not the chain\'s (its fields do not hash to it) is not believed: pre-byzantium-root counts as not judged; the uncle checks are left out on the head alone (past the merge)', async () => {
       proxy.fault = {
         name: 'forged-genesis',
         kills: [],
         rewrite: (req, res) => (req.method === 'eth_getBlockByNumber' && (req.params as unknown[])[0] === '0x0' && res.result && typeof res.result === 'object' ? { ...res, result: { ...(res.result as object), extraData: '0x01' } } : res),
       };
       const { checks } = await runConformance({ suites: allSuites, url: proxy.url, methods: ['eth_getUncleByBlockHashAndIndex', 'eth_getTransactionReceipt'] });
-      for (const id of ['eth_getUncleByBlockHashAndIndex/uncle-shape', 'eth_getTransactionReceipt/pre-byzantium-root']) {
-        expect(byId(checks, id)?.verdict, id).to.equal('skip');
-        expect(byId(checks, id)?.inapplicable, id).to.equal(undefined);
-      }
+      const preByzantium = byId(checks, 'eth_getTransactionReceipt/pre-byzantium-root');
+      expect(preByzantium?.verdict).to.equal('skip');
+      expect(preByzantium?.inapplicable).to.equal(undefined);
+      const uncles = byId(checks, 'eth_getUncleByBlockHashAndIndex/uncle-shape');
+      expect(uncles).to.deep.include({ verdict: 'skip', inapplicable: 'history-era' });
+      expect(uncles?.reason).to.match(/the chain is past the merge \(its head 0x[0-9a-f]+ has difficulty 0, its header hashing to its hash\)/);
     });
 
     it('the embedded default clears the default floor: every fatal check it can have is judged', async () => {

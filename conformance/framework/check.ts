@@ -313,8 +313,8 @@ export class CheckContext {
    * for any reason (an error, an unusable body, null where the object is known to exist, a value failing
    * that method's shape) makes the check inconclusive, naming that method.
    */
-  async leaned<T>(method: string, params: unknown[], what: string): Promise<T> {
-    return this.usable(method, await this.result<T | null>(method, params), what);
+  async leaned<T>(method: string, params: unknown[], what: string, opts: { fresh?: boolean } = {}): Promise<T> {
+    return this.usable(method, await this.result<T | null>(method, params, opts), what);
   }
 
   private usable<T>(method: string, value: T | null, what: string): T {

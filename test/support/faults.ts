@@ -161,6 +161,8 @@ export function faultCatalogue(targets: Targets): Fault[] {
     fault('tx by index: blockHash of another block', [`${M.txIdx}/every-index`], results(M.txIdx, (tx: Json) => ({ ...tx, blockHash: targets.head.hash === tx['blockHash'] ? targets.scanned.from : targets.head.hash }))),
     ...TAGS.map((tag) => tagRejected(M.txIdx, tag, 0)),
     fault('tx by index: pending index 0 has no transactionIndex match', [`${M.txIdx}/tag-latest`], results(M.txIdx, (tx: Json) => ({ ...tx, transactionIndex: '0x7' }), (req) => req.params[0] === 'latest')),
+    fault('tx by index: safe and finalized resolved as latest', [`${M.txIdx}/tags-name-their-block`], async (req, res, ctx) => (req.method === M.txIdx && (req.params[0] === 'safe' || req.params[0] === 'finalized') ? { ...res, result: (await ctx.upstream(M.txIdx, ['latest', req.params[1]])).result } : res)),
+    fault('tx by index: earliest resolved as block 1', [`${M.txIdx}/tags-name-their-block`], async (req, res, ctx) => (req.method === M.txIdx && req.params[0] === 'earliest' ? { ...res, result: (await ctx.upstream(M.txIdx, ['0x1', req.params[1]])).result } : res)),
     nullToError(M.txIdx, ['null-out-of-range', 'null-future-block']),
     fault('tx by index: latest serves the block before the head (stale)', [`${M.txIdx}/latest-is-head`], async (req, res, ctx) => {
       if (req.method !== M.txIdx || req.params[0] !== 'latest') return res;

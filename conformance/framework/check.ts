@@ -9,7 +9,7 @@ import type { ExpectationNote } from './expectations.ts';
 import { beforeFork } from './era.ts';
 import type { Fork } from '../../core/invariants/header.ts';
 import type { HeadLog } from './head-log.ts';
-import type { EnvelopeLog } from './every-answer.ts';
+import type { EnvelopeLog } from './envelope-log.ts';
 import type { Tie } from './fields.ts';
 import type { Clause } from './clause.ts';
 import type { ReferenceState } from './reference.ts';

@@ -2,34 +2,9 @@
 // client hands each single call's answer to the log (runner.ts); these checks, last but one of the run, name the first
 // offender of each rule and how many answers broke it. A cache that replays another request's answer (its id with
 // it), an id echoed as 7.0, an answer served as text/plain, a result under HTTP 500: each fails wherever it happens.
-import { type EnvelopeRule, envelopeBreaks } from '../../core/envelope.ts';
-import type { Exchange } from '../../core/node/rpc-client.ts';
+import type { EnvelopeRule } from '../../core/envelope.ts';
 import type { Layer, MethodSuite } from './check.ts';
 import type { Clause } from './clause.ts';
-
-/** The first answer breaking each rule, how many did, and how many answers were judged. */
-export class EnvelopeLog {
-  answered = 0;
-  firstAnswer: Exchange | undefined;
-  readonly broken = new Map<EnvelopeRule, { first: Exchange; what: string; count: number }>();
-
-  /** One exchange of a single call: judged when the endpoint answered it with JSON-RPC (other faults are the checks' to judge). */
-  observe(ex: Exchange): void {
-    if (ex.fault !== undefined || Array.isArray(ex.request)) return;
-    const sentId = ex.request.id;
-    this.answered++;
-    this.firstAnswer ??= ex;
-    for (const { rule, what } of envelopeBreaks({ sentId, ...pick(ex) })) {
-      const known = this.broken.get(rule);
-      if (known) known.count++;
-      else this.broken.set(rule, { first: ex, what, count: 1 });
-    }
-  }
-}
-
-function pick(ex: Exchange) {
-  return { ...(ex.httpStatus !== undefined ? { httpStatus: ex.httpStatus } : {}), ...(ex.contentType !== undefined ? { contentType: ex.contentType } : {}), ...(ex.idToken !== undefined ? { idToken: ex.idToken } : {}), body: ex.body };
-}
 
 const HERE = 'conformance/framework/every-answer.ts';
 

@@ -11,7 +11,7 @@ import { coverageOf, discoverTargets, loadTargets, lockBlocksMissing, mergeFixtu
 import { expectationFor, type Expectations } from './expectations.ts';
 import { fixtureTargets } from './fixtures.ts';
 import { HeadLog } from './head-log.ts';
-import { EnvelopeLog } from './every-answer.ts';
+import { EnvelopeLog } from './envelope-log.ts';
 import { RpcClient, TransportError, RpcError, resultOf } from '../../core/node/rpc-client.ts';
 import { RECEIPTS_BUDGET } from './receipt-checks.ts';
 import { renderClause } from './clause.ts';

@@ -1,6 +1,7 @@
 // §4.8 eth_getBlockReceipts: the receipts of a block, one per transaction in order; null for no block;
 // the tag pending answers as latest.
 import { MethodSuite, type CheckContext } from './framework/check.ts';
+import { taggedRead, type TagBlock, tagsInOrder, TIED_TAGS } from './framework/tags.ts';
 import { envelopeChecks, futureBlock, nullOnMiss } from './framework/common.ts';
 import { assertReceipt, expectReceiptsRoot, type Receipt, receiptsInBlock } from './framework/receipt-checks.ts';
 import { isObject, q, toQuantity } from '../core/hex.ts';
@@ -128,46 +129,19 @@ for (const tag of ['latest', 'earliest', 'safe', 'finalized']) {
   );
 }
 
-/** How many times a tag's block is read again when it moved between the reads that bracket the tagged call. */
-const TAG_ATTEMPTS = 3;
-
-/**
- * The block a tag names (eth_getBlockByNumber, read before and after the tagged call; retried when it moved) and what
- * this method answers for the tag in between: inconclusive when the tag moved every time, or names no block.
- */
-async function taggedReceipts(t: CheckContext, tag: string): Promise<{ block: { number: string; hash: string }; receipts: unknown }> {
-  for (let attempt = 1; attempt <= TAG_ATTEMPTS; attempt++) {
-    const before = await t.leaned<{ number: string; hash: string }>('eth_getBlockByNumber', [tag, false], `the tag ${tag}`);
-    const receipts = await t.result(suite.method, [tag], { fresh: true });
-    const after = await t.leaned<{ number: string; hash: string }>('eth_getBlockByNumber', [tag, false], `the tag ${tag}`);
-    if (q(before.number) === undefined || typeof before.hash !== 'string') t.inconclusive(`eth_getBlockByNumber gave no usable block (number and hash) for the tag ${tag}`);
-    if (before.hash === after.hash && before.number === after.number) return { block: before, receipts };
-  }
-  return t.inconclusive(`the block the tag ${tag} names moved during each of ${TAG_ATTEMPTS} attempts`);
-}
-
 suite.check(
-  { id: 'eth_getBlockReceipts/tags-name-their-block', clause: [{ section: '1', part: 'block tag' }, { section: '4.8' }], layer: 'spec', title: 'the tags earliest, finalized and safe give the receipts of the block the tag names (eth_getBlockByNumber, read before and after; retried when it moved), the same as its number gives, each naming its hash; earliest at or below finalized, finalized at or below safe, safe at or below the head', covers: ['tag:earliest', 'tag:finalized', 'tag:safe'], ties: ['tag.earliest', 'tag.finalized', 'tag.safe'] },
+  { id: 'eth_getBlockReceipts/tags-name-their-block', clause: [{ section: '1', part: 'block tag' }, { section: '4.8' }], layer: 'spec', title: 'the tags earliest, finalized and safe give the receipts of the block the tag names (eth_getBlockByNumber, read fresh before and after; retried when it moved), the same as its number gives, each naming its hash; earliest at or below finalized, finalized at or below safe, safe at or below the head; tags whose blocks give the same receipts named as not told apart', covers: ['tag:earliest', 'tag:finalized', 'tag:safe'], ties: ['tag.earliest', 'tag.finalized', 'tag.safe'] },
   async (t) => {
-    // Read in this order, each tag can only have moved up by the next read: a later tag read below an earlier one is wrong.
-    const named: Array<{ tag: string; number: bigint }> = [];
-    const empty: string[] = [];
-    await t.each(['earliest', 'finalized', 'safe'], async (tag) => {
-      const { block, receipts } = await taggedReceipts(t, tag);
+    const named: Array<{ tag: string; block: TagBlock; expected: unknown }> = [];
+    await t.each(TIED_TAGS, async (tag) => {
+      const { block, answer: receipts } = await taggedRead(t, tag, () => t.result<unknown>(suite.method, [tag], { fresh: true }));
       const byNumber = await t.result<Json[] | null>(suite.method, [block.number]);
-      named.push({ tag, number: BigInt(block.number) });
+      named.push({ tag, block, expected: byNumber });
       t.expectEqual(receipts, byNumber, `${tag} must give the receipts of block ${BigInt(block.number)}, the ${tag} block (as its number gives them), got ${Array.isArray(receipts) ? `${receipts.length} receipt(s)` : String(receipts)}`, '/result');
-      if (Array.isArray(receipts) && receipts.length === 0) empty.push(`${tag}: block ${BigInt(block.number)}`);
       if (Array.isArray(receipts)) receipts.forEach((r: unknown, i) => t.expectEqual(isObject(r) ? r['blockHash'] : r, block.hash, `receipt ${i} of ${tag} must name the ${tag} block ${BigInt(block.number)}`, `/result/${i}/blockHash`));
     });
-    const head = q(await t.result<string>('eth_blockNumber', [], { fresh: true }));
-    if (head === undefined) return t.inconclusive('eth_blockNumber gave no usable head number to compare the tags with');
-    [...named, { tag: 'the head', number: head }].reduce((low, next) => {
-      t.expect(low.number <= next.number, `the ${low.tag} block ${low.number} is above ${next.tag === 'the head' ? 'the head' : `the ${next.tag} block`} ${next.number}`, { pointer: '/result', expected: `<= ${next.number}`, actual: low.number.toString() });
-      return next;
-    });
-    // An empty block's receipts ([]) cannot name it: there the tag is told from another block only when that one holds a transaction.
-    if (empty.length) t.note(`tags naming a block with no transaction (${empty.join('; ')}): the answer ([]) was compared with that block's receipts by number, which tells it from a block holding a transaction only`);
+    const latest = await taggedRead(t, 'latest', async () => undefined);
+    await tagsInOrder(t, named, { block: latest.block, expected: await t.result<Json[] | null>(suite.method, [latest.block.number]) });
   },
 );
 

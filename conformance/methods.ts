@@ -12,6 +12,7 @@ import { METHODS } from '../core/methods.ts';
 import type { MethodSuite } from './framework/check.ts';
 import { robustnessChecks } from './framework/robustness.ts';
 import { headNeverGoesBack } from './framework/head.ts';
+import { everyAnswerChecks } from './framework/every-answer.ts';
 import { reference, referenceStart } from './reference.ts';
 
 const suites = [estimateGas, blockByHash, uncleByNumber, uncleByHash, txByNumberAndIndex, txByHash, receipt, blockReceipts];
@@ -24,7 +25,8 @@ const methodSuites: MethodSuite[] = METHODS.map((m) => {
 // The malformed-params checks are the same for every method: added here, after each method's own checks.
 for (const suite of methodSuites) robustnessChecks(suite);
 
-// Last of the run, whatever else the service suite gains: it judges every head read before it.
+// Last of the run, whatever else the service suite gains: they judge every answer and every head read before them.
+everyAnswerChecks(service);
 headNeverGoesBack(service);
 
 /**

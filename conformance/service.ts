@@ -52,6 +52,30 @@ suite.check(
   },
 );
 
+suite.check(
+  { id: 'service/batch-ids', clause: [{ section: '1', part: 'id' }, { section: '1', part: 'batch', per: 'JSON-RPC 2.0' }], layer: 'spec', title: 'a batch the endpoint serves answers each call under its own id: the answer under each id is the one its call gets alone (never another call\'s result)', covers: ['robustness'] },
+  async (t) => {
+    // Two calls whose answers cannot be mistaken for each other: the head block, and the chain id.
+    const calls = [
+      { jsonrpc: '2.0', id: 9201, method: 'eth_getBlockByHash', params: [t.targets.head.hash, false] },
+      { jsonrpc: '2.0', id: 9202, method: 'eth_chainId', params: [] },
+    ];
+    const ex = await t.client.exchangeRaw(JSON.stringify(calls), calls);
+    t.record(ex);
+    if (ex.fault === 'timeout' || ex.fault === 'unreachable') t.inconclusive(`endpoint could not be tested: ${ex.fault} ${ex.faultDetail ?? ''}`);
+    const body: unknown[] = Array.isArray(ex.body) ? ex.body : t.notOnThisChain('no-batch', `not on this endpoint: a batch was answered with ${ex.fault ? `${ex.fault} (${ex.faultDetail ?? ''})` : isObject(ex.body) ? 'a single object' : typeof ex.body}, not an array: it serves no batches (service/batch judges that, advisory)`);
+    const answered = calls.flatMap((call) => {
+      const answer = body.find((r: unknown) => isObject(r) && r['id'] === call.id);
+      return isObject(answer) && 'result' in answer ? [{ call, answer, at: body.indexOf(answer) }] : [];
+    });
+    if (answered.length === 0) t.skip('judged nothing: the batch answered neither call with a result under its id (service/batch judges that, advisory)');
+    await t.each(answered, async ({ call, answer, at }) => {
+      const alone = await t.result(call.method, call.params);
+      t.expectEqual(answer['result'], alone, `the answer under id ${call.id} (${call.method}) must be what that call gets alone: results handed to the wrong ids`, `/${at}/result`);
+    });
+  },
+);
+
 // JSON-RPC 2.0 service behaviour (§1 requires "jsonrpc": "2.0"; the rest is the JSON-RPC 2.0 spec, which §1 names).
 
 /** A raw body sent as is, recorded as evidence; its answer parsed when it is JSON. */

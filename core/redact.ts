@@ -18,11 +18,13 @@ const secrets = new Map<string, { re: RegExp; literal?: string }>();
 /** The longest text one character of a key can take once encoded (`\u0025` + 2 hex digits, 4 UTF-8 bytes). */
 let longestForm = 0;
 
-/** Remembers a secret, of any length, so that redact() removes every spelling of it from any text. */
+/** Remembers a secret, of any length, so that redact() removes every spelling of it from any text, and of one of
+ * SHORT_KEY characters or more every run of its characters long enough to give it away (registerFragments). */
 export function registerSecret(secret: string | undefined): void {
   if (!secret) return;
   for (const text of new Set([secret, percentDecoded(secret)])) {
     if (!text) continue;
+    if ([...text].length >= SHORT_KEY) registerFragments(text);
     for (const form of [text, ...base64Forms(text), ...hexForms(text)]) {
       if (secrets.has(form)) continue;
       secrets.set(form, { re: pattern(form), ...(ASCII.test(form) ? { literal: form.toLowerCase() } : {}) });
@@ -174,7 +176,7 @@ const MEMO_LONGEST = 64;
 const MEMO_SIZE = 10_000;
 
 function redacted(text: string): string {
-  let out = text;
+  let out = withoutFragments(text);
   let lower = literalOnly(out);
   for (const { re, literal } of secrets.values()) {
     // Most texts (answers) can hold a secret only literally: one case-blind substring test rules most out.
@@ -304,4 +306,107 @@ function anyCaseHex(n: number, digits: number): string {
 
 function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+}
+
+/**
+ * Fragments of a key: a provider that echoes it cut short ("invalid project id SENTINEL-KEY-7cb0...") gives most of it
+ * away. Any run of FRAGMENT or more consecutive characters of the key (HEX_FRAGMENT when it is all hex: 8 hex digits
+ * occur by chance), a `-` spelled `_`, or of its hex, base64, base64url or base32 spelling at any byte alignment, is
+ * redacted wherever it stands, in any letter case; never inside a longer `0x` hex run, so hashes and data stay whole.
+ * Found by sliding a window of each length over the text and looking it up, not by a pattern per fragment.
+ */
+const FRAGMENT = 8;
+const HEX_FRAGMENT = 12;
+/** Per window length: the lower-cased windows of every spelling of every secret's fragments. */
+const fragmentWindows = new Map<number, Set<string>>();
+/** The first four characters of every window: most positions of a text are ruled out by one lookup. */
+const fragmentHeads = new Set<string>();
+
+function registerFragments(secret: string): void {
+  const n = /^[0-9a-f]+$/i.test(secret) ? HEX_FRAGMENT : FRAGMENT;
+  const bytes = (text: string) => new TextEncoder().encode(text);
+  const spellings = [...new Set([secret, secret.replace(/-/g, '_')])];
+  for (const text of spellings) {
+    addWindows(text, n);
+    const b = bytes(text);
+    addWindows(hexOf(b), 2 * n);
+    for (const offset of [0, 1, 2]) addWindows(innerChars(b, offset, 3, 4, (x) => btoa(String.fromCharCode(...x))), Math.ceil((4 * n) / 3));
+    for (const offset of [0, 1, 2, 3, 4]) addWindows(innerChars(b, offset, 5, 8, base32), Math.ceil((8 * n) / 5));
+  }
+  memo.clear();
+}
+
+/** The characters of an encoding (`group` bytes to `chars` characters) that carry only `bytes`' bits, put at `offset` bytes into a longer text. */
+function innerChars(bytes: Uint8Array, offset: number, group: number, chars: number, encode: (b: Uint8Array) => string): string {
+  const encoded = encode(new Uint8Array([...new Uint8Array(offset), ...bytes])).replace(/=+$/, '');
+  const bits = (8 * group) / chars;
+  return encoded.slice(Math.ceil((8 * offset) / bits), Math.floor((8 * (offset + bytes.length)) / bits));
+}
+
+function hexOf(bytes: Uint8Array): string {
+  return [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** RFC 4648 base32, unpadded. */
+function base32(bytes: Uint8Array): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let out = '';
+  let bits = 0;
+  let value = 0;
+  for (const b of bytes) {
+    value = (value << 8) | b;
+    bits += 8;
+    while (bits >= 5) {
+      out += alphabet[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  return bits > 0 ? out + alphabet[(value << (5 - bits)) & 31] : out;
+}
+
+/** Every window of `length` characters of a spelling (base64url's too: `+/` spelled `-_`), lower-cased. */
+function addWindows(text: string, length: number): void {
+  if (text.length < length) return;
+  const set = fragmentWindows.get(length) ?? new Set<string>();
+  fragmentWindows.set(length, set);
+  for (const spelling of new Set([text, text.replace(/\+/g, '-').replace(/\//g, '_')])) {
+    for (let i = 0; i + length <= spelling.length; i++) {
+      const w = asciiLower(spelling.slice(i, i + length));
+      set.add(w);
+      fragmentHeads.add(w.slice(0, 4));
+    }
+  }
+}
+
+/** ASCII letters lower-cased, nothing else: the text keeps its length, so a window's place in it is its place in the text. */
+function asciiLower(text: string): string {
+  return text.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+}
+
+/** The text with every fragment run redacted: windows found merged into runs, runs inside a longer `0x` hex run kept. */
+function withoutFragments(text: string): string {
+  if (fragmentWindows.size === 0) return text;
+  const lower = asciiLower(text);
+  const spans: Array<[number, number]> = [];
+  for (let i = 0; i + 4 <= lower.length; i++) {
+    if (!fragmentHeads.has(lower.slice(i, i + 4))) continue;
+    for (const [length, windows] of fragmentWindows) if (i + length <= lower.length && windows.has(lower.slice(i, i + length))) spans.push([i, i + length]);
+  }
+  if (spans.length === 0) return text;
+  spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+  const runs: Array<[number, number]> = [];
+  for (const [a, b] of spans) {
+    const last = runs.at(-1);
+    if (last && a <= last[1]) last[1] = Math.max(last[1], b);
+    else runs.push([a, b]);
+  }
+  const hexRuns = [...text.matchAll(/0x[0-9a-f]+/gi)].map((m) => [m.index, m.index + m[0].length] as const);
+  let out = '';
+  let at = 0;
+  for (const [a, b] of runs) {
+    if (hexRuns.some(([x, y]) => x <= a && b <= y && y - x > b - a)) continue;
+    out += text.slice(at, a) + REDACTED;
+    at = b;
+  }
+  return out + text.slice(at);
 }

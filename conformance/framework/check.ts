@@ -9,6 +9,7 @@ import type { ExpectationNote } from './expectations.ts';
 import { beforeFork } from './era.ts';
 import type { Fork } from '../../core/invariants/header.ts';
 import type { HeadLog } from './head-log.ts';
+import type { EnvelopeLog } from './envelope-log.ts';
 import type { Tie } from './fields.ts';
 import type { Clause } from './clause.ts';
 import type { ReferenceState } from './reference.ts';
@@ -33,6 +34,7 @@ export const NOT_HERE = {
   methods: 'a method --methods leaves out',
   'no-window': 'no near-head window declared for this network',
   'no-key': 'no /v3/<API_KEY> segment in the endpoint URL',
+  'no-batch': 'an endpoint that serves no batches (the spec does not ask for them; service/batch, advisory, says how it answered)',
 } as const;
 export type NotHere = keyof typeof NOT_HERE;
 
@@ -166,6 +168,8 @@ export interface RunState {
   reference?: ReferenceState;
   /** The near-head window declared for the endpoint's network (§8), if any. */
   window?: NearHeadWindow;
+  /** The envelope of every answer of the run (every-answer.ts). */
+  envelopes: EnvelopeLog;
 }
 
 const EXCERPT = 4000;
@@ -210,6 +214,10 @@ export class CheckContext {
 
   get receiptsBudget(): number {
     return this.state.receiptsBudget;
+  }
+
+  get envelopes(): EnvelopeLog {
+    return this.state.envelopes;
   }
 
   get window(): NearHeadWindow | undefined {
@@ -313,8 +321,8 @@ export class CheckContext {
    * for any reason (an error, an unusable body, null where the object is known to exist, a value failing
    * that method's shape) makes the check inconclusive, naming that method.
    */
-  async leaned<T>(method: string, params: unknown[], what: string): Promise<T> {
-    return this.usable(method, await this.result<T | null>(method, params), what);
+  async leaned<T>(method: string, params: unknown[], what: string, opts: { fresh?: boolean } = {}): Promise<T> {
+    return this.usable(method, await this.result<T | null>(method, params, opts), what);
   }
 
   private usable<T>(method: string, value: T | null, what: string): T {

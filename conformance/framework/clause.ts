@@ -33,8 +33,8 @@ export type Invariant = keyof typeof INVARIANTS;
 /** Standards outside the service spec a section's rule leans on. */
 export type Standard = 'JSON-RPC 2.0' | 'EIP-4844';
 
-/** A part of a section: its parameters, its example request, the block tags (§1), the request id (§1), batches. */
-export type Part = 'params' | 'example' | 'block tag' | 'id' | 'batch' | 'notification';
+/** A part of a section: its parameters, its example request, the block tags (§1), the request id (§1), batches, the HTTP transport (§1). */
+export type Part = 'params' | 'example' | 'block tag' | 'id' | 'batch' | 'notification' | 'transport';
 
 /** The sections that define an object, and its name in the field table (fields.ts). */
 interface ObjectSections { '2.2': 'block'; '2.3': 'transaction'; '2.4': 'receipt'; '2.5': 'log' }

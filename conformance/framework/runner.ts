@@ -11,6 +11,7 @@ import { coverageOf, discoverTargets, loadTargets, lockBlocksMissing, mergeFixtu
 import { expectationFor, type Expectations } from './expectations.ts';
 import { fixtureTargets } from './fixtures.ts';
 import { HeadLog } from './head-log.ts';
+import { EnvelopeLog } from './envelope-log.ts';
 import { RpcClient, TransportError, RpcError, resultOf } from '../../core/node/rpc-client.ts';
 import { RECEIPTS_BUDGET } from './receipt-checks.ts';
 import { renderClause } from './clause.ts';
@@ -119,7 +120,12 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
   else opts.signal?.addEventListener('abort', onInterrupt, { once: true });
   // Every head the run reads, from the preflight on, is logged: service/head-never-goes-back judges them.
   const heads = new HeadLog();
-  const client = new RpcClient({ url: opts.url, timeoutMs: opts.timeoutMs ?? 10_000, concurrency: opts.concurrency ?? 8, ...(opts.ca ? { ca: opts.ca } : {}), signal: stop.signal, noAnswerLimit: NO_ANSWER_LIMIT, onAnswer: (ex, asked, answered) => heads.observe(ex, asked, answered) });
+  const envelopes = new EnvelopeLog();
+  const client = new RpcClient({ url: opts.url, timeoutMs: opts.timeoutMs ?? 10_000, concurrency: opts.concurrency ?? 8, ...(opts.ca ? { ca: opts.ca } : {}), signal: stop.signal, noAnswerLimit: NO_ANSWER_LIMIT, onAnswer: (ex, asked, answered) => {
+      heads.observe(ex, asked, answered);
+      envelopes.observe(ex);
+    },
+  });
   // Its own client: its answers never enter the endpoint's head log, request count or not-served tally.
   const refClient = opts.referenceUrl ? new RpcClient({ url: opts.referenceUrl, timeoutMs: opts.timeoutMs ?? 10_000, concurrency: opts.concurrency ?? 8, ...(opts.ca ? { ca: opts.ca } : {}), signal: stop.signal, noAnswerLimit: NO_ANSWER_LIMIT }) : undefined;
   let reference: ReferenceState | undefined;
@@ -158,7 +164,7 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
       if (!stop.signal.aborted) throw err;
     }
 
-    const checks = targets && !stop.signal.aborted ? await runMocha(suites, { client, targets, memo: new Map(), receiptsBudget: opts.receiptsBudget ?? RECEIPTS_BUDGET, heads, ...(reference ? { reference } : {}), ...(window ? { window } : {}) }, opts.onResult, stop.signal, opts.expect) : [];
+    const checks = targets && !stop.signal.aborted ? await runMocha(suites, { client, targets, memo: new Map(), receiptsBudget: opts.receiptsBudget ?? RECEIPTS_BUDGET, heads, envelopes, ...(reference ? { reference } : {}), ...(window ? { window } : {}) }, opts.onResult, stop.signal, opts.expect) : [];
     const interrupted = opts.signal?.aborted === true;
     const deadlineReached = !interrupted && stop.signal.aborted;
     // Every check gets a verdict unless Ctrl-C stopped the run: one that did not run (the deadline) is inconclusive.

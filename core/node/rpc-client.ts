@@ -5,6 +5,7 @@ import { Agent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { request } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { topLevelToken } from '../envelope.ts';
 import { replyFingerprint } from '../fingerprint.ts';
 import { redact, redactCapped, registerUrlSecrets } from '../redact.ts';
 
@@ -27,6 +28,8 @@ export interface Exchange {
   bodyText?: string;
   /** Parsed body when it was JSON. */
   body?: unknown;
+  /** For a single call answered with a JSON object: the raw text of its top-level id, as sent back (core/envelope.ts judges it). */
+  idToken?: string;
   /** With the `fingerprints` option, for a single call answered with HTTP 200 and JSON: core/reply.ts's fingerprint of the raw answer. */
   replyFingerprint?: string;
   durationMs: number;
@@ -229,7 +232,8 @@ export class RpcClient {
             done({ ...base, body: parsed, fault: 'http-status', faultDetail: `HTTP ${status}` });
           } else {
             const fingerprint = this.fingerprints && status === 200 && !Array.isArray(reqForEvidence) ? replyFingerprint(text, reqForEvidence.id) : undefined;
-            done({ ...base, body: parsed, ...(fingerprint ? { replyFingerprint: fingerprint } : {}) });
+            const idToken = !Array.isArray(reqForEvidence) && isObjectBody(parsed) ? topLevelToken(text, 'id') : undefined;
+            done({ ...base, body: parsed, ...(fingerprint ? { replyFingerprint: fingerprint } : {}), ...(idToken !== undefined ? { idToken: redactCapped(idToken, 200) } : {}) });
           }
         });
       });
@@ -276,6 +280,10 @@ function nesting(value: unknown, limit: number): number {
     for (const child of Object.values(v)) stack.push([child, depth + 1]);
   }
   return deepest;
+}
+
+function isObjectBody(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && !Array.isArray(body);
 }
 
 function isJsonRpc(body: unknown): boolean {

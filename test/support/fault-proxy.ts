@@ -37,6 +37,8 @@ export interface Fault {
   stall?: (req: RpcRequest) => Stall | undefined;
   /** Replaces the HTTP reply to a raw body (not JSON, a batch) before it is parsed. */
   rawRequest?: (text: string) => RawReply | undefined;
+  /** Rewrites the answers the gateway gave a batch. */
+  rewriteBatch?: (answers: RpcResponse[]) => RpcResponse[];
   /** Serves requests whatever key their URL carries. */
   serveAnyKey?: boolean;
   /** Needs the synthetic history. */
@@ -106,6 +108,11 @@ export class FaultProxy {
       parsed = JSON.parse(text) as RpcRequest;
     } catch {
       return this.passthrough(text);
+    }
+    if (Array.isArray(parsed) && this.fault?.rewriteBatch) {
+      const reply = await this.passthrough(text);
+      const answers: unknown = JSON.parse(reply.body);
+      return Array.isArray(answers) ? { ...reply, body: JSON.stringify(this.fault.rewriteBatch(answers as RpcResponse[])) } : reply;
     }
     // Batches and notifications (no id, and so no answer to rewrite) go through as they are.
     if (Array.isArray(parsed) || typeof parsed !== 'object' || parsed === null || !('id' in parsed)) return this.passthrough(text);

@@ -34,7 +34,36 @@ export const robustnessFaults: Fault[] = [
   },
   { name: 'service: any API key is served', kills: ['service/api-key-wrong', 'service/api-key-missing'], serveAnyKey: true },
   ...serviceFaults(),
+  ...everyAnswerFaults(),
 ];
+
+/**
+ * The envelope broken on some answers only, as a cache or a proxy in front of the nodes breaks it: the checks of every
+ * answer of the run see it wherever it happens (the methods' own envelope checks see a few exchanges only).
+ */
+function everyAnswerFaults(): Fault[] {
+  const receipts = (req: RpcRequest) => req.method === 'eth_getTransactionReceipt';
+  const body = (res: RpcResponse) => JSON.stringify(res);
+  let replayed: RpcResponse | undefined;
+  return [
+    { name: 'envelope: receipts echo the id as 7.0 (JSON.parse reads 7)', kills: ['service/every-answer-id'], methods: ['eth_getTransactionReceipt', 'service'], raw: (req, res) => (receipts(req) ? { status: 200, contentType: 'application/json', body: body(res).replace(`"id":${req.id}`, `"id":${req.id}.0`) } : undefined) },
+    {
+      name: 'envelope: a cache replays the previous receipt answer for the next request, its id with it',
+      kills: ['service/every-answer-id'],
+      methods: ['eth_getTransactionReceipt', 'service'],
+      rewrite: (req, res) => {
+        if (!receipts(req)) return res;
+        const previous = replayed;
+        replayed = res;
+        return previous ?? res;
+      },
+    },
+    { name: 'envelope: block answers served as text/plain', kills: ['service/every-answer-content-type'], methods: ['eth_getBlockByHash', 'service'], raw: (req, res) => (req.method === 'eth_getBlockByHash' ? { status: 200, contentType: 'text/plain', body: body(res) } : undefined) },
+    { name: 'envelope: transactions by hash served under HTTP 500, results and all', kills: ['service/every-answer-status'], methods: ['eth_getTransactionByHash', 'service'], raw: (req, res) => (req.method === 'eth_getTransactionByHash' && 'result' in res ? { status: 500, contentType: 'application/json', body: body(res) } : undefined) },
+    { name: 'envelope: errors of transactions by hash served under HTTP 400', kills: ['service/every-error-status'], methods: ['eth_getTransactionByHash', 'service'], raw: (req, res) => (req.method === 'eth_getTransactionByHash' && 'error' in res ? { status: 400, contentType: 'application/json', body: body(res) } : undefined) },
+    { name: 'service: a batch answered with the results handed to the wrong ids', kills: ['service/batch-ids'], rewriteBatch: (answers) => answers.map((a, i) => ({ ...a, result: answers[(i + 1) % answers.length]?.result })) },
+  ];
+}
 
 /** JSON-RPC 2.0 service behaviour broken the ways hardhat, ganache and anvil break it (facts.md). */
 function serviceFaults(): Fault[] {

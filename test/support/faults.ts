@@ -40,7 +40,7 @@ function fault(name: string, kills: string[], rewrite: Fault['rewrite'], extra: 
 
 function envelopeFaults(method: string): Fault[] {
   return [
-    fault(`${method}: jsonrpc "1.0" in results`, [`${method}/envelope`], (req, res) => (req.method === method && 'result' in res ? { ...res, jsonrpc: '1.0' } : res)),
+    fault(`${method}: jsonrpc "1.0" in results`, [`${method}/envelope`, 'service/every-answer-jsonrpc'], (req, res) => (req.method === method && 'result' in res ? { ...res, jsonrpc: '1.0' } : res)),
     fault(`${method}: error responses echo the id as a string`, [`${method}/envelope-error`], (req, res) => (req.method === method && 'error' in res ? { ...res, id: String(res.id) } : res)),
   ];
 }
@@ -55,11 +55,11 @@ export function envelopeDefects(): Fault[] {
   const everyAnswer = (name: string, kills: string[], change: (res: RpcResponse) => RpcResponse): Fault => fault(`envelope: ${name}`, kills, (_req, res) => change(res), { methods: allSuites.map((s) => s.method), exact: true });
   const both = /\/envelope(-error)?$/;
   // The service's id checks see it too: their answers (a result for id null, -32600 with id null otherwise) carry another id.
-  const idChecks = ['service/id-null', 'service/id-object', 'service/id-fractional'];
+  const idChecks = ['service/id-null', 'service/id-object', 'service/id-fractional', 'service/every-answer-id'];
   return [
     everyAnswer('another id echoed', [...envelope(both), ...idChecks], (res) => ({ ...res, id: Number(res.id) + 1000 })),
     everyAnswer('the id echoed as a string', [...envelope(both), ...idChecks], (res) => ({ ...res, id: String(res.id) })),
-    everyAnswer('id null', envelope(both), (res) => ({ ...res, id: null })),
+    everyAnswer('id null', [...envelope(both), 'service/every-answer-id'], (res) => ({ ...res, id: null })),
     // On answers with a value only: with a null result, which of the two was meant cannot be told (and a
     // dev chain's uncle lookups all answer null). The answer to id null is a value: both there fail service/id-null.
     everyAnswer('both result and error', [...envelope(/^(?!eth_getUncle).*\/envelope$/), 'service/id-null'], (res) => (res.result !== undefined && res.result !== null ? { ...res, error: { code: -32000, message: 'spurious' } } : res)),
@@ -161,6 +161,8 @@ export function faultCatalogue(targets: Targets): Fault[] {
     fault('tx by index: blockHash of another block', [`${M.txIdx}/every-index`], results(M.txIdx, (tx: Json) => ({ ...tx, blockHash: targets.head.hash === tx['blockHash'] ? targets.scanned.from : targets.head.hash }))),
     ...TAGS.map((tag) => tagRejected(M.txIdx, tag, 0)),
     fault('tx by index: pending index 0 has no transactionIndex match', [`${M.txIdx}/tag-latest`], results(M.txIdx, (tx: Json) => ({ ...tx, transactionIndex: '0x7' }), (req) => req.params[0] === 'latest')),
+    fault('tx by index: safe and finalized resolved as latest', [`${M.txIdx}/tags-name-their-block`], async (req, res, ctx) => (req.method === M.txIdx && (req.params[0] === 'safe' || req.params[0] === 'finalized') ? { ...res, result: (await ctx.upstream(M.txIdx, ['latest', req.params[1]])).result } : res)),
+    fault('tx by index: earliest resolved as block 1', [`${M.txIdx}/tags-name-their-block`], async (req, res, ctx) => (req.method === M.txIdx && req.params[0] === 'earliest' ? { ...res, result: (await ctx.upstream(M.txIdx, ['0x1', req.params[1]])).result } : res)),
     nullToError(M.txIdx, ['null-out-of-range', 'null-future-block']),
     fault('tx by index: latest serves the block before the head (stale)', [`${M.txIdx}/latest-is-head`], async (req, res, ctx) => {
       if (req.method !== M.txIdx || req.params[0] !== 'latest') return res;

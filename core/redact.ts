@@ -312,13 +312,16 @@ function escapeRegex(text: string): string {
  * Fragments of a key: a provider that echoes it cut short ("invalid project id SENTINEL-KEY-7cb0...") gives most of it
  * away. Any run of FRAGMENT or more consecutive characters of the key (HEX_FRAGMENT when it is all hex: 8 hex digits
  * occur by chance), a `-` spelled `_`, or of its hex, base64, base64url or base32 spelling at any byte alignment, is
- * redacted wherever it stands, in any letter case; never inside a longer `0x` hex run, so hashes and data stay whole.
- * Found by sliding a window of each length over the text and looking it up, not by a pattern per fragment.
+ * redacted wherever it stands, in any letter case. A run of the key's own characters is never redacted inside a longer
+ * `0x` hex run, so hashes and data stay whole when an (all-hex) key shares digits with them; a run of its hex, base64 or
+ * base32 spelling is redacted there too, since those spellings are what carries a key inside `0x` data (a revert's
+ * Error(string) holding "invalid project id SENTINEL-KEY-7cb0"), and 16 hex digits of it occur in a hash by chance
+ * next to never. Found by sliding a window of each length over the text and looking it up, not by a pattern per fragment.
  */
 const FRAGMENT = 8;
 const HEX_FRAGMENT = 12;
-/** Per window length: the lower-cased windows of every spelling of every secret's fragments. */
-const fragmentWindows = new Map<number, Set<string>>();
+/** Per kind (the key's own characters, or an encoding of them) and window length: the lower-cased windows of every spelling. */
+const fragmentWindows = { raw: new Map<number, Set<string>>(), encoded: new Map<number, Set<string>>() };
 /** The first four characters of every window: most positions of a text are ruled out by one lookup. */
 const fragmentHeads = new Set<string>();
 
@@ -327,11 +330,11 @@ function registerFragments(secret: string): void {
   const bytes = (text: string) => new TextEncoder().encode(text);
   const spellings = [...new Set([secret, secret.replace(/-/g, '_')])];
   for (const text of spellings) {
-    addWindows(text, n);
+    addWindows('raw', text, n);
     const b = bytes(text);
-    addWindows(hexOf(b), 2 * n);
-    for (const offset of [0, 1, 2]) addWindows(innerChars(b, offset, 3, 4, (x) => btoa(String.fromCharCode(...x))), Math.ceil((4 * n) / 3));
-    for (const offset of [0, 1, 2, 3, 4]) addWindows(innerChars(b, offset, 5, 8, base32), Math.ceil((8 * n) / 5));
+    addWindows('encoded', hexOf(b), 2 * n);
+    for (const offset of [0, 1, 2]) addWindows('encoded', innerChars(b, offset, 3, 4, (x) => btoa(String.fromCharCode(...x))), Math.ceil((4 * n) / 3));
+    for (const offset of [0, 1, 2, 3, 4]) addWindows('encoded', innerChars(b, offset, 5, 8, base32), Math.ceil((8 * n) / 5));
   }
   memo.clear();
 }
@@ -365,10 +368,10 @@ function base32(bytes: Uint8Array): string {
 }
 
 /** Every window of `length` characters of a spelling (base64url's too: `+/` spelled `-_`), lower-cased. */
-function addWindows(text: string, length: number): void {
+function addWindows(kind: keyof typeof fragmentWindows, text: string, length: number): void {
   if (text.length < length) return;
-  const set = fragmentWindows.get(length) ?? new Set<string>();
-  fragmentWindows.set(length, set);
+  const set = fragmentWindows[kind].get(length) ?? new Set<string>();
+  fragmentWindows[kind].set(length, set);
   for (const spelling of new Set([text, text.replace(/\+/g, '-').replace(/\//g, '_')])) {
     for (let i = 0; i + length <= spelling.length; i++) {
       const w = asciiLower(spelling.slice(i, i + length));
@@ -383,30 +386,38 @@ function asciiLower(text: string): string {
   return text.replace(/[A-Z]+/g, (m) => m.toLowerCase());
 }
 
-/** The text with every fragment run redacted: windows found merged into runs, runs inside a longer `0x` hex run kept. */
+/** The text with every fragment run redacted: windows found merged into runs, runs of the key's own characters inside a longer `0x` hex run kept. */
 function withoutFragments(text: string): string {
-  if (fragmentWindows.size === 0) return text;
+  if (fragmentHeads.size === 0) return text;
   const lower = asciiLower(text);
-  const spans: Array<[number, number]> = [];
+  const raw: Array<[number, number]> = [];
+  const encoded: Array<[number, number]> = [];
   for (let i = 0; i + 4 <= lower.length; i++) {
     if (!fragmentHeads.has(lower.slice(i, i + 4))) continue;
-    for (const [length, windows] of fragmentWindows) if (i + length <= lower.length && windows.has(lower.slice(i, i + length))) spans.push([i, i + length]);
+    for (const [spans, windows] of [[raw, fragmentWindows.raw], [encoded, fragmentWindows.encoded]] as const) {
+      for (const [length, set] of windows) if (i + length <= lower.length && set.has(lower.slice(i, i + length))) spans.push([i, i + length]);
+    }
   }
-  if (spans.length === 0) return text;
-  spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
-  const runs: Array<[number, number]> = [];
-  for (const [a, b] of spans) {
-    const last = runs.at(-1);
-    if (last && a <= last[1]) last[1] = Math.max(last[1], b);
-    else runs.push([a, b]);
-  }
-  const hexRuns = [...text.matchAll(/0x[0-9a-f]+/gi)].map((m) => [m.index, m.index + m[0].length] as const);
+  if (raw.length === 0 && encoded.length === 0) return text;
+  const hexRuns = raw.length ? [...text.matchAll(/0x[0-9a-f]+/gi)].map((m) => [m.index, m.index + m[0].length] as const) : [];
+  const insideHex = ([a, b]: [number, number]) => hexRuns.some(([x, y]) => x <= a && b <= y && y - x > b - a);
+  const runs = merged([...merged(raw).filter((r) => !insideHex(r)), ...encoded]);
   let out = '';
   let at = 0;
   for (const [a, b] of runs) {
-    if (hexRuns.some(([x, y]) => x <= a && b <= y && y - x > b - a)) continue;
     out += text.slice(at, a) + REDACTED;
     at = b;
   }
   return out + text.slice(at);
+}
+
+/** Overlapping or touching spans merged into runs, in order. */
+function merged(spans: Array<[number, number]>): Array<[number, number]> {
+  const runs: Array<[number, number]> = [];
+  for (const [a, b] of [...spans].sort((x, y) => x[0] - y[0] || y[1] - x[1])) {
+    const last = runs.at(-1);
+    if (last && a <= last[1]) last[1] = Math.max(last[1], b);
+    else runs.push([a, b]);
+  }
+  return runs;
 }

@@ -29,7 +29,7 @@ export const NOT_HERE = {
   'pre-fork': 'a fork the chain\'s head has not reached',
   'history-era': 'an era the chain never had (uncles before the merge, receipts with root before Byzantium)',
   'type-absent': 'a transaction type of a fork the chain reached, none in the range walked (and none at the reference, given one)',
-  'no-recent-creation': 'no successful contract creation within the 128 blocks of state a node keeps',
+  'no-recent-creation': 'no successful contract creation in the range walked, or the newest one deeper than the 128 blocks of state a node keeps',
   'no-reference': 'no --reference-url on this run',
   methods: 'a method --methods leaves out',
   'no-window': 'no near-head window declared for this network',

@@ -43,6 +43,12 @@ describe('fragments of a key', function () {
     expect(redact(`block ${hash} mined`)).to.equal(`block ${hash} mined`);
     expect(redact(`key ${hexKey.slice(0, 14)}…`)).to.equal('key <redacted>…');
   });
+
+  it('its hex spelling inside 0x data is redacted: a revert\'s Error(string) holding the key cut short', function () {
+    const data = `0x08c379a0${Buffer.from(`invalid project id ${KEY.slice(0, 11)}`).toString('hex')}`;
+    expect(redact(data)).to.not.include(Buffer.from(KEY.slice(0, 11)).toString('hex').slice(2, 18));
+    expect(redact(data)).to.match(/^0x08c379a0[0-9a-f]+<redacted>/);
+  });
 });
 
 describe('fragments of a key echoed by an endpoint, through the command line', function () {

@@ -176,7 +176,7 @@ const MEMO_LONGEST = 64;
 const MEMO_SIZE = 10_000;
 
 function redacted(text: string): string {
-  let out = withoutFragments(text);
+  let out = text;
   let lower = literalOnly(out);
   for (const { re, literal } of secrets.values()) {
     // Most texts (answers) can hold a secret only literally: one case-blind substring test rules most out.
@@ -184,7 +184,8 @@ function redacted(text: string): string {
     const next = out.replace(re, REDACTED);
     if (next !== out) lower = literalOnly((out = next));
   }
-  return out.replace(KEY_IN_PATH, `/v3/${REDACTED}`);
+  // Fragments after the whole key in every spelling: a whole echo goes as one mark, not cut around its escapes or padding.
+  return withoutFragments(out).replace(KEY_IN_PATH, `/v3/${REDACTED}`);
 }
 
 

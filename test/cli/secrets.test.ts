@@ -139,10 +139,10 @@ describe('redact(): every spelling of a key', () => {
   });
 
   it('a text redacted before a key is registered is redacted again after (short texts are remembered until then), in any case', () => {
-    for (const [later, text] of [['Later-Key-7c41d0e9', (k: string) => `k ${k.toLowerCase()}`], ['Later-Key-e2b85f13', (k: string) => `a longer text, past what is remembered, holding ${k.toUpperCase()} among other words`]] as const) {
+    for (const [later, text] of [['Later-Key-7c41d0e9', (k: string) => `k ${k.toLowerCase()}`], ['Other-Key-e2b85f13', (k: string) => `a longer text, past what is remembered, holding ${k.toUpperCase()} among other words`]] as const) {
       expect(redact(text(later))).to.equal(text(later));
       registerUrlSecrets(`http://127.0.0.1:1/v3/${later}`);
-      expect(redact(text(later)), text(later)).to.not.match(/later-key/i);
+      expect(redact(text(later)), text(later)).to.not.match(/(later|other)-key/i);
     }
   });
 

@@ -2,7 +2,8 @@
 // methods). Addresses may differ only in EIP-55 case; everything else must be identical.
 import type { Json } from './encoding.ts';
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+/** A 20-byte value (an address), whose letter case (EIP-55) carries no meaning: compared case-blind, here and in the load's answer digest. */
+export const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 function canonical(v: unknown): string | undefined {
   return JSON.stringify(v, (_k, x: unknown) => (typeof x === 'string' && ADDRESS.test(x) ? x.toLowerCase() : x));

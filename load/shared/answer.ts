@@ -1,8 +1,10 @@
 // The fingerprint of an answer to a lookup of immutable data (by block or transaction hash): recorded in
 // the corpus at sampling, compared under load, so a fast but wrong answer is caught. Key order and
-// whitespace do not count; every value does: sha256 of the canonical JSON text. Pure, given the hash:
+// whitespace do not count, nor the letter case of a 20-byte address (EIP-55: a provider's backends may spell them
+// differently, and the spec's formats accept either); every other value does: sha256 of the canonical JSON text. Pure, given the hash:
 // node:crypto at sampling, k6/crypto under load (a hash written in JavaScript costs ~2 µs a character in k6).
 import { METHOD_FACTS, METHODS, type RpcMethod } from '../../core/methods.ts';
+import { ADDRESS } from '../../core/invariants/compare.ts';
 
 /** Lookups whose answer cannot change once sampled (the key is a hash, not a height a reorg can move). */
 export const IMMUTABLE_LOOKUPS: readonly RpcMethod[] = METHODS.filter((m) => METHOD_FACTS[m].immutable);
@@ -29,5 +31,5 @@ function canonical(value: unknown, depth = 0): string {
       .map((k) => `${JSON.stringify(k)}:${canonical(o[k], depth + 1)}`)
       .join(',')}}`;
   }
-  return JSON.stringify(value) ?? 'null';
+  return JSON.stringify(typeof value === 'string' && ADDRESS.test(value) ? value.toLowerCase() : value) ?? 'null';
 }

@@ -61,6 +61,9 @@ export function classify(outcome: HttpOutcome, expected: Expectation): Classific
     if (outcome.status < 200 || outcome.status > 299) return coded('http_error');
     if (outcome.id !== undefined && envelope.id !== outcome.id) return OTHER_ID;
     if (expected.expect === 'error' && code !== undefined && expected.errorCode === code) return { ...coded('ok_error'), envelope };
+    // A revert where sampling saw a value past any lag (an estimate that succeeded at a final block): a false answer, not
+    // a transient failure. Any other error keeps its meaning (a -32000 now and then, a window's archive miss, 4444).
+    if (code === REVERT && expected.expect === 'value' && expected.settled) return REVERT_FOR_VALUE;
     return coded('rpc_error');
   }
   if (outcome.status < 200 || outcome.status > 299) return { cls: 'http_error' };
@@ -72,6 +75,9 @@ export function classify(outcome: HttpOutcome, expected: Expectation): Classific
   return expected.expect === 'error' ? valueForError(expected.errorCode) : { cls: 'ok', envelope };
 }
 
+/** The error code of a REVERT (§7). */
+const REVERT = 3;
+const REVERT_FOR_VALUE: Readonly<Classification> = Object.freeze({ cls: 'wrong', code: REVERT, why: 'a revert (error 3) where sampling saw a value (answered past any lag)' });
 const OTHER_ID: Readonly<Classification> = Object.freeze({ cls: 'wrong', why: "the answer carries another id than the request's" });
 // Sampling calls the same answer a finding (load/plan/sample.ts judge): under load it must not pass below a failure rate.
 const NULL_FOR_VALUE: Readonly<Classification> = Object.freeze({ cls: 'wrong', why: 'null where a value is due (answered at sampling, past any lag)' });

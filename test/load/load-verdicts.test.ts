@@ -3,6 +3,7 @@
 // where null is due or reverts with another code than 3 fails at sampling, by name; one that answers the
 // wrong block by number, echoes another id or completes nothing fails under load, with no validation at all.
 import { expect } from 'chai';
+import { getAddress } from 'viem';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -535,6 +536,24 @@ describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)
 
     it("a gas number answered for one revert (where error 3 is due): exit 1, FAIL with the reason everywhere", async () => {
       await gateWith('eth_estimateGas', async (_req, res) => (res.error?.code === 3 ? { jsonrpc: '2.0', id: res.id, result: '0x5208' } : undefined), /a value where error 3 is due \(a revert\)/);
+    });
+
+    it('a revert (error 3) answered for one estimate that succeeded at a final block at sampling: exit 1, FAIL with the reason everywhere (issue 35)', async () => {
+      const settled = new Set(corpus.entries.eth_estimateGas.filter((e) => e.settled).map((e) => JSON.stringify(e.params)));
+      expect(settled.size, 'estimates at final blocks are settled').to.be.above(0);
+      await gateWith('eth_estimateGas', async (req, res) => (res.result && settled.has(JSON.stringify(req.params)) ? { jsonrpc: '2.0', id: res.id, error: { code: 3, message: 'execution reverted', data: '0x' } } : undefined), /a revert \(error 3\) where sampling saw a value \(answered past any lag\)/);
+    });
+
+    it('an honest balancer whose backends spell addresses in EIP-55 mixed case on every other answer: the gate passes (issue 35)', async () => {
+      let n = 0;
+      const checksummed = (v: unknown): unknown => (typeof v === 'string' && /^0x[0-9a-f]{40}$/.test(v) ? getAddress(v) : Array.isArray(v) ? v.map(checksummed) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, checksummed(x)])) : v);
+      proxy.fault = { name: 'mixed-case backends', kills: [], rewrite: (_req, res) => (res.result && typeof res.result === 'object' && n++ % 2 === 0 ? { ...res, result: checksummed(res.result) } : res) };
+      const out = await outDir();
+      const run = await runLoad({ url: proxy.url, profile: 'gate', rate: 50, duration: '3s', methods: ['eth_getTransactionByHash', 'eth_getTransactionReceipt'], corpus: corpusFile, out, log: () => undefined });
+      expect(n, 'answers were rewritten').to.be.above(50);
+      const report = await reportIn(out);
+      for (const m of ['eth_getTransactionByHash', 'eth_getTransactionReceipt'] as const) expect(report.methods[m]!.classes.wrong ?? 0, m).to.equal(0);
+      expect(run.exitCode, run.summary).to.equal(0);
     });
 
     it('a real receipt answered for one unknown hash (where null is due): exit 1, FAIL with the reason everywhere', async () => {

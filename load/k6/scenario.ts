@@ -25,6 +25,7 @@ import { packEntry, type PackedEntry, unpackEntry } from './packed-entry.ts';
 import { entryTurn, stripeEntries, validatesTurn } from '../shared/segments.ts';
 import { SHARD_MARKER } from '../shared/shard.ts';
 import { shapeFault } from './shapes.ts';
+import { type NamedBlock, namedBlockFault, namedHash, namesLatest } from '../shared/named-block.ts';
 import { freshRound, initFresh, judgeTagged, notJudgeable } from './fresh.ts';
 import { freshThresholds, TAGGED_METHODS, UNJUDGEABLE_METHODS } from '../shared/freshness.ts';
 import { BOOKKEEPING } from '../shared/profiles.ts';
@@ -259,6 +260,7 @@ function stripesOf(r: Request): number[][] {
 if (plan.fresh) initFresh();
 const head = { checks: new Counter(metricName.headChecks), regressions: new Counter(metricName.headRegressions), depth: new Trend(metricName.headRegressionDepth) };
 const headParams = { headers: JSON_HEADERS, tags: { name: 'eth_blockNumber' }, timeout: plan.requestTimeout };
+const namedBlockParams = { headers: JSON_HEADERS, tags: { name: 'eth_getBlockByHash' }, timeout: plan.requestTimeout };
 let highestHead: number | undefined;
 /** exec.scenario builds a new object on each read (~20 µs in k6); its properties are getters of the VU's current state,
  * so one object per VU serves every iteration. */
@@ -325,6 +327,9 @@ function judge(sentInGo: Sent | null): void {
   } else if (verdict.envelope) verdict = compared(method, entry, verdict.envelope, verdict, r, seen);
   else if (verdict.cls === 'wrong') logOnce(r, 'wrong', `${method} ${entry.params}: ${verdict.why ?? 'wrong'}`);
 
+  // A `latest` answer naming its block: judged against that block read by its hash (named-block.ts).
+  if (verdict.cls === 'ok' && verdict.envelope && namesLatest(method, entry.params)) verdict = againstNamedBlock(method, entry, verdict.envelope.result, r) ?? verdict;
+
   // A windowed hit answered null or an error once its block has left the declared window: archive, not judged (§8).
   if (entry.windowBlock !== undefined && nearHeadWindow > 0 && archiveCandidate(verdict) && leftWindow(entry.windowBlock)) verdict = ARCHIVE;
 
@@ -336,6 +341,33 @@ function judge(sentInGo: Sent | null): void {
     if (cls === 'ok') return;
   }
   recorder.count(subject, cls, code);
+}
+
+/** Blocks read by hash for the `latest` answers naming them: immutable, so kept (a few per VU: latest moves on). */
+const namedBlocks = new Map<string, NamedBlock>();
+const NAMED_BLOCKS_KEPT = 8;
+
+/** `wrong` when a `latest` answer contradicts the block it names (read by that hash); undefined when it does not, or the block could not be read. */
+function againstNamedBlock(method: RpcMethod, entry: PackedEntry, result: unknown, r: Request): Classification | undefined {
+  const hash = namedHash(result);
+  if (hash === undefined) return undefined;
+  let block = namedBlocks.get(hash);
+  if (block === undefined) {
+    const res = http.post(url, JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'eth_getBlockByHash', params: [hash, false] }), namedBlockParams);
+    let read: unknown;
+    try {
+      read = typeof res.body === 'string' ? (JSON.parse(res.body) as { result?: unknown }).result : undefined;
+    } catch {
+      read = undefined;
+    }
+    // No block by that hash (a reorg, a fault of eth_getBlockByHash's own): nothing to compare with here.
+    if (read === null || typeof read !== 'object') return undefined;
+    block = read as NamedBlock;
+    if (namedBlocks.size >= NAMED_BLOCKS_KEPT) namedBlocks.delete(namedBlocks.keys().next().value as string);
+    namedBlocks.set(hash, block);
+  }
+  const fault = namedBlockFault(method, JSON.parse(entry.params) as unknown[], result, block);
+  return fault === undefined ? undefined : logOnce(r, 'wrong', `${method} ${entry.params}: ${fault}`);
 }
 
 /** The entry's request, byte for byte JSON.stringify({ jsonrpc: '2.0', id, method, params }), as k6/x/rpccertify sends it. */

@@ -477,7 +477,7 @@ describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)
     }
   });
   describe('an endpoint answering wrongly ONCE: a gate run fails, and its summary, load.json and JUnit say why (issue 24)', function () {
-    const methods: RpcMethod[] = ['eth_estimateGas', 'eth_getTransactionByHash', 'eth_getTransactionReceipt'];
+    const methods: RpcMethod[] = ['eth_estimateGas', 'eth_getTransactionByHash', 'eth_getTransactionReceipt', 'eth_getBlockReceipts'];
     let corpus: Corpus;
     let corpusFile: string;
     before(async function () {
@@ -542,6 +542,18 @@ describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)
       const settled = new Set(corpus.entries.eth_estimateGas.filter((e) => e.settled).map((e) => JSON.stringify(e.params)));
       expect(settled.size, 'estimates at final blocks are settled').to.be.above(0);
       await gateWith('eth_estimateGas', async (req, res) => (res.result && settled.has(JSON.stringify(req.params)) ? { jsonrpc: '2.0', id: res.id, error: { code: 3, message: 'execution reverted', data: '0x' } } : undefined), /a revert \(error 3\) where sampling saw a value \(answered past any lag\)/);
+    });
+
+    it('receipts for latest with the last one dropped (a cache): exit 1, judged against the block latest names, read by its hash (issue 35)', async () => {
+      await gateWith('eth_getBlockReceipts', async (req, res) => (req.params[0] === 'latest' && Array.isArray(res.result) && res.result.length > 1 ? { ...res, result: res.result.slice(0, -1) } : undefined), /receipt\(s\) for latest, block .* holds \d+ transaction\(s\)/);
+    });
+
+    it('receipts for latest with one receipt\'s logs answered [] (a torn read): exit 1, its logsBloom says it has some (issue 35)', async () => {
+      await gateWith('eth_getBlockReceipts', async (req, res) => {
+        if (req.params[0] !== 'latest' || !Array.isArray(res.result)) return undefined;
+        const i = (res.result as Array<{ logs: unknown[] }>).findIndex((r) => r.logs.length > 0);
+        return i < 0 ? undefined : { ...res, result: (res.result as Array<Record<string, unknown>>).map((r, j) => (j === i ? { ...r, logs: [] } : r)) };
+      }, /receipt \d+ of latest has no logs, while its logsBloom says it has some \(logs dropped\)/);
     });
 
     it('an honest balancer whose backends spell addresses in EIP-55 mixed case on every other answer: the gate passes (issue 35)', async () => {

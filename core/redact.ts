@@ -376,6 +376,8 @@ function addWindows(kind: keyof typeof fragmentWindows, text: string, length: nu
   for (const spelling of new Set([text, text.replace(/\+/g, '-').replace(/\//g, '_')])) {
     for (let i = 0; i + length <= spelling.length; i++) {
       const w = asciiLower(spelling.slice(i, i + length));
+      // One character repeated gives nothing of a key away, and matches zero padding everywhere.
+      if (/^(.)\1*$/.test(w)) continue;
       set.add(w);
       fragmentHeads.add(w.slice(0, 4));
     }

@@ -40,6 +40,8 @@ export interface Exchange {
 
 export interface RpcClientOptions {
   url: string;
+  /** Whether the URL's key is a secret to remove from every text (default): not for a key the harness made up itself. */
+  secretUrl?: boolean;
   timeoutMs?: number;
   concurrency?: number;
   maxBodyBytes?: number;
@@ -104,7 +106,7 @@ export class RpcClient {
 
   constructor(opts: RpcClientOptions) {
     this.url = opts.url;
-    registerUrlSecrets(opts.url);
+    if (opts.secretUrl !== false) registerUrlSecrets(opts.url);
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.concurrency = opts.concurrency ?? 8;
     this.maxBodyBytes = opts.maxBodyBytes ?? 32 * 1024 * 1024;

@@ -4,8 +4,8 @@ import { expect } from 'chai';
 import { startAnvil, type Anvil } from '../../devnet/anvil.ts';
 import { seedChain } from '../../devnet/seed.ts';
 import { runConformance } from '../../conformance/framework/runner.ts';
-import { loadExpectations } from '../../conformance/framework/expectations.ts';
-import { summarize } from '../../conformance/report/model.ts';
+import { expectationFor, loadExpectations } from '../../conformance/framework/expectations.ts';
+import { explains, summarize } from '../../conformance/report/model.ts';
 import { allSuites } from '../../conformance/methods.ts';
 import { checkIds } from '../../conformance/framework/check.ts';
 
@@ -21,6 +21,7 @@ describe('raw anvil fails exactly its listed deviations', function () {
     const summary = summarize(run.checks, false, run.complete);
     const failed = run.checks.filter((c) => c.verdict === 'fail').map((c) => c.id).sort();
     expect(failed, 'failures of raw anvil').to.deep.equal(expectations.fail.map((e) => e.id).sort());
+    expect(run.checks.filter((c) => c.verdict === 'fail' && !explains(expectationFor(c.id, expectations, '0000-01-01'), c)).map((c) => `${c.id}: ${JSON.stringify(c.violations ?? [c.reason])}`), 'each failure the one its entry describes').to.deep.equal([]);
     expect(summary.expectedFailures).to.equal(expectations.fail.length);
     expect(summary).to.include({ unexpectedPasses: 0, fatalFailures: 0, verdict: 'pass' });
     expect(run.checks.filter((c) => c.verdict === 'inconclusive').map((c) => c.id)).to.deep.equal([]);

@@ -67,6 +67,23 @@ describe('fragments of a key echoed by an endpoint, through the command line', f
     await devnet?.stop();
   });
 
+  it('a key made of pieces of the chain\'s own block hashes: every hash in the reports stays whole', async function () {
+    const hashes = [devnet.seed.blocks.multiTx.hash, devnet.seed.blocks.empty.hash];
+    const key = `${hashes[0]!.slice(2, 16)}-${hashes[1]!.slice(20, 34)}`;
+    const out = await mkdtemp(join(tmpdir(), 'rc-fragments-hashes-'));
+    const saved = proxy.fault;
+    proxy.fault = { name: 'any key', kills: [], serveAnyKey: true };
+    try {
+      const run = await cli(['conformance', '--url', proxy.url.replace(FaultProxy.KEY, key), '--out', out, '--methods', 'eth_getBlockByHash,eth_getBlockReceipts']);
+      const report = await readFile(join(out, 'conformance.json'), 'utf8');
+      expect(run.out + run.err + report, 'the key itself appears nowhere').to.not.include(key);
+      for (const hash of hashes) expect(report, hash).to.include(hash);
+      expect(report.match(/0x<redacted>|[0-9a-f]<redacted>|<redacted>[0-9a-f]/g) ?? [], 'no hash cut by a redaction').to.deep.equal([]);
+    } finally {
+      proxy.fault = saved;
+    }
+  });
+
   it('no run of 8 of its characters, in any of those spellings, in the terminal or any report', async function () {
     const out = await mkdtemp(join(tmpdir(), 'rc-fragments-'));
     const url = proxy.url.replace(FaultProxy.KEY, KEY);

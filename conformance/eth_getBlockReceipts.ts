@@ -135,7 +135,7 @@ suite.check(
     const named: Array<{ tag: string; block: TagBlock; expected: unknown }> = [];
     await t.each(TIED_TAGS, async (tag) => {
       const { block, answer: receipts } = await taggedRead(t, tag, () => t.result<unknown>(suite.method, [tag], { fresh: true }));
-      const byNumber = await t.result<Json[] | null>(suite.method, [block.number]);
+      const byNumber = await t.result<Json[] | null>(suite.method, [block.number], { fresh: true });
       named.push({ tag, block, expected: byNumber });
       t.expectEqual(receipts, byNumber, `${tag} must give the receipts of block ${BigInt(block.number)}, the ${tag} block (as its number gives them), got ${Array.isArray(receipts) ? `${receipts.length} receipt(s)` : String(receipts)}`, '/result');
       if (Array.isArray(receipts)) receipts.forEach((r: unknown, i) => t.expectEqual(isObject(r) ? r['blockHash'] : r, block.hash, `receipt ${i} of ${tag} must name the ${tag} block ${BigInt(block.number)}`, `/result/${i}/blockHash`));

@@ -51,7 +51,7 @@ suite.check(
     const named: Array<{ tag: string; block: TagBlock; expected: unknown }> = [];
     await t.each(TIED_TAGS, async (tag) => {
       const { block, answer: tx } = await taggedRead(t, tag, () => t.result<Tx | null>(suite.method, [tag, '0x0'], { fresh: true }));
-      const byNumber = await t.result<Tx | null>(suite.method, [block.number, '0x0']);
+      const byNumber = await t.result<Tx | null>(suite.method, [block.number, '0x0'], { fresh: true });
       named.push({ tag, block, expected: byNumber });
       t.expectEqual(tx, byNumber, `${tag} at index 0 must be the transaction at index 0 of block ${BigInt(block.number)}, the ${tag} block (as its number gives it): ${byNumber === null ? 'null, the block has none' : byNumber.hash}, got ${tx === null ? 'null' : `${tx.hash} of block ${tx.blockNumber === null ? 'null' : BigInt(tx.blockNumber)}`}`, '/result');
       if (tx !== null) t.expectEqual(tx.blockHash, block.hash, `${tag} at index 0 must name the ${tag} block ${BigInt(block.number)}`, '/result/blockHash');

@@ -18,13 +18,13 @@ const secrets = new Map<string, { re: RegExp; literal?: string }>();
 /** The longest text one character of a key can take once encoded (`\u0025` + 2 hex digits, 4 UTF-8 bytes). */
 let longestForm = 0;
 
-/** Remembers a secret, of any length, so that redact() removes every spelling of it from any text, and of one of
- * SHORT_KEY characters or more every run of its characters long enough to give it away (registerFragments). */
-export function registerSecret(secret: string | undefined): void {
+/** Remembers a secret, of any length, so that redact() removes every spelling of it from any text; and for a key of
+ * SHORT_KEY characters or more (`fragments`), every run of its characters long enough to give it away (registerFragments). */
+export function registerSecret(secret: string | undefined, fragments = true): void {
   if (!secret) return;
   for (const text of new Set([secret, percentDecoded(secret)])) {
     if (!text) continue;
-    if ([...text].length >= SHORT_KEY) registerFragments(text);
+    if (fragments && [...text].length >= SHORT_KEY) registerFragments(text);
     for (const form of [text, ...base64Forms(text), ...hexForms(text)]) {
       if (secrets.has(form)) continue;
       secrets.set(form, { re: pattern(form), ...(ASCII.test(form) ? { literal: form.toLowerCase() } : {}) });
@@ -44,8 +44,18 @@ export function registerSecret(secret: string | undefined): void {
  * (positionOnlySecrets) is hidden where the URL is shown, but not removed elsewhere: it would cut words.
  */
 export function registerUrlSecrets(url: string): void {
-  for (const key of urlKeySegments(url)) registerSecret(key);
+  // Fragments of the key proper only: another long segment (`/ethereum-mainnet-archive/<KEY>`) is hidden whole, but its
+  // words ("ethereum") must not be cut out of every text.
+  const proper = new Set(urlPaths(url).map(keyProper).filter((k): k is string => k !== undefined));
+  for (const key of urlKeySegments(url)) registerSecret(key, proper.has(key));
   for (const value of urlParts(url)) if ([...value].length >= SHORT_KEY) registerSecret(value);
+}
+
+/** The key of a path: the segment after a version label (`/v3/<KEY>`), else the last one. */
+function keyProper(path: string): string | undefined {
+  const parts = path.split('/').filter(Boolean);
+  const afterLabel = parts.findIndex((p, i) => i > 0 && VERSION_LABEL.test(parts[i - 1]!));
+  return afterLabel >= 0 ? parts[afterLabel] : parts.at(-1);
 }
 
 /** Userinfo and query values of a URL, as the client sends them and decoded. */

@@ -353,7 +353,8 @@ function againstNamedBlock(method: RpcMethod, entry: PackedEntry, result: unknow
   if (hash === undefined) return undefined;
   let block = namedBlocks.get(hash);
   if (block === undefined) {
-    const res = http.post(url, JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'eth_getBlockByHash', params: [hash, false] }), namedBlockParams);
+    // Not id 0, which ganache answers with null.
+    const res = http.post(url, JSON.stringify({ jsonrpc: '2.0', id: 2147483647, method: 'eth_getBlockByHash', params: [hash, false] }), namedBlockParams);
     let read: unknown;
     try {
       read = typeof res.body === 'string' ? (JSON.parse(res.body) as { result?: unknown }).result : undefined;

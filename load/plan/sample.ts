@@ -29,6 +29,7 @@ import { windowEdge, windowMargin } from '../../core/near-head-window.ts';
 import { createRng, type Rng } from '../shared/rng.ts';
 import { shapeFault } from '../k6/shapes.ts';
 import { notKept } from '../../core/not-kept.ts';
+import { type NamedBlock, namedBlockFault, namedHash, namesLatest, noneNamedFault } from '../shared/named-block.ts';
 
 export interface SampleOptions {
   url: string;
@@ -375,6 +376,7 @@ async function preflight(client: RpcClient, method: RpcMethod, candidates: Candi
  * does not, the target's block at that height tells a reorg (`reorged`: the hash sampled is not the target's there).
  */
 async function askJudged(client: RpcClient, method: RpcMethod, c: Candidate, announced: bigint | undefined, chain: ChainPoint): Promise<{ c: Candidate; ex: Exchange; verdict: Classification; late?: true; reorged?: true }> {
+  if (namesLatest(method, JSON.stringify(c.params))) return { c, ...(await askLatest(client, method, c)) };
   const ask = async () => {
     const ex = await client.exchange(method, c.params);
     return { ex, verdict: classify(outcomeOf(ex), expectationOf(c.kind)) };
@@ -388,6 +390,27 @@ async function askJudged(client: RpcClient, method: RpcMethod, c: Candidate, ann
   const sampled = chain.hashes.get(c.block);
   const there = sampled ? await client.call<{ hash?: unknown } | null>('eth_getBlockByNumber', [toQuantity(c.block), false]).catch(() => undefined) : undefined;
   return { c, ...again, ...(there && typeof there.hash === 'string' && there.hash !== sampled ? { reorged: true as const } : {}) };
+}
+
+/**
+ * A `latest` entry whose answer names its block, judged as under load (named-block.ts) against the block read by the hash
+ * it names, so an endpoint that always drops a receipt is not sampled as right (and its answer fingerprinted). An answer
+ * that names no block ([], null) is judged against the latest block read before and after it, when both are one block.
+ */
+async function askLatest(client: RpcClient, method: RpcMethod, c: Candidate): Promise<{ ex: Exchange; verdict: Classification }> {
+  type Block = NamedBlock & { hash?: unknown };
+  const latest = () => client.call<Block | null>('eth_getBlockByNumber', ['latest', false]).catch(() => null);
+  const before = await latest();
+  const ex = await client.exchange(method, c.params);
+  const verdict = classify(outcomeOf(ex), expectationOf(c.kind));
+  const result = verdict.envelope?.result;
+  if (verdict.cls !== 'ok' && verdict.cls !== 'null_unexpected') return { ex, verdict };
+  const hash = namedHash(result);
+  const after = hash === undefined ? await latest() : undefined;
+  const block = hash !== undefined ? await client.call<Block | null>('eth_getBlockByHash', [hash, false]).catch(() => null) : before && after && before.hash === after.hash ? before : null;
+  if (!block) return { ex, verdict };
+  const fault = hash !== undefined ? namedBlockFault(method, c.params, result, block) : noneNamedFault(method, c.params, result ?? null, block);
+  return { ex, verdict: fault === undefined ? verdict : { cls: 'wrong', why: fault } };
 }
 
 /**

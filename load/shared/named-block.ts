@@ -56,3 +56,14 @@ export function namedBlockFault(method: RpcMethod, params: unknown[], result: un
   }
   return undefined;
 }
+
+/** What an answer that names no block ([] receipts, a null transaction) contradicts in the latest block read around it. */
+export function noneNamedFault(method: RpcMethod, params: unknown[], result: unknown, block: NamedBlock): string | undefined {
+  const txs = Array.isArray(block.transactions) ? (block.transactions as unknown[]) : undefined;
+  if (txs === undefined || txs.length === 0) return undefined;
+  const where = `block ${String(block.number)}, latest before and after it, holds ${txs.length} transaction(s)`;
+  if (method === 'eth_getBlockReceipts' && Array.isArray(result) && result.length === 0) return `no receipts for latest, while ${where}`;
+  const index = typeof params[1] === 'string' ? parseInt(params[1], 16) : NaN;
+  if (method === 'eth_getTransactionByBlockNumberAndIndex' && result === null && Number.isInteger(index) && index < txs.length) return `null at index ${index} of latest, while ${where}`;
+  return undefined;
+}

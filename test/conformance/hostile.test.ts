@@ -25,7 +25,7 @@ async function serve(handler: Handler): Promise<{ url: string; server: Server }>
     req.on('end', () => handler(req, res, body));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v3/hostile-key-000`, server };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v3/hst5-key-000`, server };
 }
 
 async function unusable(url: string, extra: { ca?: string } = {}): Promise<string> {
@@ -37,7 +37,7 @@ async function unusable(url: string, extra: { ca?: string } = {}): Promise<strin
     expect(Date.now() - started, 'bounded by the timeout and the retries').to.be.below(8000);
     const message = (err as Error).message;
     expect(message.split('\n')).to.have.length(1);
-    expect(message).to.not.include('hostile-key-000');
+    expect(message).to.not.include('hst5-key-000');
     return message;
   }
   throw new Error('the run did not report the endpoint as unusable');
@@ -168,7 +168,7 @@ describe('hostile endpoints get a clear verdict', function () {
       });
       servers.push(server);
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-      const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/v3/hostile-key-000`;
+      const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/v3/hst5-key-000`;
       expect(await unusable(url)).to.match(/TLS certificate not trusted .*--ca-file/);
       // Judged as `start` judges the embedded default: with its expectations (anvil's blob transaction in the trie).
       const run = await runConformance({ suites: allSuites, url, ca: cert, methods: ['eth_getBlockByHash'], expect: await loadExpectations('fixtures/expectations/embedded.json', checkIds(allSuites)) });

@@ -119,7 +119,7 @@ describe('the near-head window of §8: declared, judged inside, listed outside',
 
   it('--near-head-window takes a positive whole number, for conformance and load alike (exit 2, naming the flag)', async function () {
     for (const command of ['conformance', 'load']) {
-      const r = await cli([command, '--url', 'http://127.0.0.1:9/v3/near-head-window-test-key-0001', '--near-head-window', '0']);
+      const r = await cli([command, '--url', 'http://127.0.0.1:9/v3/nhw7-test-key-0001', '--near-head-window', '0']);
       expect(r.code, `${command}: ${r.err}`).to.equal(2);
       expect(r.err, command).to.include('--near-head-window takes a positive whole number, got "0"');
     }

@@ -195,7 +195,7 @@ describe('a reference node (--reference-url): head lag and answers compared fiel
   it('a reference on another chain, or one that does not answer at the start, is refused before any check: ReferenceUnusable, and the CLI exits 2 naming both chains', async function () {
     referenceProxy.fault = { name: 'chain 1', kills: [], rewrite: (req, res) => (req.method === 'eth_chainId' ? { ...res, result: '0x1' } : res) };
     // No answer at the start is refused the same way, naming the reference.
-    const unreachable = await run({ referenceUrl: 'http://127.0.0.1:1/v3/unreachable-reference-key' }).then(() => undefined, (e: unknown) => e);
+    const unreachable = await run({ referenceUrl: 'http://127.0.0.1:1/v3/unr9-ref-key-0002' }).then(() => undefined, (e: unknown) => e);
     expect(unreachable).to.be.instanceOf(ReferenceUnusable);
     expect((unreachable as Error).message).to.match(/^the reference \(--reference-url\) gave no chain id: unreachable: /);
     const err = await run().then(() => undefined, (e: unknown) => e);

@@ -103,14 +103,14 @@ describe('conformance report', () => {
     });
 
     it("assembleReport() keeps the run's record whole, adds duration, network and strictness, and redacts what the endpoint said", () => {
-      registerSecret('s3cretKeyFromTheEndpoint0123456789');
+      registerSecret('s3cretKeyFromTheEp0int0123456789');
       const sample = sampleReport();
       const result: RunResult = {
         endpoint: sample.run.endpoint,
         startedAt: sample.run.startedAt,
         finishedAt: sample.run.finishedAt,
         chainId: '0x1',
-        clientVersion: 'Geth/v1.14.0 s3cretKeyFromTheEndpoint0123456789',
+        clientVersion: 'Geth/v1.14.0 s3cretKeyFromTheEp0int0123456789',
         headBefore: sample.run.headBefore!,
         headAfter: sample.run.headAfter!,
         requestCount: 99,

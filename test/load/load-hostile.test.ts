@@ -11,7 +11,7 @@ import { runLoad } from '../../load/run/run.ts';
 import { startDevnet, type Devnet } from '../../devnet/index.ts';
 import { FaultProxy, type Fault } from '../support/fault-proxy.ts';
 
-const KEY = 'SENTINEL-KEY-LOAD-HOSTILE';
+const KEY = 'SENTINEL-KEY-LD-H5T';
 
 describe('load against hostile endpoints', function () {
   const servers: Server[] = [];

@@ -106,6 +106,23 @@ describe('load verdicts that cannot lie (real k6 runs against a faulty endpoint)
       expect(corpus.entries.eth_getUncleByBlockNumberAndIndex.some((e) => e.kind === 'empty'), 'empty uncle lookups of final blocks remain').to.equal(true);
     });
 
+    it('latest receipts that always drop the last one, or answer [] for a block with transactions: a `wrong` finding at sampling, never a fingerprint the load recognises (issue 35)', async () => {
+      const latest = (req: RpcRequest) => req.method === 'eth_getBlockReceipts' && req.params[0] === 'latest';
+      for (const [what, cut, why] of [
+        ['the last dropped', (r: unknown[]) => r.slice(0, -1), /receipt\(s\) for latest, block .* holds \d+ transaction\(s\)/],
+        ['[]', () => [], /no receipts for latest, while block .*, latest before and after it, holds \d+ transaction\(s\)/],
+      ] as const) {
+        const corpus = await sample((req, res) => (latest(req) && Array.isArray(res.result) ? { ...res, result: cut(res.result) } : res), ['eth_getBlockReceipts']);
+        const findings = corpus.sampling.eth_getBlockReceipts!.findings;
+        expect(findings.map((f) => [f.kind, f.cls]), what).to.deep.equal([['hit', 'wrong']]);
+        expect(findings[0]!.example, what).to.match(why);
+        const entry = corpus.entries.eth_getBlockReceipts.find((e) => e.params[0] === 'latest');
+        expect(entry?.reply, `${what}: no fingerprint`).to.equal(undefined);
+      }
+      const clean = await sample(undefined, ['eth_getBlockReceipts']);
+      expect(clean.sampling.eth_getBlockReceipts!.findings).to.deep.equal([]);
+    });
+
     it('answers echoing another id are `wrong` at sampling too', async () => {
       const corpus = await sample((req, res) => (req.method === 'eth_getBlockByHash' ? { ...res, id: req.id + 1 } : res), ['eth_getBlockByHash']);
       expect(corpus.sampling.eth_getBlockByHash?.status).to.equal('not served');

@@ -52,11 +52,23 @@ export function resolveEndpoint(values: { url?: string; network?: string; 'api-k
   registerSecret(apiKey);
   if (values.url) {
     registerUrlSecrets(values.url);
-    return values.url;
+    return httpUrl(values.url, '--url');
   }
   if (!values.network) return undefined;
   if (!apiKey) throw new UsageError('--network needs --api-key or RPC_CERTIFY_API_KEY');
-  return networkUrl(values.network, apiKey, values['base-url']);
+  return httpUrl(networkUrl(values.network, apiKey, values['base-url']), '--base-url');
+}
+
+/** The URL when it is an http(s) one; else a usage error naming the option (not the value, which may hold the key). */
+function httpUrl(url: string, flag: string): string {
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol !== 'http:' && protocol !== 'https:') throw new UsageError(`${flag} takes an http(s) URL such as https://host/v3/<KEY>; the one given is ${protocol ? `a ${protocol.slice(0, -1)} URL` : 'no URL'}`);
+  return url;
 }
 
 /**

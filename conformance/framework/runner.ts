@@ -113,11 +113,6 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
   const suites = opts.referenceUrl ? picked : picked.filter((x) => x.method !== 'reference');
   // One signal stops everything in flight: Ctrl-C (opts.signal) or the deadline.
   const stop = new AbortController();
-  const deadlineText = opts.deadlineMs === undefined ? '' : formatMs(opts.deadlineMs);
-  const deadline = opts.deadlineMs === undefined ? undefined : setTimeout(() => stop.abort(`the run deadline of ${deadlineText}`), opts.deadlineMs);
-  const onInterrupt = () => stop.abort(opts.signal?.reason);
-  if (opts.signal?.aborted) onInterrupt();
-  else opts.signal?.addEventListener('abort', onInterrupt, { once: true });
   // Every head the run reads, from the preflight on, is logged: service/head-never-goes-back judges them.
   const heads = new HeadLog();
   const envelopes = new EnvelopeLog();
@@ -128,6 +123,13 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
   });
   // Its own client: its answers never enter the endpoint's head log, request count or not-served tally.
   const refClient = opts.referenceUrl ? new RpcClient({ url: opts.referenceUrl, timeoutMs: opts.timeoutMs ?? 10_000, concurrency: opts.concurrency ?? 8, ...(opts.ca ? { ca: opts.ca } : {}), signal: stop.signal, noAnswerLimit: NO_ANSWER_LIMIT }) : undefined;
+  // The deadline and the signal from here on: a client that cannot be made (a URL that is none) leaves no timer behind
+  // to hold the process until the deadline.
+  const deadlineText = opts.deadlineMs === undefined ? '' : formatMs(opts.deadlineMs);
+  const deadline = opts.deadlineMs === undefined ? undefined : setTimeout(() => stop.abort(`the run deadline of ${deadlineText}`), opts.deadlineMs);
+  const onInterrupt = () => stop.abort(opts.signal?.reason);
+  if (opts.signal?.aborted) onInterrupt();
+  else opts.signal?.addEventListener('abort', onInterrupt, { once: true });
   let reference: ReferenceState | undefined;
   try {
     let pre: Awaited<ReturnType<typeof preflight>> | undefined;

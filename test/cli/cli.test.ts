@@ -53,6 +53,16 @@ describe('command line', function () {
     }
   });
 
+  it('a --url (or --base-url) that is no http(s) URL is a usage error naming the option, not a run that waits out its deadline (it hung 5 minutes)', async () => {
+    for (const [args, flag] of [[['conformance', '--url', 'not-a-url'], '--url'], [['conformance', '--url', 'ftp://host/v3/abcdefgh12345678'], '--url'], [['load', '--url', 'not-a-url'], '--url'], [['conformance', '--network', 'mainnet', '--api-key', 'abcdefgh12345678', '--base-url', 'ftp://x'], '--base-url']] as const) {
+      const r = await cli([...args]);
+      expect(r.code, args.join(' ')).to.equal(2);
+      expect(r.err.trim(), args.join(' ')).to.match(new RegExp(`^rpc-certify: ${flag} takes an http\\(s\\) URL`));
+      expect(r.err).to.not.include('abcdefgh12345678');
+      expect(r.ms, 'no deadline waited out').to.be.below(30_000);
+    }
+  });
+
   it('an unreachable endpoint exits 2 with a one-line reason', async () => {
     const r = await cli(['conformance', '--url', `http://127.0.0.1:${await freePort()}/v3/${SENTINEL}`, '--out', await mkdtemp(join(tmpdir(), 'rc-'))]);
     expect(r.code).to.equal(2);

@@ -1,7 +1,8 @@
 // §4.8 eth_getBlockReceipts: the receipts of a block, one per transaction in order; null for no block;
 // the tag pending answers as latest.
 import { MethodSuite, type CheckContext } from './framework/check.ts';
-import { taggedRead, type TagBlock, tagsInOrder, TIED_TAGS } from './framework/tags.ts';
+import { taggedRead, tagsInOrder, TIED_TAGS } from './framework/tags.ts';
+import type { BlockRef } from '../core/targets.ts';
 import { envelopeChecks, futureBlock, nullOnMiss } from './framework/common.ts';
 import { assertReceipt, expectReceiptsRoot, type Receipt, receiptsInBlock } from './framework/receipt-checks.ts';
 import { isObject, q, toQuantity } from '../core/hex.ts';
@@ -132,7 +133,7 @@ for (const tag of ['latest', 'earliest', 'safe', 'finalized']) {
 suite.check(
   { id: 'eth_getBlockReceipts/tags-name-their-block', clause: [{ section: '1', part: 'block tag' }, { section: '4.8' }], layer: 'spec', title: 'the tags earliest, finalized and safe give the receipts of the block the tag names (eth_getBlockByNumber, read fresh before and after; retried when it moved), the same as its number gives, each naming its hash; earliest at or below finalized, finalized at or below safe, safe at or below the head; tags whose blocks give the same receipts named as not told apart', covers: ['tag:earliest', 'tag:finalized', 'tag:safe'], ties: ['tag.earliest', 'tag.finalized', 'tag.safe'] },
   async (t) => {
-    const named: Array<{ tag: string; block: TagBlock; expected: unknown }> = [];
+    const named: Array<{ tag: string; block: BlockRef; expected: unknown }> = [];
     await t.each(TIED_TAGS, async (tag) => {
       const { block, answer: receipts } = await taggedRead(t, tag, () => t.result<unknown>(suite.method, [tag], { fresh: true }));
       const byNumber = await t.result<Json[] | null>(suite.method, [block.number], { fresh: true });

@@ -2,7 +2,8 @@
 import { isObject, toQuantity } from '../core/hex.ts';
 import type { Json } from '../core/invariants/encoding.ts';
 import { MethodSuite } from './framework/check.ts';
-import { taggedRead, type TagBlock, tagsInOrder, TIED_TAGS } from './framework/tags.ts';
+import { taggedRead, tagsInOrder, TIED_TAGS } from './framework/tags.ts';
+import type { BlockRef } from '../core/targets.ts';
 import { envelopeChecks, futureBlock, nullOnMiss } from './framework/common.ts';
 import { fieldDiffs } from '../core/invariants/compare.ts';
 import { expectSameFields, NO_TX_JUDGED, placedTxs, SAMPLE } from './framework/invariant-checks.ts';
@@ -48,7 +49,7 @@ for (const tag of ['latest', 'earliest', 'pending', 'safe', 'finalized']) {
 suite.check(
   { id: 'eth_getTransactionByBlockNumberAndIndex/tags-name-their-block', clause: [{ section: '1', part: 'block tag' }, { section: '4.5' }], layer: 'spec', title: 'the tags earliest, finalized and safe at index 0 give the transaction of the block the tag names (eth_getBlockByNumber, read fresh before and after; retried when it moved), the same as its number gives (null for a block without one), naming that block; earliest at or below finalized, finalized at or below safe, safe at or below the head; tags whose blocks give the same answer named as not told apart', covers: ['tag:earliest', 'tag:finalized', 'tag:safe'], ties: ['tag.earliest', 'tag.finalized', 'tag.safe'] },
   async (t) => {
-    const named: Array<{ tag: string; block: TagBlock; expected: unknown }> = [];
+    const named: Array<{ tag: string; block: BlockRef; expected: unknown }> = [];
     await t.each(TIED_TAGS, async (tag) => {
       const { block, answer: tx } = await taggedRead(t, tag, () => t.result<Tx | null>(suite.method, [tag, '0x0'], { fresh: true }));
       const byNumber = await t.result<Tx | null>(suite.method, [block.number, '0x0'], { fresh: true });

@@ -26,4 +26,3 @@ export class EnvelopeLog {
 function pick(ex: Exchange) {
   return { ...(ex.httpStatus !== undefined ? { httpStatus: ex.httpStatus } : {}), ...(ex.contentType !== undefined ? { contentType: ex.contentType } : {}), ...(ex.idToken !== undefined ? { idToken: ex.idToken } : {}), body: ex.body };
 }
-

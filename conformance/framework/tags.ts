@@ -3,22 +3,18 @@
 // for that block by its number. Two tags whose blocks give the same answer (on a short dev chain safe = finalized =
 // earliest = 0; two empty blocks) cannot be told apart: the check says so (a pass in part), never passes it silently.
 import { q } from '../../core/hex.ts';
+import type { BlockRef } from '../../core/targets.ts';
 import { stable, type CheckContext } from './check.ts';
 
 /** How many times a tag's block is read again when it moved between the reads that bracket the tagged call. */
 const TAG_ATTEMPTS = 3;
 
-export interface TagBlock {
-  number: string;
-  hash: string;
-}
-
 /**
  * The block a tag names (eth_getBlockByNumber, read fresh before and after the tagged call: two requests an attempt;
  * retried when it moved) and the answer `read` gave in between: inconclusive when the tag moved every time, or names no block.
  */
-export async function taggedRead<T>(t: CheckContext, tag: string, read: () => Promise<T>): Promise<{ block: TagBlock; answer: T }> {
-  const named = () => t.leaned<TagBlock>('eth_getBlockByNumber', [tag, false], `the tag ${tag}`, { fresh: true });
+export async function taggedRead<T>(t: CheckContext, tag: string, read: () => Promise<T>): Promise<{ block: BlockRef; answer: T }> {
+  const named = () => t.leaned<BlockRef>('eth_getBlockByNumber', [tag, false], `the tag ${tag}`, { fresh: true });
   for (let attempt = 1; attempt <= TAG_ATTEMPTS; attempt++) {
     const before = await named();
     const answer = await read();
@@ -36,7 +32,7 @@ export const TIED_TAGS = ['earliest', 'finalized', 'safe'] as const;
  * After the tags were judged: earliest at or below finalized, finalized at or below safe, safe at or below the head; and
  * the tags (latest among them) whose blocks give the same answer named as not told apart, the pass then in part.
  */
-export async function tagsInOrder(t: CheckContext, named: Array<{ tag: string; block: TagBlock; expected: unknown }>, latest: { block: TagBlock; expected: unknown }): Promise<void> {
+export async function tagsInOrder(t: CheckContext, named: Array<{ tag: string; block: BlockRef; expected: unknown }>, latest: { block: BlockRef; expected: unknown }): Promise<void> {
   const head = q(await t.result<string>('eth_blockNumber', [], { fresh: true }));
   if (head === undefined) return t.inconclusive('eth_blockNumber gave no usable head number to compare the tags with');
   [...named.map((n) => ({ tag: n.tag, number: BigInt(n.block.number) })), { tag: 'the head', number: head }].reduce((low, next) => {

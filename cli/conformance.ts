@@ -12,7 +12,8 @@ import type { Expectations } from '../conformance/framework/expectations.ts';
 import type { CheckResult } from '../conformance/framework/check.ts';
 import type { Judging } from '../conformance/report/assemble.ts';
 import { explains } from '../conformance/report/model.ts';
-import { writeFileAtomic } from '../core/node/atomic.ts';
+import { removeEarlierReports, writeFileAtomic } from '../core/node/atomic.ts';
+import { CONFORMANCE_FILES } from '../core/report-files.ts';
 import { endpointOptions, expectedNetwork, methodList, positive, resolveEndpoint, warnShortKey } from './networks.ts';
 import { UsageError } from '../core/node/errors.ts';
 import { METHODS } from '../core/methods.ts';
@@ -259,6 +260,7 @@ export async function certify(opts: ConformanceOptions): Promise<number> {
     suites(),
   ]);
   const { out, quiet, judging, ...settings } = opts;
+  await removeEarlierReports(out, Object.values(CONFORMANCE_FILES));
   let run: RunResult;
   const shown = quiet ? undefined : progress();
   try {

@@ -250,7 +250,7 @@ export async function loadCommand(argv: string[]): Promise<number> {
       warnShortKey(url);
       return report(await runLoad({ ...opts, url }));
     }
-    const devnet = await startDevnet(blockTimeS ? { blockTimeS } : {});
+    const devnet = await startDevnet({ ...(blockTimeS ? { blockTimeS } : {}), signal: opts.signal });
     try {
       console.log(`embedded default: seeded anvil behind the reference gateway at ${redactUrl(devnet.url)}${movingSuffix(blockTimeS)}`);
       return report(await runLoad({ ...opts, url: devnet.url, endpointName: `${EMBEDDED_ENDPOINT}${movingSuffix(blockTimeS)}`, targets: { reverts: devnet.seed.reverts } }));

@@ -9,9 +9,11 @@ import { parseArgs } from 'node:util';
 import { inert, inertLines } from '../core/inert.ts';
 import { redact, redactUrl } from '../core/redact.ts';
 import { interruptSignal, releaseEarlySignals } from '../core/node/interrupt.ts';
+import { removeEarlierReports } from '../core/node/atomic.ts';
+import { CONFORMANCE_FILES, LOAD_FILES } from '../core/report-files.ts';
 import { blockTimeHelp, DEFAULT_TX_PER_BLOCK, movingSuffix, type Omittable, OMITTABLE } from '../devnet/moving.ts';
 import { blockTime } from './networks.ts';
-import { failureOf, UsageError } from '../core/node/errors.ts';
+import { EXIT, failureOf, UsageError } from '../core/node/errors.ts';
 import { harnessVersion } from '../core/node/version.ts';
 
 const mainHelp = `rpc-certify ${harnessVersion}: conformance and load testing for Ethereum JSON-RPC node-access services
@@ -83,7 +85,9 @@ async function startCommand(argv: string[]): Promise<number> {
   const blockTimeS = blockTime(values['block-time']);
   const interrupted = interruptSignal();
   const [{ startDevnet }, { certify, embeddedExpectations }] = await Promise.all([import('../devnet/index.ts'), import('./conformance.ts')]);
-  const devnet = await startDevnet(blockTimeS ? { blockTimeS } : {});
+  // Stopped while the chain is seeded, the run writes nothing: no earlier verdict may stay beside it.
+  await removeEarlierReports(values.out, [...Object.values(CONFORMANCE_FILES), ...Object.values(LOAD_FILES)]);
+  const devnet = await startDevnet({ ...(blockTimeS ? { blockTimeS } : {}), signal: interrupted });
   try {
     console.log(`embedded default: seeded anvil behind the reference gateway at ${redactUrl(devnet.url)}${movingSuffix(blockTimeS)}`);
     for (const line of seedSkips(devnet.seed)) console.log(line);
@@ -184,13 +188,18 @@ async function main(argv: string[]): Promise<number> {
   });
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err: unknown) => {
-    const failure = failureOf(err);
-    console.error(inert(redact(`rpc-certify: ${failure.message}`), 1000));
-    process.exitCode = failure.exitCode;
-  },
-);
+/**
+ * An interrupted run exits once its reports are written: work it started and no longer waits for (a module still
+ * loading, a k6 version probe) would hold the process past the second a stop may take. The output is written by
+ * then (stdout and stderr are synchronous on Linux, to a terminal, a file or a pipe).
+ */
+function exitWith(code: number): void {
+  process.exitCode = code;
+  if (code === EXIT.interrupted) process.exit(code);
+}
+
+main(process.argv.slice(2)).then(exitWith, (err: unknown) => {
+  const failure = failureOf(err);
+  console.error(inert(redact(`rpc-certify: ${failure.message}`), 1000));
+  exitWith(failure.exitCode);
+});

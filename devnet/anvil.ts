@@ -14,6 +14,6 @@ function anvilBinary(): string {
 
 // anvil --port 0 would pick a port itself, but reports it only on stdout next to a log line per
 // request; running it quiet (-q, stdout ignored) keeps that cost off a load test.
-export function startAnvil(opts: { port?: number } = {}): Promise<Anvil> {
-  return withFreePort(opts.port, (port) => spawnNode('anvil', anvilBinary(), ['--host', '127.0.0.1', '--port', String(port), '--quiet'], port, START_TIMEOUT_MS));
+export function startAnvil(opts: { port?: number; signal?: AbortSignal } = {}): Promise<Anvil> {
+  return withFreePort(opts.port, (port) => spawnNode('anvil', anvilBinary(), ['--host', '127.0.0.1', '--port', String(port), '--quiet'], port, START_TIMEOUT_MS, opts.signal ? { signal: opts.signal } : {}));
 }

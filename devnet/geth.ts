@@ -31,6 +31,8 @@ export interface GethOptions {
   periodS?: number;
   /** A datadir the caller owns and removes (kept when the node stops); default: a throwaway one, removed on stop. */
   datadir?: string;
+  /** Ends the start at once (spawnNode). */
+  signal?: AbortSignal;
 }
 
 export async function startGeth(opts: GethOptions = {}): Promise<Geth> {
@@ -50,7 +52,7 @@ export async function startGeth(opts: GethOptions = {}): Promise<Geth> {
     ];
     // A throwaway datadir goes when the node stops, and spawnNode stops it on a failed start too.
     const onStopped = opts.datadir ? undefined : () => rm(datadir, { recursive: true, force: true });
-    const node = await spawnNode('geth', binary, args, port, START_TIMEOUT_MS, onStopped ? { onStopped } : {});
+    const node = await spawnNode('geth', binary, args, port, START_TIMEOUT_MS, { ...(onStopped ? { onStopped } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
     return { ...node, binary };
   });
 }

@@ -18,6 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Interrupted } from '../core/node/errors.ts';
 import { startAnvil } from './anvil.ts';
 import { startGeth } from './geth.ts';
 import { startGateway } from './gateway.ts';
@@ -52,6 +53,8 @@ export interface DevnetOptions {
   traffic?: Omit<TrafficOptions, 'blockTimeS' | 'without'>;
   /** Transaction kinds neither the seed nor the traffic sends: a chain that holds none of them. */
   without?: readonly Omittable[];
+  /** A stop asked for while the devnet starts: the node is stopped at once and the start throws Interrupted. */
+  signal?: AbortSignal;
 }
 
 export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
@@ -63,16 +66,29 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
   }
   // A moving geth keeps its chain across its restart: the datadir is this function's, removed when the node stops.
   const gethDir = node === 'geth' && blockTimeS !== undefined ? await mkdtemp(join(tmpdir(), 'rpc-certify-geth-')) : undefined;
-  let upstream: NodeProcess = node === 'geth' ? await startGeth(gethDir ? { datadir: gethDir } : {}) : await startAnvil();
+  const { signal } = opts;
+  const started = (p: NodeProcess): NodeProcess => ((upstreamNow = p), p);
+  let upstreamNow: NodeProcess | undefined;
   let traffic: Traffic | undefined;
+  // Stopping the node fails the seed's next call at once (its transport does not retry): the start ends within a second.
+  const onAbort = (): void => void (traffic?.stop() ?? Promise.resolve()).finally(() => upstreamNow?.stop());
+  signal?.addEventListener('abort', onAbort, { once: true });
+  let upstream: NodeProcess;
+  try {
+    upstream = started(node === 'geth' ? await startGeth({ ...(gethDir ? { datadir: gethDir } : {}), ...(signal ? { signal } : {}) }) : await startAnvil(signal ? { signal } : {}));
+  } catch (e) {
+    signal?.removeEventListener('abort', onAbort);
+    if (gethDir) await rm(gethDir, { recursive: true, force: true });
+    throw e;
+  }
   try {
     const without = opts.without ?? [];
     const seed = await seedChain(upstream.url, node, without);
     if (blockTimeS !== undefined && gethDir) {
       await upstream.stop();
-      const moving = await startGeth({ datadir: gethDir, periodS: blockTimeS });
+      const moving = started(await startGeth({ datadir: gethDir, periodS: blockTimeS, ...(signal ? { signal } : {}) }));
       upstream = { ...moving, stop: () => moving.stop().then(() => rm(gethDir, { recursive: true, force: true })) };
-      await indexed(upstream.url, seed.txs.creation);
+      await indexed(upstream.url, seed.txs.creation, signal);
       traffic = await startTraffic(upstream.url, seed, { ...opts.traffic, blockTimeS, node: 'geth', without });
     } else if (blockTimeS !== undefined) {
       // The seed leaves automine on (evm_setAutomine(true) after each block it assembles); interval mining
@@ -97,7 +113,9 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
     await traffic?.stop();
     await upstream.stop();
     if (gethDir) await rm(gethDir, { recursive: true, force: true });
-    throw e;
+    throw signal?.aborted && !(e instanceof Interrupted) ? new Interrupted(`interrupted by ${String(signal.reason)} while the embedded default was being seeded`) : e;
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
   }
 }
 
@@ -110,9 +128,10 @@ const INDEX_WAIT_MS = 30_000;
  * Waits until geth serves a seeded transaction's receipt: after a start its transaction indexer answers "transaction
  * indexing is in progress" for a moment, which a conformance run or a load's sampling would take for the endpoint's.
  */
-async function indexed(url: string, tx: string): Promise<void> {
+async function indexed(url: string, tx: string, signal: AbortSignal | undefined): Promise<void> {
   const deadline = Date.now() + INDEX_WAIT_MS;
   for (;;) {
+    signal?.throwIfAborted();
     const receipt = await rpcCall(url, 'eth_getTransactionReceipt', [tx]).catch(() => null);
     if (receipt) return;
     if (Date.now() > deadline) throw new Error(`geth restarted with a block period does not serve the seeded transaction ${tx} within ${INDEX_WAIT_MS / 1000} s`);

@@ -2,6 +2,8 @@
 // or when this process exits.
 import { spawn } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
+import { Interrupted } from '../core/node/errors.ts';
+import { abortedAs } from '../core/node/interrupt.ts';
 
 export interface NodeProcess {
   url: string;
@@ -44,6 +46,8 @@ export interface SpawnOptions {
   cwd?: string;
   env?: NodeJS.ProcessEnv;
   onStopped?: () => Promise<void>;
+  /** Ends the start at once: the node is stopped and the start throws Interrupted. */
+  signal?: AbortSignal;
 }
 
 export async function spawnNode(name: string, binary: string, args: string[], port: number, startTimeoutMs: number, opts: SpawnOptions = {}): Promise<NodeProcess> {
@@ -88,16 +92,18 @@ export async function spawnNode(name: string, binary: string, args: string[], po
 
   const url = `http://127.0.0.1:${port}`;
   const polling = new AbortController();
+  const interrupted = abortedAs(opts.signal, `while ${name} was starting`);
   try {
-    await Promise.race([waitForChainId(name, url, startTimeoutMs, polling.signal), failed]);
+    await Promise.race([waitForChainId(name, url, startTimeoutMs, polling.signal), failed, interrupted.promise]);
     if (child.exitCode !== null) throw new EarlyExit(`${name} exited during start`); // someone else answered
     return { url, port, pid: child.pid!, stop };
   } catch (e) {
     await stop();
-    if (e instanceof Error) e.message += `; ${name} stderr: ${stderr.trim().slice(-1000) || '(empty)'}`;
+    if (e instanceof Error && !(e instanceof Interrupted)) e.message += `; ${name} stderr: ${stderr.trim().slice(-1000) || '(empty)'}`;
     throw e;
   } finally {
     polling.abort();
+    interrupted.release();
   }
 }
 

@@ -6,6 +6,7 @@ import { writeJsonReport } from './json.ts';
 import { writeJunitReport } from './junit.ts';
 import { type ConformanceReport, expectedButUnjudged, outcomeOf } from './model.ts';
 import { inert } from '../../core/inert.ts';
+import { CONFORMANCE_FILES } from '../../core/report-files.ts';
 import { blockCoverageText, formatDuration, inapplicableGroups, judgedLine, notServedLine, perMethodLine, reasonGroups, referenceLines, scopeLine, windowLine } from './text.ts';
 
 export type { ConformanceReport } from './model.ts';
@@ -23,7 +24,7 @@ const LISTED_REASONS = 6;
 
 export async function writeReports(report: ConformanceReport, outDir: string): Promise<ReportPaths> {
   await mkdir(outDir, { recursive: true });
-  const paths = { json: join(outDir, 'conformance.json'), junit: join(outDir, 'conformance.junit.xml'), html: join(outDir, 'conformance.html') };
+  const paths = { json: join(outDir, CONFORMANCE_FILES.json), junit: join(outDir, CONFORMANCE_FILES.junit), html: join(outDir, CONFORMANCE_FILES.html) };
   // All three are attempted: a schema bug in the JSON must not also cost the user the HTML page.
   const results = await Promise.allSettled([writeJsonReport(report, paths.json), writeJunitReport(report, paths.junit), writeHtmlReport(report, paths.html)]);
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');

@@ -1,6 +1,7 @@
 // Reports are read by CI and by people while a run may still be writing: a reader must see the old
 // file or the new one, never half of one. rename() within one directory is atomic on POSIX.
-import { rename, unlink, writeFile } from 'node:fs/promises';
+import { realpath, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
   const tmp = `${path}.tmp-${process.pid}`;
@@ -11,4 +12,20 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
     await unlink(tmp).catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * Removes the files an earlier run left in `dir` under `names` (its reports), before this run starts: a run that
+ * ends without writing its own (interrupted, an endpoint not usable) leaves no earlier verdict, a stale PASS, for
+ * CI to archive. `keep`: this run's inputs among them (a replayed corpus), which stay.
+ */
+export async function removeEarlierReports(dir: string, names: readonly string[], keep: readonly string[] = []): Promise<void> {
+  const real = (p: string) => realpath(p).catch(() => resolve(p));
+  const kept = new Set(await Promise.all(keep.map(real)));
+  await Promise.all(
+    names.map(async (name) => {
+      const path = join(dir, name);
+      if (!kept.has(await real(path))) await rm(path, { force: true });
+    }),
+  );
 }

@@ -15,9 +15,12 @@ export class EndpointError extends Error {}
 /** A tool (k6) missing, unbuildable, or failing before it measured anything. */
 export class ToolError extends Error {}
 
+/** The user stopped the run (Ctrl-C, SIGTERM) before it had anything to report: its message says in which phase. */
+export class Interrupted extends Error {}
+
 export interface Failure {
   /** `unexpected`: not one of the failures above (a bug, a disk error): still one line and exit 2, never a stack trace. */
-  kind: 'usage' | 'endpoint' | 'tool' | 'unexpected';
+  kind: 'usage' | 'endpoint' | 'tool' | 'interrupted' | 'unexpected';
   exitCode: number;
   /** One line, not yet redacted nor made inert: the caller does both where it prints. */
   message: string;
@@ -29,6 +32,7 @@ export function failureOf(e: unknown): Failure {
   if (e instanceof UsageError || isParseArgsError(e)) return { kind: 'usage', exitCode: EXIT.unusable, message };
   if (e instanceof EndpointError) return { kind: 'endpoint', exitCode: EXIT.unusable, message: `endpoint not usable: ${message}` };
   if (e instanceof ToolError) return { kind: 'tool', exitCode: EXIT.unusable, message };
+  if (e instanceof Interrupted) return { kind: 'interrupted', exitCode: EXIT.interrupted, message };
   return { kind: 'unexpected', exitCode: EXIT.unusable, message: `error: ${message}` };
 }
 

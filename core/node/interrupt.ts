@@ -7,7 +7,7 @@
 //   stopped by us instead). A repeat within REPEAT_MS is the same interrupt, not a request to force.
 // - SIGTERM to npx (npm exec) only: npm exits at once and its shell with it, and nothing reaches this
 //   process. Launched by npm, a change of parent is therefore taken as that SIGTERM.
-import { EXIT } from './errors.ts';
+import { EXIT, Interrupted } from './errors.ts';
 
 const controller = new AbortController();
 let installed = false;
@@ -50,4 +50,21 @@ export function interruptSignal(): AbortSignal {
     }
   }
   return controller.signal;
+}
+
+/**
+ * A promise that rejects with Interrupted ("interrupted by SIGTERM <phase>") once `signal` aborts (at once if it has):
+ * raced against a phase that has nothing to report, it ends that phase at once. release() detaches it.
+ */
+export function abortedAs(signal: AbortSignal | undefined, phase: string): { promise: Promise<never>; release(): void } {
+  let release = (): void => {};
+  const promise = new Promise<never>((_, reject) => {
+    if (!signal) return;
+    const onAbort = (): void => reject(new Interrupted(`interrupted by ${String(signal.reason)} ${phase}`));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    release = () => signal.removeEventListener('abort', onAbort);
+  });
+  promise.catch(() => {});
+  return { promise, release: () => release() };
 }

@@ -3,7 +3,7 @@
 // `compare` and `--baseline`.
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import schema from '../../schemas/files/load-report.json' with { type: 'json' };
 import { reportHeader } from '../../core/node/report-header.ts';
 import { coresGiven, driftOf, SATURATED_CPU_SHARE } from './analysis.ts';
@@ -192,10 +192,13 @@ function generator(plan: Plan, methods: Record<string, MethodReport>, m: ReportI
   };
 }
 
-const validator = new Ajv({ allErrors: true, strict: false }).compile(schema);
+// Compiled at first use (~0.25 s of one core): at import it would hold every command that loads this module, and a
+// Ctrl-C in that time with it.
+let validator: ValidateFunction | undefined;
 
 /** Throws with the schema faults when a report does not match schemas/files/load-report.json. */
 export function assertReport(report: unknown): asserts report is LoadReport {
+  validator ??= new Ajv({ allErrors: true, strict: false }).compile(schema);
   if (validator(report)) return;
   const faults = (validator.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword}`);
   throw new Error(`load report does not match schemas/files/load-report.json: ${faults.join('; ')}`);

@@ -5,8 +5,10 @@
 import { mkdir, mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { EndpointError, EXIT, failureOf, ToolError, UsageError } from '../../core/node/errors.ts';
-import { writeFileAtomic } from '../../core/node/atomic.ts';
+import { EndpointError, EXIT, failureOf, Interrupted, ToolError, UsageError } from '../../core/node/errors.ts';
+import { removeEarlierReports, writeFileAtomic } from '../../core/node/atomic.ts';
+import { abortedAs } from '../../core/node/interrupt.ts';
+import { LOAD_FILES } from '../../core/report-files.ts';
 import { isObject } from '../../core/hex.ts';
 import { inert } from '../../core/inert.ts';
 import { redact, redactDeep, redactUrl, registerUrlSecrets, schemaVocabulary } from '../../core/redact.ts';
@@ -88,7 +90,6 @@ export interface LoadOutcome {
 
 /** The load report's own words (verdicts, classes, field names): kept whatever the key. */
 const LOAD_WORDS = new Set([...schemaVocabulary(loadSchema), ...METHODS]);
-const REPORT_FILES = { json: 'load.json', html: 'load.html', junit: 'load.junit.xml', corpus: 'load.corpus.json' };
 
 /** Runs a load test; expected failures (bad options, unusable endpoint, no k6) come back as exit code 2. */
 export async function runLoad(opts: LoadOptions): Promise<LoadOutcome> {
@@ -109,24 +110,30 @@ export async function expectedFailures(command: string, body: () => Promise<Load
   } catch (e) {
     const failure = failureOf(e);
     if (failure.kind === 'unexpected') throw e;
-    if (signal?.aborted) return { exitCode: EXIT.interrupted, reportPaths: [], summary: `${command}: interrupted by ${String(signal.reason)} before k6 measured anything: no report` };
+    if (failure.kind === 'interrupted' || signal?.aborted) return { exitCode: EXIT.interrupted, reportPaths: [], summary: redact(`${command}: ${failure.kind === 'interrupted' ? failure.message : `interrupted by ${String(signal?.reason)} before k6 measured anything: no report`}`) };
     return { exitCode: failure.exitCode, reportPaths: [], summary: redact(`${command}: ${failure.message}`) };
   }
 }
 
 async function run(opts: LoadOptions, log: (line: string) => void): Promise<LoadOutcome> {
-  const test = await prepareTest(opts, opts.segments ?? 1);
-  const k6 = await ensureK6(log).catch((e: unknown) => {
-    throw new ToolError(e instanceof Error ? e.message : String(e));
-  });
+  // Nothing to report yet: a signal ends the preparation (a k6 build, say) at once.
+  const stopped = abortedAs(opts.signal, 'before sampling: no report');
+  const prepared = Promise.all([
+    prepareTest(opts, opts.segments ?? 1),
+    ensureK6(log).catch((e: unknown) => {
+      throw new ToolError(e instanceof Error ? e.message : String(e));
+    }),
+    readBaseline(opts.baseline, opts.out),
+  ]);
+  const [test, k6, baseline] = await Promise.race([prepared, stopped.promise]).finally(() => stopped.release());
   const recognition: Recognition = k6.extension ? 'go' : 'js';
-  const baseline = await readBaseline(opts.baseline, opts.out);
 
   await mkdir(opts.out, { recursive: true });
+  await removeEarlierReports(opts.out, Object.values(LOAD_FILES), opts.corpus ? [opts.corpus] : []);
   const work = await mkdtemp(join(tmpdir(), 'rpc-certify-load-'));
   try {
     // k6 resolves open() against the script's directory: the corpus path must be absolute.
-    const corpusFile = resolve(opts.corpus ?? join(opts.out, REPORT_FILES.corpus));
+    const corpusFile = resolve(opts.corpus ?? join(opts.out, LOAD_FILES.corpus));
     const { corpus, methods, selected } = await test.corpus(log, opts.signal);
     if (opts.network && BigInt(opts.network.chainId) !== BigInt(corpus.chainId)) {
       throw new EndpointError(`--network ${opts.network.name} is chain ${opts.network.chainId}, but the ${opts.corpus ? 'corpus was sampled from' : 'endpoint serves'} chain ${corpus.chainId}: not the network asked for`);
@@ -215,7 +222,14 @@ export async function prepareTest(opts: TestOptions & { url?: string }, instance
     planFor,
     corpus: async (log, signal) => {
       if (!replayed && !opts.url) usage('an endpoint (--url or --network) to sample the corpus from, or --corpus FILE');
-      const corpus = replayed ?? (await sampleCorpus({ url: opts.url ?? '', referenceUrl: opts.referenceUrl, seed, missShare: opts.missShare ?? DEFAULT_MISS_SHARE, methods, targets: opts.targets, ...(opts.nearHeadWindow ? { nearHeadWindow: opts.nearHeadWindow } : {}), ...(signal ? { signal } : {}) }));
+      // Sampling stops at once on a signal: what it holds then is no corpus to run, nor to write for a later --corpus.
+      const stopped = () => new Interrupted(`interrupted by ${String(signal?.reason)} while sampling the corpus: no report, no corpus written`);
+      const corpus =
+        replayed ??
+        (await sampleCorpus({ url: opts.url ?? '', referenceUrl: opts.referenceUrl, seed, missShare: opts.missShare ?? DEFAULT_MISS_SHARE, methods, targets: opts.targets, ...(opts.nearHeadWindow ? { nearHeadWindow: opts.nearHeadWindow } : {}), ...(signal ? { signal } : {}) }).catch((e: unknown) => {
+          throw signal?.aborted ? stopped() : e;
+        }));
+      if (signal?.aborted) throw stopped();
       latencyMs = corpus.latencyMs;
       const askable = methods.filter((m) => corpus.entries[m]?.length);
       for (const m of methods.filter((x) => !askable.includes(x))) log(`load: ${m} is not measured: the corpus has nothing to ask it (the report fails it)`);
@@ -244,7 +258,7 @@ export async function readBaseline(path: string | undefined, out: string): Promi
 
 /** The README's first gate (`--baseline reports/load.json` with the default --out) would replace its own baseline. */
 export async function refuseOverwrite(baseline: string, out: string): Promise<void> {
-  const written = join(out, REPORT_FILES.json);
+  const written = join(out, LOAD_FILES.json);
   const real = (p: string) => realpath(p).catch(() => resolve(p));
   if ((await real(baseline)) !== (await real(written))) return;
   usage(`--baseline ${baseline} is the load.json this run writes (--out ${out}), so the run would overwrite its own baseline: keep the baseline elsewhere (cp ${written} baselines/gate.json, then --baseline baselines/gate.json) or give --out another directory`);
@@ -272,10 +286,10 @@ async function writeReports(loaded: LoadReport, dir: string, extra: { corpus: bo
   assertReport(report);
   const out = (name: string) => join(dir, name);
   await mkdir(dir, { recursive: true });
-  await writeFileAtomic(out(REPORT_FILES.json), `${JSON.stringify(report, null, 2)}\n`);
-  await writeFileAtomic(out(REPORT_FILES.html), renderHtml(report));
-  await writeFileAtomic(out(REPORT_FILES.junit), renderJunit(report));
-  return [REPORT_FILES.json, REPORT_FILES.html, REPORT_FILES.junit, ...(extra.corpus ? [REPORT_FILES.corpus] : [])].map(out);
+  await writeFileAtomic(out(LOAD_FILES.json), `${JSON.stringify(report, null, 2)}\n`);
+  await writeFileAtomic(out(LOAD_FILES.html), renderHtml(report));
+  await writeFileAtomic(out(LOAD_FILES.junit), renderJunit(report));
+  return [LOAD_FILES.json, LOAD_FILES.html, LOAD_FILES.junit, ...(extra.corpus ? [LOAD_FILES.corpus] : [])].map(out);
 }
 
 function withBaseline(report: LoadReport, baseline: LoadReport, file: string, tolerance: number): LoadReport {

@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -214,6 +214,9 @@ describe('interruption', function () {
         ['load sampling', ['load', '--url', url, '--profile', 'smoke']],
       ] as const) {
         const out = await mkdtemp(join(tmpdir(), 'rc-int-pre-'));
+        // What an earlier passing run left: none of it may stay beside a run that wrote nothing (a stale PASS for CI).
+        const earlier = what === 'load sampling' ? ['load.json', 'load.html', 'load.junit.xml', 'load.corpus.json'] : ['conformance.json', 'conformance.html', 'conformance.junit.xml'];
+        for (const f of earlier) await writeFile(join(out, f), f.endsWith('.json') ? '{"verdict":"pass"}' : '<testsuites failures="0"/>');
         const firstCall = new Promise<void>((res) => (asked = res));
         const r = run([...args, '--out', out]);
         await firstCall;
@@ -227,12 +230,41 @@ describe('interruption', function () {
           const report = JSON.parse(await readFile(join(out, 'conformance.json'), 'utf8')) as { run: { incompleteReason?: string }; summary: { verdict: string } };
           expect(report.summary.verdict).to.equal('incomplete');
           expect(report.run.incompleteReason).to.match(/interrupted by SIGINT during the preflight/);
-        } else expect(stdout).to.match(/interrupted by SIGINT before k6 measured anything/);
+        } else {
+          expect(stdout).to.match(/load: interrupted by SIGINT while sampling the corpus: no report, no corpus written/);
+          expect(readdirSync(out), 'no earlier report nor a truncated corpus').to.deep.equal([]);
+        }
       }
     } finally {
       silent.closeAllConnections();
       silent.close();
     }
+  });
+
+  it('SIGTERM while `start` seeds its chain: exit 130 at once, no anvil left, and no earlier report stays in --out', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'rc-int-start-'));
+    for (const f of ['conformance.json', 'conformance.junit.xml', 'load.json', 'load.junit.xml']) await writeFile(join(out, f), '{"verdict":"pass"}');
+    const r = run(['start', '--out', out]);
+    let anvils: number[] = [];
+    const children = () => {
+      try {
+        return execFileSync('ps', ['-o', 'pid=', '--ppid', String(r.child.pid)]).toString().trim().split(/\s+/).map(Number).filter(Boolean);
+      } catch {
+        return [];
+      }
+    };
+    await until('anvil to start', () => (anvils = children()).length > 0, 20_000);
+    await new Promise((res) => setTimeout(res, 300)); // the seed is under way
+    const sent = Date.now();
+    r.child.kill('SIGTERM');
+    const { code, out: stdout, err } = await r.output;
+    expect(code, err).to.equal(130);
+    expect(Date.now() - sent, 'it stops at once').to.be.below(2000);
+    expect(stdout, 'it was still seeding').to.not.match(/embedded default: seeded/);
+    expect(err).to.match(/rpc-certify: interrupted (by SIGTERM )?while (anvil was starting|the embedded default was being seeded)/);
+    await until('anvil to be gone', () => anvils.filter(alive).length === 0, 3000).catch(() => undefined);
+    expect(anvils.filter(alive)).to.deep.equal([]);
+    expect(readdirSync(out)).to.deep.equal([]);
   });
 
   it('devnet prints, with its URL, the conformance command to run (the --expect file of the chain\'s own deviations), and that command passes (red-team B6)', async () => {

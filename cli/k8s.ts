@@ -1,7 +1,7 @@
 // `rpc-certify k8s`: the load test as k6-operator manifests, and `k8s merge`: the pods' results as one report.
 import { parseArgs } from 'node:util';
 import { redact } from '../core/redact.ts';
-import { FRESH_HELP, oneLineErrors, print, report, share, TEST_OPTIONS_HELP, testOptions, testOptionSpecs } from './load.ts';
+import { FRESH_HELP, freshOption, oneLineErrors, print, report, share, TEST_OPTIONS_HELP, testOptions, testOptionSpecs } from './load.ts';
 import { endpointOptions, positive, resolveEndpoint } from './networks.ts';
 import { UsageError } from '../core/node/errors.ts';
 import { K6_RUNNER_IMAGE, K6_VERSION } from '../core/node/tools/k6.ts';
@@ -48,6 +48,7 @@ export async function k8sCommand(argv: string[]): Promise<number> {
         ...testOptionSpecs,
         parallelism: { type: 'string' },
         fresh: { type: 'boolean', default: false },
+        'no-fresh': { type: 'boolean', default: false },
         name: { type: 'string' },
         namespace: { type: 'string' },
         'runner-image': { type: 'string' },
@@ -61,7 +62,7 @@ export async function k8sCommand(argv: string[]): Promise<number> {
     const [mode, run, ...logs] = positionals;
     if (mode === 'merge') {
       // Whether the pods chased the head was decided when the manifests were written: run.json's plan says it.
-      if (values.fresh) throw new UsageError('--fresh goes with `k8s` when the manifests are written, not with `k8s merge`: run.json\'s plan says whether the pods chased the head');
+      if (values.fresh || values['no-fresh']) throw new UsageError('--fresh and --no-fresh go with `k8s` when the manifests are written, not with `k8s merge`: run.json\'s plan says whether the pods chased the head');
       if (!run || logs.length === 0) throw new UsageError('k8s merge takes run.json and at least one pod log (see --help)');
       return report(
         await (await import('../load/run/k8s.ts')).mergeK8s({
@@ -79,7 +80,7 @@ export async function k8sCommand(argv: string[]): Promise<number> {
     return report(
       await (await import('../load/run/k8s.ts')).writeK8s({
         ...testOptions(values),
-        ...(values.fresh ? { fresh: true } : {}),
+        ...freshOption(values.fresh, values['no-fresh'], undefined),
         ...(url ? { url } : {}),
         parallelism: positive(values.parallelism, '--parallelism'),
         out: values.out ?? 'k8s',

@@ -12,9 +12,21 @@ import type { LoadOptions, TestOptions } from '../load/run/run.ts';
 import { DEFAULT_MAX_HEAD_LAG_S } from '../load/report/head-lag.ts';
 import { findK6, K6_VERSION, toolsDir } from '../core/node/tools/k6.ts';
 import { blockTimeHelp, movingSuffix } from '../devnet/moving.ts';
-import { blockTime, endpointOptions, expectedNetwork, methodList, positive, resolveEndpoint, warnShortKey } from './networks.ts';
+import { blockTime, embeddedChase, endpointOptions, expectedNetwork, methodList, positive, resolveEndpoint, warnShortKey } from './networks.ts';
 import { EXIT, failureOf, UsageError } from '../core/node/errors.ts';
 import { interruptSignal } from '../core/node/interrupt.ts';
+
+/**
+ * --fresh and --no-fresh as the run's decision; neither: the embedded default says whether it moves, an endpoint is
+ * chased when sampling sees its head move (load/run/moving.ts).
+ */
+export function freshOption(fresh: boolean | undefined, noFresh: boolean | undefined, blockTimeS: number | undefined): Pick<LoadOptions, 'fresh'> {
+  if (fresh && noFresh) throw new UsageError('--fresh and --no-fresh contradict each other: give one');
+  if (noFresh && blockTimeS !== undefined) throw new UsageError('--no-fresh with --block-time: the moving embedded default is always chased');
+  if (fresh) return { fresh: { chased: true, why: '--fresh' } };
+  if (noFresh) return { fresh: { chased: false, why: '--no-fresh' } };
+  return blockTimeS === undefined ? {} : { fresh: embeddedChase(blockTimeS) };
+}
 
 /** The options that shape the test, shared by `load` and `k8s`. */
 export const TEST_OPTIONS_HELP = `  --profile NAME        smoke (default), gate, capacity or soak
@@ -35,9 +47,11 @@ export const TEST_OPTIONS_HELP = `  --profile NAME        smoke (default), gate,
   --slo-max-dropped F   the share of planned requests k6 may fail to start (default 0.01)`;
 
 /** Load and k8s alike: the head-chasing scenario runs in every k6 instance (segment, pod), its figures merged. */
-export const FRESH_HELP = `  --fresh               also chase the head as wallets and indexers do, and fail on any stale read past the
-                        grace (docs/load.md, "Fresh reads"): for an endpoint on a chain that moves; with
-                        several instances (--segments, k8s pods) each chases it, their figures merged`;
+export const FRESH_HELP = `  --fresh               chase the head as wallets and indexers do, and fail on any stale read past the grace
+                        (docs/load.md, "Fresh reads"), whether or not the head moves at sampling; by default
+                        the head is chased when sampling sees it move (with --reference-url, the reference's);
+                        with several instances (--segments, k8s pods) each chases it, their figures merged
+  --no-fresh            never chase the head (the report says so)`;
 
 /** How the help writes each SLO figure. */
 const SLO_FIGURE: Record<keyof Slo, (v: number) => string> = {
@@ -216,6 +230,7 @@ export async function loadCommand(argv: string[]): Promise<number> {
         'keep-work': { type: 'boolean', default: false },
         'block-time': { type: 'string' },
         fresh: { type: 'boolean', default: false },
+        'no-fresh': { type: 'boolean', default: false },
         'max-head-lag': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -236,8 +251,7 @@ export async function loadCommand(argv: string[]): Promise<number> {
       ...(values.baseline ? { baseline: values.baseline } : {}),
       ...(values.tolerance ? { tolerance: share(values.tolerance, '--tolerance', 10) } : {}),
       ...(network ? { network } : {}),
-      // A chain that moves is chased: the moving embedded default always, an endpoint on --fresh.
-      ...(values.fresh || blockTimeS !== undefined ? { fresh: true } : {}),
+      ...freshOption(values.fresh, values['no-fresh'], blockTimeS),
       ...(values['max-head-lag'] ? { maxHeadLagSec: seconds(values['max-head-lag'], '--max-head-lag') } : {}),
       signal: interruptSignal(),
     };
@@ -251,6 +265,7 @@ export async function loadCommand(argv: string[]): Promise<number> {
       return report(await runLoad({ ...opts, url }));
     }
     const devnet = await startDevnet({ ...(blockTimeS ? { blockTimeS } : {}), signal: opts.signal });
+    opts.fresh ??= embeddedChase(blockTimeS);
     try {
       console.log(`embedded default: seeded anvil behind the reference gateway at ${redactUrl(devnet.url)}${movingSuffix(blockTimeS)}`);
       return report(await runLoad({ ...opts, url: devnet.url, endpointName: `${EMBEDDED_ENDPOINT}${movingSuffix(blockTimeS)}`, targets: { reverts: devnet.seed.reverts } }));

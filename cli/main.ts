@@ -12,7 +12,7 @@ import { interruptSignal, releaseEarlySignals } from '../core/node/interrupt.ts'
 import { removeEarlierReports } from '../core/node/atomic.ts';
 import { CONFORMANCE_FILES, LOAD_FILES } from '../core/report-files.ts';
 import { blockTimeHelp, DEFAULT_TX_PER_BLOCK, movingSuffix, type Omittable, OMITTABLE } from '../devnet/moving.ts';
-import { blockTime } from './networks.ts';
+import { blockTime, embeddedChase } from './networks.ts';
 import { EXIT, failureOf, UsageError } from '../core/node/errors.ts';
 import { harnessVersion } from '../core/node/version.ts';
 
@@ -97,7 +97,7 @@ async function startCommand(argv: string[]): Promise<number> {
     const conformance = await certify({ url: devnet.url, out: values.out, quiet: values.quiet, judging: { strict: values.strict }, expect, fixtures: [{ targets: seedTargets, source: 'seed' }] });
     if (values['no-load'] || interrupted.aborted) return conformance;
     const [{ runLoad }, { EMBEDDED_ENDPOINT }] = await Promise.all([import('../load/run/run.ts'), import('../load/report/compare.ts')]);
-    const load = await runLoad({ url: devnet.url, endpointName: `${EMBEDDED_ENDPOINT}${movingSuffix(blockTimeS)}`, profile: 'smoke', out: values.out, targets: { reverts: devnet.seed.reverts }, ...(blockTimeS ? { fresh: true } : {}), signal: interrupted });
+    const load = await runLoad({ url: devnet.url, endpointName: `${EMBEDDED_ENDPOINT}${movingSuffix(blockTimeS)}`, profile: 'smoke', out: values.out, targets: { reverts: devnet.seed.reverts }, fresh: embeddedChase(blockTimeS), signal: interrupted });
     console.log(inertLines(redact(load.summary)));
     return conformance || load.exitCode;
   } finally {

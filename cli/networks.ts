@@ -107,3 +107,8 @@ function urlKey(url: string): string | undefined {
   });
   return decoded.sort((a, b) => [...a].length - [...b].length)[0];
 }
+
+/** Whether the embedded default is chased (fresh reads): known from how it was started, never guessed at sampling. */
+export function embeddedChase(blockTimeS: number | undefined): { chased: boolean; why: string } {
+  return blockTimeS === undefined ? { chased: false, why: 'the embedded default stands still (--block-time makes it move)' } : { chased: true, why: `the embedded default moves (a block every ${blockTimeS} s)` };
+}

@@ -6,7 +6,8 @@ import type { LoadReport } from '../shared/load-report.ts';
 import type { FreshMethod, FreshPeriod } from '../shared/freshness.ts';
 
 export function freshSection(r: LoadReport): string {
-  if (!r.freshness) return '';
+  const why = r.freshChase ? `<p>Fresh reads ${r.freshChase.chased ? 'chased' : '<strong>not chased</strong>'}: ${esc(r.freshChase.why)}.</p>` : '';
+  if (!r.freshness) return why && `<h2>Fresh reads</h2>${why}`;
   const names = Object.keys(r.freshness.methods);
   const rows = Object.entries(r.freshness.methods).map(([m, f]) => {
     const v = f.visibleMs;
@@ -14,7 +15,7 @@ export function freshSection(r: LoadReport): string {
     const stale = f.requests || f.stale ? `<td class="${f.stale ? 'fail' : 'pass'}">${f.stale} (${(f.staleRate * 100).toFixed(2)}%)</td>` : '<td>–</td>';
     return `<tr><td>${esc(m)}</td><td>${f.requests}</td>${stale}<td>${f.latestBehind}</td><td>${f.wrong ?? '–'}</td><td>${f.reorged}</td><td>${f.failed ?? '–'}</td><td>${f.notJudgeable ?? '–'}</td><td>${v ? `${v.p50} / ${v.p95} / ${v.max}` : '–'}</td><td>${esc(f.staleSample ?? '–')}</td></tr>`;
   });
-  return `<h2>Fresh reads (head chased; grace ${r.freshness.graceMs} ms)</h2><div class="scroll"><table><tr><th>method</th><th>fresh requests</th><th>stale</th><th>latest behind</th><th>of them wrong</th><th>reorged</th><th>failed requests</th><th>latest not judgeable against the head</th><th>visible ms p50 / p95 / max</th><th>first stale read</th></tr>${rows.join('')}</table></div>
+  return `<h2>Fresh reads (head chased; grace ${r.freshness.graceMs} ms)</h2>${why}<div class="scroll"><table><tr><th>method</th><th>fresh requests</th><th>stale</th><th>latest behind</th><th>of them wrong</th><th>reorged</th><th>failed requests</th><th>latest not judgeable against the head</th><th>visible ms p50 / p95 / max</th><th>first stale read</th></tr>${rows.join('')}</table></div>
 ${freshOverTime(r, names)}`;
 }
 

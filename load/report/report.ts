@@ -17,7 +17,7 @@ import { expectedIterations, type Plan, RPS_PER_PROC } from '../shared/profiles.
 import { failureRate, latencyOf, requestsOf } from '../shared/shard.ts';
 import { round } from '../shared/summary.ts';
 import { withVerdict } from './verdict.ts';
-import type { CapacityResult, CorpusInfo, Freshness, HeadLag, LoadReport, MethodReport } from '../shared/load-report.ts';
+import type { CapacityResult, CorpusInfo, Freshness, FreshChase, HeadLag, LoadReport, MethodReport } from '../shared/load-report.ts';
 
 export interface ReportInput {
   /** Redacted. */
@@ -30,6 +30,8 @@ export interface ReportInput {
   capacity?: Record<string, CapacityResult>;
   /** The head lag against the reference (head-lag.ts), or why it was not judged. */
   headLag?: HeadLag;
+  /** Whether the head was chased (fresh reads), and why. */
+  freshChase?: FreshChase;
 }
 
 /** A generator that keeps up starts at least this share of the planned requests. */
@@ -88,6 +90,7 @@ export function buildReport(input: ReportInput): LoadReport {
     head: { checks: merged.head.checks, regressions: merged.head.regressions, deepestBlocks: merged.head.deepest, ...(findings.headRegression ? { sample: findings.headRegression } : {}) },
     generator: generator(plan, methods, measurement, ran),
     timeline: { periodSec: plan.periodSec, ...(timeline.startMs === undefined ? {} : { startedAt: new Date(timeline.startMs).toISOString() }), points: timeline.points },
+    ...(input.freshChase ? { freshChase: input.freshChase } : {}),
     ...(plan.fresh ? { freshness: freshnessReport(plan.fresh.graceMs, merged.freshness ?? {}, findings.stale ?? {}) } : {}),
     ...(input.headLag ? { headLag: input.headLag } : {}),
     ...(input.capacity ? { capacity: input.capacity } : {}),

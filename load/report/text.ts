@@ -39,9 +39,10 @@ function archiveLines(r: LoadReport): string[] {
 
 /** The fresh reads per method: stale reads past the grace, and the time from announcement to visible. */
 function freshLines(r: LoadReport): string[] {
-  if (!r.freshness) return [];
+  if (!r.freshness) return r.freshChase ? [`fresh reads: not chased (${r.freshChase.why})`] : [];
   const pad = (s: string | number, n: number) => String(s).padStart(n);
   return [
+    ...(r.freshChase ? [`fresh reads: chased (${r.freshChase.why})`] : []),
     `fresh reads (head chased; grace ${r.freshness.graceMs} ms)${''.padEnd(4)}${pad('requests', 9)}${pad('stale', 7)}${pad('latest behind', 15)}${pad('wrong', 7)}${pad('reorged', 9)}${pad('failed', 8)}${pad('not judgeable', 15)}   visible p50/p95/max ms`,
     ...Object.entries(r.freshness.methods).map(([name, f]) => {
       const v = f.visibleMs ? `${f.visibleMs.p50}/${f.visibleMs.p95}/${f.visibleMs.max}` : '-';

@@ -32,6 +32,7 @@ import { sampleCorpus } from '../plan/sample.ts';
 import { summaryText } from '../report/text.ts';
 import type { LoadReport } from '../shared/load-report.ts';
 import { DEFAULT_GRACE_MS } from '../shared/freshness.ts';
+import { type FreshChase, headMoves } from './moving.ts';
 import { assertSameChain, HeadLagSampler } from './head-lag.ts';
 import { DEFAULT_MAX_HEAD_LAG_S, headLagReport } from '../report/head-lag.ts';
 import { type Recognition, recognitionNote } from '../shared/recognition.ts';
@@ -52,8 +53,11 @@ export interface TestOptions {
   targets?: Partial<Pick<Targets, 'reverts' | 'uncleBlock'>>;
   validateShare?: number;
   slo?: Partial<Slo>;
-  /** Chase the head alongside and fail on stale reads (load/shared/freshness.ts): for a chain that moves. */
-  fresh?: boolean;
+  /**
+   * Chase the head alongside and fail on stale reads (load/shared/freshness.ts), or not, and why (--fresh, --no-fresh,
+   * an embedded default known to move or stand); absent: chased when sampling sees the head move (run/moving.ts).
+   */
+  fresh?: FreshChase;
   /** --near-head-window N (§8): sampling keeps the two lookups by hash inside the window. */
   nearHeadWindow?: number;
 }
@@ -134,7 +138,7 @@ async function run(opts: LoadOptions, log: (line: string) => void): Promise<Load
   try {
     // k6 resolves open() against the script's directory: the corpus path must be absolute.
     const corpusFile = resolve(opts.corpus ?? join(opts.out, LOAD_FILES.corpus));
-    const { corpus, methods, selected } = await test.corpus(log, opts.signal);
+    const { corpus, methods, selected, freshChase } = await test.corpus(log, opts.signal);
     if (opts.network && BigInt(opts.network.chainId) !== BigInt(corpus.chainId)) {
       throw new EndpointError(`--network ${opts.network.name} is chain ${opts.network.chainId}, but the ${opts.corpus ? 'corpus was sampled from' : 'endpoint serves'} chain ${corpus.chainId}: not the network asked for`);
     }
@@ -167,7 +171,7 @@ async function run(opts: LoadOptions, log: (line: string) => void): Promise<Load
     };
 
     log(`load: k6 ${k6.version}, ${opts.profile} profile, ${methods.length} methods${test.instances > 1 ? `, ${test.instances} instances` : ''}; ${recognitionNote(recognition)}`);
-    const common = { endpoint: opts.endpointName ?? redactUrl(opts.url), corpus: corpusInfo(corpus, selected), corpusFile: relative(resolve(opts.out), corpusFile), k6 };
+    const common = { endpoint: opts.endpointName ?? redactUrl(opts.url), corpus: corpusInfo(corpus, selected), corpusFile: relative(resolve(opts.out), corpusFile), k6, freshChase };
     let report: LoadReport;
     // The head lag is read beside k6 for as long as it measures (a capacity run: every step).
     const lagOptions = opts.referenceUrl ? { url: opts.url, referenceUrl: opts.referenceUrl, ...(opts.signal ? { signal: opts.signal } : {}) } : undefined;
@@ -203,7 +207,7 @@ export interface PreparedTest {
   /** The plan for the methods the corpus can ask (for capacity, one step). */
   planFor: (methods: RpcMethod[], step?: { subject: Subject; rps: number }) => Plan;
   /** Samples (or replays) the corpus; `methods`: the selected ones it has entries for, which the test runs. */
-  corpus: (log: (line: string) => void, signal?: AbortSignal) => Promise<{ corpus: Corpus; methods: RpcMethod[]; selected: RpcMethod[] }>;
+  corpus: (log: (line: string) => void, signal?: AbortSignal) => Promise<{ corpus: Corpus; methods: RpcMethod[]; selected: RpcMethod[]; freshChase: FreshChase }>;
 }
 
 /** Checks the options before anything starts, and returns how to get the corpus and the plan. */
@@ -211,7 +215,12 @@ export async function prepareTest(opts: TestOptions & { url?: string }, instance
   const methods = selectMethods(opts.methods);
   const replayed = opts.corpus ? await readCorpus(opts) : undefined;
   const seed = replayed?.seed ?? opts.seed ?? 1;
-  const input: Omit<PlanInput, 'methods'> = { profile: opts.profile, seed, rate: opts.rate, duration: opts.duration, validateShare: opts.validateShare, slo: opts.slo, instances, ...(opts.fresh ? { fresh: { graceMs: DEFAULT_GRACE_MS } } : {}) };
+  const input: Omit<PlanInput, 'methods'> = { profile: opts.profile, seed, rate: opts.rate, duration: opts.duration, validateShare: opts.validateShare, slo: opts.slo, instances };
+  const chase = (decided: FreshChase): FreshChase => {
+    if (decided.chased) input.fresh = { graceMs: DEFAULT_GRACE_MS };
+    return decided;
+  };
+  if (opts.fresh) chase(opts.fresh);
   // The endpoint's answer time at sampling sizes the VUs k6 starts with (profiles.ts): known once the corpus is.
   let latencyMs = replayed?.latencyMs;
   const planFor = (only: RpcMethod[], step?: PlanInput['step']) => planOrUsageError(() => buildPlan({ ...input, methods: only, ...(step ? { step } : {}), ...(latencyMs === undefined ? {} : { latencyMs }) }));
@@ -222,6 +231,7 @@ export async function prepareTest(opts: TestOptions & { url?: string }, instance
     planFor,
     corpus: async (log, signal) => {
       if (!replayed && !opts.url) usage('an endpoint (--url or --network) to sample the corpus from, or --corpus FILE');
+      const since = Date.now();
       // Sampling stops at once on a signal: what it holds then is no corpus to run, nor to write for a later --corpus.
       const stopped = () => new Interrupted(`interrupted by ${String(signal?.reason)} while sampling the corpus: no report, no corpus written`);
       const corpus =
@@ -230,12 +240,16 @@ export async function prepareTest(opts: TestOptions & { url?: string }, instance
           throw signal?.aborted ? stopped() : e;
         }));
       if (signal?.aborted) throw stopped();
+      // A chain that moves is chased unless the user said otherwise: a stale `latest` fails the run without a flag.
+      const freshChase = opts.fresh ?? chase(await headMoves(opts.referenceUrl ?? opts.url ?? '', BigInt(corpus.head), since, signal));
+      if (signal?.aborted) throw stopped();
+      log(`load: fresh reads ${freshChase.chased ? 'chased' : 'not chased'}: ${freshChase.why}`);
       latencyMs = corpus.latencyMs;
       const askable = methods.filter((m) => corpus.entries[m]?.length);
       for (const m of methods.filter((x) => !askable.includes(x))) log(`load: ${m} is not measured: the corpus has nothing to ask it (the report fails it)`);
       if (askable.length === 0) throw new EndpointError(`the corpus has no entry for any selected method${notServed(corpus, methods)}`);
       for (const m of askable) if (corpus.sampling[m]?.status === 'not served') log(`load: ${m} is NOT SERVED: ${corpus.sampling[m]?.reason ?? ''}`);
-      return { corpus, methods: askable, selected: methods };
+      return { corpus, methods: askable, selected: methods, freshChase };
     },
   };
 }

@@ -42,6 +42,12 @@ export type CorpusInfo = Omit<LoadReport['corpus'], 'file'>;
 export type MethodCorpus = Composition & Partial<MethodSampling>;
 
 /** The header of load.json (core/report-header.ts): 3 since it names the harness (2 had `version` and no harness). */
+/** Whether a run chased the head (fresh reads), and why. */
+export interface FreshChase {
+  chased: boolean;
+  why: string;
+}
+
 export interface LoadReport extends ReportHeader<'rpc-certify-load', 3> {
   createdAt: string;
   profile: Profile;
@@ -68,6 +74,8 @@ export interface LoadReport extends ReportHeader<'rpc-certify-load', 3> {
   generator: { keptUp: boolean; droppedIterations: number; availableCores: number; instances: number; cpuCores?: number; note?: string; uncounted?: number; planned?: number; scriptErrors?: number; scriptError?: string };
   /** `startedAt`: when k6 started the test, the origin of the points' t (to line them up with an endpoint's own logs). */
   timeline: { periodSec: number; startedAt?: string; points: TimelinePoint[] };
+  /** Whether the head-chasing scenario ran, and why (--fresh, --no-fresh, or the head seen moving or standing at sampling). */
+  freshChase?: FreshChase;
   /** The head-chasing scenario's figures per method, when it ran (shared/freshness.ts). */
   freshness?: Freshness;
   /** The endpoint's head against --reference-url's, sampled beside k6 (run/head-lag.ts): absent from reports written before it. */

@@ -148,7 +148,7 @@ describe('load: fresh reads on a moving chain', function () {
 
   async function gate(extra: { corpus?: string; duration?: string; methods?: RpcMethod[] }): Promise<{ exitCode: number; summary: string; report: LoadReport; junit: string; html: string; out: string }> {
     const out = await mkdtemp(join(tmpdir(), 'rc-load-fresh-'));
-    const r = await runLoad({ url: proxy.url, profile: 'gate', duration: extra.duration ?? '6s', rate: 2, methods: ['eth_getBlockByHash', 'eth_getBlockReceipts'], fresh: true, out, log: () => undefined, ...extra });
+    const r = await runLoad({ url: proxy.url, profile: 'gate', duration: extra.duration ?? '6s', rate: 2, methods: ['eth_getBlockByHash', 'eth_getBlockReceipts'], fresh: { chased: true, why: '--fresh' }, out, log: () => undefined, ...extra });
     const report = JSON.parse(await readFile(join(out, 'load.json'), 'utf8')) as LoadReport;
     return { ...r, report, junit: await readFile(join(out, 'load.junit.xml'), 'utf8'), html: await readFile(join(out, 'load.html'), 'utf8'), out };
   }
@@ -246,7 +246,7 @@ describe('load: fresh reads on a moving chain', function () {
   it('--segments 2 with fresh reads: each segment chases the head, one freshness section whose counts are their sum; the clean endpoint passes', async () => {
     const lines: string[] = [];
     const out = await mkdtemp(join(tmpdir(), 'rc-load-fresh-segments-'));
-    const r = await runLoad({ url: proxy.url, corpus, segments: 2, keepWork: true, profile: 'gate', duration: '6s', rate: 2, methods: ['eth_getBlockByHash', 'eth_getBlockReceipts'], fresh: true, out, log: (l) => lines.push(l) });
+    const r = await runLoad({ url: proxy.url, corpus, segments: 2, keepWork: true, profile: 'gate', duration: '6s', rate: 2, methods: ['eth_getBlockByHash', 'eth_getBlockReceipts'], fresh: { chased: true, why: '--fresh' }, out, log: (l) => lines.push(l) });
     const report = JSON.parse(await readFile(join(out, 'load.json'), 'utf8')) as LoadReport;
     expect(r.exitCode, r.summary).to.equal(0);
     expect(report.generator.instances).to.equal(2);
@@ -287,6 +287,32 @@ describe('load: fresh reads on a moving chain', function () {
       // The blocks served by number above the head latest names announce it; latest then lags it past the grace.
       expect(methods['eth_getBlockByNumber']?.latestBehind, summary).to.be.above(0);
       expect(report.reasons?.join('\n')).to.match(/eth_getBlockByNumber: \d+ stale reads? in \d+ fresh requests .*for latest/);
+    } finally {
+      proxy.fault = undefined;
+    }
+  });
+
+  it('`load --profile gate` with no --fresh chases a head it sees move: a latest 5 blocks behind fails naming the stale reads, the clean endpoint passes; --no-fresh says it did not look', async () => {
+    const cli = async (...extra: string[]) => {
+      const out = await mkdtemp(join(tmpdir(), 'rc-load-autofresh-'));
+      const r = await run(process.execPath, [CLI_PATH, 'load', '--url', proxy.url, '--profile', 'gate', '--duration', '6s', '--rate', '2', '--methods', 'eth_getBlockByHash,eth_getBlockReceipts', '--out', out, ...extra]);
+      return { ...r, report: JSON.parse(await readFile(join(out, 'load.json'), 'utf8')) as LoadReport };
+    };
+    const clean = await cli();
+    expect(clean.code, clean.output).to.equal(0);
+    expect(clean.report.freshChase).to.deep.include({ chased: true });
+    expect(clean.report.freshChase?.why).to.match(/^the head moved during sampling \(block \d+ to \d+\)$/);
+    expect(clean.output).to.match(/fresh reads: chased \(the head moved during sampling/);
+    expect(clean.report.freshness?.methods['eth_blockNumber']?.requests, 'the head was chased').to.be.above(0);
+    proxy.fault = { name: 'latest 5 behind', kills: [], rewrite: behind(5n, false) };
+    try {
+      const stale = await cli();
+      expect(stale.code, stale.output).to.equal(1);
+      expect(stale.report.reasons?.join('\n'), stale.output).to.match(/eth_getBlockByNumber: \d+ stale reads? in \d+ fresh requests .*for latest/);
+      const blind = await cli('--no-fresh');
+      expect(blind.report.freshChase).to.deep.equal({ chased: false, why: '--no-fresh' });
+      expect(blind.report.freshness, 'no head chased on --no-fresh').to.equal(undefined);
+      expect(blind.output).to.match(/fresh reads: not chased \(--no-fresh\)/);
     } finally {
       proxy.fault = undefined;
     }

@@ -114,6 +114,11 @@ describe('load: real k6 runs against the embedded default (sentinel API key)', f
     expect(Object.keys(firstPoint?.methods ?? {}), 'the first point holds requests').to.not.be.empty;
     expect(report.endpoint).to.match(/\/v3\/<redacted>$/);
     expect(first.stdout).to.match(/load smoke: PASS/);
+    // A chain that stands still (no --fresh): sampling waited two of its block intervals for a block, saw none, and said so.
+    expect(report.freshChase?.chased).to.equal(false);
+    expect(report.freshChase?.why).to.match(/^the head stood at block \d+ for \d+(\.\d)? s from the start of sampling/);
+    expect(report.freshness).to.equal(undefined);
+    expect(first.stdout).to.match(/fresh reads: not chased \(the head stood at block/);
   });
 
   it('writes the HTML report, the JUnit file (one case for the run completing, one for every iteration judged, one per threshold, one for head freshness, one per method sampled, the head lag skipped), and no k6 dashboard (it would keep every sample)', async () => {

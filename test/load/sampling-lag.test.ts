@@ -38,7 +38,7 @@ describe('load sampling: a target behind judged in the open (moving devnet)', fu
   async function smoke(referenceUrl: string): Promise<{ exitCode: number; summary: string; report: LoadReport; html: string }> {
     const out = await mkdtemp(join(tmpdir(), 'rc-sampling-lag-'));
     dirs.push(out);
-    const r = await runLoad({ url: proxy.url, referenceUrl, profile: 'smoke', duration: '2s', methods: ['eth_getBlockByHash', 'eth_getBlockReceipts'], fresh: true, out, log: () => undefined });
+    const r = await runLoad({ url: proxy.url, referenceUrl, profile: 'smoke', duration: '2s', methods: ['eth_getBlockByHash', 'eth_getBlockReceipts'], fresh: { chased: true, why: '--fresh' }, out, log: () => undefined });
     return { ...r, report: JSON.parse(await readFile(join(out, 'load.json'), 'utf8')) as LoadReport, html: await readFile(join(out, 'load.html'), 'utf8') };
   }
 

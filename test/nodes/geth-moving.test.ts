@@ -72,7 +72,7 @@ describe('geth --dev with a block period (--dev.period 1) and background traffic
     // Latency is not what this judges: this busy 2-core machine stalls every request for a second at times (one period's
     // p95 read 1.2 s in a run here; a probe of the same geth gave p95 34-48 ms). The latency limits get 5x slack; the
     // fresh reads are judged as ever.
-    const r = await runLoad({ url: devnet.url, profile: 'gate', duration: '15s', rate: 2, fresh: true, out, targets: { reverts: devnet.seed.reverts }, slo: { p95Ms: 2500, p99Ms: 5000 }, log: () => undefined });
+    const r = await runLoad({ url: devnet.url, profile: 'gate', duration: '15s', rate: 2, fresh: { chased: true, why: '--fresh' }, out, targets: { reverts: devnet.seed.reverts }, slo: { p95Ms: 2500, p99Ms: 5000 }, log: () => undefined });
     const report = JSON.parse(await readFile(join(out, 'load.json'), 'utf8')) as LoadReport;
     expect(r.exitCode, r.summary).to.equal(0);
     const methods = report.freshness?.methods ?? {};

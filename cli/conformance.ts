@@ -4,7 +4,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inert, inertLines } from '../core/inert.ts';
 import { redact, registerUrlSecrets } from '../core/redact.ts';
-import { DEFAULT_MAX_HEAD_LAG_S } from '../core/head-lag.ts';
+import { DEFAULT_MAX_HEAD_LAG_BLOCKS, DEFAULT_MAX_HEAD_LAG_S } from '../core/head-lag.ts';
 import { durationMs } from '../core/duration.ts';
 import type { RevertTarget } from '../core/targets.ts';
 import type { RunResult, RunSettings } from '../conformance/framework/runner.ts';
@@ -14,7 +14,7 @@ import type { Judging } from '../conformance/report/assemble.ts';
 import { explains } from '../conformance/report/model.ts';
 import { removeEarlierReports, writeFileAtomic } from '../core/node/atomic.ts';
 import { CONFORMANCE_FILES } from '../core/report-files.ts';
-import { endpointOptions, expectedNetwork, methodList, positive, resolveEndpoint, warnShortKey } from './networks.ts';
+import { endpointOptions, expectedNetwork, methodList, positive, resolveEndpoint, seconds, warnShortKey } from './networks.ts';
 import { UsageError } from '../core/node/errors.ts';
 import { METHODS } from '../core/methods.ts';
 import { interruptSignal } from '../core/node/interrupt.ts';
@@ -71,6 +71,8 @@ Options:
                           start: exit 2; failing mid-run: named, the checks that needed it inconclusive
   --max-head-lag S        how far the endpoint's head may trail the reference's, in seconds of chain time
                           (default ${DEFAULT_MAX_HEAD_LAG_S}; counted from the first block it lacks)
+  --max-head-lag-blocks N and in blocks, where blocks come a second or more apart (default ${DEFAULT_MAX_HEAD_LAG_BLOCKS}:
+                          5 one-second blocks behind are not within 5 s; a faster chain is judged in seconds alone)
   --quiet                 print only the summary
   -h, --help              this text
 
@@ -112,6 +114,7 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
       'ca-file': { type: 'string' },
       'reference-url': { type: 'string' },
       'max-head-lag': { type: 'string' },
+      'max-head-lag-blocks': { type: 'string' },
       quiet: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
@@ -138,8 +141,9 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
     timeoutMs: given(values.timeout, '--timeout', positive),
     deadlineMs: given(values.deadline || undefined, '--deadline', duration),
     concurrency: given(values.concurrency, '--concurrency', positive),
-    referenceUrl: referenceUrl(values['reference-url'], values['max-head-lag']),
+    referenceUrl: referenceUrl(values['reference-url'], values['max-head-lag'] ?? values['max-head-lag-blocks']),
     maxHeadLagS: given(values['max-head-lag'], '--max-head-lag', seconds),
+    maxHeadLagBlocks: given(values['max-head-lag-blocks'], '--max-head-lag-blocks', positive),
     out: values.out,
     quiet: values.quiet,
   };
@@ -156,7 +160,7 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
 /** --reference-url, checked as a URL (its key registered for redaction before anything is printed). */
 function referenceUrl(url: string | undefined, maxLag: string | undefined): string | undefined {
   if (url === undefined) {
-    if (maxLag !== undefined) throw new UsageError('--max-head-lag needs --reference-url: the lag is measured against the reference node');
+    if (maxLag !== undefined) throw new UsageError('--max-head-lag and --max-head-lag-blocks need --reference-url: the lag is measured against the reference node');
     return undefined;
   }
   try {
@@ -170,11 +174,6 @@ function referenceUrl(url: string | undefined, maxLag: string | undefined): stri
 }
 
 /** Seconds, zero or more, as a decimal number ("2", "0.5"). */
-function seconds(text: string, flag: string): number {
-  const n = /^\d+(\.\d+)?$/.test(text.trim()) ? Number(text) : NaN;
-  if (!Number.isFinite(n)) throw new UsageError(`${flag} takes seconds, such as 2 or 0.5, got "${text}"`);
-  return n;
-}
 
 /** A flag's value parsed, or undefined when the flag was not given. */
 function given<T>(text: string | undefined, flag: string, parse: (text: string, flag: string) => T): T | undefined {

@@ -9,11 +9,11 @@ import { compareReports, DEFAULT_TOLERANCE, describeCheck, EMBEDDED_ENDPOINT, in
 import { METHODS } from '../core/methods.ts';
 import { DEFAULT_MAX_STEPS, DEFAULT_MISS_SHARE, parseDuration, profileQuestion, PROFILES, type Profile, type Slo, sloReasons } from '../load/shared/profiles.ts';
 import type { LoadOptions, TestOptions } from '../load/run/run.ts';
-import { DEFAULT_MAX_HEAD_LAG_S } from '../load/report/head-lag.ts';
+import { DEFAULT_MAX_HEAD_LAG_BLOCKS, DEFAULT_MAX_HEAD_LAG_S } from '../load/report/head-lag.ts';
 import { findK6, K6_VERSION, toolsDir } from '../core/node/tools/k6.ts';
 import { blockTimeHelp, movingSuffix } from '../devnet/moving.ts';
-import { blockTime, embeddedChase, endpointOptions, expectedNetwork, methodList, positive, resolveEndpoint, warnShortKey } from './networks.ts';
-import { EXIT, failureOf, UsageError } from '../core/node/errors.ts';
+import { blockTime, embeddedChase, endpointOptions, expectedNetwork, methodList, positive, resolveEndpoint, seconds, warnShortKey } from './networks.ts';
+import { EXIT, failureOf, isParseArgsError, UsageError } from '../core/node/errors.ts';
 import { interruptSignal } from '../core/node/interrupt.ts';
 
 /**
@@ -115,9 +115,12 @@ ${blockTimeHelp(24)}
 ${FRESH_HELP}
   --max-head-lag S      with --reference-url: fail when the endpoint trails the reference's head by more than
                         S seconds at any sample (default ${DEFAULT_MAX_HEAD_LAG_S}: above two honest nodes' spread for one block,
-                        below a 12 s mainnet slot; a limit in blocks would race on fast chains). A reference
-                        that fails or stops answering mid-run, or trails the endpoint itself: head lag not
-                        judged, the run INCONCLUSIVE (exit 3), never a pass; without a reference: not judged
+                        below a 12 s mainnet slot). A reference that fails or stops answering mid-run, or
+                        trails the endpoint itself: head lag not judged, the run INCONCLUSIVE (exit 3), never
+                        a pass; without a reference: not judged
+  --max-head-lag-blocks N  and by more than N blocks, where the chain's blocks come a second or more apart
+                        (default ${DEFAULT_MAX_HEAD_LAG_BLOCKS}: 5 one-second blocks behind are not within 5 s; a faster chain,
+                        where a limit in blocks would race, is judged in seconds alone)
 ${TEST_OPTIONS_HELP}
   --segments N          run N k6 processes here, each an execution segment of the test, merged into one report
   --step-rate N         capacity: what each step adds (default: --rate)
@@ -199,11 +202,6 @@ export function testOptions(values: TestValues): TestOptions {
   };
 }
 
-function seconds(text: string, flag: string): number {
-  const n = Number(text);
-  if (!/^\d+(\.\d+)?$/.test(text) || !(n > 0)) throw new UsageError(`${flag} takes a number of seconds above 0, such as 5 or 2.5, got "${text}"`);
-  return n;
-}
 
 function duration(text: string): string {
   try {
@@ -232,6 +230,7 @@ export async function loadCommand(argv: string[]): Promise<number> {
         fresh: { type: 'boolean', default: false },
         'no-fresh': { type: 'boolean', default: false },
         'max-head-lag': { type: 'string' },
+        'max-head-lag-blocks': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -253,6 +252,7 @@ export async function loadCommand(argv: string[]): Promise<number> {
       ...(network ? { network } : {}),
       ...freshOption(values.fresh, values['no-fresh'], blockTimeS),
       ...(values['max-head-lag'] ? { maxHeadLagSec: seconds(values['max-head-lag'], '--max-head-lag') } : {}),
+      ...(values['max-head-lag-blocks'] ? { maxHeadLagBlocks: positive(values['max-head-lag-blocks'], '--max-head-lag-blocks') } : {}),
       signal: interruptSignal(),
     };
     // Loaded once the command line is known good: a usage error costs no more than node's start-up.
@@ -342,8 +342,8 @@ export async function oneLineErrors(body: () => Promise<number>): Promise<number
     return await body();
   } catch (e) {
     const failure = failureOf(e);
-    // An unknown option goes to main.ts, which says where the command's options are listed.
-    if (failure.kind !== 'usage' || (e as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw e;
+    // The command line's own parse errors go to main.ts, which words them (where the options are listed).
+    if (failure.kind !== 'usage' || isParseArgsError(e)) throw e;
     console.error(inert(redact(`rpc-certify: ${failure.message}`), 1000));
     return failure.exitCode;
   }

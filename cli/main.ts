@@ -12,7 +12,7 @@ import { interruptSignal, releaseEarlySignals } from '../core/node/interrupt.ts'
 import { removeEarlierReports } from '../core/node/atomic.ts';
 import { CONFORMANCE_FILES, LOAD_FILES } from '../core/report-files.ts';
 import { blockTimeHelp, DEFAULT_TX_PER_BLOCK, movingSuffix, type Omittable, OMITTABLE } from '../devnet/moving.ts';
-import { blockTime, embeddedChase } from './networks.ts';
+import { blockTime, embeddedChase, port } from './networks.ts';
 import { EXIT, failureOf, UsageError } from '../core/node/errors.ts';
 import { harnessVersion } from '../core/node/version.ts';
 
@@ -130,8 +130,9 @@ async function devnetCommand(argv: string[]): Promise<number> {
   const without = (values.without ?? '').split(',').filter(Boolean);
   const unknown = without.filter((k) => !(OMITTABLE as readonly string[]).includes(k));
   if (unknown.length) throw new UsageError(`--without takes ${OMITTABLE.join(', ')} (comma-separated), got "${unknown.join(',')}"`);
+  const listen = values.port ? { port: port(values.port, '--port') } : {};
   const { startDevnet } = await import('../devnet/index.ts');
-  const devnet = await startDevnet({ node: values.node, ...(values.port ? { port: Number(values.port) } : {}), ...(values['api-key'] ? { apiKey: values['api-key'] } : {}), ...(blockTimeS ? { blockTimeS } : {}), without: without as Omittable[] });
+  const devnet = await startDevnet({ node: values.node, ...listen, ...(values['api-key'] ? { apiKey: values['api-key'] } : {}), ...(blockTimeS ? { blockTimeS } : {}), without: without as Omittable[] });
   // The signals are this command's from the moment the devnet runs: a Ctrl-C as soon as its URL shows (before the
   // command below is printed) stops it and exits 0, instead of bin's early handler exiting 130 mid-print.
   const stopAsked = new Promise<void>((resolve) => {
@@ -184,6 +185,9 @@ async function main(argv: string[]): Promise<number> {
   return command(rest).catch((e: unknown) => {
     // node's parseArgs names the option but not where the valid ones are listed.
     if ((e as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new UsageError(`${(e as Error).message.split('.')[0]}; \`rpc-certify ${name} --help\` lists the options`);
+    // "Option '--rate' argument is ambiguous…": a value that starts with a dash (a negative number) is taken for an option.
+    const ambiguous = /^Option '(--[\w-]+)' argument is ambiguous/.exec((e as Error).message);
+    if (ambiguous) throw new UsageError(`${ambiguous[1]} was given a value starting with a dash, which reads as an option: none of its values is negative; \`rpc-certify ${name} --help\` says what it takes`);
     throw e;
   });
 }

@@ -30,6 +30,20 @@ export function positive(text: string, flag: string): number {
   return n;
 }
 
+/** A TCP port to listen on: 1 to 65535 (0 is "any", which a user asking for a port does not mean). */
+export function port(text: string, flag: string): number {
+  const n = positive(text, flag);
+  if (n > 65535) throw new UsageError(`${flag} takes a port from 1 to 65535, got "${text}"`);
+  return n;
+}
+
+/** Seconds above 0 (--max-head-lag: a lag of 0 would fail every block in flight), one grammar for every command. */
+export function seconds(text: string, flag: string): number {
+  const n = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text) || !(n > 0)) throw new UsageError(`${flag} takes a number of seconds above 0, such as 5 or 2.5, got "${text}"`);
+  return n;
+}
+
 /** --block-time: whole seconds (anvil's interval mining), or undefined for a chain that stands still once seeded. */
 export function blockTime(text: string | undefined): number | undefined {
   return text === undefined ? undefined : positive(text, '--block-time');

@@ -4,7 +4,7 @@
 // told from a correct one alone. Without a reference these checks are not on the run (left out of the judged share);
 // a reference that fails mid-run leaves the checks that needed it inconclusive, never a verdict on the endpoint.
 import { q, toQuantity, isObject } from '../core/hex.ts';
-import { lagSeconds } from '../core/head-lag.ts';
+import { blocksJudged, lagOver, lagSeconds } from '../core/head-lag.ts';
 import { METHODS, METHOD_FACTS, type RpcMethod } from '../core/methods.ts';
 import { errorStringPayload, HARNESS_REVERT_REASON, revertingInitCode } from '../core/revert.ts';
 import type { BlockRef, Targets } from '../core/targets.ts';
@@ -35,7 +35,7 @@ const TX_BY_HASH = byHash('transaction', ['hash'])!;
 
 function lagCheck(suite: MethodSuite, at: 'start' | 'end'): void {
   suite.check(
-    { id: `reference/head-lag-${at}`, clause: [{ section: '1' }, { invariant: 'head as fresh as a reference' }], layer: 'invariant', title: `at the ${at} of the checks, the endpoint's head (eth_blockNumber) trails the reference's by no more than the allowance (--max-head-lag, in seconds of chain time), read between two reads of the reference's; a reference behind the endpoint is named, not blamed`, covers: ['tag:latest'] },
+    { id: `reference/head-lag-${at}`, clause: [{ section: '1' }, { invariant: 'head as fresh as a reference' }], layer: 'invariant', title: `at the ${at} of the checks, the endpoint's head (eth_blockNumber) trails the reference's by no more than the allowance (--max-head-lag, in seconds of chain time; --max-head-lag-blocks on a chain of 1 s blocks or slower), read between two reads of the reference's; a reference behind the endpoint is named, not blamed`, covers: ['tag:latest'] },
     async (t) => judgeLag(t, at),
   );
 }
@@ -57,17 +57,21 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function judgeLag(t: CheckContext, at: 'start' | 'end'): Promise<void> {
   const ref = t.reference;
   const allowance = ref.meta.maxHeadLagS;
+  const allowed = { seconds: allowance, blocks: ref.meta.maxHeadLagBlocks };
+  const over = (l: HeadLag) => lagOver({ blocks: l.behindBlocks, seconds: l.behindSeconds }, allowed, l.blockTimeS);
   const first = await readLag(t);
   let lag = first;
   // An honest node may trail by a moment: only a lag that outlasts the allowance is judged.
-  if (first.behindSeconds > allowance) {
+  if (over(first)) {
     await sleep(Math.max(allowance * 1000, 500));
     lag = await readLag(t);
   }
   ref.meta.headLag[at] = lag;
   const where = `eth_blockNumber named block ${lag.endpoint}; the reference was at block ${lag.referenceBefore} before it was asked and ${lag.referenceAfter} after`;
-  if (lag.behindSeconds > allowance) {
-    t.fail(`the endpoint's head is ${lag.behindBlocks} block(s) behind the reference's (${lag.behindSeconds} s of chain time, over the allowance of ${allowance} s, --max-head-lag), and still ${Math.max(allowance, 0.5)} s after a first read ${first.behindBlocks} block(s) behind: ${where}`, { pointer: '/result', expected: `at least block ${lag.referenceBefore - Math.max(1, Math.floor(allowance))}`, actual: toQuantity(lag.endpoint) });
+  const why = over(lag);
+  if (why) {
+    const least = blocksJudged(lag.blockTimeS) ? Math.min(allowed.blocks, Math.max(1, Math.floor(allowance))) : Math.max(1, Math.floor(allowance));
+    t.fail(`the endpoint's head is ${lag.behindBlocks} block(s) behind the reference's (${why}), and still ${Math.max(allowance, 0.5)} s after a first read ${first.behindBlocks} block(s) behind: ${where}`, { pointer: '/result', expected: `at least block ${lag.referenceBefore - least}`, actual: toQuantity(lag.endpoint) });
   }
   if (lag.referenceBehindSeconds > allowance) {
     t.inconclusive(`the reference is ${lag.referenceBehindBlocks} block(s) behind the endpoint (${lag.referenceBehindSeconds} s of chain time, over the allowance of ${allowance} s): a stale reference cannot judge the endpoint's head, and the endpoint is not blamed for it (${where})`);
@@ -84,8 +88,10 @@ async function readLag(t: CheckContext): Promise<HeadLag> {
   const refBehind = endpoint > after ? endpoint - after : 0n;
   // Seconds from the first block one side lacks to the other side's head, read off the side that has both.
   const behindSeconds = behind > 1n ? lagSeconds(await timestamp(t, 'reference', endpoint + 1n), await timestamp(t, 'reference', before)) : 0;
+  // Those seconds span behind - 1 block intervals: with 3 or more, the chain's block time (the block allowance's premise).
+  const blockTimeS = behind >= 4n ? behindSeconds / Number(behind - 1n) : undefined;
   const referenceBehindSeconds = refBehind > 1n ? lagSeconds(await timestamp(t, 'endpoint', after + 1n), await timestamp(t, 'endpoint', endpoint)) : 0;
-  return { endpoint: Number(endpoint), referenceBefore: Number(before), referenceAfter: Number(after), behindBlocks: Number(behind), behindSeconds, referenceBehindBlocks: Number(refBehind), referenceBehindSeconds };
+  return { endpoint: Number(endpoint), referenceBefore: Number(before), referenceAfter: Number(after), behindBlocks: Number(behind), behindSeconds, referenceBehindBlocks: Number(refBehind), referenceBehindSeconds, ...(blockTimeS === undefined ? {} : { blockTimeS }) };
 }
 
 type Side = 'endpoint' | 'reference';

@@ -16,6 +16,8 @@ export interface HeadLag {
   /** Blocks the reference's later read trails the endpoint (0 when it does not): the reference is stale, not the endpoint. */
   referenceBehindBlocks: number;
   referenceBehindSeconds: number;
+  /** The chain's block interval over the blocks the endpoint lacks, when it lacks 4 or more (fewer are within any block allowance). */
+  blockTimeS?: number;
 }
 
 /** Per method: the calls compared with the reference, those that agreed, and every difference with both answers. */
@@ -36,8 +38,9 @@ export interface ReferenceMeta {
   endpoint: string;
   chainId: string;
   clientVersion?: string;
-  /** The allowance a head lag is held to, in seconds. */
+  /** The allowance a head lag is held to, in seconds, and in blocks where blocks come a second or more apart (core/head-lag.ts). */
   maxHeadLagS: number;
+  maxHeadLagBlocks: number;
   /** The lag as judged at the start and at the end of the checks (after a second read when the first was over the allowance). */
   headLag: { start?: HeadLag; end?: HeadLag };
   agreement: MethodAgreement[];

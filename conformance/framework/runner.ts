@@ -17,7 +17,7 @@ import { RECEIPTS_BUDGET } from './receipt-checks.ts';
 import { renderClause } from './clause.ts';
 import { otherGenesis } from '../../core/node/same-chain.ts';
 import { openReference, type ReferenceMeta, ReferenceRefused, type ReferenceState } from './reference.ts';
-import { DEFAULT_MAX_HEAD_LAG_S } from '../../core/head-lag.ts';
+import { DEFAULT_MAX_HEAD_LAG_BLOCKS, DEFAULT_MAX_HEAD_LAG_S } from '../../core/head-lag.ts';
 import { METHODS } from '../../core/methods.ts';
 import { nearHeadWindowOf } from '../../core/networks.ts';
 import { type NearHeadWindow, windowMargin } from '../../core/near-head-window.ts';
@@ -49,6 +49,8 @@ export interface RunSettings {
   referenceUrl?: string;
   /** --max-head-lag, in seconds (default DEFAULT_MAX_HEAD_LAG_S): how far the endpoint's head may trail the reference's. */
   maxHeadLagS?: number;
+  /** --max-head-lag-blocks (core/head-lag.ts: only on a chain of 1 s blocks or slower). */
+  maxHeadLagBlocks?: number;
   /** --near-head-window N (§8): wins over the network's own (fixtures/networks.json). */
   nearHeadWindow?: number;
 }
@@ -211,7 +213,7 @@ async function referenceOf(client: RpcClient, refClient: RpcClient, url: string,
       client: refClient,
       memo: new Map(),
       compare: compare.length ? compare : METHODS,
-      meta: { endpoint: redactUrl(url), chainId: said.chainId, ...(said.clientVersion ? { clientVersion: redactCapped(said.clientVersion, 200) } : {}), maxHeadLagS: opts.maxHeadLagS ?? DEFAULT_MAX_HEAD_LAG_S, headLag: {}, agreement: [], requestCount: 0 },
+      meta: { endpoint: redactUrl(url), chainId: said.chainId, ...(said.clientVersion ? { clientVersion: redactCapped(said.clientVersion, 200) } : {}), maxHeadLagS: opts.maxHeadLagS ?? DEFAULT_MAX_HEAD_LAG_S, maxHeadLagBlocks: opts.maxHeadLagBlocks ?? DEFAULT_MAX_HEAD_LAG_BLOCKS, headLag: {}, agreement: [], requestCount: 0 },
     };
   } catch (err) {
     if (err instanceof ReferenceRefused) throw new ReferenceUnusable(err.message);

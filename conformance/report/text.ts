@@ -155,7 +155,7 @@ export function headLagText(lag: HeadLag | undefined): string {
 export function referenceLines(ref: ReferenceMeta, differences = 10): string[] {
   const diffs = ref.agreement.flatMap((a) => a.differences.map((d) => `${a.method}: ${d.call}: ${d.path}: ours ${d.ours}, the reference's ${d.reference}${d.why ? ` (${d.why})` : ''}`));
   return [
-    `reference: ${ref.endpoint} (chain ${BigInt(ref.chainId)}${ref.clientVersion ? `, ${inert(ref.clientVersion, 80)}` : ''}); head lag allowance ${ref.maxHeadLagS} s (--max-head-lag); ${ref.requestCount} request(s) to it`,
+    `reference: ${ref.endpoint} (chain ${BigInt(ref.chainId)}${ref.clientVersion ? `, ${inert(ref.clientVersion, 80)}` : ''}); head lag allowance ${ref.maxHeadLagS} s (--max-head-lag), ${ref.maxHeadLagBlocks} blocks where blocks come a second or more apart (--max-head-lag-blocks); ${ref.requestCount} request(s) to it`,
     ...(ref.failed ? [`REFERENCE FAILED during the run: ${inert(ref.failed, 200)}: the checks that needed it after that are inconclusive (not blamed on the endpoint)`] : []),
     `head lag at the start: ${headLagText(ref.headLag.start)}`,
     `head lag at the end: ${headLagText(ref.headLag.end)}`,

@@ -267,6 +267,8 @@ export class RpcClient {
 function describeSocketError(err: NodeJS.ErrnoException): string {
   const tls = ['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID'];
   if (err.code && tls.includes(err.code)) return `TLS certificate not trusted (${err.code}); to trust a private CA, pass --ca-file <pem>`;
+  // OpenSSL's words for a server that answered the handshake in plain HTTP.
+  if (err.code === 'EPROTO' && /wrong version number|packet length too long|http request/i.test(err.message)) return 'TLS handshake failed (EPROTO): the server does not speak TLS on that port; is it an http:// endpoint given as https://?';
   return `${err.code ?? ''} ${err.message}`.trim();
 }
 

@@ -4,9 +4,10 @@
 import type { HeadLag, HeadLagPoint, LagFigures } from '../shared/load-report.ts';
 import type { HeadLagRecord, HeadLagSample } from '../shared/measurement.ts';
 import { round } from '../shared/summary.ts';
+import { blocksJudged, type LagAllowance } from '../../core/head-lag.ts';
 
 /** The default limit on the head lag, in seconds: one fact, shared with conformance (core/head-lag.ts says why 5 s). */
-export { DEFAULT_MAX_HEAD_LAG_S } from '../../core/head-lag.ts';
+export { DEFAULT_MAX_HEAD_LAG_BLOCKS, DEFAULT_MAX_HEAD_LAG_S } from '../../core/head-lag.ts';
 
 export const NO_REFERENCE = 'no --reference-url';
 
@@ -14,9 +15,11 @@ type Judged = HeadLagSample & Required<Pick<HeadLagSample, 'lagBlocks' | 'lagSec
 const isJudged = (s: HeadLagSample): s is Judged => s.unjudged === undefined && s.lagSec !== undefined;
 
 /** `timelineSec`: the report's timeline period, the chart's resolution (no coarser than the sampling). */
-export function headLagReport(record: HeadLagRecord | undefined, maxLagSec: number, timelineSec: number): HeadLag {
+export function headLagReport(record: HeadLagRecord | undefined, allowance: LagAllowance, timelineSec: number): HeadLag {
+  const maxLagSec = allowance.seconds;
   if (!record) return { maxLagSec, notJudged: NO_REFERENCE };
   const judged = record.samples.filter(isJudged);
+  const blockTimeSec = blockTime(judged);
   const unjudged: Record<string, number> = {};
   for (const s of record.samples) if (s.unjudged !== undefined) unjudged[s.unjudged] = (unjudged[s.unjudged] ?? 0) + 1;
   const worst = judged.reduce<Judged | undefined>((w, s) => (!w || s.lagSec > w.lagSec ? s : w), undefined);
@@ -24,6 +27,9 @@ export function headLagReport(record: HeadLagRecord | undefined, maxLagSec: numb
   const behindWorst = behind.reduce<Judged | undefined>((w, s) => (!w || s.referenceBehindSec > w.referenceBehindSec ? s : w), undefined);
   const report: HeadLag = {
     maxLagSec,
+    ...(blockTimeSec === undefined ? {} : { blockTimeSec: round(blockTimeSec, 3) }),
+    // The block allowance holds on a chain of 1 s blocks or slower only (core/head-lag.ts).
+    ...(blocksJudged(blockTimeSec) ? { maxLagBlocks: allowance.blocks } : {}),
     periodSec: record.periodSec,
     durationSec: record.durationSec,
     samples: record.samples.length,
@@ -72,6 +78,14 @@ function inconclusive(record: HeadLagRecord, judged: Judged[], report: HeadLag, 
     return `the reference was itself behind the endpoint, by up to ${behind.maxBlocks} blocks and ${behind.maxSec} s (more than the ${maxLagSec} s limit): it cannot show whether the endpoint keeps up (not blamed on the endpoint)${behind.sample ? `; ${behind.sample}` : ''}`;
   }
   return undefined;
+}
+
+/** The reference's block interval over the judged samples (its head's rise over their span), when it rose. */
+function blockTime(judged: Judged[]): number | undefined {
+  const [first, last] = [judged[0], judged.at(-1)];
+  if (!first || !last) return undefined;
+  const rise = last.reference[1] - first.reference[0];
+  return rise > 0 && last.t > first.t ? (last.t - first.t) / rise : undefined;
 }
 
 function describe(s: Judged): string {

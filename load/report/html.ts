@@ -203,5 +203,5 @@ function driftSection(r: LoadReport): string {
 function baselineSection(r: LoadReport): string {
   if (!r.baseline) return '';
   const rows = r.baseline.checks.map((c) => `<tr><td>${esc(describeCheck(c))}</td><td class="${c.ok ? 'pass' : 'fail'}">${c.ok ? 'pass' : 'regressed'}</td></tr>`);
-  return `<h2>Against the baseline ${esc(r.baseline.file)} (tolerance ${r.baseline.tolerance * 100}%)</h2><div class="scroll"><table>${rows.join('')}</table></div>`;
+  return `<h2>Against the baseline ${esc(r.baseline.file)} (tolerance ${r.baseline.tolerance * 100}%)</h2>${r.baseline.note ? `<p>${esc(r.baseline.note)}.</p>` : ''}<div class="scroll"><table>${rows.join('')}</table></div>`;
 }

@@ -210,6 +210,9 @@ export function assertReport(report: unknown): asserts report is LoadReport {
 /** A report as read: one written before the shared header (version 2) is read in today's shape (upgraded()). */
 export async function readReport(path: string): Promise<LoadReport> {
   const parsed = upgraded(JSON.parse(await readFile(path, 'utf8')) as unknown);
+  // Another harness report (conformance.json) is named as such, not listed as a load report's missing fields.
+  const kind = (parsed as { kind?: unknown } | null)?.kind;
+  if (typeof kind === 'string' && kind !== 'rpc-certify-load') throw new Error(`a ${kind.replace(/^rpc-certify-/, '')} report (kind ${kind}), not a load report: compare and --baseline take a load.json`);
   assertReport(parsed);
   return parsed;
 }

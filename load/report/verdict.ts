@@ -169,11 +169,15 @@ function gateChecks(r: LoadReport): GateCheck[] {
  * stopped answering, or trailed the endpoint) leave it inconclusive; without a reference it is not asked.
  */
 function headLagCheck(h: NonNullable<LoadReport['headLag']>): GateCheck {
-  const check = { kind: 'headLag' as const, className: 'load.headLag', name: `head lag against the reference within ${h.maxLagSec} s` };
-  const s = h.seconds;
-  if (s && s.max > h.maxLagSec) {
-    const blocks = h.blocks ? `; in blocks p50 ${h.blocks.p50}, p95 ${h.blocks.p95}, max ${h.blocks.max}` : '';
-    return { ...check, failure: `head lag: the endpoint trailed the reference by up to ${s.max} s (limit --max-head-lag ${h.maxLagSec} s; p50 ${s.p50} s, p95 ${s.p95} s${blocks}; ${h.judged ?? 0} samples judged)${h.worst ? `, e.g. ${h.worst}` : ''}` };
+  const check = { kind: 'headLag' as const, className: 'load.headLag', name: `head lag against the reference within ${h.maxLagSec} s${h.maxLagBlocks === undefined ? '' : ` and ${h.maxLagBlocks} blocks`}` };
+  const [s, b] = [h.seconds, h.blocks];
+  const overSec = s && s.max > h.maxLagSec;
+  const overBlocks = b && h.maxLagBlocks !== undefined && b.max > h.maxLagBlocks;
+  if (s && b !== undefined && (overSec || overBlocks)) {
+    const blocks = b ? `; in blocks p50 ${b.p50}, p95 ${b.p95}, max ${b.max}` : '';
+    const limits = `limit --max-head-lag ${h.maxLagSec} s${h.maxLagBlocks === undefined ? '' : ` and --max-head-lag-blocks ${h.maxLagBlocks} on ${h.blockTimeSec} s blocks`}`;
+    const by = overSec ? `${s.max} s` : `${b?.max ?? 0} blocks (${s.max} s)`;
+    return { ...check, failure: `head lag: the endpoint trailed the reference by up to ${by} (${limits}; p50 ${s.p50} s, p95 ${s.p95} s${blocks}; ${h.judged ?? 0} samples judged)${h.worst ? `, e.g. ${h.worst}` : ''}` };
   }
   if (h.inconclusive !== undefined) return { ...check, inconclusive: `head lag: ${h.inconclusive}` };
   if (h.notJudged !== undefined) return { ...check, skipped: `head lag not judged (${h.notJudged})` };

@@ -34,7 +34,7 @@ import type { LoadReport } from '../shared/load-report.ts';
 import { DEFAULT_GRACE_MS } from '../shared/freshness.ts';
 import { type FreshChase, headMoves } from './moving.ts';
 import { assertSameChain, HeadLagSampler } from './head-lag.ts';
-import { DEFAULT_MAX_HEAD_LAG_S, headLagReport } from '../report/head-lag.ts';
+import { DEFAULT_MAX_HEAD_LAG_BLOCKS, DEFAULT_MAX_HEAD_LAG_S, headLagReport } from '../report/head-lag.ts';
 import { type Recognition, recognitionNote } from '../shared/recognition.ts';
 
 /** What shapes the test itself, for a run here or for k6-operator pods (k8s.ts). */
@@ -77,6 +77,8 @@ export interface LoadOptions extends TestOptions {
   endpointName?: string;
   /** The gate's limit on the head lag behind --reference-url, in seconds (report/head-lag.ts has the default). */
   maxHeadLagSec?: number;
+  /** And in blocks, on a chain of 1 s blocks or slower (core/head-lag.ts). */
+  maxHeadLagBlocks?: number;
   /** Keep the bundle, k6's shards and event records (their directory is printed). */
   keepWork?: boolean;
   log?: (line: string) => void;
@@ -177,7 +179,7 @@ async function run(opts: LoadOptions, log: (line: string) => void): Promise<Load
     const lagOptions = opts.referenceUrl ? { url: opts.url, referenceUrl: opts.referenceUrl, ...(opts.signal ? { signal: opts.signal } : {}) } : undefined;
     if (lagOptions) await assertSameChain(lagOptions);
     const sampler = lagOptions ? new HeadLagSampler(lagOptions) : undefined;
-    const headLag = async (plan: Plan) => headLagReport(await sampler?.stop(), opts.maxHeadLagSec ?? DEFAULT_MAX_HEAD_LAG_S, plan.periodSec);
+    const headLag = async (plan: Plan) => headLagReport(await sampler?.stop(), { seconds: opts.maxHeadLagSec ?? DEFAULT_MAX_HEAD_LAG_S, blocks: opts.maxHeadLagBlocks ?? DEFAULT_MAX_HEAD_LAG_BLOCKS }, plan.periodSec);
     try {
       if (opts.profile === 'capacity') {
         const steps = { startRps: test.rate, stepRps: opts.steps?.stepRps ?? test.rate, maxSteps: opts.steps?.maxSteps ?? DEFAULT_MAX_STEPS };
@@ -308,7 +310,15 @@ async function writeReports(loaded: LoadReport, dir: string, extra: { corpus: bo
 
 function withBaseline(report: LoadReport, baseline: LoadReport, file: string, tolerance: number): LoadReport {
   const checks = compareReports(baseline, report, tolerance);
-  return { ...report, baseline: { file, tolerance, ok: checks.every((c) => c.ok), checks } };
+  const note = freshNote(baseline, report);
+  return { ...report, baseline: { file, tolerance, ok: checks.every((c) => c.ok), checks, ...(note ? { note } : {}) } };
+}
+
+/** Fresh reads chased in one run only: never compared (their figures are judged on their own), but said. */
+function freshNote(baseline: LoadReport, report: LoadReport): string | undefined {
+  if (Boolean(baseline.freshness) === Boolean(report.freshness)) return undefined;
+  const which = report.freshness ? 'this run chased the head and the baseline did not' : 'the baseline chased the head and this run did not';
+  return `${which}: compared on the per-method figures both runs have; the fresh reads are judged on their own, and their requests (a few a second) were load on the endpoint in one run only`;
 }
 
 function selectMethods(names: string[] | undefined): RpcMethod[] {

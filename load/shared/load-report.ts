@@ -82,7 +82,8 @@ export interface LoadReport extends ReportHeader<'rpc-certify-load', 3> {
   headLag?: HeadLag;
   capacity?: Record<string, CapacityResult>;
   drift?: Record<string, DriftResult>;
-  baseline?: { file: string; tolerance: number; ok: boolean; checks: RegressionCheck[] };
+  /** `note`: what the comparison left out (fresh reads chased in one run only). */
+  baseline?: { file: string; tolerance: number; ok: boolean; checks: RegressionCheck[]; note?: string };
 }
 
 /** within: met the SLO; slo: the endpoint broke it; generator: k6 could not offer the load (not the endpoint's fault). */
@@ -196,6 +197,10 @@ export interface HeadLagPoint {
 export interface HeadLag {
   /** The gate's limit on the lag in seconds (--max-head-lag). */
   maxLagSec: number;
+  /** And in blocks (--max-head-lag-blocks), set only where the chain's blocks came 0.9 s or more apart (core/head-lag.ts). */
+  maxLagBlocks?: number;
+  /** The chain's block interval as the reference's head rose over the judged samples. */
+  blockTimeSec?: number;
   notJudged?: string;
   inconclusive?: string;
   /** Seconds between samples, samples taken, and those judged (every read answered, the reference not gone back). */

@@ -63,6 +63,33 @@ describe('command line', function () {
     }
   });
 
+  it('every usage error names its option in one line of the harness\'s words (no library text), before anything starts', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rc-usage-'));
+    const conformanceJson = join(dir, 'conformance.json');
+    await writeFile(conformanceJson, JSON.stringify({ schemaVersion: 1, kind: 'rpc-certify-conformance' }));
+    const url = 'http://127.0.0.1:1/v3/abcdefgh12345678';
+    for (const [args, said] of [
+      [['devnet', '--port', '99999'], /^rpc-certify: --port takes a port from 1 to 65535, got "99999"$/],
+      [['load', '--url', url, '--rate', '-5'], /^rpc-certify: --rate was given a value starting with a dash/],
+      [['load', '--url', url, '--fresh', '--no-fresh'], /^rpc-certify: --fresh and --no-fresh contradict each other/],
+      [['load', '--url', url, '--max-head-lag', '0'], /^rpc-certify: --max-head-lag takes a number of seconds above 0/],
+      [['conformance', '--url', url, '--reference-url', 'http://127.0.0.1:2/v3/ijklmnop12345678', '--max-head-lag', '0'], /^rpc-certify: --max-head-lag takes a number of seconds above 0/],
+      [['conformance', '--url', url, '--max-head-lag-blocks', '2'], /^rpc-certify: --max-head-lag and --max-head-lag-blocks need --reference-url/],
+      [['compare', conformanceJson, conformanceJson], /conformance\.json: a conformance report \(kind rpc-certify-conformance\), not a load report: compare and --baseline take a load\.json$/],
+    ] as const) {
+      const r = await cli([...args]);
+      expect(r.code, args.join(' ')).to.equal(2);
+      expect(r.err.trim(), args.join(' ')).to.match(said);
+      expect(r.err.trim().split('\n')).to.have.length(1);
+    }
+  });
+
+  it('an https:// URL to a plain-http server says so, not in OpenSSL\'s words', async () => {
+    const r = await cli(['conformance', '--url', devnet.url.replace('http://', 'https://'), '--out', await mkdtemp(join(tmpdir(), 'rc-'))]);
+    expect(r.code).to.equal(2);
+    expect(r.err.trim()).to.match(/endpoint not usable: endpoint unreachable: TLS handshake failed \(EPROTO\): the server does not speak TLS on that port; is it an http:\/\/ endpoint given as https:\/\/\?$/);
+  });
+
   it('an unreachable endpoint exits 2 with a one-line reason', async () => {
     const r = await cli(['conformance', '--url', `http://127.0.0.1:${await freePort()}/v3/${SENTINEL}`, '--out', await mkdtemp(join(tmpdir(), 'rc-'))]);
     expect(r.code).to.equal(2);

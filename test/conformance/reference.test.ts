@@ -121,6 +121,17 @@ describe('a reference node (--reference-url): head lag and answers compared fiel
     }
   });
 
+  it('a latest and eth_blockNumber 5 one-second blocks behind, within the default 5 s, fail on the 3-block allowance, naming it', async function () {
+    endpoint.fault = { name: 'latest 5 behind', kills: [], rewrite: behind(5n, false) };
+    const r = await run();
+    expect(r.reference?.maxHeadLagBlocks).to.equal(3);
+    for (const id of ['reference/head-lag-start', 'reference/head-lag-end']) {
+      const c = byId(r, id);
+      expect(c?.verdict, `${id}: ${c?.reason}`).to.equal('fail');
+      expect(c?.reason).to.match(/^the endpoint's head is [4-9] block\(s\) behind the reference's \([0-5] s of chain time, within 5 s but over the allowance of 3 blocks on a chain of 1 s blocks, --max-head-lag-blocks\)/);
+    }
+  });
+
   it('a reference that cannot estimate at the block compared (an error that is no revert: state it pruned) compares nothing there and blames nothing; its reverts are still compared', async function () {
     referenceProxy.fault = { name: 'reference state pruned', kills: [], rewrite: (req, res) => (req.method === 'eth_estimateGas' && 'result' in res ? { jsonrpc: '2.0', id: res.id, error: { code: -32000, message: 'missing trie node' } } : res) };
     const r = await run();

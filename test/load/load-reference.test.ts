@@ -154,6 +154,12 @@ describe('load: the head-lag decision on made-up samples', () => {
   const judged = (t: number, lagSec: number, lagBlocks = Math.ceil(lagSec)): HeadLagSample => ({ t, reference: [100, 100], endpoint: 100 - lagBlocks, lagBlocks, lagSec, referenceBehindBlocks: 0, referenceBehindSec: 0 });
   const failed = (t: number): HeadLagSample => ({ t, unjudged: 'reference: eth_blockNumber unreachable (connect ECONNREFUSED)' });
   const record = (samples: HeadLagSample[]): HeadLagRecord => ({ periodSec: 1, durationSec: samples.at(-1)?.t ?? 0, samples });
+  const ALLOW = { seconds: 5, blocks: 3 };
+  /** A sample on a chain of `blockTime` s blocks, the endpoint `lagBlocks` behind: the lag in seconds as the sampler counts it. */
+  const onChain = (t: number, blockTime: number, lagBlocks: number): HeadLagSample => {
+    const head = 100 + Math.floor(t / blockTime);
+    return { t, reference: [head, head], endpoint: head - lagBlocks, lagBlocks, lagSec: Math.max(0, (lagBlocks - 0.5) * blockTime), referenceBehindBlocks: 0, referenceBehindSec: 0 };
+  };
   /** The decision on a report holding only this head-lag section (a passing run otherwise). */
   const verdictOf = (headLag: LoadReport['headLag']) => {
     const r = { profile: 'gate', thresholds: [], head: { checks: 1, regressions: 0, deepestBlocks: 0 }, corpus: { methods: {} }, methods: {}, generator: { keptUp: true, droppedIterations: 0, availableCores: 1, instances: 1 }, headLag } as unknown as LoadReport;
@@ -161,14 +167,14 @@ describe('load: the head-lag decision on made-up samples', () => {
   };
 
   it('every second judged within the limit: pass', () => {
-    const h = headLagReport(record([0, 1, 2, 3, 4, 5, 6].map((t) => judged(t, t === 3 ? 1.2 : 0))), 5, 2);
+    const h = headLagReport(record([0, 1, 2, 3, 4, 5, 6].map((t) => judged(t, t === 3 ? 1.2 : 0))), ALLOW, 2);
     expect(h.seconds).to.deep.equal({ p50: 0, p95: 1.2, max: 1.2 });
     expect(h.inconclusive).to.equal(undefined);
     expect(verdictOf(h).verdict).to.equal('pass');
   });
 
   it('a reference that stops answering: inconclusive over the stretch it left unjudged, naming why', () => {
-    const h = headLagReport(record([...[0, 1, 2, 3].map((t) => judged(t, 0)), ...[4, 5, 6, 7, 8, 9, 10].map(failed)]), 5, 1);
+    const h = headLagReport(record([...[0, 1, 2, 3].map((t) => judged(t, 0)), ...[4, 5, 6, 7, 8, 9, 10].map(failed)]), ALLOW, 1);
     expect(h.inconclusive).to.match(/^no head-lag sample judged for 7 s \(from 3 s to 10 s of 10 s; more than 5 s\): reference: eth_blockNumber unreachable \(connect ECONNREFUSED\) \(7×\)/);
     const d = verdictOf(h);
     expect(d.verdict).to.equal('inconclusive');
@@ -177,21 +183,36 @@ describe('load: the head-lag decision on made-up samples', () => {
   });
 
   it('one failed read among judged ones judges the run', () => {
-    const h = headLagReport(record([0, 1, 2, 3, 4, 5, 6].map((t) => (t === 3 ? failed(t) : judged(t, 0)))), 5, 1);
+    const h = headLagReport(record([0, 1, 2, 3, 4, 5, 6].map((t) => (t === 3 ? failed(t) : judged(t, 0)))), ALLOW, 1);
     expect(h.inconclusive).to.equal(undefined);
     expect(h.unjudged).to.deep.equal({ 'reference: eth_blockNumber unreachable (connect ECONNREFUSED)': 1 });
   });
 
   it('a lag beyond the limit fails the run even when the reference failed later', () => {
-    const h = headLagReport(record([...[0, 1, 2].map((t) => judged(t, 7.5, 8)), ...[3, 4, 5, 6, 7, 8, 9, 10].map(failed)]), 5, 1);
+    const h = headLagReport(record([...[0, 1, 2].map((t) => judged(t, 7.5, 8)), ...[3, 4, 5, 6, 7, 8, 9, 10].map(failed)]), ALLOW, 1);
     expect(h.inconclusive).to.be.a('string');
     const d = verdictOf(h);
     expect(d.verdict).to.equal('fail');
     expect(d.reasons[0]).to.match(/^head lag: the endpoint trailed the reference by up to 7.5 s \(limit --max-head-lag 5 s/);
   });
 
+  it('5 one-second blocks behind (4.5 s, within the 5 s) fail on the 3-block allowance; 12 quarter-second blocks behind (2.9 s) are judged in seconds alone and pass', () => {
+    const slow = headLagReport(record([0, 1, 2, 3, 4, 5, 6, 7, 8].map((t) => onChain(t, 1, t === 4 ? 5 : 1))), ALLOW, 1);
+    expect(slow.blockTimeSec).to.equal(1);
+    expect(slow.maxLagBlocks).to.equal(3);
+    const d = verdictOf(slow);
+    expect(d.verdict).to.equal('fail');
+    expect(d.reasons[0]).to.match(/^head lag: the endpoint trailed the reference by up to 5 blocks \(4\.5 s\) \(limit --max-head-lag 5 s and --max-head-lag-blocks 3 on 1 s blocks/);
+    const within = headLagReport(record([0, 1, 2, 3, 4, 5, 6, 7, 8].map((t) => onChain(t, 1, t === 4 ? 3 : 1))), ALLOW, 1);
+    expect(verdictOf(within).verdict, '3 blocks: within').to.equal('pass');
+    const fast = headLagReport(record([0, 1, 2, 3, 4, 5, 6, 7, 8].map((t) => onChain(t, 0.25, t === 4 ? 12 : 2))), ALLOW, 1);
+    expect(fast.blockTimeSec).to.equal(0.25);
+    expect(fast.maxLagBlocks, 'no block allowance on a 0.25 s chain').to.equal(undefined);
+    expect(verdictOf(fast).verdict).to.equal('pass');
+  });
+
   it('no reference: not judged, said in the report and skipped in JUnit, the run judged on the rest', () => {
-    const h = headLagReport(undefined, 5, 1);
+    const h = headLagReport(undefined, ALLOW, 1);
     expect(h).to.deep.equal({ maxLagSec: 5, notJudged: 'no --reference-url' });
     const d = verdictOf(h);
     expect(d.verdict).to.equal('pass');

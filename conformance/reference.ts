@@ -249,14 +249,14 @@ async function callsFor(t: CheckContext, method: RpcMethod, record: MethodAgreem
     case 'block':
       return blocks.flatMap((b) => [false, true].map((full): Call => ({ what: `${blockName(b)}, ${full ? 'full transactions' : 'transaction hashes'}`, params: [b.hash, full], kind: 'block', found: true })));
     case 'uncle': {
-      const key = facts.params[0] === 'hash' ? 'hash' : 'number';
+      const key = facts.params[0] === 'blockHash' ? 'hash' : 'number';
       const u = t.targets.uncleBlock;
       // A chain without uncles: the miss at index 0 of the head is compared (both must answer null).
       if (!u) return [{ what: `uncle 0 of ${blockName(t.targets.head)} (none on this chain)`, params: [t.targets.head[key], '0x0'], kind: 'uncle', found: false }];
       return Array.from({ length: u.uncleCount }, (_, i): Call => ({ what: `uncle ${i} of ${blockName(u)}`, params: [u[key], toQuantity(i)], kind: 'uncle', found: true }));
     }
     case 'transaction':
-      if (facts.params[0] === 'hash') return txs.map((h) => ({ what: `transaction ${h}`, params: [h], kind: 'transaction', found: true }));
+      if (facts.params[0] === 'txHash') return txs.map((h) => ({ what: `transaction ${h}`, params: [h], kind: 'transaction', found: true }));
       return (
         await Promise.all(
           txs.map(async (h): Promise<Call | undefined> => {

@@ -9,10 +9,14 @@ export const BLOCK_TAGS = ['latest', 'earliest', 'pending', 'safe', 'finalized']
 export type BlockTag = (typeof BLOCK_TAGS)[number];
 
 /**
- * What a positional parameter is (§4's tables): a transaction call object (§2.1), a block number or tag, a 32-byte
- * hash, an index position (hex quantity), the transaction details flag (boolean).
+ * What a positional parameter is (§4's tables): a transaction call object (§2.1), a block number or tag, a block's
+ * 32-byte hash, a transaction's 32-byte hash, an index position (hex quantity) into the collection the result is one of
+ * (a block's uncles for an uncle, its transactions otherwise), the transaction details flag (boolean).
  */
-export type ParamKind = 'call' | 'block' | 'hash' | 'index' | 'flag';
+export type ParamKind = 'call' | 'block' | 'blockHash' | 'txHash' | 'index' | 'flag';
+
+/** The kinds that name a 32-byte hash: what an unknown hash misses with. */
+export const HASH_KINDS: readonly ParamKind[] = ['blockHash', 'txHash'];
 
 export interface MethodFacts {
   /** The spec section that defines it. */
@@ -40,12 +44,12 @@ const NO_TAGS: readonly BlockTag[] = [];
 /** The rows, in the order the reports and the suites list the methods (the spec's). */
 const TABLE = {
   eth_estimateGas: { section: '4.1', params: ['call', 'block'], result: 'quantity', immutable: false, tags: BLOCK_TAGS, weight: 15, chased: false, namesItsBlock: false, windowed: false },
-  eth_getBlockByHash: { section: '4.2', params: ['hash', 'flag'], result: 'block', immutable: true, tags: NO_TAGS, weight: 15, chased: true, namesItsBlock: false, windowed: false },
+  eth_getBlockByHash: { section: '4.2', params: ['blockHash', 'flag'], result: 'block', immutable: true, tags: NO_TAGS, weight: 15, chased: true, namesItsBlock: false, windowed: false },
   eth_getUncleByBlockNumberAndIndex: { section: '4.3', params: ['block', 'index'], result: 'uncle', immutable: false, tags: BLOCK_TAGS, weight: 2.5, chased: false, namesItsBlock: false, windowed: false },
-  eth_getUncleByBlockHashAndIndex: { section: '4.4', params: ['hash', 'index'], result: 'uncle', immutable: true, tags: NO_TAGS, weight: 2.5, chased: false, namesItsBlock: false, windowed: false },
-  eth_getTransactionByBlockNumberAndIndex: { section: '4.5', params: ['block', 'index'], result: 'transaction', immutable: false, tags: BLOCK_TAGS, weight: 10, chased: false, namesItsBlock: true, windowed: false },
-  eth_getTransactionByHash: { section: '4.6', params: ['hash'], result: 'transaction', immutable: true, tags: NO_TAGS, weight: 20, chased: true, namesItsBlock: false, windowed: true },
-  eth_getTransactionReceipt: { section: '4.7', params: ['hash'], result: 'receipt', immutable: true, tags: NO_TAGS, weight: 25, chased: true, namesItsBlock: false, windowed: true },
+  eth_getUncleByBlockHashAndIndex: { section: '4.4', params: ['blockHash', 'index'], result: 'uncle', immutable: true, tags: NO_TAGS, weight: 2.5, chased: false, namesItsBlock: false, windowed: false },
+  eth_getTransactionByBlockNumberAndIndex: { section: '4.5', params: ['block', 'index'], result: 'transaction', immutable: false, tags: BLOCK_TAGS, weight: 10, chased: true, namesItsBlock: true, windowed: false },
+  eth_getTransactionByHash: { section: '4.6', params: ['txHash'], result: 'transaction', immutable: true, tags: NO_TAGS, weight: 20, chased: true, namesItsBlock: false, windowed: true },
+  eth_getTransactionReceipt: { section: '4.7', params: ['txHash'], result: 'receipt', immutable: true, tags: NO_TAGS, weight: 25, chased: true, namesItsBlock: false, windowed: true },
   eth_getBlockReceipts: { section: '4.8', params: ['block'], result: 'block-receipts', immutable: false, tags: BLOCK_TAGS, weight: 10, chased: true, namesItsBlock: true, windowed: false },
 } as const satisfies Record<string, MethodFacts>;
 

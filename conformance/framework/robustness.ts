@@ -2,12 +2,13 @@
 // params: not shown"), reported so a provider sees it. A malformed call should get a JSON-RPC error
 // (ideally -32602 invalid params), never a result, an HTTP 500 or a dropped connection.
 import { isObject } from '../../core/hex.ts';
-import { factsOf, type ParamKind } from '../../core/methods.ts';
+import { factsOf, HASH_KINDS, type ParamKind } from '../../core/methods.ts';
 import type { Targets } from '../../core/targets.ts';
 import type { CheckContext, MethodSuite } from './check.ts';
 import { PROBE_TRANSFER, UNKNOWN_HASH } from './common.ts';
 
-type FirstParam = Exclude<ParamKind, 'index' | 'flag'>;
+/** What a call's first parameter is, as the malformations see it: a hash of either kind is a hash. */
+type FirstParam = 'hash' | 'block' | 'call';
 
 /** This builder's file, for the catalogue: the ids it declares are composed from the suite's method. */
 const HERE = 'conformance/framework/robustness.ts';
@@ -17,11 +18,12 @@ const HERE = 'conformance/framework/robustness.ts';
  * hash, the head by number (an estimate's block is 'latest', the state it runs on), index 0, the flag false.
  */
 function validCall(kinds: readonly ParamKind[]): { first: FirstParam; params: (t: Targets) => unknown[] } | undefined {
-  const [first] = kinds;
-  if (first !== 'hash' && first !== 'block' && first !== 'call') return undefined;
+  const [kind0] = kinds;
+  const first: FirstParam | undefined = kind0 && HASH_KINDS.includes(kind0) ? 'hash' : kind0 === 'block' || kind0 === 'call' ? kind0 : undefined;
+  if (!first) return undefined;
   const value = (kind: ParamKind, t: Targets): unknown => {
     if (kind === 'call') return PROBE_TRANSFER;
-    if (kind === 'hash') return UNKNOWN_HASH;
+    if (HASH_KINDS.includes(kind)) return UNKNOWN_HASH;
     if (kind === 'index') return '0x0';
     if (kind === 'flag') return false;
     return first === 'call' ? 'latest' : t.head.number;

@@ -1,5 +1,5 @@
-// The head-chasing scenario (issue 22; counting rules: shared/freshness.ts). Each iteration of its one VU per instance
-// asks `latest` (eth_blockNumber, eth_getBlockByNumber, eth_getBlockReceipts, eth_getTransactionByBlockNumberAndIndex):
+// The head-chasing scenario (issue 22; counting rules and what it asks: shared/freshness.ts). Each iteration of its one
+// VU per instance asks `latest` (eth_blockNumber, eth_getBlockByNumber, and TAGGED_ASKS: the methods whose answer names its block):
 // a higher block than any answer has shown is a new announcement (an eth_blockNumber's without its hash until the
 // block asked by number shows it). Then it asks the objects of the newest announced block by number and by hash (the
 // time until each is first seen is the announcement-to-visible figure) and of the newest block whose grace has passed:
@@ -10,7 +10,7 @@ import { sleep } from 'k6';
 import http from 'k6/http';
 import { Counter, Trend } from 'k6/metrics';
 import { bucketOf, groupOf, HISTOGRAM_GROUPS } from '../shared/histogram.ts';
-import { FRESH_COUNTERS, FRESH_METHODS, type FreshCounter, type FreshMethod, freshBoundsMetric, freshVisibleMetric } from '../shared/freshness.ts';
+import { type AskedBy, type Fill, FRESH_COUNTERS, FRESH_METHODS, type FreshCounter, type FreshMethod, freshBoundsMetric, freshVisibleMetric, OBJECT_ASKS, READABLE_RESULTS, TAGGED_ASKS } from '../shared/freshness.ts';
 
 interface Announced {
   number: number;
@@ -58,10 +58,6 @@ function fresh(): FreshMetrics {
 }
 const methodTags = Object.fromEntries(FRESH_METHODS.map((m) => [m, { m }])) as Record<FreshMethod, { m: FreshMethod }>;
 
-const TAGGED_ASKS: Array<[FreshMethod, unknown[]]> = [
-  ['eth_getBlockReceipts', ['latest']],
-  ['eth_getTransactionByBlockNumberAndIndex', ['latest', '0x0']],
-];
 
 const announced: Announced[] = [];
 const logged = new Set<FreshMethod>();
@@ -177,12 +173,6 @@ const blockNamed = (o: unknown): { hash?: unknown; number?: number } => {
  */
 type Reading = { seen: true } | { missing: string } | { other: string } | { wrong: string } | { unjudgeable: true };
 
-/**
- * How an object was asked: by its block's hash (another block's object is wrong whatever the chain did), by its
- * block's number (another hash at that height may be a reorg), or by its own hash (after a reorg a transaction may
- * sit in another block, at another height).
- */
-type AskedBy = 'hash' | 'number' | 'own';
 
 /** An answer whose objects each name the block they are from (receipts, transactions), against the announced one. */
 function namedBlock(a: Announced, objects: unknown[], by: AskedBy): Reading | undefined {
@@ -238,21 +228,39 @@ function readTx(a: Announced, result: unknown, by: AskedBy): Reading {
  */
 function askObjects(url: string, timeout: string, a: Announced, graceMs: number): void {
   a.asked = true;
-  const n = hexOf(a.number);
-  // By number first: it learns the hash of a block only eth_blockNumber named, and its transactions.
-  judgeObject(url, timeout, a, graceMs, 'eth_getBlockByNumber', [n, false], (r) => readBlock(a, r, false));
-  judgeObject(url, timeout, a, graceMs, 'eth_getBlockReceipts', [n], (r) => readReceipts(a, r, 'number'));
-  const first = a.txs?.[0];
-  if (first !== undefined) judgeObject(url, timeout, a, graceMs, 'eth_getTransactionByBlockNumberAndIndex', [n, '0x0'], (r) => readTx(a, r, 'number'));
-  const hash = a.hash;
-  if (hash === undefined) return;
-  judgeObject(url, timeout, a, graceMs, 'eth_getBlockByHash', [hash, false], (r) => readBlock(a, r, true));
-  judgeObject(url, timeout, a, graceMs, 'eth_getBlockReceipts', [hash], (r) => readReceipts(a, r, 'hash'));
-  if (first === undefined) return;
-  judgeObject(url, timeout, a, graceMs, 'eth_getTransactionByBlockHashAndIndex', [hash, '0x0'], (r) => readTx(a, r, 'hash'));
-  judgeObject(url, timeout, a, graceMs, 'eth_getTransactionByHash', [first], (r) => readTx(a, r, 'own'));
-  judgeObject(url, timeout, a, graceMs, 'eth_getTransactionReceipt', [first], (r) => readTx(a, r, 'own'));
+  // In OBJECT_ASKS' order: by number first, which learns the hash of a block only eth_blockNumber named, and its
+  // transactions; an ask whose parameter the block cannot fill yet (no hash, no transaction) is left for a later round.
+  for (const o of OBJECT_ASKS) {
+    const params = o.fills.map((f) => fill(a, f));
+    if (params.includes(undefined)) continue;
+    judgeObject(url, timeout, a, graceMs, o.method, params, (r) => READERS[o.result as ReadableResult](a, r, o.by));
+  }
 }
+
+/** A parameter as the announced block fills it; undefined when it cannot yet (its hash unknown, no transaction to index). */
+function fill(a: Announced, f: Fill): unknown {
+  switch (f) {
+    case 'number':
+      return hexOf(a.number);
+    case 'hash':
+      return a.hash;
+    case 'firstTx':
+      return a.txs?.[0];
+    case 'index0':
+      return a.txs?.[0] === undefined ? undefined : '0x0';
+    case 'noDetails':
+      return false;
+  }
+}
+
+type ReadableResult = (typeof READABLE_RESULTS)[number];
+/** A reader for each answer an ask can get (freshness.ts refuses a chased row whose result has none). */
+const READERS: Record<ReadableResult, (a: Announced, result: unknown, by: AskedBy) => Reading> = {
+  block: (a, r, by) => readBlock(a, r, by === 'hash'),
+  'block-receipts': readReceipts,
+  transaction: readTx,
+  receipt: readTx,
+};
 
 function judgeObject(url: string, timeout: string, a: Announced, graceMs: number, method: FreshMethod, params: unknown[], read: (result: unknown) => Reading): void {
   const got = answer(url, timeout, method, params);

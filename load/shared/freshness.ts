@@ -2,7 +2,8 @@
 // announced head is the highest block any answer to it has shown; a stale read is a later answer that does not
 // know an announced block or its objects (null, or an older block for `latest`) once the grace has passed since the
 // announcement. Objects of a block reorged out are counted apart. Pure: the k6 scenario counts, Node merges.
-import { METHOD_FACTS, METHODS, type RpcMethod } from '../../core/methods.ts';
+import { METHOD_FACTS, METHODS, type MethodFacts, type ParamKind, type RpcMethod } from '../../core/methods.ts';
+import type { ShapeName } from '../../core/schemas.ts';
 import { BUCKETS, bucketQuantile, bucketValue, emptyHistogram, groupOf, type Histogram, mergeHistograms } from './histogram.ts';
 
 /** What the head-chasing client asks beside the spec's methods: the head, and an announced block's transaction by its hash and index. */
@@ -29,6 +30,78 @@ const VISIBLE_METHODS = FRESH_METHODS.filter((m) => !(UNJUDGEABLE_METHODS as rea
  * holds one): one of them never judged means the client saw nothing fresh, which is no pass.
  */
 export const ALWAYS_ASKED: readonly FreshMethod[] = [...HEAD_READS, ...CHASED.filter((m) => METHOD_FACTS[m].result === 'block' || METHOD_FACTS[m].result === 'block-receipts')];
+
+/**
+ * How an object was asked: by its block's hash (another block's object is wrong whatever the chain did), by its
+ * block's number (another hash at that height may be a reorg), or by its own hash (after a reorg a transaction may
+ * sit in another block, at another height).
+ */
+export type AskedBy = 'hash' | 'number' | 'own';
+
+/** What fills a parameter of an ask about an announced block: its number, its hash, its first transaction, index 0, no details. */
+export type Fill = 'number' | 'hash' | 'firstTx' | 'index0' | 'noDetails';
+
+/** One ask of an announced block's object: the method, what fills each parameter, how it names the block, what it answers. */
+export interface ObjectAsk<M extends string = FreshMethod> {
+  method: M;
+  fills: readonly Fill[];
+  by: AskedBy;
+  result: ShapeName;
+}
+
+/** The answers the head-chasing client can read against an announced block (load/k6/fresh.ts has a reader for each). */
+export const READABLE_RESULTS = ['block', 'block-receipts', 'transaction', 'receipt'] as const satisfies readonly ShapeName[];
+
+/** Each parameter kind (core/methods.ts) as an announced block fills it; a call object it cannot fill. */
+const FILLS: Record<ParamKind, Fill | undefined> = { call: undefined, block: 'number', blockHash: 'hash', txHash: 'firstTx', index: 'index0', flag: 'noDetails' };
+const ASKED_BY: Partial<Record<ParamKind, AskedBy>> = { block: 'number', blockHash: 'hash', txHash: 'own' };
+/** What an ask needs known of the block first: asks by number go first (they learn its hash and transactions). */
+const NEED: Record<Fill, number> = { number: 0, index0: 0, noDetails: 0, hash: 1, firstTx: 2 };
+
+/**
+ * Beyond the table: asks no spec method's row gives but a client following the head makes, each showing a block:
+ * the block by number first (it learns the hash and the transactions), a transaction by block hash and index, the
+ * receipts by block hash (clients take a hash where a block number goes, EIP-1898).
+ */
+const EXTRA_ASKS: readonly ObjectAsk<FreshMethod>[] = [
+  { method: 'eth_getBlockByNumber', fills: ['number', 'noDetails'], by: 'number', result: 'block' },
+  { method: BY_BLOCK_HASH, fills: ['hash', 'index0'], by: 'hash', result: 'transaction' },
+  ...CHASED.filter((m) => METHOD_FACTS[m].result === 'block-receipts').map((method): ObjectAsk<FreshMethod> => ({ method, fills: ['hash'], by: 'hash', result: 'block-receipts' })),
+];
+
+/**
+ * The asks of an announced block's objects, from the chased methods' rows (their parameter kinds and result) and the
+ * extras above, in the order they can be made. A chased row whose parameters an announced block cannot fill, or whose
+ * answer no reader reads, is a mistake in the table: thrown at once (the k6 bundle imports this at init).
+ */
+export function objectAsks<M extends string>(table: Readonly<Record<M, MethodFacts>>, extras: readonly ObjectAsk<FreshMethod>[] = []): Array<ObjectAsk<M | FreshMethod>> {
+  const chased = (Object.keys(table) as M[]).filter((m) => table[m].chased).map((method): ObjectAsk<M> => {
+    const f = table[method];
+    const fills = f.params.map((k) => FILLS[k]);
+    const by = f.params[0] === undefined ? undefined : ASKED_BY[f.params[0]];
+    if (fills.some((x) => x === undefined) || !by) throw new Error(`${method} is chased, but an announced block cannot fill its parameters (${f.params.join(', ')})`);
+    if (!(READABLE_RESULTS as readonly ShapeName[]).includes(f.result)) throw new Error(`${method} is chased, but no reader reads a ${f.result} against an announced block`);
+    return { method, fills: fills as Fill[], by, result: f.result };
+  });
+  const need = (a: ObjectAsk<string>) => Math.max(...a.fills.map((x) => NEED[x]));
+  return [...extras, ...chased].map((a, i) => ({ a, i })).sort((x, y) => need(x.a) - need(y.a) || x.i - y.i).map(({ a }) => a);
+}
+
+export const OBJECT_ASKS: readonly ObjectAsk[] = objectAsks(METHOD_FACTS, EXTRA_ASKS);
+
+/** The `latest` asks of the methods whose answer names its block: the block parameter `latest`, an index 0. */
+export function taggedAsks<M extends string>(table: Readonly<Record<M, MethodFacts>>): Array<[M, unknown[]]> {
+  const filled: Partial<Record<ParamKind, unknown>> = { block: 'latest', index: '0x0', flag: false };
+  return (Object.keys(table) as M[])
+    .filter((m) => table[m].namesItsBlock)
+    .map((m) => {
+      const params = table[m].params.map((k) => filled[k]);
+      if (params.includes(undefined)) throw new Error(`${m} names its block, but its parameters (${table[m].params.join(', ')}) cannot be asked at latest`);
+      return [m, params];
+    });
+}
+
+export const TAGGED_ASKS: ReadonlyArray<[FreshMethod, unknown[]]> = taggedAsks(METHOD_FACTS);
 
 /** The k6 scenario that chases the head (one VU per instance, so each instance's announcements come in order). */
 export const FRESH_SCENARIO = 'fresh';

@@ -37,20 +37,24 @@ export interface MethodFacts {
   namesItsBlock: boolean;
   /** §8: on a network that declares a near-head window, it serves only the latest N blocks (core/near-head-window.ts). */
   windowed: boolean;
+  /** Its block number may be written as a decimal integer too (§4.8's parameter table); elsewhere it is hex only (§1). */
+  decimalNumber: boolean;
+  /** The tag pending answers what latest does (§4.8 rule 1). */
+  pendingIsLatest: boolean;
 }
 
 const NO_TAGS: readonly BlockTag[] = [];
 
 /** The rows, in the order the reports and the suites list the methods (the spec's). */
 const TABLE = {
-  eth_estimateGas: { section: '4.1', params: ['call', 'block'], result: 'quantity', immutable: false, tags: BLOCK_TAGS, weight: 15, chased: false, namesItsBlock: false, windowed: false },
-  eth_getBlockByHash: { section: '4.2', params: ['blockHash', 'flag'], result: 'block', immutable: true, tags: NO_TAGS, weight: 15, chased: true, namesItsBlock: false, windowed: false },
-  eth_getUncleByBlockNumberAndIndex: { section: '4.3', params: ['block', 'index'], result: 'uncle', immutable: false, tags: BLOCK_TAGS, weight: 2.5, chased: false, namesItsBlock: false, windowed: false },
-  eth_getUncleByBlockHashAndIndex: { section: '4.4', params: ['blockHash', 'index'], result: 'uncle', immutable: true, tags: NO_TAGS, weight: 2.5, chased: false, namesItsBlock: false, windowed: false },
-  eth_getTransactionByBlockNumberAndIndex: { section: '4.5', params: ['block', 'index'], result: 'transaction', immutable: false, tags: BLOCK_TAGS, weight: 10, chased: true, namesItsBlock: true, windowed: false },
-  eth_getTransactionByHash: { section: '4.6', params: ['txHash'], result: 'transaction', immutable: true, tags: NO_TAGS, weight: 20, chased: true, namesItsBlock: false, windowed: true },
-  eth_getTransactionReceipt: { section: '4.7', params: ['txHash'], result: 'receipt', immutable: true, tags: NO_TAGS, weight: 25, chased: true, namesItsBlock: false, windowed: true },
-  eth_getBlockReceipts: { section: '4.8', params: ['block'], result: 'block-receipts', immutable: false, tags: BLOCK_TAGS, weight: 10, chased: true, namesItsBlock: true, windowed: false },
+  eth_estimateGas: { section: '4.1', params: ['call', 'block'], result: 'quantity', immutable: false, tags: BLOCK_TAGS, weight: 15, chased: false, namesItsBlock: false, windowed: false, decimalNumber: false, pendingIsLatest: false },
+  eth_getBlockByHash: { section: '4.2', params: ['blockHash', 'flag'], result: 'block', immutable: true, tags: NO_TAGS, weight: 15, chased: true, namesItsBlock: false, windowed: false, decimalNumber: false, pendingIsLatest: false },
+  eth_getUncleByBlockNumberAndIndex: { section: '4.3', params: ['block', 'index'], result: 'uncle', immutable: false, tags: BLOCK_TAGS, weight: 2.5, chased: false, namesItsBlock: false, windowed: false, decimalNumber: false, pendingIsLatest: false },
+  eth_getUncleByBlockHashAndIndex: { section: '4.4', params: ['blockHash', 'index'], result: 'uncle', immutable: true, tags: NO_TAGS, weight: 2.5, chased: false, namesItsBlock: false, windowed: false, decimalNumber: false, pendingIsLatest: false },
+  eth_getTransactionByBlockNumberAndIndex: { section: '4.5', params: ['block', 'index'], result: 'transaction', immutable: false, tags: BLOCK_TAGS, weight: 10, chased: true, namesItsBlock: true, windowed: false, decimalNumber: false, pendingIsLatest: false },
+  eth_getTransactionByHash: { section: '4.6', params: ['txHash'], result: 'transaction', immutable: true, tags: NO_TAGS, weight: 20, chased: true, namesItsBlock: false, windowed: true, decimalNumber: false, pendingIsLatest: false },
+  eth_getTransactionReceipt: { section: '4.7', params: ['txHash'], result: 'receipt', immutable: true, tags: NO_TAGS, weight: 25, chased: true, namesItsBlock: false, windowed: true, decimalNumber: false, pendingIsLatest: false },
+  eth_getBlockReceipts: { section: '4.8', params: ['block'], result: 'block-receipts', immutable: false, tags: BLOCK_TAGS, weight: 10, chased: true, namesItsBlock: true, windowed: false, decimalNumber: true, pendingIsLatest: true },
 } as const satisfies Record<string, MethodFacts>;
 
 export type RpcMethod = keyof typeof TABLE;

@@ -7,6 +7,8 @@ import { type AddressInfo } from 'node:net';
 import { gethRevertMessage } from '../core/revert.ts';
 import { toQuantity } from '../core/hex.ts';
 import { blockSize } from '../core/invariants/block-size.ts';
+import { factsOf } from '../core/methods.ts';
+import type { ShapeName } from '../core/schemas.ts';
 
 export interface Gateway {
   url: string; // http://127.0.0.1:<port>/v3/<apiKey>
@@ -167,7 +169,13 @@ function passThrough(agent: http.Agent, url: URL, body: Buffer, res: http.Server
   });
 }
 
-const isBlockCall = (call: Json): boolean => isObject(call) && (call.method === 'eth_getBlockByHash' || call.method === 'eth_getBlockByNumber');
+/** The shape a call's result has: its row's (core/methods.ts), and a block for eth_getBlockByNumber beside the eight. */
+function resultOf(call: Json): ShapeName | undefined {
+  if (!isObject(call) || typeof call.method !== 'string') return undefined;
+  return factsOf(call.method)?.result ?? (call.method === 'eth_getBlockByNumber' ? 'block' : undefined);
+}
+
+const isBlockCall = (call: Json): boolean => resultOf(call) === 'block';
 
 async function upstreamResult(agent: http.Agent, url: URL, method: string, params: Json[]): Promise<Json | undefined> {
   const answer = JSON.parse(await post(agent, url, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }))) as Json;
@@ -176,48 +184,50 @@ async function upstreamResult(agent: http.Agent, url: URL, method: string, param
 
 const isObject = (v: Json | undefined): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** A block parameter as the method's row allows it written (§4.8: pending as latest, a decimal number), as anvil takes it. */
 function normaliseRequest(call: Json): Json {
-  if (!isObject(call) || call.method !== 'eth_getBlockReceipts' || !Array.isArray(call.params)) return call;
-  const [block, ...rest] = call.params;
-  // Spec 4.8: "pending" returns the same data as "latest"; anvil answers null.
-  if (block === 'pending') return { ...call, params: ['latest', ...rest] };
-  // Spec 4.8 allows a decimal block number; anvil accepts only 0x-hex.
-  if ((typeof block === 'string' && /^\d+$/.test(block)) || (typeof block === 'number' && Number.isSafeInteger(block) && block >= 0)) {
-    return { ...call, params: [toQuantity(BigInt(block)), ...rest] };
-  }
-  return call;
+  const facts = isObject(call) && typeof call.method === 'string' ? factsOf(call.method) : undefined;
+  if (!isObject(call) || !facts || !Array.isArray(call.params)) return call;
+  const at = facts.params.indexOf('block');
+  const block = call.params[at];
+  if (at < 0 || block === undefined) return call;
+  const params = [...call.params];
+  // anvil answers null for pending where the spec has the data of latest.
+  if (facts.pendingIsLatest && block === 'pending') params[at] = 'latest';
+  // anvil accepts only 0x-hex where the spec allows a decimal block number.
+  else if (facts.decimalNumber && ((typeof block === 'string' && /^\d+$/.test(block)) || (typeof block === 'number' && Number.isSafeInteger(block) && block >= 0))) params[at] = toQuantity(BigInt(block));
+  else return call;
+  return { ...call, params };
 }
 
+/** anvil's answers as the spec has them, by the shape of the result the method answers (its row's). */
 function normaliseResponse(call: Json, answer: Json): Json {
   if (!isObject(call) || !isObject(answer)) return answer;
   const error = isObject(answer.error) ? answer.error : undefined;
-  switch (call.method) {
-    case 'eth_getUncleByBlockNumberAndIndex':
-    case 'eth_getUncleByBlockHashAndIndex':
+  switch (resultOf(call)) {
+    case 'uncle':
       // Spec 7: a miss is result null; anvil errors when the block itself is unknown
       // (-32602 BlockOutOfRangeError past the head, -32001 for an unknown hash). Other errors stay.
       if (error && (isOutOfRange(error) || (error.code === -32001 && error.message === 'Resource not found'))) {
         return { jsonrpc: '2.0', id: answer.id ?? null, result: null };
       }
       return answer;
-    case 'eth_estimateGas':
+    case 'quantity':
       // Spec 7 / geth: the message carries the decoded Error(string) or Panic reason, else plain
       // "execution reverted"; anvil appends "custom error 0x…" or its own panic wording instead.
       if (error?.code === 3 && typeof error.data === 'string') {
         return { ...answer, error: { ...error, message: gethRevertMessage(error.data) } };
       }
       return answer;
-    case 'eth_getTransactionByHash':
-    case 'eth_getTransactionByBlockNumberAndIndex':
+    case 'transaction':
       return isObject(answer.result) ? { ...answer, result: stripTransaction(answer.result) } : answer;
-    case 'eth_getBlockByHash':
-    case 'eth_getBlockByNumber':
+    case 'block':
       return isObject(answer.result) && Array.isArray(answer.result.transactions)
         ? { ...answer, result: { ...answer.result, transactions: answer.result.transactions.map((tx) => (isObject(tx) ? stripTransaction(tx) : tx)) } }
         : answer;
-    case 'eth_getTransactionReceipt':
+    case 'receipt':
       return isObject(answer.result) ? { ...answer, result: stripReceipt(answer.result) } : answer;
-    case 'eth_getBlockReceipts':
+    case 'block-receipts':
       return Array.isArray(answer.result) ? { ...answer, result: answer.result.map((r) => (isObject(r) ? stripReceipt(r) : r)) } : answer;
     default:
       return answer;

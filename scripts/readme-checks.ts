@@ -1,9 +1,10 @@
-// Writes the check catalogue and the field table into docs/checks.md between their markers (npm run docs); the README
-// test fails when the tables and the suite disagree.
+// Writes the check catalogue and the field table into docs/checks.md between their markers, and the spec's clauses
+// with their checks into docs/spec.md (npm run docs); the README test fails when either and the suite disagree.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { allSuites } from '../conformance/methods.ts';
 import { allFields, type Tie } from '../conformance/framework/fields.ts';
 import { catalogueMarkdown } from '../conformance/framework/catalogue.ts';
+import { specMarkdown } from '../conformance/framework/spec-doc.ts';
 
 const cell = (text: string) => text.replace(/\|/g, '\\|');
 
@@ -31,12 +32,17 @@ const TABLES = [
   { begin: '<!-- fields:begin (npm run docs) -->', end: '<!-- fields:end -->', table: fieldsTable },
 ];
 
-export function withTable(readme: string): string {
+const SPEC_TABLES = [{ begin: '<!-- clauses:begin (npm run docs) -->', end: '<!-- clauses:end -->', table: () => specMarkdown(allSuites) }];
+
+/** docs/spec.md with its clauses and their checks as the suite has them. */
+export const withClauses = (spec: string): string => withTable(spec, SPEC_TABLES, 'docs/spec.md');
+
+export function withTable(readme: string, tables = TABLES, file = 'docs/checks.md'): string {
   let out = readme;
-  for (const { begin, end, table } of TABLES) {
+  for (const { begin, end, table } of tables) {
     const a = out.indexOf(begin);
     const b = out.indexOf(end);
-    if (a < 0 || b < a) throw new Error(`docs/checks.md has no ${begin} … ${end} markers`);
+    if (a < 0 || b < a) throw new Error(`${file} has no ${begin} … ${end} markers`);
     out = `${out.slice(0, a + begin.length)}\n${table()}\n${out.slice(b)}`;
   }
   return out;
@@ -45,6 +51,8 @@ export function withTable(readme: string): string {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const path = new URL('../docs/checks.md', import.meta.url);
   writeFileSync(path, withTable(readFileSync(path, 'utf8')));
+  const spec = new URL('../docs/spec.md', import.meta.url);
+  writeFileSync(spec, withClauses(readFileSync(spec, 'utf8')));
   const untied = [...tyingChecks()].filter(([, ids]) => ids.length === 0).length;
   console.log(`docs/checks.md: ${allSuites.reduce((n, s) => n + s.checks.length, 0)} checks listed; ${allFields().length} fields and tags, ${untied} tied by no check`);
 }

@@ -65,7 +65,7 @@ export type ClauseRef = SectionRef | InvariantRef;
 export type Clause = ClauseRef | readonly [ClauseRef, ...ClauseRef[]];
 
 const isSection = (r: ClauseRef): r is SectionRef => 'section' in r;
-const refsOf = (c: Clause): readonly ClauseRef[] => ('section' in c || 'invariant' in c ? [c as ClauseRef] : c);
+export const refsOf = (c: Clause): readonly ClauseRef[] => ('section' in c || 'invariant' in c ? [c as ClauseRef] : c);
 
 function sectionText(s: SectionRef): string {
   const words = [`§${s.section}`, s.rule !== undefined ? `rule ${s.rule}` : '', s.part ?? '', s.field ?? ''].filter(Boolean).join(' ');

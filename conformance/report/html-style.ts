@@ -83,6 +83,10 @@ a.sq:hover { outline: 2px solid var(--ink); outline-offset: 1px; text-decoration
 .check.o-fail { border-left-color: var(--fail); } .check.o-advisory { border-left-color: var(--advisory); } .check.o-inconclusive { border-left-color: var(--inconclusive); }
 .check:target { box-shadow: 0 0 0 3px #54aeff66; }
 .check .head { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; }
+/* Why it failed: first under the verdict, each reason whole. */
+.why { border-left: 5px solid var(--fail); }
+.why ol { margin: 0; padding-left: 22px; } .why li { margin: 6px 0; overflow-wrap: anywhere; }
+a.pill { text-decoration: none; } a.pill:hover { text-decoration: underline; }
 .pill { display: inline-block; border-radius: 999px; padding: 0 9px; font-size: 12px; font-weight: 600; border: 1px solid transparent; }
 .pill.o-pass { color: var(--pass); background: var(--pass-bg); } .pill.o-fail { color: var(--fail); background: var(--fail-bg); }
 .pill.o-advisory { color: #7d4e00; background: var(--advisory-bg); } .pill.o-skip { color: #59636e; background: var(--skip-bg); }
@@ -121,5 +125,7 @@ footer { color: var(--muted); font-size: 12px; text-align: center; padding: 0 0 
   .matrix.checks td:last-child { flex: 0 0 100%; padding-top: 2px; }
   .detail { grid-template-columns: 1fr; }
   .facts { grid-template-columns: 1fr 1fr; }
+  /* The lists (judged share, reference, targets, passes) scroll sideways inside the page rather than being cut. */
+  table.list { display: block; overflow-x: auto; }
 }
 `;

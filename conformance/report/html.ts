@@ -7,13 +7,21 @@ import type { BlockRef, CoverageEntry, Targets } from '../../core/targets.ts';
 import type { CheckResult, Evidence } from '../framework/check.ts';
 import type { ExpectationNote } from '../framework/expectations.ts';
 import { COVERAGE_CLASSES } from '../framework/discovery.ts';
+import { existsSync } from 'node:fs';
+import { dirname, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { writeFileAtomic } from '../../core/node/atomic.ts';
+import { specAnchor } from '../framework/spec-doc.ts';
 import { STYLE } from './html-style.ts';
 import { type ConformanceReport, methodsOf, type Outcome, OUTCOMES, outcomeOf, percent } from './model.ts';
 import { blockCoverage, blockCoverageText, curlSource, curlText, exchangeMeta, failingFirst, formatDuration, headLagText, inapplicableGroups, requestText, responseText, scopeLine, uncertified } from './text.ts';
 
+/** docs/spec.md in the installed harness (this module sits two levels below the root, as does the bundled CLI). */
+const SPEC_DOC = fileURLToPath(new URL('../../docs/spec.md', import.meta.url));
+
 export async function writeHtmlReport(report: ConformanceReport, path: string): Promise<void> {
-  await writeFileAtomic(path, renderHtml(report));
+  // A clause links to its place in docs/spec.md, relative to the page so a copied reports folder beside the project keeps it.
+  await writeFileAtomic(path, renderHtml(report, existsSync(SPEC_DOC) ? relative(dirname(path), SPEC_DOC).split(sep).join('/') : undefined));
 }
 
 type Judged = CheckResult & { outcome: Outcome };
@@ -21,7 +29,11 @@ type Judged = CheckResult & { outcome: Outcome };
 /** A pass that judged only part of what its title covers: shown as a card of its own, never among the plain passes. */
 const inPart = (c: Judged): boolean => c.outcome === 'pass' && c.partial !== undefined;
 
-export function renderHtml(report: ConformanceReport): string {
+export function renderHtml(report: ConformanceReport, specHref?: string): string {
+  clauseLink = (clause) => {
+    const anchor = specHref && specAnchor(clause);
+    return anchor ? `<a class="pill plain" href="${esc(`${specHref}#${anchor}`)}" title="this clause in docs/spec.md">${esc(clause)}</a>` : `<span class="pill plain">${esc(clause)}</span>`;
+  };
   const checks: Judged[] = report.checks.map((c) => ({ ...c, outcome: outcomeOf(c, report.run.strict) }));
   const only = (o: Outcome) => checks.filter((c) => c.outcome === o);
   const { verdict } = report.summary;
@@ -36,6 +48,7 @@ ${report.summary.verdictReason && report.summary.verdict === 'inconclusive' ? `<
 ${report.run.complete ? '' : `<div class="banner"><div class="wrap">Incomplete run: ${esc(report.run.incompleteReason ?? 'the run stopped before every check ran')}. Passing checks prove nothing about the ones that did not run.</div></div>`}
 ${stickyBar(report)}
 <main class="wrap">
+${whySection(checks)}
 ${judgedSection(report)}
 ${referenceSection(report)}
 ${methodMatrix(report, checks)}
@@ -58,6 +71,23 @@ addEventListener('hashchange',reveal);reveal();
 </script>
 </body></html>
 `;
+}
+
+/** How a clause is shown: a link into docs/spec.md when the page knows where it is (set by renderHtml). */
+let clauseLink: (clause: string) => string = (clause) => `<span class="pill plain">${esc(clause)}</span>`;
+
+/**
+ * Why the run failed, right under the verdict: each fatal failure and unexpected pass with its id (a link to its card and
+ * evidence), its clause and its whole reason. The load page does the same with its reasons.
+ */
+function whySection(checks: Judged[]): string {
+  const failed = checks.filter((c) => c.outcome === 'fail' || c.outcome === 'unexpected-pass');
+  if (!failed.length) return '';
+  const items = failed.map((c) => {
+    const reason = c.outcome === 'unexpected-pass' ? `unexpected pass: listed as failing (${c.expectation?.reason ?? ''}), yet it passed` : (c.reason ?? 'failed');
+    return `<li><a href="#${esc(c.id)}"><code>${esc(c.id)}</code></a> ${clauseLink(c.clause)} ${esc(reason)}</li>`;
+  });
+  return `<section id="why" class="why"><h2>Why it failed <span class="n">${esc(plural(failed.length, 'check'))}</span></h2><ol>${items.join('')}</ol></section>`;
 }
 
 function hero(report: ConformanceReport): string {
@@ -261,7 +291,7 @@ function card(c: Judged, endpoint: string): string {
   const failed = c.outcome !== 'pass' && c.outcome !== 'skip' && c.outcome !== 'inconclusive' && c.outcome !== 'unexpected-pass';
   const [first, ...more] = failingFirst(c.evidence, failed);
   return `<article class="check o-${c.outcome}" id="${esc(c.id)}">
-<div class="head"><span class="pill o-${c.outcome}">${LEGEND[c.outcome]}</span>${c.partial !== undefined ? '<span class="pill o-inconclusive">judged in part</span>' : ''}<code class="id">${esc(c.id)}</code><span class="pill plain">${esc(c.clause)}</span><span class="pill plain">${esc(c.layer)}</span><span class="dur">${esc(formatDuration(c.durationMs))}</span></div>
+<div class="head"><span class="pill o-${c.outcome}">${LEGEND[c.outcome]}</span>${c.partial !== undefined ? '<span class="pill o-inconclusive">judged in part</span>' : ''}<code class="id">${esc(c.id)}</code>${clauseLink(c.clause)}<span class="pill plain">${esc(c.layer)}</span><span class="dur">${esc(formatDuration(c.durationMs))}</span></div>
 <h3>${esc(c.title)}</h3>
 ${c.reason ? `<p class="reason">${esc(c.reason)}</p>` : ''}${c.violations ? `<ul class="violations">${c.violations.map((v) => `<li>${esc(v)}</li>`).join('')}</ul>` : ''}
 ${c.partial !== undefined ? `<p class="reason">judged in part: ${esc(c.partial)}</p>${c.note ? `<p class="muted">${esc(c.note)}</p>` : ''}` : ''}
@@ -287,7 +317,7 @@ ${ev.reference ? '</div>' : `<details class="curl"><summary>copy as curl (${curl
 
 function skippedSection(checks: Judged[]): string {
   if (checks.length === 0) return '';
-  const rows = checks.map((c) => `<tr id="${esc(c.id)}"><td>${esc(c.id)}</td><td>${esc(c.clause)}</td><td>${esc(c.title)}</td><td>${esc(c.reason ?? '')}${c.expectation ? ` <span class="muted">(expected: ${esc(c.expectation.reason)})</span>` : ''}</td></tr>`);
+  const rows = checks.map((c) => `<tr id="${esc(c.id)}"><td>${esc(c.id)}</td><td>${clauseLink(c.clause)}</td><td>${esc(c.title)}</td><td>${esc(c.reason ?? '')}${c.expectation ? ` <span class="muted">(expected: ${esc(c.expectation.reason)})</span>` : ''}</td></tr>`);
   return `<section id="skipped"><h2>Skipped <span class="n">${checks.length} · nothing on this endpoint to run them against</span></h2>
 <table class="list"><thead><tr><th>check</th><th>clause</th><th>title</th><th>reason</th></tr></thead><tbody>${rows.join('\n')}</tbody></table></section>`;
 }
@@ -295,7 +325,7 @@ function skippedSection(checks: Judged[]): string {
 function passedSection(checks: Judged[]): string {
   if (checks.length === 0) return '';
   const rows = checks.map(
-    (c) => `<tr id="${esc(c.id)}"><td>${esc(c.id)}</td><td>${esc(c.clause)}</td><td>${esc(c.layer)}</td><td>${esc(c.title)}${c.note ? `<div class="muted">${esc(c.note)}</div>` : ''}</td><td class="num">${esc(formatDuration(c.durationMs))}</td></tr>`,
+    (c) => `<tr id="${esc(c.id)}"><td>${esc(c.id)}</td><td>${clauseLink(c.clause)}</td><td>${esc(c.layer)}</td><td>${esc(c.title)}${c.note ? `<div class="muted">${esc(c.note)}</div>` : ''}</td><td class="num">${esc(formatDuration(c.durationMs))}</td></tr>`,
   );
   return `<section id="passed"><details class="passed"><summary>${plural(checks.length, 'passed check')}</summary>
 <table class="list"><thead><tr><th>check</th><th>clause</th><th>layer</th><th>title</th><th>time</th></tr></thead><tbody>${rows.join('\n')}</tbody></table></details></section>`;

@@ -40,6 +40,8 @@ export function formatSummary(report: ConformanceReport, paths: ReportPaths): st
     `conformance: ${s.verdict.toUpperCase()}  (${s.total} checks in ${formatDuration(report.run.durationMs)}, ${report.run.requestCount} requests${report.run.strict ? ', strict' : ''})`,
     // Named first: one method missing is one finding, not the twenty failures below it.
     ...notServed.map((m) => `  ${notServedLine(m, report.run.expectations?.file)}`),
+    // Then why the run failed, each reason whole (the CLI caps a line at 500 characters, a reason keeps 450 of them).
+    ...failureLines(report),
     // Then the judged share: it is part of the verdict (a pass that judged half the catalogue is no pass).
     `  ${judgedLine(s.judged)}`,
     `  ${perMethodLine(s.judged)}`,
@@ -73,22 +75,43 @@ export function formatSummary(report: ConformanceReport, paths: ReportPaths): st
   if (!report.run.complete) lines.push(`  incomplete: ${report.run.incompleteReason ?? 'the run stopped early'}`);
   if (s.verdict === 'inconclusive' && s.verdictReason) lines.push(`  inconclusive: ${s.verdictReason}`);
   if (report.run.deadlineReached) lines.push(`  deadline: the run deadline passed; what was unfinished is inconclusive (--deadline)`);
-  const fatal = report.checks.filter((c) => outcomeOf(c, report.run.strict) === 'fail');
-  // The failures of a method not served are one line each, above; the list keeps the others.
-  const missing = new Set(notServed.map((m) => m.method));
-  const listed = fatal.filter((c) => !missing.has(c.method));
+  lines.push(`  reports: ${paths.html}`, `           ${paths.junit}`, `           ${paths.json}`);
+  return lines.join('\n');
+}
+
+/** A reason in the summary: whole, in lines a terminal (and the CLI's 500-character cap) holds, to a long reason's end. */
+const REASON_CHARS = 4000;
+const REASON_LINE = 160;
+
+/** A reason's one line wrapped at spaces into lines of at most REASON_LINE characters (a longer word is cut). */
+function wrapped(text: string): string[] {
+  const out: string[] = [];
+  let rest = text;
+  while (rest.length > REASON_LINE) {
+    const cut = rest.lastIndexOf(' ', REASON_LINE);
+    const at = cut > REASON_LINE / 2 ? cut : REASON_LINE;
+    out.push(rest.slice(0, at));
+    rest = rest.slice(at).trimStart();
+  }
+  return rest ? [...out, rest] : out;
+}
+
+/** The fatal failures (but a method not served's, named above) and the unexpected passes, each with its id, clause and whole reason. */
+function failureLines(report: ConformanceReport): string[] {
+  const missing = new Set((report.summary.notServed ?? []).map((m) => m.method));
+  const listed = report.checks.filter((c) => outcomeOf(c, report.run.strict) === 'fail' && !missing.has(c.method));
+  const lines: string[] = [];
   if (listed.length > 0) {
     lines.push(missing.size > 0 ? '  failed (besides the methods not served):' : '  failed:');
-    for (const c of listed.slice(0, LISTED_FAILURES)) lines.push(`    ${c.id} [${c.clause}]${c.reason ? ` ${inert(firstLine(c.reason), 100)}` : ''}`);
+    for (const c of listed.slice(0, LISTED_FAILURES)) lines.push(`    ${c.id} [${c.clause}]`, ...wrapped(inert(firstLine(c.reason ?? ''), REASON_CHARS)).map((l) => `      ${l}`));
     if (listed.length > LISTED_FAILURES) lines.push(`    … and ${listed.length - LISTED_FAILURES} more (see the HTML report)`);
   }
   const unexpected = report.checks.filter((c) => outcomeOf(c, report.run.strict) === 'unexpected-pass');
   if (unexpected.length > 0) {
     lines.push('  unexpected passes (listed as failing in the --expect file; take them out):');
-    for (const c of unexpected) lines.push(`    ${c.id} (${firstLine(c.expectation?.reason ?? '')})`);
+    for (const c of unexpected) lines.push(`    ${c.id} (${inert(firstLine(c.expectation?.reason ?? ''), REASON_CHARS)})`);
   }
-  lines.push(`  reports: ${paths.html}`, `           ${paths.junit}`, `           ${paths.json}`);
-  return lines.join('\n');
+  return lines;
 }
 
 /** What discovery found: target classes found or not (what the checks judged of the blocks is blockCoverageText's). */

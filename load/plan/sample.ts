@@ -23,7 +23,7 @@ import { anchored, anchorOf, aroundSampled, boundsFault, boundsOf, GAS_CAP_BLOCK
 import { type Classification, classify } from '../shared/classify.ts';
 import { type Corpus, type CorpusEntry, composeEntries, type EntryKind, expectationOf, type Finding, type MethodSampling, onMissSide, type TargetHead } from '../shared/corpus.ts';
 import { DEFAULT_GRACE_MS } from '../shared/freshness.ts';
-import { METHODS, METHOD_FACTS, type RpcMethod } from '../../core/methods.ts';
+import { type MethodFacts, METHODS, METHOD_FACTS, type RpcMethod } from '../../core/methods.ts';
 import { nearHeadWindowOf } from '../../core/networks.ts';
 import { windowEdge, windowMargin } from '../../core/near-head-window.ts';
 import { createRng, type Rng } from '../shared/rng.ts';
@@ -258,57 +258,71 @@ function buildCandidates(blocks: RawBlock[], chain: Pick<ChainPoint, 'head' | 'f
   const pastHead = toQuantity(head + PAST_HEAD);
   const age = (b: RawBlock) => (head - (q(b.number) ?? 0n) < BigInt(RECENT_BLOCKS) ? 'recent block' : 'older block');
 
+  // Every method from its row (core/methods.ts): what its first parameter names says where its hits and misses come
+  // from; a call object (eth_estimateGas) is the one recipe the table cannot give (replays, a transfer, reverts).
+  const rows = METHODS.map((m) => ({ m, f: METHOD_FACTS[m] }));
+  // The parameters after the first: the index given, the details flag given or at random (hits ask both ways).
+  const rest = (f: MethodFacts, index?: string, flag?: boolean) => f.params.slice(1).map((k) => (k === 'index' ? index : k === 'flag' ? (flag ?? rng.next() < 0.5) : undefined));
   for (const b of blocks) {
     const txs = b.transactions.filter((t) => typeof t === 'object');
-    const byHash = { block: b.number };
-    const byNumber = { block: b.number, byNumber: true };
     // A null due by number (no uncle there, an index past the last transaction) holds only while the block at that
     // number stays the one sampled: a value is `wrong` and fails the run, so only final blocks give such entries.
     const final = finalBlock !== undefined && (q(b.number) ?? head) <= finalBlock;
-    add('eth_getBlockByHash', 'hit', [b.hash, rng.next() < 0.5], age(b), byHash);
-    add('eth_getBlockReceipts', 'hit', [b.number], age(b), byNumber);
-    for (const [m, ref] of [['eth_getUncleByBlockNumberAndIndex', b.number], ['eth_getUncleByBlockHashAndIndex', b.hash]] as const) {
-      const at = m === 'eth_getUncleByBlockNumberAndIndex' ? byNumber : byHash;
-      const nullDue = m === 'eth_getUncleByBlockHashAndIndex' || final;
+    for (const { m, f } of rows) {
+      const [anchor] = f.params;
+      if (anchor === 'txHash') {
+        for (const tx of txs) add(m, 'hit', [tx.hash, ...rest(f)], `tx type ${tx.type ?? '0x0'}`, { block: b.number });
+        continue;
+      }
+      if (anchor !== 'block' && anchor !== 'blockHash') continue;
+      const byNumber = anchor === 'block';
+      const ref = byNumber ? b.number : b.hash;
+      const at = { block: b.number, byNumber };
+      if (!f.params.includes('index')) {
+        add(m, 'hit', [ref, ...rest(f)], age(b), at);
+        continue;
+      }
+      // The collection an index runs over: a block's uncles for an uncle, its transactions otherwise.
+      const [items, what] = f.result === 'uncle' ? [b.uncles.length, 'uncle'] : [txs.length, 'transaction'];
+      const nullDue = !byNumber || final;
       // Post-merge blocks have no uncles: the realistic uncle query then answers null.
-      if (b.uncles.length === 0 && nullDue) add(m, 'empty', [ref, '0x0'], 'block without uncles');
-      b.uncles.forEach((_, i) => add(m, 'hit', [ref, toQuantity(i)], 'uncle', at));
-      if (nullDue) add(m, 'miss', [ref, toQuantity(b.uncles.length + 1)], 'uncle index out of range');
-    }
-    if (txs.length > 0) {
-      for (let i = 0; i < Math.min(3, txs.length); i++) add('eth_getTransactionByBlockNumberAndIndex', 'hit', [b.number, toQuantity(rng.int(txs.length))], age(b), byNumber);
-      if (final) add('eth_getTransactionByBlockNumberAndIndex', 'miss', [b.number, toQuantity(txs.length)], 'index out of range');
+      if (items === 0 && nullDue) add(m, 'empty', [ref, ...rest(f, '0x0')], `block without ${what}s`);
+      for (const i of indexes(items, rng)) add(m, 'hit', [ref, ...rest(f, toQuantity(i))], f.result === 'uncle' ? 'uncle' : age(b), at);
+      if (items > 0 && nullDue) add(m, 'miss', [ref, ...rest(f, toQuantity(items))], `${what} index out of range`);
     }
     for (const tx of txs) {
-      const type = `tx type ${tx.type ?? '0x0'}`;
-      add('eth_getTransactionByHash', 'hit', [tx.hash], type, byHash);
-      add('eth_getTransactionReceipt', 'hit', [tx.hash], type, byHash);
       const blockNumber = q(tx.blockNumber) ?? 0n;
       const parent = toQuantity(blockNumber - 1n);
-      if (blockNumber > 0n) add('eth_estimateGas', 'hit', [replayCall(tx), parent], tx.to === null ? REPLAY_OF_CREATION : `${REPLAY} ${type}`, { block: parent, byNumber: true });
+      if (blockNumber === 0n) continue;
+      for (const { m } of rows.filter(({ f }) => f.params[0] === 'call')) add(m, 'hit', [replayCall(tx), parent], tx.to === null ? REPLAY_OF_CREATION : `${REPLAY} tx type ${tx.type ?? '0x0'}`, { block: parent, byNumber: true });
     }
   }
-  add('eth_getBlockReceipts', 'hit', ['latest'], 'latest');
-  add('eth_estimateGas', 'hit', [TRANSFER, 'latest'], 'plain transfer');
-  for (let i = 0; i < MAX_DISTINCT_MISSES; i++) {
-    const unknown = rng.hex(32);
-    add('eth_getBlockByHash', 'miss', [unknown, false], 'unknown block hash');
-    add('eth_getUncleByBlockHashAndIndex', 'miss', [unknown, '0x0'], 'unknown block hash');
-    add('eth_getTransactionByHash', 'miss', [unknown], 'unknown tx hash');
-    add('eth_getTransactionReceipt', 'miss', [unknown], 'unknown tx hash');
-  }
-  add('eth_getUncleByBlockNumberAndIndex', 'miss', [pastHead, '0x0'], 'block past head');
-  add('eth_getTransactionByBlockNumberAndIndex', 'miss', [pastHead, '0x0'], 'block past head');
-  add('eth_getBlockReceipts', 'miss', [pastHead], 'block past head');
-  // A revert needs no deployed contract: a creation whose init code reverts with a chosen Error(string).
-  add('eth_estimateGas', 'revert', [{ data: revertingInitCode(errorStringPayload(HARNESS_REVERT_REASON)) }, 'latest'], 'init code reverts');
-  for (const r of targets?.reverts ?? []) add('eth_estimateGas', 'revert', [{ ...(r.to ? { to: r.to } : {}), data: r.data }, 'latest'], `${r.kind} revert`);
-  const uncleBlock = targets?.uncleBlock;
-  for (let i = 0; uncleBlock && i < uncleBlock.uncleCount; i++) {
-    add('eth_getUncleByBlockNumberAndIndex', 'hit', [uncleBlock.number, toQuantity(i)], 'fixture uncle', { block: uncleBlock.number, byNumber: true });
-    add('eth_getUncleByBlockHashAndIndex', 'hit', [uncleBlock.hash, toQuantity(i)], 'fixture uncle');
+  for (const { m, f } of rows) {
+    const [anchor] = f.params;
+    if (anchor === 'call') {
+      add(m, 'hit', [TRANSFER, 'latest'], 'plain transfer');
+      // A revert needs no deployed contract: a creation whose init code reverts with a chosen Error(string).
+      add(m, 'revert', [{ data: revertingInitCode(errorStringPayload(HARNESS_REVERT_REASON)) }, 'latest'], 'init code reverts');
+      for (const r of targets?.reverts ?? []) add(m, 'revert', [{ ...(r.to ? { to: r.to } : {}), data: r.data }, 'latest'], `${r.kind} revert`);
+      continue;
+    }
+    if (anchor === 'block') {
+      if (f.tags.includes('latest') && !f.params.includes('index')) add(m, 'hit', ['latest', ...rest(f)], 'latest');
+      add(m, 'miss', [pastHead, ...rest(f, '0x0', false)], 'block past head');
+    } else {
+      for (let i = 0; i < MAX_DISTINCT_MISSES; i++) add(m, 'miss', [rng.hex(32), ...rest(f, '0x0', false)], anchor === 'txHash' ? 'unknown tx hash' : 'unknown block hash');
+    }
+    // Uncles a walk back from the head does not meet (a pre-merge fixture): asked by the fixture block's number or hash.
+    const uncleBlock = targets?.uncleBlock;
+    if (f.result !== 'uncle' || !uncleBlock) continue;
+    for (let i = 0; i < uncleBlock.uncleCount; i++) add(m, 'hit', [anchor === 'block' ? uncleBlock.number : uncleBlock.hash, toQuantity(i)], 'fixture uncle', anchor === 'block' ? { block: uncleBlock.number, byNumber: true } : undefined);
   }
   return pools;
+}
+
+/** The indexes sampled in a collection of `n`: each of a small one, three at random of a larger one. */
+function indexes(n: number, rng: Rng): number[] {
+  return n <= 3 ? Array.from({ length: n }, (_, i) => i) : [rng.int(n), rng.int(n), rng.int(n)];
 }
 
 const REPLAY = 'replay of';

@@ -243,7 +243,8 @@ export async function prepareTest(opts: TestOptions & { url?: string }, instance
         }));
       if (signal?.aborted) throw stopped();
       // A chain that moves is chased unless the user said otherwise: a stale `latest` fails the run without a flag.
-      const freshChase = opts.fresh ?? chase(await headMoves(opts.referenceUrl ?? opts.url ?? '', BigInt(corpus.head), since, signal));
+      const watched = opts.referenceUrl ?? opts.url;
+      const freshChase = opts.fresh ?? (watched ? chase(await headMoves(watched, BigInt(corpus.head), since, signal)) : { chased: false, why: 'no endpoint given whose head to watch' });
       if (signal?.aborted) throw stopped();
       log(`load: fresh reads ${freshChase.chased ? 'chased' : 'not chased'}: ${freshChase.why}`);
       latencyMs = corpus.latencyMs;

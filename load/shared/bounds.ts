@@ -9,7 +9,7 @@
 // sampling saw (a recognised answer needs no check). Pure: Node and k6.
 import type { Json } from '../../core/invariants/encoding.ts';
 import { intrinsicGas } from '../../core/invariants/intrinsic.ts';
-import type { RpcMethod } from '../../core/methods.ts';
+import { factsOf } from '../../core/methods.ts';
 
 /** The spec's cap on an estimate, as conformance checks it (eth_estimateGas gas-cap): 10x the block gas limit. */
 export const GAS_CAP_BLOCKS = 10n;
@@ -19,14 +19,16 @@ const NUMBER = /^0x[0-9a-fA-F]+$/;
  * The bounds of a hit's answer, as text: `n:<block>[:<index>]` for a lookup by number (every item's blockNumber,
  * and transactionIndex, are the request's), `g:<least>:<most>` for an estimate. None where nothing is fixed.
  */
-export function boundsOf(method: RpcMethod, params: readonly unknown[], gasCap: bigint | undefined): string | undefined {
+export function boundsOf(method: string, params: readonly unknown[], gasCap: bigint | undefined): string | undefined {
+  const f = factsOf(method);
   const [first, second] = params;
-  if (method === 'eth_getTransactionByBlockNumberAndIndex' && typeof first === 'string' && NUMBER.test(first) && typeof second === 'string' && NUMBER.test(second)) {
-    return `n:${first}:${second}`;
-  }
-  if (method === 'eth_getBlockReceipts' && typeof first === 'string' && NUMBER.test(first)) return `n:${first}`;
-  if (method === 'eth_estimateGas' && first !== null && typeof first === 'object' && gasCap !== undefined) return `g:${intrinsicGas(first as Json)}:${gasCap}`;
-  return undefined;
+  const number = (v: unknown): v is string => typeof v === 'string' && NUMBER.test(v);
+  // From the method's row: a call object is an estimate; a lookup by block number whose answer names its block
+  // (an uncle's number is its own, not its block's) is held to that block, and to the index asked when it takes one.
+  if (f?.params[0] === 'call') return first !== null && typeof first === 'object' && gasCap !== undefined ? `g:${intrinsicGas(first as Json)}:${gasCap}` : undefined;
+  if (f?.params[0] !== 'block' || !f.namesItsBlock || !number(first)) return undefined;
+  if (f.params[1] !== 'index') return `n:${first}`;
+  return number(second) ? `n:${first}:${second}` : undefined;
 }
 
 /** The bounds anchored to the block sampling saw answer it: `@<blockHash>` of its items, when they share one (an empty list has none). */

@@ -84,7 +84,10 @@ export function objectAsks<M extends string>(table: Readonly<Record<M, MethodFac
     return { method, fills: fills as Fill[], by, result: f.result };
   });
   const need = (a: ObjectAsk<string>) => Math.max(...a.fills.map((x) => NEED[x]));
-  return [...extras, ...chased].map((a, i) => ({ a, i })).sort((x, y) => need(x.a) - need(y.a) || x.i - y.i).map(({ a }) => a);
+  // An extra a row already gives (the same method, filled the same) is asked once.
+  const key = (a: ObjectAsk<string>) => `${a.method}(${a.fills.join()})`;
+  const rows = new Set(chased.map(key));
+  return [...extras.filter((a) => !rows.has(key(a))), ...chased].map((a, i) => ({ a, i })).sort((x, y) => need(x.a) - need(y.a) || x.i - y.i).map(({ a }) => a);
 }
 
 export const OBJECT_ASKS: readonly ObjectAsk[] = objectAsks(METHOD_FACTS, EXTRA_ASKS);

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { withTable } from '../../scripts/readme-checks.ts';
+import { withClauses, withTable } from '../../scripts/readme-checks.ts';
 
 describe('README', function () {
   const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
@@ -17,6 +17,14 @@ describe('README', function () {
   it('lists every check of the suite in docs/checks.md, as `npm run docs` writes it', () => {
     const catalogue = readFileSync(new URL('../../docs/checks.md', import.meta.url), 'utf8');
     expect(catalogue, 'run `npm run docs` after changing checks').to.equal(withTable(catalogue));
+  });
+
+  it('restates the spec in docs/spec.md, each clause with the checks that cite it, as `npm run docs` writes it', () => {
+    const spec = readFileSync(new URL('../../docs/spec.md', import.meta.url), 'utf8');
+    expect(spec, 'run `npm run docs` after changing a check\'s clause').to.equal(withClauses(spec));
+    for (const clause of ['§4.8 eth_getBlockReceipts', '**Rule 1.** pending answers the same data as latest.', '**receiptsRoot**']) expect(spec).to.include(clause);
+    expect(spec).to.match(/Rule 1\.\*\* pending answers the same data as latest\. Checked by: `eth_getBlockReceipts\/pending-equals-latest`/);
+    expect(readme, 'the README points at the spec in the repository').to.include('docs/spec.md');
   });
 
   it('links only to files that exist, and to headings that exist', () => {

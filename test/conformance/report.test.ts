@@ -237,7 +237,8 @@ describe('conformance report', () => {
       }
       expect(xml).to.match(/<testsuites [^>]*tests="13" failures="3" errors="0" skipped="6"/);
       expect(xml).to.include('classname="rpc-certify.eth_getBlockByHash"');
-      expect(xml).to.include('name="eth_getBlockByHash/spec-fail [§4.2] spec check that ends fail"');
+      // The id alone names a case; its clause and title are properties.
+      expect(xml).to.match(/<testcase classname="rpc-certify\.eth_getBlockByHash" name="eth_getBlockByHash\/spec-fail" time="[\d.]+">\s*<properties>\s*<property name="clause" value="§4\.2"\/>\s*<property name="title" value="spec check that ends fail"\/>/);
       expect(xml).to.include('time="0.013"');
       expect(count(xml, 'inconclusive: ')).to.be.greaterThanOrEqual(3);
       expect(xml).to.include('advisory: advisory-fail: hash mismatch');
@@ -322,6 +323,27 @@ describe('conformance report', () => {
       expect(line).to.match(/ unexpected pass\(es\); expected to fail but not judged \(eth_getUncleByBlockNumberAndIndex\/invariant-skip: skip\)$/);
     });
 
+    it('leads with the failures, each reason whole: in the terminal before the judged share, on the page right under the verdict, its clause linked to docs/spec.md', () => {
+      const report = sampleReport();
+      const failed = report.checks.find((c) => c.verdict === 'fail' && c.layer === 'spec')!;
+      failed.reason = `the block's hash is not keccak256 of its header: ${'0xab'.repeat(90)} end of the reason`;
+      const lines = formatSummary(report, paths).split('\n');
+      const at = lines.findIndex((l) => l.includes(failed.id));
+      expect(at, 'listed').to.be.above(0);
+      expect(at, 'before the judged share').to.be.below(lines.findIndex((l) => l.startsWith('  judged:')));
+      const shown = inertLines(lines.join('\n')).split('\n');
+      const end = shown.findIndex((l, i) => i > at && l.endsWith('end of the reason'));
+      expect(shown.slice(at + 1, end + 1).join('').replace(/\s/g, ''), 'the whole reason, in lines a terminal holds').to.equal(failed.reason.replace(/\s/g, ''));
+      for (const l of shown.slice(at + 1, end + 1)) expect(l.length).to.be.at.most(170);
+      const html = renderHtml(report, '../docs/spec.md');
+      const why = html.indexOf('<section id="why"');
+      expect(why, 'a Why section').to.be.above(0);
+      expect(why, 'before the judged share').to.be.below(html.indexOf('<section id="judged"'));
+      expect(html.slice(why, html.indexOf('</section>', why))).to.include(`<a href="#${failed.id}"><code>${failed.id}</code></a>`).and.include('end of the reason');
+      expect(html).to.include(`href="../docs/spec.md#s${failed.clause.replace('§', '').replace('.', '-')}"`);
+      expect(renderHtml(report), 'without the spec\'s place, no link').to.not.include('docs/spec.md#');
+    });
+
     it('names a pass that judged only part of what its title says (a request budget), in the summary and in JUnit', () => {
       const report = sampleReport();
       const pass = report.checks.find((c) => c.verdict === 'pass' && c.layer === 'spec')!;
@@ -332,7 +354,7 @@ describe('conformance report', () => {
       const at = lines.findIndex((l) => l.includes('judged in part'));
       expect(lines.slice(at, at + 2)).to.deep.equal([`  judged in part (a request budget; each check's note names what it left out):`, `    ${pass.id}: 3 of 16 judged blocks whole (budget of 512 receipts fetched one by one)`]);
       const xml = junitXml(report);
-      const testcase = xml.slice(xml.indexOf(`${pass.id} [`), xml.indexOf('</testcase>', xml.indexOf(`${pass.id} [`)));
+      const testcase = xml.slice(xml.indexOf(`name="${pass.id}"`), xml.indexOf('</testcase>', xml.indexOf(`name="${pass.id}"`)));
       expect(testcase).to.include('passed, judged in part: 3 of 16 judged blocks whole').and.include('left out: block 7').and.not.include('<failure');
     });
 

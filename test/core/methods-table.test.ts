@@ -49,6 +49,15 @@ describe('the method table (core/methods.ts)', () => {
     expect(methodLists(`const two = ['${a}', '${b}'];`)).to.deep.equal([]);
   });
 
+  it('drives the per-method code: no source file but the table spells five or more of the eight as string literals (calls and cases included)', () => {
+    const spelled = sources().flatMap((f) => {
+      const text = readFileSync(`${ROOT}/${f}`, 'utf8');
+      const named = METHODS.filter((m) => new RegExp(`['"\`]${m}['"\`]`).test(text));
+      return named.length >= 5 ? [`${f}: ${named.length} (${named.join(', ')})`] : [];
+    });
+    expect(spelled, 'derive the per-method behaviour from METHOD_FACTS (its parameter kinds, result shape, flags)').to.deep.equal([]);
+  });
+
   it('is the only source file that lists the methods (tests and docs aside)', () => {
     const files = sources();
     expect(files.length, 'the sources were found').to.be.greaterThan(100);

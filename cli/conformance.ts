@@ -33,7 +33,8 @@ Endpoint (one of):
   --network NAME          a network of fixtures/networks.json (mainnet, sepolia, ...), with
   --api-key KEY           the key (or the environment variable RPC_CERTIFY_API_KEY)
   --base-url URL          override the network's base address
-                          (with --network, an endpoint serving another chain is refused: exit 2)
+                          (with --network, an endpoint serving another chain is refused: exit 2; with
+                          --url too, --network names the chain that URL must serve)
 
 Options:
   --out DIR               where the reports go (default: reports)

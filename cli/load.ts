@@ -107,7 +107,8 @@ While k6 runs, a terminal shows per method the rate, p95 and errors every 3 s, w
 Options:
   --url URL             the endpoint, e.g. https://host/v3/<KEY> (the key never reaches a report or a metric)
   --network NAME        or a network of fixtures/networks.json, with --api-key KEY (or RPC_CERTIFY_API_KEY);
-                        an endpoint serving another chain is refused (exit 2)
+                        an endpoint serving another chain is refused (exit 2); with --url, the chain
+                        that URL must serve
   --base-url URL        override the network's base address
   --block-time S        with no --url, a moving embedded default:
 ${blockTimeHelp(24)}

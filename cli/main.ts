@@ -10,7 +10,7 @@ import { inert, inertLines } from '../core/inert.ts';
 import { redact, redactUrl } from '../core/redact.ts';
 import { interruptSignal, releaseEarlySignals } from '../core/node/interrupt.ts';
 import { removeEarlierReports } from '../core/node/atomic.ts';
-import { CONFORMANCE_FILES, LOAD_FILES } from '../core/report-files.ts';
+import { CONFORMANCE_FILES, EMBEDDED_ENDPOINT, LOAD_FILES } from '../core/report-files.ts';
 import { blockTimeHelp, DEFAULT_TX_PER_BLOCK, movingSuffix, type Omittable, OMITTABLE } from '../devnet/moving.ts';
 import { blockTime, embeddedChase, port } from './networks.ts';
 import { EXIT, failureOf, UsageError } from '../core/node/errors.ts';
@@ -94,9 +94,9 @@ async function startCommand(argv: string[]): Promise<number> {
     const seedTargets = { reverts: devnet.seed.reverts };
     // The embedded chain's own known deviations (what anvil commits to that no gateway can restate).
     const expect = await embeddedExpectations();
-    const conformance = await certify({ url: devnet.url, out: values.out, quiet: values.quiet, judging: { strict: values.strict }, expect, fixtures: [{ targets: seedTargets, source: 'seed' }] });
+    const conformance = await certify({ url: devnet.url, endpointName: `${EMBEDDED_ENDPOINT}${movingSuffix(blockTimeS)}`, out: values.out, quiet: values.quiet, judging: { strict: values.strict }, expect, fixtures: [{ targets: seedTargets, source: 'seed' }] });
     if (values['no-load'] || interrupted.aborted) return conformance;
-    const [{ runLoad }, { EMBEDDED_ENDPOINT }] = await Promise.all([import('../load/run/run.ts'), import('../load/report/compare.ts')]);
+    const { runLoad } = await import('../load/run/run.ts');
     const load = await runLoad({ url: devnet.url, endpointName: `${EMBEDDED_ENDPOINT}${movingSuffix(blockTimeS)}`, profile: 'smoke', out: values.out, targets: { reverts: devnet.seed.reverts }, fresh: embeddedChase(blockTimeS), signal: interrupted });
     console.log(inertLines(redact(load.summary)));
     return conformance || load.exitCode;

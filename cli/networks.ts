@@ -11,8 +11,11 @@ export function networkUrl(name: string, apiKey: string, baseUrl?: string): stri
 
 /** The chain --network promises (none for a name only --base-url defines), for the endpoint to be checked against. */
 export function expectedNetwork(values: { network?: string; url?: string }): { name: string; chainId: string } | undefined {
-  const net = values.network && !values.url ? networks[values.network] : undefined;
-  return net && values.network ? { name: values.network, chainId: net.chainId } : undefined;
+  if (!values.network) return undefined;
+  const net = networks[values.network];
+  // With --url, --network names the chain that URL must serve: checked, never silently dropped.
+  if (!net && values.url) throw new UsageError(`unknown network "${values.network}" (with --url, --network names the chain the endpoint must serve); known: ${Object.keys(networks).join(', ')}`);
+  return net ? { name: values.network, chainId: net.chainId } : undefined;
 }
 
 /** --methods a,b checked against the methods there are: a wrong name is a usage error naming the valid ones. */

@@ -11,7 +11,7 @@
 // as `true` or `1` would otherwise cut through JSON syntax.
 
 const KEY_IN_PATH = /\/v3\/[^/?#\s"'<>]+/g;
-const REDACTED = '<redacted>';
+export const REDACTED = '<redacted>';
 const ASCII = /^[\x20-\x7e]*$/;
 /** Each form of each secret: its pattern, and for an ASCII form its lower-cased text (the quick literal test in redacted()). */
 const secrets = new Map<string, { re: RegExp; literal?: string }>();

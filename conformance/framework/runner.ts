@@ -53,6 +53,8 @@ export interface RunSettings {
   maxHeadLagBlocks?: number;
   /** --near-head-window N (§8): wins over the network's own (fixtures/networks.json). */
   nearHeadWindow?: number;
+  /** The endpoint's name in the report instead of its redacted URL: the embedded default, gone when the run ends. */
+  endpointName?: string;
 }
 
 export interface RunOptions extends RunSettings {
@@ -175,7 +177,7 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
     if (!interrupted) checks.push(...unfinished(suites, checks, deadlineReached ? `not run: ${String(stop.signal.reason)} passed` : 'the check ended without a verdict (a harness fault)'));
     const headAfter = stop.signal.aborted ? undefined : await client.call<{ number: string; hash: string } | null>('eth_getBlockByNumber', ['latest', false]).catch(() => undefined);
     return {
-      endpoint: redactUrl(opts.url),
+      endpoint: opts.endpointName ?? redactUrl(opts.url),
       startedAt,
       finishedAt: new Date().toISOString(),
       ...(pre ? { chainId: pre.chainId, headBefore: pre.head } : {}),

@@ -14,7 +14,7 @@ import { writeFileAtomic } from '../../core/node/atomic.ts';
 import { specAnchor } from '../framework/spec-doc.ts';
 import { STYLE } from './html-style.ts';
 import { type ConformanceReport, methodsOf, type Outcome, OUTCOMES, outcomeOf, percent } from './model.ts';
-import { blockCoverage, blockCoverageText, curlSource, curlText, exchangeMeta, failingFirst, formatDuration, headLagText, inapplicableGroups, requestText, responseText, scopeLine, uncertified } from './text.ts';
+import { blockCoverage, blockCoverageText, curlText, curlWhere, exchangeMeta, failingFirst, formatDuration, headLagText, inapplicableGroups, requestText, responseText, scopeLine, uncertified } from './text.ts';
 
 /** docs/spec.md in the installed harness (this module sits two levels below the root, as does the bundled CLI). */
 const SPEC_DOC = fileURLToPath(new URL('../../docs/spec.md', import.meta.url));
@@ -312,7 +312,7 @@ function exchange(ev: Evidence, endpoint: string, label = ''): string {
   return `<div class="exchange"><div class="meta">${label ? `<b>${esc(label)}</b> · ` : ''}${esc(exchangeMeta(ev))}</div><div class="io">
 <figure><figcaption>request</figcaption><pre>${esc(requestText(ev))}</pre></figure>
 <figure><figcaption>response</figcaption><pre>${esc(responseText(ev))}</pre></figure></div>
-${ev.reference ? '</div>' : `<details class="curl"><summary>copy as curl (${curlSource(endpoint) === '$RPC_CERTIFY_URL' ? `the whole URL from $RPC_CERTIFY_URL: ${esc(endpoint)}` : 'the key from $RPC_CERTIFY_API_KEY'})</summary><pre>${esc(curlText(ev, endpoint))}</pre></details></div>`}`;
+${ev.reference ? '</div>' : `<details class="curl"><summary>copy as curl (${esc(curlWhere(endpoint))})</summary><pre>${esc(curlText(ev, endpoint))}</pre></details></div>`}`;
 }
 
 function skippedSection(checks: Judged[]): string {

@@ -55,7 +55,13 @@ export function failingFirst(evidence: Evidence[], failed: boolean): Evidence[] 
  * rebuilt from one key.
  */
 export function curlSource(endpoint: string): '$RPC_CERTIFY_API_KEY' | '$RPC_CERTIFY_URL' {
-  return endpoint.split('<redacted>').length === 2 && !endpoint.includes('?') ? '$RPC_CERTIFY_API_KEY' : '$RPC_CERTIFY_URL';
+  return endpoint.includes('://') && endpoint.split('<redacted>').length === 2 && !endpoint.includes('?') ? '$RPC_CERTIFY_API_KEY' : '$RPC_CERTIFY_URL';
+}
+
+/** Where the copy-as-curl command takes its URL from, in words for the page. */
+export function curlWhere(endpoint: string): string {
+  if (!endpoint.includes('://')) return `the whole URL from $RPC_CERTIFY_URL: ${endpoint} stopped when the run ended; \`rpc-certify devnet\` serves one and prints its URL`;
+  return curlSource(endpoint) === '$RPC_CERTIFY_URL' ? `the whole URL from $RPC_CERTIFY_URL: ${endpoint}` : 'the key from $RPC_CERTIFY_API_KEY';
 }
 
 /** The exchange as a curl command a reader can paste: the key (or the whole URL, curlSource) is read from the environment, never written. */

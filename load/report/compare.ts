@@ -60,7 +60,7 @@ export function shapeDifferences(baseline: RunShape, current: RunShape): string[
 }
 
 /** The name of the embedded default in load reports: its gateway listens on another free port each run, yet it is one endpoint. */
-export const EMBEDDED_ENDPOINT = 'the embedded default (seeded anvil behind the reference gateway)';
+export { EMBEDDED_ENDPOINT } from '../../core/report-files.ts';
 
 /** An endpoint is its scheme, host, port and path, as reports keep them: the key is redacted out of both sides. */
 function sameEndpoint(endpoint: string): string {

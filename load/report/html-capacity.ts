@@ -19,7 +19,10 @@ export function capacitySection(r: LoadReport): string {
         return v === null ? [] : [[s.offeredRps, v]];
       }),
     }));
-  const legend = `<p class="legend">${subjects.map(([n], i) => `<span><i style="background:${PALETTE[i % PALETTE.length]}"></i>${esc(n)}</span>`).join('')}</p>`;
+  // The SLO's own figure as a dashed line across each chart: where a method's line crosses it, the knee.
+  const xMax = Math.max(0, ...subjects.flatMap(([, c]) => c.steps.map((s) => s.offeredRps)));
+  const sloLine = (name: string, value: number): Series[] => (xMax > 0 ? [{ name, color: '#999', dashed: true, points: [[0, value], [xMax, value]] }] : []);
+  const legend = `<p class="legend">${subjects.map(([n], i) => `<span><i style="background:${PALETTE[i % PALETTE.length]}"></i>${esc(n)}</span>`).join('')}<span><i style="background:#999"></i>the SLO (dashed)</span></p>`;
   const summary = subjects.map(
     ([n, c]) =>
       `<tr><td>${esc(n)}</td><td><b>${c.sustainableRps}</b></td><td class="${c.confidence === 'confirmed' ? 'pass' : 'muted'}">${esc(c.confidence)}</td><td>${c.steps.length}</td><td class="text ${c.limitedBy === 'endpoint' ? 'fail' : 'muted'}">${esc(limit(c.limitedBy, c.steps.at(-1)))}</td></tr>`,
@@ -34,10 +37,10 @@ export function capacitySection(r: LoadReport): string {
 <p class="muted">One k6 run per step, stopped at the first step not within the SLO, which is run once more to confirm it (confirmed: it broke the SLO twice; unsteady: it held the second time, and the steps went on); "Per method" above shows each scenario's highest step within it.</p>
 <div class="scroll"><table><tr><th>scenario</th><th>knee: highest rate within the SLO (rps)</th><th>confidence</th><th>steps</th><th class="text">what ended the steps</th></tr>${summary.join('')}</table></div>
 <h3>p99 latency against the offered rate</h3>
-${lineChart({ series: series((s) => s.p99Ms), xLabel: 'offered requests/s', yLabel: 'p99 ms' })}
+${lineChart({ series: [...series((s) => s.p99Ms), ...sloLine(`SLO p99 ${slo.p99Ms} ms`, slo.p99Ms)], xLabel: 'offered requests/s', yLabel: 'p99 ms' })}
 ${legend}
 <h3>Success against the offered rate</h3>
-${lineChart({ series: series((s) => round(s.successRate * 100)), xLabel: 'offered requests/s', yLabel: 'success %' })}
+${lineChart({ series: [...series((s) => round(s.successRate * 100)), ...sloLine(`SLO success ${round((1 - slo.maxFailureRate) * 100)}%`, round((1 - slo.maxFailureRate) * 100))], xLabel: 'offered requests/s', yLabel: 'success %' })}
 ${legend}
 <div class="scroll"><table><tr><th>scenario</th><th>offered rps</th><th>achieved rps</th><th>p50 ms</th><th>p99 ms</th><th>success</th><th>not started</th><th>k6 cores</th><th class="text">step</th></tr>${steps.join('')}</table></div>`;
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { writeFileAtomic } from '../../core/node/atomic.ts';
-import { redactUrl, registerUrlSecrets } from '../../core/redact.ts';
+import { REDACTED, redactUrl, registerUrlSecrets } from '../../core/redact.ts';
 import { K6_EXTENSION, K6_RUNNER_IMAGE, K6_VERSION } from '../../core/node/tools/k6.ts';
 import { RECOGNITION_ENV } from '../shared/recognition.ts';
 import { corpusPartPath } from '../shared/corpus.ts';
@@ -190,7 +190,8 @@ function instructions(name: string, opts: K8sOptions, paths: { manifests: string
     `1. the runner image (this project's k6 ${K6_VERSION}), where the cluster pulls from${opts.runnerImage ? '' : ` (the default ${K6_RUNNER_IMAGE} is local: rerun with --runner-image REGISTRY/rpc-certify-k6:${K6_VERSION} to push one, or load it into the nodes, e.g. \`kind load docker-image\`)`}:`,
     `   docker build -t ${image} -f ${RUNNER_DOCKERFILE} ${K6_EXTENSION.dir}${opts.runnerImage ? ` && docker push ${image}` : ''}`,
     `2. the endpoint, key included, as a Secret (never in a manifest):`,
-    `   kubectl${ns} create secret generic ${name}-endpoint --from-literal=url='https://host/v3/<KEY>'`,
+    // The user's own URL with only the key left out (as every report shows it), for them to put the key back into.
+    `   kubectl${ns} create secret generic ${name}-endpoint --from-literal=url='${opts.url ? redactUrl(opts.url).replaceAll(REDACTED, '<KEY>') : 'https://host/v3/<KEY>'}'`,
     // Server-side: a client-side apply copies each object into an annotation capped at 256 KiB.
     `3. kubectl${ns} apply --server-side -f ${paths.manifests}`,
     `4. when \`kubectl${ns} get testrun ${name}\` shows stage "finished", collect the runners' logs:`,

@@ -84,6 +84,12 @@ describe('command line', function () {
     }
   });
 
+  it('--url with --network: the URL is checked against the network\'s chain, not the network silently dropped', async () => {
+    const r = await cli(['conformance', '--url', devnet.url, '--network', 'mainnet', '--out', await mkdtemp(join(tmpdir(), 'rc-'))]);
+    expect(r.code).to.equal(2);
+    expect(r.err.trim()).to.match(/endpoint not usable: --network mainnet is chain 0x1, but the endpoint serves chain 0x[0-9a-f]+: not the network asked for$/);
+  });
+
   it('an https:// URL to a plain-http server says so, not in OpenSSL\'s words', async () => {
     const r = await cli(['conformance', '--url', devnet.url.replace('http://', 'https://'), '--out', await mkdtemp(join(tmpdir(), 'rc-'))]);
     expect(r.code).to.equal(2);

@@ -101,6 +101,8 @@ export async function findGoTool(tool: GoTool): Promise<ToolBinary | undefined> 
 export async function ensureGoTool(tool: GoTool, log: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Promise<ToolBinary> {
   const found = await findGoTool(tool);
   if (found) return found;
+  // Go first: "building" is said only of a build that can start.
+  await requireGo(tool);
   log(`building ${tool.name} ${tool.version} with Go into ${join(toolsDir(), 'bin')} (${tool.buildNote})`);
   const path = await goInstall(tool, log);
   const version = await tool.versionOf(path);

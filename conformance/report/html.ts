@@ -2,7 +2,7 @@
 // script), verdict at a glance, then the matrices, then the failures with their evidence. Every text
 // goes through esc(): responses, reasons and even check ids come from or depend on an untrusted endpoint.
 import { escapeHtml as esc } from '../../core/inert.ts';
-import { BLOCK_TAGS } from '../../core/methods.ts';
+import { BLOCK_TAGS, isRpcMethod } from '../../core/methods.ts';
 import type { BlockRef, CoverageEntry, Targets } from '../../core/targets.ts';
 import type { CheckResult, Evidence } from '../framework/check.ts';
 import type { ExpectationNote } from '../framework/expectations.ts';
@@ -116,7 +116,8 @@ function hero(report: ConformanceReport): string {
     ['Requests', esc(run.requestCount.toLocaleString('en-US'))],
     ['Mode', run.strict ? 'strict: advisory checks are fatal' : 'default: advisory checks inform'],
     ['Expectations', run.expectations && esc(`${run.expectations.file} (${run.expectations.entries} ${run.expectations.entries === 1 ? 'entry' : 'entries'}${run.expectations.client ? `, for ${run.expectations.client}` : ''})`)],
-    ['Methods', esc(uncertified(report).length ? `${plural(run.methods.length, 'method')}: a subset (--methods); not certified: ${uncertified(report).join(', ')}` : plural(run.methods.length, 'method'))],
+    // The spec's methods: the service's own checks (envelope, batches) are no method of it.
+    ['Methods', esc(uncertified(report).length ? `${plural(run.methods.filter(isRpcMethod).length, 'method')}: a subset (--methods); not certified: ${uncertified(report).join(', ')}` : `${plural(run.methods.filter(isRpcMethod).length, 'method')}${run.methods.includes('service') ? ' and the service\'s own checks' : ''}`)],
   ];
   return `<header class="hero"><div class="wrap">
 <div class="badge v-${esc(summary.verdict)}">${esc(summary.verdict.toUpperCase())}<small>${esc(sub)}</small></div>

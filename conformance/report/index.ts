@@ -46,7 +46,8 @@ export function formatSummary(report: ConformanceReport, paths: ReportPaths): st
     `  ${judgedLine(s.judged)}`,
     `  ${perMethodLine(s.judged)}`,
     ...[scopeLine(report), windowLine(report)].filter((l) => l !== undefined).map((l) => `  ${l}`),
-    `  ${s.pass} passed, ${s.fatalFailures} failed, ${s.advisoryFailures} advisory, ${s.inconclusive} inconclusive, ${s.skip} skipped`,
+    // Every check in exactly one count, so they add up to the total above (an expected failure, an unexpected pass included).
+    `  ${s.pass} passed, ${s.fatalFailures} failed, ${s.advisoryFailures} advisory, ${s.inconclusive} inconclusive, ${s.skip} skipped${s.expectedFailures ? `, ${s.expectedFailures} expected failure(s)` : ''}${s.unexpectedPasses ? `, ${s.unexpectedPasses} unexpected pass(es)` : ''}`,
   ];
   if (report.run.reference) lines.push(...referenceLines(report.run.reference).map((l) => `  ${l}`));
   const exp = report.run.expectations;

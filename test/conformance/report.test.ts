@@ -344,6 +344,19 @@ describe('conformance report', () => {
       expect(renderHtml(report), 'without the spec\'s place, no link').to.not.include('docs/spec.md#');
     });
 
+    it('counts every check once in the summary line, an expected failure and an unexpected pass included: the counts add up to the total', () => {
+      const report = sampleReport();
+      report.run.expectations = { file: 'x.json', entries: 2 };
+      report.checks.find((c) => c.verdict === 'pass')!.expectation = { kind: 'fail', reason: 'known' };
+      report.checks.find((c) => c.verdict === 'fail' && c.layer === 'spec')!.expectation = { kind: 'fail', reason: 'known' };
+      report.summary = summarize(report.checks, false, true);
+      const text = formatSummary(report, paths);
+      const line = text.split('\n').find((l) => / passed, \d+ failed, /.test(l))!;
+      expect(line).to.match(/1 expected failure\(s\), 1 unexpected pass\(es\)$/);
+      const total = Number(/\((\d+) checks in/.exec(text)?.[1]);
+      expect([...line.matchAll(/(\d+) /g)].reduce((a, m) => a + Number(m[1]), 0)).to.equal(total);
+    });
+
     it('names a pass that judged only part of what its title says (a request budget), in the summary and in JUnit', () => {
       const report = sampleReport();
       const pass = report.checks.find((c) => c.verdict === 'pass' && c.layer === 'spec')!;

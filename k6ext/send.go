@@ -42,7 +42,7 @@ type planText struct {
 		Entries [][4]json.RawMessage `json:"entries"`
 		Stripes [][]int              `json:"stripes"`
 	} `json:"methods"`
-	// Subjects: each one's metric names (load/shared/methods.ts metricName), which configure registers.
+	// Subjects: each one's metric names (load/shared/answer-classes.ts metricName), which configure registers.
 	Subjects map[string]struct {
 		Histogram []string          `json:"histogram"`
 		Bounds    string            `json:"bounds"`

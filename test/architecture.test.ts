@@ -2,6 +2,7 @@
 // core/node/ → core/, devnet/ and scripts/ beside, test/support/imports.ts says exactly which may import which), the two
 // halves never import each other, and no import goes round in a cycle. A failure names the file, the line and the import.
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type Import, importCycles, importsOf, layerViolations, projectImports, shown, sourceFiles, whyNot } from './support/imports.ts';
 
@@ -41,6 +42,13 @@ describe('architecture: imports only go down the layers, and never round in a cy
     expect(broken.map((i) => `${shown(i)}: ${whyNot(i)}`)).to.deep.equal([]);
   });
 
+  it('the k6-safe base (core/ outside core/node/) imports no Node builtin: k6 bundles it, and has none', () => {
+    const nodeOnly = sourceFiles(ROOT)
+      .filter((f) => f.startsWith('core/') && !f.startsWith('core/node/') && f.endsWith('.ts'))
+      .filter((f) => /from ['"]node:|import\(['"]node:/.test(readFileSync(`${ROOT}/${f}`, 'utf8')));
+    expect(nodeOnly, 'move it under core/node/').to.deep.equal([]);
+  });
+
   it('no import cycle', () => {
     const cycles = importCycles(imports.filter((i) => !isKnown(KNOWN_CYCLES)(i)));
     expect(cycles.map((c) => `${c.files.length} files: ${c.path.map(shown).join(' → ')}`)).to.deep.equal([]);
@@ -67,7 +75,7 @@ describe('architecture: imports only go down the layers, and never round in a cy
 
     it('sideways and downward-only layers: conformance/ ↔ load/, devnet/ from scripts/, core/ from core/node/, the k6 code from Node code, a test', () => {
       const found = layerViolations([
-        ...file('conformance/report/x.ts', "import { METHODS } from '../../load/shared/methods.ts';"),
+        ...file('conformance/report/x.ts', "import { METHODS } from '../../load/shared/answer-classes.ts';"),
         ...file('load/plan/x.ts', "import type { Exchange } from '../../conformance/framework/rpc-client.ts';"),
         ...file('devnet/x.ts', "const g = await import('../scripts/setup-geth.ts');"),
         ...file('core/x.ts', "export { writeFileAtomic } from './node/atomic.ts';"),

@@ -6,7 +6,7 @@ import { Agent as HttpsAgent } from 'node:https';
 import { request } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { topLevelToken } from '../envelope.ts';
-import { replyFingerprint } from '../fingerprint.ts';
+import { replyFingerprint } from './fingerprint.ts';
 import { redact, redactCapped, registerUrlSecrets } from '../redact.ts';
 
 export type TransportFault = 'unreachable' | 'timeout' | 'http-status' | 'non-json' | 'too-large' | 'too-deep' | 'rate-limited' | 'interrupted';

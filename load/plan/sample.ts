@@ -13,7 +13,7 @@
 import { type Exchange, RpcClient, RpcError, TransportError } from '../../core/node/rpc-client.ts';
 import { otherGenesis } from '../../core/node/same-chain.ts';
 import { EndpointError } from '../../core/node/errors.ts';
-import { sha256Hex } from '../../core/fingerprint.ts';
+import { sha256Hex } from '../../core/node/fingerprint.ts';
 import { q, toQuantity } from '../../core/hex.ts';
 import { redact } from '../../core/redact.ts';
 import { errorStringPayload, HARNESS_REVERT_REASON, revertingInitCode } from '../../core/revert.ts';
@@ -27,7 +27,7 @@ import { type MethodFacts, METHODS, METHOD_FACTS, type RpcMethod } from '../../c
 import { nearHeadWindowOf } from '../../core/networks.ts';
 import { windowEdge, windowMargin } from '../../core/near-head-window.ts';
 import { createRng, type Rng } from '../shared/rng.ts';
-import { shapeFault } from '../k6/shapes.ts';
+import { shapeFault } from '../shared/shapes.ts';
 import { notKept } from '../../core/not-kept.ts';
 import { type NamedBlock, namedBlockFault, namedHash, namesLatest, noneNamedFault } from '../shared/named-block.ts';
 

@@ -1,6 +1,6 @@
 // What a run says beyond the totals: where the capacity steps stop meeting the SLO (and whether the
 // endpoint or the generator is to blame), and how a soak's latency drifts from its start to its end. Pure.
-import type { Subject } from '../shared/methods.ts';
+import type { Subject } from '../shared/answer-classes.ts';
 import type { Slo } from '../shared/profiles.ts';
 import { failureRate, latencyOf, requestsOf, type SubjectShard } from '../shared/shard.ts';
 import { round } from '../shared/summary.ts';

@@ -1,7 +1,7 @@
 // load.html: one self-contained page a person reads after a run (charts are inline SVG); the verdict and its reasons
 // are the decision's (verdict.ts).
 import { describeCheck } from './compare.ts';
-import { CLASSES, type RpcClass } from '../shared/methods.ts';
+import { CLASSES, type RpcClass } from '../shared/answer-classes.ts';
 import { ENTRY_KINDS, isDegenerate } from '../shared/corpus.ts';
 import { ESTIMATE_SPREAD } from '../shared/bounds.ts';
 import { generatorSentence, headline, samplingLag } from './headline.ts';

@@ -1,6 +1,6 @@
 // The plan's thresholds judged on the merged result of every instance. k6 judges each instance on its own
 // share of the test, which says nothing about the whole (a p95 of p95s is no p95), so k6 is given none. Pure.
-import { metricName, type Subject } from '../shared/methods.ts';
+import { metricName, type Subject } from '../shared/answer-classes.ts';
 import { DROPPED } from '../shared/profiles.ts';
 import { failureRate, type Merged, percentileOf } from '../shared/shard.ts';
 import { round } from '../shared/summary.ts';

@@ -4,7 +4,7 @@
 // for it. Pure.
 import { bucketQuantile } from '../shared/histogram.ts';
 import { freshPeriodOf, type FreshMethod, type FreshPeriod, mergeFreshPeriods } from '../shared/freshness.ts';
-import { CLASSES, metricName, type RpcClass, type Subject } from '../shared/methods.ts';
+import { CLASSES, metricName, type RpcClass, type Subject } from '../shared/answer-classes.ts';
 import { requestsOf } from '../shared/shard.ts';
 import { type ScenarioPlan, targetRpsAt } from '../shared/profiles.ts';
 import { type MetricReader, round, type SubjectCounts, subjectCounts } from '../shared/summary.ts';

@@ -4,7 +4,7 @@
 import { availableParallelism } from 'node:os';
 import { capacityOf, coresGiven, judgeStep } from '../report/analysis.ts';
 import { emptyHistogram } from '../shared/histogram.ts';
-import { CLASSES, type RpcClass, type Subject } from '../shared/methods.ts';
+import { CLASSES, type RpcClass, type Subject } from '../shared/answer-classes.ts';
 import type { Plan } from '../shared/profiles.ts';
 import { mergeFindings, type SubjectShard } from '../shared/shard.ts';
 import { round } from '../shared/summary.ts';

@@ -8,7 +8,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { ToolError } from '../../core/node/errors.ts';
-import { sha256Hex } from '../../core/fingerprint.ts';
+import { sha256Hex } from '../../core/node/fingerprint.ts';
 import { bundleScenario } from '../plan/bundle.ts';
 import { runK6 } from './k6.ts';
 import { type MetricTotals, OTLP_PATH, startOtlpReceiver, TOTALS_PATH } from './otlp.ts';

@@ -13,7 +13,7 @@ import { REDACTED, redactUrl, registerUrlSecrets } from '../../core/redact.ts';
 import { K6_EXTENSION, K6_RUNNER_IMAGE, K6_VERSION } from '../../core/node/tools/k6.ts';
 import { RECOGNITION_ENV } from '../shared/recognition.ts';
 import { corpusPartPath } from '../shared/corpus.ts';
-import { sha256Hex } from '../../core/fingerprint.ts';
+import { sha256Hex } from '../../core/node/fingerprint.ts';
 import { answerDigest } from '../shared/answer.ts';
 import { bundleScenario } from '../plan/bundle.ts';
 import type { Plan } from '../shared/profiles.ts';

@@ -3,7 +3,7 @@
 // process: polling costs k6 nothing.
 // On a terminal the block is redrawn every few seconds; elsewhere one line every 30 s, so CI logs stay short.
 import { bucketQuantile, GROUP_BUCKETS, HISTOGRAM_GROUPS } from '../shared/histogram.ts';
-import { JUDGED_CLASSES, metricName, SUCCESS_CLASSES, type Subject } from '../shared/methods.ts';
+import { JUDGED_CLASSES, metricName, SUCCESS_CLASSES, type Subject } from '../shared/answer-classes.ts';
 import { bucketMetric, type MetricReader } from '../shared/summary.ts';
 
 export interface ProgressOptions {

@@ -24,7 +24,7 @@ import type { Measurement } from '../shared/measurement.ts';
 import { renderJunit } from '../report/junit.ts';
 import { LiveProgress } from './progress.ts';
 import { isRpcMethod, METHODS, type RpcMethod } from '../../core/methods.ts';
-import type { Subject } from '../shared/methods.ts';
+import type { Subject } from '../shared/answer-classes.ts';
 import { buildPlan, capacitySubjects, DEFAULT_MAX_STEPS, DEFAULT_MISS_SHARE, type Plan, type PlanInput, type Profile, type Slo } from '../shared/profiles.ts';
 import { assertReport, buildReport, corpusInfo, readReport } from '../report/report.ts';
 import { exitCodeOf, failedOnItsOwn, withVerdict } from '../report/verdict.ts';

@@ -4,7 +4,7 @@
 // error is due, and null for data answered at sampling past any lag (a settled hit) are `wrong`: well-formed
 // answers that say something false, not malformed ones (`invalid`).
 // Pure: used by k6 per request and by sampling.
-import type { RpcClass } from './methods.ts';
+import type { RpcClass } from './answer-classes.ts';
 
 export interface Expectation {
   expect: 'value' | 'null' | 'error';

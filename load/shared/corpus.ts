@@ -6,7 +6,7 @@
 import { heldToSampled } from './bounds.ts';
 import type { Expectation } from './classify.ts';
 import type { RpcMethod } from '../../core/methods.ts';
-import type { RpcClass } from './methods.ts';
+import type { RpcClass } from './answer-classes.ts';
 import type { Rng } from './rng.ts';
 
 /**
@@ -50,7 +50,7 @@ export interface CorpusEntry {
    * block): null is as wrong under load as it was at sampling (a finding there), not a rate-judged null_unexpected.
    */
   settled?: true;
-  /** The answer seen at sampling (its `reply`) conforms to the schemas (load/k6/shapes.ts, run at sampling): under load, a
+  /** The answer seen at sampling (its `reply`) conforms to the schemas (load/shared/shapes.ts, run at sampling): under load, a
    * validated visit recognised as those bytes (but the id) is validated by that verdict. */
   shaped?: true;
   /**

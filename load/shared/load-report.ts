@@ -6,7 +6,7 @@ import type { ReportHeader } from '../../core/report-header.ts';
 import type { Composition, MethodSampling, TargetHead } from './corpus.ts';
 import type { Latency } from './shard.ts';
 import type { TimelinePoint } from './measurement.ts';
-import type { RpcClass } from './methods.ts';
+import type { RpcClass } from './answer-classes.ts';
 import type { Profile, Slo } from './profiles.ts';
 
 export interface MethodReport {

@@ -1,6 +1,6 @@
 // What one load run measured (its merged shards, timeline and findings), the shape run/ produces and report/
 // reads: here, below both, so neither imports the other for a type. Types only (the k6 bundle may import shared/).
-import type { Subject } from './methods.ts';
+import type { Subject } from './answer-classes.ts';
 import type { Findings, Merged } from './shard.ts';
 import type { FreshMethod, FreshPeriod } from './freshness.ts';
 

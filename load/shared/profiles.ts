@@ -2,7 +2,7 @@
 // slow the generator down and hide its tail), one capacity step, thresholds, and the target rate at any
 // moment (for "achieved vs target"). Pure: the plan is computed in Node and compiled into the k6 bundle.
 import { METHOD_FACTS, METHODS, type RpcMethod } from '../../core/methods.ts';
-import { HEAD_SCENARIO, MIX_SCENARIO, metricName, type Subject } from './methods.ts';
+import { HEAD_SCENARIO, MIX_SCENARIO, metricName, type Subject } from './answer-classes.ts';
 import { FRESH_SCENARIO } from './freshness.ts';
 import { createRng } from './rng.ts';
 import { durationMs } from '../../core/duration.ts';

@@ -2,7 +2,7 @@
 // their merge: counts add, latency histograms add (histogram.ts), so N instances give one exact result.
 // Pure: the scenario builds shards, Node merges them (local segments, or k6-operator pods' logs).
 import { type Histogram, mergeHistograms, quantile } from './histogram.ts';
-import { CLASSES, JUDGED_CLASSES, type RpcClass, SUCCESS_CLASSES } from './methods.ts';
+import { CLASSES, JUDGED_CLASSES, type RpcClass, SUCCESS_CLASSES } from './answer-classes.ts';
 import { coverageGap, parseSegment } from './segments.ts';
 import { type FreshnessShard, mergeFreshness } from './freshness.ts';
 import type { Recognition } from './recognition.ts';

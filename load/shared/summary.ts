@@ -4,7 +4,7 @@
 // Node on what k6's OpenTelemetry output exported (load/run/otlp.ts); the timeline reads each period the same way
 // (subjectCounts).
 import { BUCKETS, bucketValue, groupOf } from './histogram.ts';
-import { CLASSES, metricName, type RpcClass, SUCCESS_CLASSES, type Subject } from './methods.ts';
+import { CLASSES, metricName, type RpcClass, SUCCESS_CLASSES, type Subject } from './answer-classes.ts';
 import { BOOKKEEPING, type Plan } from './profiles.ts';
 import type { Shard } from './shard.ts';
 import { freshnessOf } from './freshness.ts';

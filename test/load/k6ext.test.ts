@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
-import { replyFingerprint, sha256Hex } from '../../core/fingerprint.ts';
+import { replyFingerprint, sha256Hex } from '../../core/node/fingerprint.ts';
 import { GO_RECOGNITION, markedText } from '../../core/reply.ts';
 import { K6_EXTENSION } from '../../core/node/tools/k6.ts';
 import { createRng } from '../../load/shared/rng.ts';

@@ -17,7 +17,7 @@ import { conclude } from '../../load/run/run.ts';
 import { compositionOf, type Finding } from '../../load/shared/corpus.ts';
 import { bucketOf, emptyHistogram } from '../../load/shared/histogram.ts';
 import type { RpcMethod } from '../../core/methods.ts';
-import { CLASSES, type RpcClass } from '../../load/shared/methods.ts';
+import { CLASSES, type RpcClass } from '../../load/shared/answer-classes.ts';
 import { buildPlan, type Profile } from '../../load/shared/profiles.ts';
 import type { SubjectShard } from '../../load/shared/shard.ts';
 import type { LoadReport } from '../../load/shared/load-report.ts';

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { type Devnet, startDevnet } from '../../devnet/index.ts';
 import { METHODS } from '../../core/methods.ts';
-import { metricName } from '../../load/shared/methods.ts';
+import { metricName } from '../../load/shared/answer-classes.ts';
 import { DROPPED } from '../../load/shared/profiles.ts';
 import { assertReport } from '../../load/report/report.ts';
 import { requireTool } from '../support/tools.ts';

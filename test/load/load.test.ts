@@ -15,7 +15,7 @@ import { compareReports } from '../../load/report/compare.ts';
 import { composeEntries, compositionOf, type CorpusEntry, type EntryKind, isDegenerate, onMissSide } from '../../load/shared/corpus.ts';
 import { bucketValue, groupOf } from '../../load/shared/histogram.ts';
 import { METHODS } from '../../core/methods.ts';
-import { CLASSES, metricName, type RpcClass } from '../../load/shared/methods.ts';
+import { CLASSES, metricName, type RpcClass } from '../../load/shared/answer-classes.ts';
 import { BOOKKEEPING, buildPlan, preAllocatedVUs, capacitySubjects, expectedIterations, parseDuration, targetRpsAt } from '../../load/shared/profiles.ts';
 import { cappedCodes } from '../../load/report/report.ts';
 import { prepareTest } from '../../load/run/run.ts';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { listeningPort, runK6 } from '../../load/run/k6.ts';
 import { requireTool } from '../support/tools.ts';
 import { groupOf } from '../../load/shared/histogram.ts';
-import { metricName } from '../../load/shared/methods.ts';
+import { metricName } from '../../load/shared/answer-classes.ts';
 import { LiveProgress } from '../../load/run/progress.ts';
 import { bucketMetric } from '../../load/shared/summary.ts';
 

@@ -2,7 +2,7 @@
 // by their fingerprint (core/reply.ts), which must always get the verdict classify() gives them, whatever
 // the endpoint sends under load.
 import { expect } from 'chai';
-import { replyFingerprint, sha256Hex } from '../../core/fingerprint.ts';
+import { replyFingerprint, sha256Hex } from '../../core/node/fingerprint.ts';
 import { markedText, replyText } from '../../core/reply.ts';
 import { type Classification, classify, type Expectation, type HttpOutcome, metVerdict } from '../../load/shared/classify.ts';
 import type { CorpusEntry } from '../../load/shared/corpus.ts';

@@ -2,7 +2,7 @@
 // In k6 the bundler swaps Ajv for validators generated at bundle time (see bundle.ts).
 import { validateShape } from '../../core/schemas.ts';
 import defs from '../../schemas/rpc/defs.json' with { type: 'json' };
-import type { Envelope } from '../shared/classify.ts';
+import type { Envelope } from './classify.ts';
 import { METHOD_FACTS, type RpcMethod } from '../../core/methods.ts';
 
 const QUANTITY = new RegExp(defs.definitions.quantity.pattern);

@@ -252,7 +252,7 @@ export function percentage(text: string, flag: string): number {
 
 /** Runs the suite and writes the reports; returns the exit code. */
 export async function certify(opts: ConformanceOptions): Promise<number> {
-  const [{ EndpointUnusable, ReferenceUnusable, runConformance }, { VERDICT_EXIT }, { assembleReport }, { formatSummary, writeReports }, { allSuites }] = await Promise.all([
+  const [{ EndpointUnusable, ReferenceUnusable, runConformance }, { VERDICT_EXIT }, { assembleReport }, { formatSummary, SUMMARY_LINE, writeReports }, { allSuites }] = await Promise.all([
     import('../conformance/framework/runner.ts'),
     import('../conformance/report/model.ts'),
     import('../conformance/report/assemble.ts'),
@@ -283,7 +283,7 @@ export async function certify(opts: ConformanceOptions): Promise<number> {
   const lockfile = join(out, 'targets.lock.json');
   if (report.targets) await writeFileAtomic(lockfile, `${JSON.stringify(report.targets, null, 2)}\n`);
   // The summary quotes the endpoint (reasons, what discovery found): shown, never obeyed, even where a line forgot to.
-  console.log(inertLines(formatSummary(report, paths)));
+  console.log(inertLines(formatSummary(report, paths), SUMMARY_LINE));
   if (report.targets) console.log(`  targets:  ${lockfile} (reuse with --targets)`);
   return VERDICT_EXIT[report.summary.verdict];
 }

@@ -171,7 +171,7 @@ const blockNamed = (o: unknown): { hash?: unknown; number?: number } => {
  * than the block's transactions: stale past the grace unless reorged); another block at that height (`other`: the
  * reorg rule); or `wrong` (another block's objects for a hash asked, or one named at another height): stale at once.
  */
-type Reading = { seen: true } | { missing: string } | { other: string } | { wrong: string } | { unjudgeable: true };
+type Reading = { seen: true } | { missing: string } | { other: string } | { wrong: string } | { torn: string } | { unjudgeable: true };
 
 
 /** An answer whose objects each name the block they are from (receipts, transactions), against the announced one. */
@@ -205,7 +205,12 @@ function readReceipts(a: Announced, result: unknown, by: AskedBy): Reading {
   if (named) return named;
   // `[]` (or fewer receipts) for a block whose transactions the VU holds is no sight of it.
   if (a.txs === undefined) return result.length ? { seen: true } : { unjudgeable: true };
-  if (result.length !== a.txs.length) return result.length < a.txs.length ? { missing: `${result.length} receipts for a block of ${a.txs.length} transactions` } : { wrong: `${result.length} receipts for a block of ${a.txs.length} transactions` };
+  // An answer (not a null) that contradicts the block the endpoint itself listed: a torn read (a block published before its
+  // receipts were indexed), wrong at any time, inside the grace too; asked by number, unless a reorg put another block there.
+  if (result.length !== a.txs.length) {
+    const what = `torn read: answered ${result.length} receipts for a block of ${a.txs.length} transactions`;
+    return by === 'hash' ? { wrong: what } : { torn: what };
+  }
   return { seen: true };
 }
 
@@ -270,6 +275,11 @@ function judgeObject(url: string, timeout: string, a: Announced, graceMs: number
   const of = `for ${params.map(String).join(', ')} of block ${a.number}, announced ${now - a.at} ms before (grace ${graceMs} ms)`;
   if ('unjudgeable' in reading) return;
   if ('wrong' in reading) return wrong(method, `${reading.wrong} ${of}`);
+  if ('torn' in reading) {
+    if (!reorged(url, timeout, a)) return wrong(method, `${reading.torn} ${of}`);
+    fresh().counters.reorged.add(1, methodTags[method]);
+    return;
+  }
   if ('seen' in reading) {
     if (!a.seen.has(method)) {
       a.seen.add(method);

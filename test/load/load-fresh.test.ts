@@ -110,6 +110,21 @@ const RED = {
       },
     };
   },
+  /** Torn head reads: eth_getBlockReceipts answers `[]` for a block first shown through the proxy less than `ms` before (inside the grace). */
+  tornReceipts(ms: number): Fault {
+    const shown = new Map<number, number>();
+    return {
+      name: `receipts of blocks younger than ${ms} ms empty`,
+      kills: [],
+      rewrite: (req, res) => {
+        const n = req.method === 'eth_blockNumber' && typeof res.result === 'string' ? parseInt(res.result, 16) : blockOf(res.result);
+        if (n !== undefined && !shown.has(n)) shown.set(n, Date.now());
+        if (req.method !== 'eth_getBlockReceipts' || req.params[0] === 'latest' || !Array.isArray(res.result) || res.result.length === 0) return res;
+        const at = shown.get(blockOf(res.result) ?? -1);
+        return at !== undefined && Date.now() - at < ms ? { ...res, result: [] } : res;
+      },
+    };
+  },
   /**
    * Asked by block hash, the receipts of the newest `n` blocks are those of block head−n; a transaction's receipt
    * names its block's parent as its blockHash.
@@ -415,10 +430,16 @@ describe('load: fresh reads on a moving chain', function () {
     expect(reasons).to.match(/eth_getBlockReceipts: \d+ stale reads? .*answered null for 0x[0-9a-f]+ of block/);
   });
 
-  it('empty receipts for the newest 4 blocks, which hold transactions: stale, not visible', async () => {
+  it('empty receipts for the newest 4 blocks, which hold transactions: wrong at once (a torn read), not visible', async () => {
     const { summary, methods, reasons } = await redGate(RED.emptyReceipts(4));
-    expect(methods['eth_getBlockReceipts']?.stale, summary).to.be.above(0);
-    expect(reasons).to.match(/eth_getBlockReceipts: \d+ stale reads? .*answered 0 receipts for a block of \d+ transactions/);
+    expect(methods['eth_getBlockReceipts']?.wrong, summary).to.be.above(0);
+    expect(reasons).to.match(/eth_getBlockReceipts: \d+ stale reads? .*wrong: torn read: answered 0 receipts for a block of \d+ transactions/);
+  });
+
+  it('torn head reads: `[]` receipts for a block during its first second (inside the 2 s grace) are wrong, not "not yet"', async () => {
+    const { summary, methods, reasons } = await redGate(RED.tornReceipts(1000));
+    expect(methods['eth_getBlockReceipts']?.wrong, summary).to.be.above(0);
+    expect(reasons).to.match(/eth_getBlockReceipts: \d+ stale reads? .*wrong: torn read: answered 0 receipts for a block of \d+ transactions/);
   });
 
   it('another block\'s receipts for a block hash, and a receipt naming another block: wrong at once, named', async () => {

@@ -1,7 +1,11 @@
 // The service spec restated in the project's own words, section by section (shared/spec/node-access-methods.md is
 // not in the repository): what docs/spec.md prints, each clause with the checks that enforce it (spec-doc.ts). A
 // section a check cites must be here: the type is the clauses' own (clause.ts).
+import { METHOD_FACTS, METHODS } from '../../core/methods.ts';
 import type { Section } from './clause.ts';
+
+/** A method section's title: the method its row names (core/methods.ts). */
+const methodOf = (section: Section): string => METHODS.find((m) => METHOD_FACTS[m].section === section) ?? `§${section}`;
 
 export interface SectionText {
   title: string;
@@ -54,7 +58,7 @@ export const SPEC_TEXT: Readonly<Record<Section, SectionText>> = {
   '3': { title: 'States and transitions', says: ['Only pending is a state: pending items carry null in the fields marked so, and a pending transaction has no receipt.'] },
   '4': { title: 'Endpoints', says: ['Every method is a POST to {base_url}/v3/<API_KEY>; the body is the §1 envelope, the success body carries `result`. Behaviour on missing, extra or malformed params: not stated.'] },
   '4.1': {
-    title: 'eth_estimateGas',
+    title: methodOf('4.1'),
     says: ['Params: a call object (§2.1) and a block number or tag (listed as required; the example sends only the call). Result: the estimated gas as a hex quantity; nothing is added to the chain; the estimate may exceed the gas really used.'],
     rules: {
       1: 'The gas parameter is capped at 10 times the current block gas limit.',
@@ -63,14 +67,14 @@ export const SPEC_TEXT: Readonly<Record<Section, SectionText>> = {
       4: 'Forwarding to a partner during an outage exists on higher plans (details not stated).',
     },
   },
-  '4.2': { title: 'eth_getBlockByHash', says: ['Params: a 32-byte block hash and the transaction details flag (boolean). Result: a block object (§2.2), or null when no block matches.'] },
-  '4.3': { title: 'eth_getUncleByBlockNumberAndIndex', says: ['Params: a hex block number or tag, and the uncle\'s index (hex). Result: the uncle as a block object (§2.2), or null.'] },
-  '4.4': { title: 'eth_getUncleByBlockHashAndIndex', says: ['Params: a 32-byte block hash and the uncle\'s index (hex). Result: the uncle as a block object (§2.2), or null.'] },
-  '4.5': { title: 'eth_getTransactionByBlockNumberAndIndex', says: ['Params: a hex block number or tag, and the transaction\'s index (hex). Result: a transaction object (§2.3), or null.'] },
-  '4.6': { title: 'eth_getTransactionByHash', says: ['Param: a 32-byte transaction hash. Result: a transaction object (§2.3), or null.'] },
-  '4.7': { title: 'eth_getTransactionReceipt', says: ['Param: a 32-byte transaction hash. Result: a receipt object (§2.4), or null; a pending transaction has no receipt.'] },
+  '4.2': { title: methodOf('4.2'), says: ['Params: a 32-byte block hash and the transaction details flag (boolean). Result: a block object (§2.2), or null when no block matches.'] },
+  '4.3': { title: methodOf('4.3'), says: ['Params: a hex block number or tag, and the uncle\'s index (hex). Result: the uncle as a block object (§2.2), or null.'] },
+  '4.4': { title: methodOf('4.4'), says: ['Params: a 32-byte block hash and the uncle\'s index (hex). Result: the uncle as a block object (§2.2), or null.'] },
+  '4.5': { title: methodOf('4.5'), says: ['Params: a hex block number or tag, and the transaction\'s index (hex). Result: a transaction object (§2.3), or null.'] },
+  '4.6': { title: methodOf('4.6'), says: ['Param: a 32-byte transaction hash. Result: a transaction object (§2.3), or null.'] },
+  '4.7': { title: methodOf('4.7'), says: ['Param: a 32-byte transaction hash. Result: a receipt object (§2.4), or null; a pending transaction has no receipt.'] },
   '4.8': {
-    title: 'eth_getBlockReceipts',
+    title: methodOf('4.8'),
     says: ['Param: a block number (hex or decimal) or a block tag.'],
     rules: {
       1: 'pending answers the same data as latest.',

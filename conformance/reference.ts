@@ -5,7 +5,8 @@
 // a reference that fails mid-run leaves the checks that needed it inconclusive, never a verdict on the endpoint.
 import { q, toQuantity, isObject } from '../core/hex.ts';
 import { blocksJudged, lagOver, lagSeconds } from '../core/head-lag.ts';
-import { METHODS, METHOD_FACTS, type RpcMethod } from '../core/methods.ts';
+import { METHODS, METHOD_FACTS, type ParamKind, type RpcMethod } from '../core/methods.ts';
+import type { ShapeName } from '../core/schemas.ts';
 import { errorStringPayload, HARNESS_REVERT_REASON, revertingInitCode } from '../core/revert.ts';
 import type { BlockRef, Targets } from '../core/targets.ts';
 import { type Exchange, resultOf, RpcError, type TransportError } from '../core/node/rpc-client.ts';
@@ -29,9 +30,9 @@ export const reference = new MethodSuite('reference', HERE);
  */
 export const ESTIMATE_BAND = 0.02;
 
-const byHash = (result: string, params: readonly string[]) => METHODS.find((m) => METHOD_FACTS[m].result === result && METHOD_FACTS[m].params.join() === params.join());
+const byHash = (result: ShapeName, params: readonly ParamKind[]) => METHODS.find((m) => METHOD_FACTS[m].result === result && METHOD_FACTS[m].params.join() === params.join());
 /** The methods the comparisons read a transaction through (by hash), from the method table. */
-const TX_BY_HASH = byHash('transaction', ['hash'])!;
+const TX_BY_HASH = byHash('transaction', ['txHash'])!;
 
 function lagCheck(suite: MethodSuite, at: 'start' | 'end'): void {
   suite.check(

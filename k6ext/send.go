@@ -30,7 +30,8 @@ import (
 	"rpc-certify.local/k6ext/reply"
 )
 
-// planText is what the scenario hands over (JSON): see load/k6/scenario.ts goPlan.
+// planText is what the scenario hands over (JSON): declared in load/shared/go-plan.ts (GoPlan), whose keys
+// test/load/k6ext.test.ts holds these json tags to.
 type planText struct {
 	URL           string   `json:"url"`
 	Timeout       string   `json:"timeout"`

@@ -29,6 +29,7 @@ import { type NamedBlock, namedBlockFault, namedHash, namesLatest } from '../sha
 import { freshRound, initFresh, judgeTagged, notJudgeable } from './fresh.ts';
 import { freshThresholds, TAGGED_METHODS, UNJUDGEABLE_METHODS } from '../shared/freshness.ts';
 import { BOOKKEEPING } from '../shared/profiles.ts';
+import type { GoPlan, GoPlanMethod } from '../shared/go-plan.ts';
 import { histogramThresholds, type K6Summary, METRICS_ENV, METRICS_VIA_OTLP, shardOf } from '../shared/summary.ts';
 import { EXTENSION, RECOGNITION_ENV } from '../shared/recognition.ts';
 
@@ -216,12 +217,12 @@ function scriptRecorder(): Recorder {
 /** What k6/x/rpccertify needs to do an iteration alone (k6ext/send.go planText): each entry's params, its fingerprint where
  * recognising its answer is all there is to judging it (else ''), whether a null is due, whether sampling found that
  * answer conforming to the schemas; stripes; metric names; buckets. */
-function goPlan() {
+function goPlan(): GoPlan {
   const methods = plan.methods.map((m) => {
     const r = requests[m];
     const entries = Array.from({ length: r.all.length }, (_, k) => unpackEntry(r.all[k] ?? ''));
     const judgedInGo = (e: PackedEntry) => e.reply !== undefined && e.expect !== 'error' && !asksLatest(r, e) && !(e.windowBlock !== undefined && nearHeadWindow > 0);
-    return [m, { entries: entries.map((e) => [e.params, judgedInGo(e) ? e.reply : '', e.expect === 'null' ? 1 : 0, e.shaped ? 1 : 0]), stripes: stripesOf(r) }];
+    return [m, { entries: entries.map((e): GoPlanMethod['entries'][number] => [e.params, judgedInGo(e) ? (e.reply ?? '') : '', e.expect === 'null' ? 1 : 0, e.shaped ? 1 : 0]), stripes: stripesOf(r) }];
   });
   const subjects = plan.scenarios.map(({ name }) => [
     name,

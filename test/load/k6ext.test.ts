@@ -14,6 +14,7 @@ import { replyFingerprint, sha256Hex } from '../../core/node/fingerprint.ts';
 import { GO_RECOGNITION, markedText } from '../../core/reply.ts';
 import { K6_EXTENSION } from '../../core/node/tools/k6.ts';
 import { createRng } from '../../load/shared/rng.ts';
+import { GO_PLAN_COMPLETE, GO_PLAN_KEYS } from '../../load/shared/go-plan.ts';
 import { envelope, randomAnswer } from '../support/hostile-answers.ts';
 import { requireTool, underCi } from '../support/tools.ts';
 
@@ -230,3 +231,38 @@ export function handleSummary(data) {
 }
 `;
 }
+
+/** The json tags of k6ext/send.go's planText, by level: the plan's own fields, and the fields of its nested structs by the tag of the field that holds them. */
+function goPlanTags(source: string): { plan: string[]; nested: Record<string, string[]> } {
+  const start = source.indexOf('type planText struct {');
+  const lines = source.slice(start).split('\n').slice(1);
+  const plan: string[] = [];
+  const nested: Record<string, string[]> = {};
+  let inner: string[] | undefined;
+  for (const line of lines) {
+    if (/^}/.test(line)) break;
+    const tag = /`json:"([^",]+)/.exec(line)?.[1];
+    if (/struct \{\s*$/.test(line)) inner = [];
+    else if (/^\t}/.test(line) && inner && tag) {
+      plan.push(tag);
+      nested[tag] = inner;
+      inner = undefined;
+    } else if (tag) (inner ?? plan).push(tag);
+  }
+  return { plan, nested };
+}
+
+describe('the Go extension\'s plan: one contract (load/shared/go-plan.ts) for the scenario that writes it and the Go that reads it', () => {
+  it('k6ext/send.go tags exactly the keys GoPlan declares, at every level', async () => {
+    expect(GO_PLAN_COMPLETE).to.equal(true);
+    const tags = goPlanTags(await readFile(join(K6_EXTENSION.dir, 'send.go'), 'utf8'));
+    expect(tags.plan, 'planText').to.have.members([...GO_PLAN_KEYS.plan]);
+    expect(tags.nested['methods'], 'planText.Methods').to.have.members([...GO_PLAN_KEYS.method]);
+    expect(tags.nested['subjects'], 'planText.Subjects').to.have.members([...GO_PLAN_KEYS.subject]);
+  });
+
+  it('the reader catches a field on one side only', () => {
+    const go = `type planText struct {\n\tURL string \`json:"url"\`\n\tExtra int \`json:"extra"\`\n\tMethods map[string]struct {\n\t\tEntries int \`json:"entries"\`\n\t} \`json:"methods"\`\n}\n`;
+    expect(goPlanTags(go)).to.deep.equal({ plan: ['url', 'extra', 'methods'], nested: { methods: ['entries'] } });
+  });
+});

@@ -14,7 +14,7 @@ import type { Judging } from '../conformance/report/assemble.ts';
 import { explains } from '../conformance/report/model.ts';
 import { removeEarlierReports, writeFileAtomic } from '../core/node/atomic.ts';
 import { CONFORMANCE_FILES } from '../core/report-files.ts';
-import { endpointOptions, expectedNetwork, methodList, positive, resolveEndpoint, seconds, warnShortKey } from './networks.ts';
+import { endpointOptions, expectedNetwork, inputFile, MAX_TIMER_MS, methodList, milliseconds, outDir, positive, resolveEndpoint, seconds, warnShortKey } from './networks.ts';
 import { UsageError } from '../core/node/errors.ts';
 import { METHODS } from '../core/methods.ts';
 import { interruptSignal } from '../core/node/interrupt.ts';
@@ -139,7 +139,7 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
     nearHeadWindow: given(values['near-head-window'], '--near-head-window', positive),
     receiptsBudget: given(values['receipts-budget'], '--receipts-budget', positive),
     judging: { strict: values.strict, network: values.network || undefined, minJudged: given(values['min-judged'], '--min-judged', percentage) },
-    timeoutMs: given(values.timeout, '--timeout', positive),
+    timeoutMs: given(values.timeout, '--timeout', milliseconds),
     deadlineMs: given(values.deadline || undefined, '--deadline', duration),
     concurrency: given(values.concurrency, '--concurrency', positive),
     referenceUrl: referenceUrl(values['reference-url'], values['max-head-lag'] ?? values['max-head-lag-blocks']),
@@ -148,7 +148,9 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
     out: values.out,
     quiet: values.quiet,
   };
+  await outDir(values.out, Object.values(CONFORMANCE_FILES));
   // The files next: the suite (Mocha, viem, the schemas) loads only once the command line is known good.
+  for (const [flag, path] of [['--ca-file', values['ca-file']], ['--expect', values.expect], ['--reverts', values.reverts], ['--targets', values.targets]] as const) if (path) await inputFile(path, flag);
   if (values['ca-file']) opts.ca = await readCa(values['ca-file']);
   if (values.expect) opts.expect = await readExpectations(values.expect);
   if (values.reverts) opts.fixtures = [{ targets: { reverts: await readReverts(values.reverts) }, source: 'fixture' }];
@@ -236,7 +238,7 @@ async function readCa(path: string): Promise<string> {
 /** "90s", "10m", "1h30m" or plain seconds, in milliseconds. */
 export function duration(text: string, flag: string): number {
   const ms = durationMs(text);
-  if (!Number.isFinite(ms) || ms <= 0) throw new UsageError(`${flag} takes a duration such as 90s, 10m or 1h30m, got "${text}"`);
+  if (!Number.isFinite(ms) || ms <= 0 || ms > MAX_TIMER_MS) throw new UsageError(`${flag} takes a duration such as 90s, 10m or 1h30m (at most 24 days), got "${text}"`);
   return ms;
 }
 

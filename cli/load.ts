@@ -12,7 +12,8 @@ import type { LoadOptions, TestOptions } from '../load/run/run.ts';
 import { DEFAULT_MAX_HEAD_LAG_BLOCKS, DEFAULT_MAX_HEAD_LAG_S } from '../load/report/head-lag.ts';
 import { findK6, K6_VERSION, toolsDir } from '../core/node/tools/k6.ts';
 import { blockTimeHelp, movingSuffix } from '../devnet/moving.ts';
-import { blockTime, embeddedChase, endpointOptions, expectedNetwork, methodList, positive, resolveEndpoint, seconds, warnShortKey } from './networks.ts';
+import { blockTime, embeddedChase, endpointOptions, expectedNetwork, httpUrl, inputFile, methodList, outDir, positive, resolveEndpoint, seconds, warnShortKey } from './networks.ts';
+import { LOAD_FILES } from '../core/report-files.ts';
 import { EXIT, failureOf, isParseArgsError, UsageError } from '../core/node/errors.ts';
 import { interruptSignal } from '../core/node/interrupt.ts';
 
@@ -196,7 +197,7 @@ export function testOptions(values: TestValues): TestOptions {
     ...(values.seed ? { seed: positive(values.seed, '--seed') } : {}),
     ...(values['miss-share'] ? { missShare: share(values['miss-share'], '--miss-share', 1) } : {}),
     ...(values.corpus ? { corpus: values.corpus } : {}),
-    ...(values['reference-url'] ? { referenceUrl: values['reference-url'] } : {}),
+    ...(values['reference-url'] ? { referenceUrl: httpUrl(values['reference-url'], '--reference-url') } : {}),
     ...(values['near-head-window'] ? { nearHeadWindow: positive(values['near-head-window'], '--near-head-window') } : {}),
     ...(values['validate-share'] ? { validateShare: share(values['validate-share'], '--validate-share', 1) } : {}),
     ...(Object.keys(slo).length ? { slo } : {}),
@@ -256,11 +257,14 @@ export async function loadCommand(argv: string[]): Promise<number> {
       ...(values['max-head-lag-blocks'] ? { maxHeadLagBlocks: positive(values['max-head-lag-blocks'], '--max-head-lag-blocks') } : {}),
       signal: interruptSignal(),
     };
+    const url = resolveEndpoint(values);
+    if (url && blockTimeS !== undefined) throw new UsageError('--block-time makes the embedded default move: it takes no --url or --network');
+    if (values.baseline) await inputFile(values.baseline, '--baseline');
+    if (values.corpus) await inputFile(values.corpus, '--corpus');
+    await outDir(values.out, Object.values(LOAD_FILES), [values.corpus, values.baseline]);
     // Loaded once the command line is known good: a usage error costs no more than node's start-up.
     const [{ refuseOverwrite, runLoad }, { startDevnet }] = await Promise.all([import('../load/run/run.ts'), import('../devnet/index.ts')]);
     if (values.baseline) await refuseOverwrite(values.baseline, values.out);
-    const url = resolveEndpoint(values);
-    if (url && blockTimeS !== undefined) throw new UsageError('--block-time makes the embedded default move: it takes no --url or --network');
     if (url) {
       warnShortKey(url);
       return report(await runLoad({ ...opts, url }));
@@ -269,7 +273,8 @@ export async function loadCommand(argv: string[]): Promise<number> {
     opts.fresh ??= embeddedChase(blockTimeS);
     try {
       console.log(`embedded default: seeded anvil behind the reference gateway at ${redactUrl(devnet.url)}${movingSuffix(blockTimeS)}`);
-      return report(await runLoad({ ...opts, url: devnet.url, endpointName: `${EMBEDDED_ENDPOINT}${movingSuffix(blockTimeS)}`, targets: { reverts: devnet.seed.reverts } }));
+      // A replayed corpus holds its own targets; the seed's reverts are sampling's.
+      return report(await runLoad({ ...opts, url: devnet.url, endpointName: `${EMBEDDED_ENDPOINT}${movingSuffix(blockTimeS)}`, ...(opts.corpus ? {} : { targets: { reverts: devnet.seed.reverts } }) }));
     } finally {
       await devnet.stop();
     }
@@ -316,7 +321,8 @@ export async function compareCommand(argv: string[]): Promise<number> {
 }
 
 export async function doctorCommand(argv: string[]): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) return print(doctorHelp);
+  const { values } = parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h' } } });
+  if (values.help) return print(doctorHelp);
   const version = async (cmd: string, args: string[]) =>
     (await promisify(execFile)(cmd, args).catch(() => undefined))?.stdout.split('\n')[0]?.trim() || undefined;
   const anvil = fileURLToPath(new URL('../node_modules/.bin/anvil', import.meta.url));

@@ -9,10 +9,9 @@ import { parseArgs } from 'node:util';
 import { inert, inertLines } from '../core/inert.ts';
 import { redact, redactUrl } from '../core/redact.ts';
 import { interruptSignal, releaseEarlySignals } from '../core/node/interrupt.ts';
-import { removeEarlierReports } from '../core/node/atomic.ts';
 import { CONFORMANCE_FILES, EMBEDDED_ENDPOINT, LOAD_FILES } from '../core/report-files.ts';
 import { blockTimeHelp, DEFAULT_TX_PER_BLOCK, movingSuffix, type Omittable, OMITTABLE } from '../devnet/moving.ts';
-import { blockTime, embeddedChase, port } from './networks.ts';
+import { blockTime, embeddedChase, outDir, port } from './networks.ts';
 import { EXIT, failureOf, UsageError } from '../core/node/errors.ts';
 import { harnessVersion } from '../core/node/version.ts';
 
@@ -84,9 +83,9 @@ async function startCommand(argv: string[]): Promise<number> {
   if (values.help) return print(startHelp);
   const blockTimeS = blockTime(values['block-time']);
   const interrupted = interruptSignal();
-  const [{ startDevnet }, { certify, embeddedExpectations }] = await Promise.all([import('../devnet/index.ts'), import('./conformance.ts')]);
   // Stopped while the chain is seeded, the run writes nothing: no earlier verdict may stay beside it.
-  await removeEarlierReports(values.out, [...Object.values(CONFORMANCE_FILES), ...Object.values(LOAD_FILES)]);
+  await outDir(values.out, [...Object.values(CONFORMANCE_FILES), ...Object.values(LOAD_FILES)]);
+  const [{ startDevnet }, { certify, embeddedExpectations }] = await Promise.all([import('../devnet/index.ts'), import('./conformance.ts')]);
   const devnet = await startDevnet({ ...(blockTimeS ? { blockTimeS } : {}), signal: interrupted });
   try {
     console.log(`embedded default: seeded anvil behind the reference gateway at ${redactUrl(devnet.url)}${movingSuffix(blockTimeS)}`);
@@ -95,7 +94,9 @@ async function startCommand(argv: string[]): Promise<number> {
     // The embedded chain's own known deviations (what anvil commits to that no gateway can restate).
     const expect = await embeddedExpectations();
     const conformance = await certify({ url: devnet.url, endpointName: `${EMBEDDED_ENDPOINT}${movingSuffix(blockTimeS)}`, out: values.out, quiet: values.quiet, judging: { strict: values.strict }, expect, fixtures: [{ targets: seedTargets, source: 'seed' }] });
-    if (values['no-load'] || interrupted.aborted) return conformance;
+    // Stopped while conformance ran: its reports say so; the run as a whole was interrupted, never a pass.
+    if (interrupted.aborted) return EXIT.interrupted;
+    if (values['no-load']) return conformance;
     const { runLoad } = await import('../load/run/run.ts');
     const load = await runLoad({ url: devnet.url, endpointName: `${EMBEDDED_ENDPOINT}${movingSuffix(blockTimeS)}`, profile: 'smoke', out: values.out, targets: { reverts: devnet.seed.reverts }, fresh: embeddedChase(blockTimeS), signal: interrupted });
     console.log(inertLines(redact(load.summary)));
@@ -136,9 +137,10 @@ async function devnetCommand(argv: string[]): Promise<number> {
   // The signals are this command's from the moment the devnet runs: a Ctrl-C as soon as its URL shows (before the
   // command below is printed) stops it and exits 0, instead of bin's early handler exiting 130 mid-print.
   const stopAsked = new Promise<void>((resolve) => {
-    releaseEarlySignals();
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
+    // After its own listeners: between the two, a signal pending dispatch would be dropped (interrupt.ts).
+    releaseEarlySignals();
   });
   // A key the user chose is theirs and stays out of the output; a generated one is printed, or the URL would be unusable.
   console.log(`${devnet.node === 'geth' ? 'geth devnet' : 'embedded default'} listening: ${values['api-key'] ? redactUrl(devnet.url) : devnet.url}`);
@@ -186,8 +188,13 @@ async function main(argv: string[]): Promise<number> {
     // node's parseArgs names the option but not where the valid ones are listed.
     if ((e as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new UsageError(`${(e as Error).message.split('.')[0]}; \`rpc-certify ${name} --help\` lists the options`);
     // "Option '--rate' argument is ambiguous…": a value that starts with a dash (a negative number) is taken for an option.
-    const ambiguous = /^Option '(--[\w-]+)' argument is ambiguous/.exec((e as Error).message);
+    const message = (e as Error).message;
+    const ambiguous = /^Option '(--[\w-]+)' argument is ambiguous/.exec(message);
     if (ambiguous) throw new UsageError(`${ambiguous[1]} was given a value starting with a dash, which reads as an option: none of its values is negative; \`rpc-certify ${name} --help\` says what it takes`);
+    const missing = /^Option '(-\w, )?(--[\w-]+) <value>' argument missing/.exec(message);
+    if (missing) throw new UsageError(`${missing[2]} takes a value; \`rpc-certify ${name} --help\` says what`);
+    const flag = /^Option '(-\w, )?(--[\w-]+)' does not take an argument/.exec(message);
+    if (flag) throw new UsageError(`${flag[2]} is a switch and takes no value (give it alone)`);
     throw e;
   });
 }

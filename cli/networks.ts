@@ -1,6 +1,8 @@
 // Building `{base_url}/v3/<KEY>` from the networks table (core/networks.ts).
 import { networks } from '../core/networks.ts';
 import { UsageError } from '../core/node/errors.ts';
+import { stat } from 'node:fs/promises';
+import { makeOutDir, removeEarlierReports } from '../core/node/atomic.ts';
 import { positionOnlySecrets, registerSecret, registerUrlSecrets, SHORT_KEY, urlKeySegments } from '../core/redact.ts';
 
 export function networkUrl(name: string, apiKey: string, baseUrl?: string): string {
@@ -40,6 +42,33 @@ export function port(text: string, flag: string): number {
   return n;
 }
 
+/** The longest wait a timer takes (node caps setTimeout at 2^31-1 ms, ~24.8 days, and fires at once beyond). */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A whole number of milliseconds a timer can wait (--timeout). */
+export function milliseconds(text: string, flag: string): number {
+  const n = positive(text, flag);
+  if (n > MAX_TIMER_MS) throw new UsageError(`${flag} takes at most ${MAX_TIMER_MS} ms (about 24 days), got "${text}"`);
+  return n;
+}
+
+/**
+ * --out, made before anything starts (a usage error naming it when it cannot be), and cleared of the reports an
+ * earlier run left there (`names`; `keep`: this run's inputs among them), so a run that ends before writing its own
+ * leaves no stale verdict for CI.
+ */
+export async function outDir(out: string, names: readonly string[], keep: ReadonlyArray<string | undefined> = []): Promise<void> {
+  await makeOutDir(out).catch((e: Error) => Promise.reject(new UsageError(`--out ${out}: ${e.message}`)));
+  await removeEarlierReports(out, names, keep.filter((k): k is string => k !== undefined));
+}
+
+/** A file an option names, there and readable as a file: else a usage error naming the option, before anything starts. */
+export async function inputFile(path: string, flag: string): Promise<string> {
+  const found = await stat(path).catch((e: NodeJS.ErrnoException) => Promise.reject(new UsageError(`${flag} ${path}: ${e.code === 'ENOENT' ? 'no such file' : `cannot read it (${e.code ?? e.message})`}`)));
+  if (!found.isFile()) throw new UsageError(`${flag} ${path}: not a file`);
+  return path;
+}
+
 /** Seconds above 0 (--max-head-lag: a lag of 0 would fail every block in flight), one grammar for every command. */
 export function seconds(text: string, flag: string): number {
   const n = Number(text);
@@ -49,8 +78,14 @@ export function seconds(text: string, flag: string): number {
 
 /** --block-time: whole seconds (anvil's interval mining), or undefined for a chain that stands still once seeded. */
 export function blockTime(text: string | undefined): number | undefined {
-  return text === undefined ? undefined : positive(text, '--block-time');
+  if (text === undefined) return undefined;
+  const s = positive(text, '--block-time');
+  if (s > MAX_BLOCK_TIME_S) throw new UsageError(`--block-time takes at most ${MAX_BLOCK_TIME_S} seconds, got "${text}"`);
+  return s;
 }
+
+/** A block an hour: slower chains exist nowhere a load test would meet them. */
+const MAX_BLOCK_TIME_S = 3600;
 
 /** The endpoint options `conformance` and `load` share. */
 export const endpointOptions = {
@@ -77,7 +112,7 @@ export function resolveEndpoint(values: { url?: string; network?: string; 'api-k
 }
 
 /** The URL when it is an http(s) one; else a usage error naming the option (not the value, which may hold the key). */
-function httpUrl(url: string, flag: string): string {
+export function httpUrl(url: string, flag: string): string {
   let protocol: string | undefined;
   try {
     protocol = new URL(url).protocol;

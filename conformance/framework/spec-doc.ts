@@ -49,7 +49,16 @@ function cited(c: Citation): string {
   return `\`${c.id}\`${what ? ` (${what})` : ''}`;
 }
 
-const list = (items: string[]) => (items.length ? items.join(', ') : '*no check*');
+/** The checks cited, each once: a check citing the clause twice (its id and its batch part, say) shows both parts. */
+function list(cs: Citation[]): string {
+  const byId = new Map<string, Citation[]>();
+  for (const c of cs) byId.set(c.id, [...(byId.get(c.id) ?? []), c]);
+  const items = [...byId.values()].map((group) => {
+    const whats = [...new Set(group.map((c) => /\((.*)\)$/.exec(cited(c))?.[1]).filter((w): w is string => w !== undefined))];
+    return `\`${group[0]?.id ?? ''}\`${whats.length ? ` (${whats.join('; ')})` : ''}`;
+  });
+  return items.length ? items.join(', ') : '*no check*';
+}
 
 export function specMarkdown(suites: readonly MethodSuite[]): string {
   const all = citations(suites);
@@ -59,15 +68,15 @@ export function specMarkdown(suites: readonly MethodSuite[]): string {
     const here = all.filter((c) => 'section' in c.ref && c.ref.section === s);
     out.push(`<a id="${sectionAnchor(s)}"></a>`, `### §${s} ${text.title}`, '', ...text.says.map((line) => `- ${line}`));
     for (const [n, rule] of Object.entries(text.rules ?? {})) {
-      const ids = here.filter((c) => (c.ref as { rule?: number }).rule === Number(n)).map(cited);
+      const ids = here.filter((c) => (c.ref as { rule?: number }).rule === Number(n));
       out.push(`- **Rule ${n}.** ${rule} Checked by: ${list(ids)}.`);
     }
-    const general = here.filter((c) => (c.ref as { rule?: number }).rule === undefined).map(cited);
+    const general = here.filter((c) => (c.ref as { rule?: number }).rule === undefined);
     out.push('', `Checked by: ${list(general)}.`, '');
   }
   out.push('### Protocol invariants', '', 'What a chain must hold whatever the service says of it, recomputed or cross-checked by the suite.', '');
   for (const [name, source] of Object.entries(INVARIANTS)) {
-    const ids = all.filter((c) => 'invariant' in c.ref && c.ref.invariant === name).map(cited);
+    const ids = all.filter((c) => 'invariant' in c.ref && c.ref.invariant === name);
     out.push(`<a id="${invariantAnchor(name)}"></a>`, `- **${name}** (${source}). Checked by: ${list(ids)}.`);
   }
   return out.join('\n');

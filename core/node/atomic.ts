@@ -1,7 +1,7 @@
 // Reports are read by CI and by people while a run may still be writing: a reader must see the old
 // file or the new one, never half of one. rename() within one directory is atomic on POSIX.
-import { realpath, rename, rm, unlink, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { mkdir, realpath, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
   const tmp = `${path}.tmp-${process.pid}`;
@@ -28,4 +28,24 @@ export async function removeEarlierReports(dir: string, names: readonly string[]
       if (!kept.has(await real(path))) await rm(path, { force: true });
     }),
   );
+}
+
+/**
+ * Makes the reports' directory, one level at a time: node's recursive mkdir spins forever under /proc. Throws with the
+ * path and the system's code when it cannot be made (a file in the way, a read-only place).
+ */
+export async function makeOutDir(dir: string): Promise<void> {
+  const missing: string[] = [];
+  let at = resolve(dir);
+  for (;;) {
+    const found = await stat(at).catch(() => undefined);
+    if (found) {
+      if (!found.isDirectory()) throw new Error(`${at} is not a directory`);
+      break;
+    }
+    missing.unshift(at);
+    if (dirname(at) === at) break;
+    at = dirname(at);
+  }
+  for (const d of missing) await mkdir(d).catch((e: NodeJS.ErrnoException) => (e.code === 'EEXIST' ? undefined : Promise.reject(new Error(`cannot create ${d} (${e.code ?? e.message})`))));
 }

@@ -25,7 +25,6 @@ export function releaseEarlySignals(): void {
 export function interruptSignal(): AbortSignal {
   if (!installed) {
     installed = true;
-    releaseEarlySignals();
     let firstAt = 0;
     const onSignal = (signal: NodeJS.Signals | string) => {
       if (controller.signal.aborted) {
@@ -39,6 +38,10 @@ export function interruptSignal(): AbortSignal {
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     process.on('SIGHUP', onSignal);
+    // Only now: removing the early handler first would leave a signal with no listener for a moment, and node stops
+    // watching it then, dropping one that arrived while the modules loaded and waits to be dispatched (a run carried
+    // on to PASS, exit 0).
+    releaseEarlySignals();
     if (process.env['npm_command']) {
       const parent = process.ppid;
       const watch = setInterval(() => {

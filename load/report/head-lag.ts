@@ -110,3 +110,8 @@ function timeline(judged: Judged[], periodSec: number): HeadLagPoint[] {
   }
   return [...points.values()].sort((a, b) => a.t - b.t);
 }
+
+/** Whether the judged samples went beyond the limit: in seconds, or in blocks where the block limit holds (maxLagBlocks set). */
+export function lagBeyond(h: Pick<HeadLag, 'seconds' | 'blocks' | 'maxLagSec' | 'maxLagBlocks'>): { seconds: boolean; blocks: boolean } {
+  return { seconds: !!h.seconds && h.seconds.max > h.maxLagSec, blocks: !!h.blocks && h.maxLagBlocks !== undefined && h.blocks.max > h.maxLagBlocks };
+}

@@ -7,6 +7,7 @@ import { ESTIMATE_SPREAD } from '../shared/bounds.ts';
 import { generatorSentence, headline, samplingLag } from './headline.ts';
 import { capacitySection } from './html-capacity.ts';
 import { freshSection } from './html-fresh.ts';
+import { lagBeyond } from './head-lag.ts';
 import { decide } from './verdict.ts';
 import { recognitionNote } from '../shared/recognition.ts';
 import { escapeHtml as esc } from '../../core/inert.ts';
@@ -161,10 +162,11 @@ function headLine(r: LoadReport): string {
 function headLagSection(r: LoadReport): string {
   const h = r.headLag;
   if (!h) return '';
-  const title = `<h2>Head lag against the reference (limit ${h.maxLagSec} s)</h2>`;
+  const title = `<h2>Head lag against the reference (limit ${h.maxLagSec} s${h.maxLagBlocks === undefined ? '' : ` and ${h.maxLagBlocks} blocks on ${h.blockTimeSec ?? '?'} s blocks`})</h2>`;
   if (h.notJudged !== undefined) return `${title}<p class="muted">Not judged (${esc(h.notJudged)}).</p>`;
   const s = h.seconds;
-  const beyond = s !== null && s !== undefined && s.max > h.maxLagSec;
+  const over = lagBeyond(h);
+  const beyond = over.seconds || over.blocks;
   const cls = beyond ? 'fail' : h.inconclusive !== undefined ? 'inconclusive' : 'pass';
   const row = (name: string, f: typeof s, unit: string) => `<tr><td>${name}</td><td>${f ? `${f.p50} ${unit}` : '–'}</td><td>${f ? `${f.p95} ${unit}` : '–'}</td><td>${f ? `${f.max} ${unit}` : '–'}</td></tr>`;
   const behind = h.referenceBehind;
@@ -173,7 +175,7 @@ function headLagSection(r: LoadReport): string {
   // The limit spans the whole sampling, so a stretch with no judged sample shows as a gap in the lag's line.
   const limitLine = points.length ? [{ name: `limit ${h.maxLagSec} s`, color: '#999', dashed: true, points: [[0, h.maxLagSec], [Math.max(h.durationSec ?? 0, points.at(-1)?.t ?? 0), h.maxLagSec]] as Array<[number, number]> }] : [];
   return `${title}
-<p class="${cls}">${beyond ? `Beyond the limit: the endpoint trailed the reference by up to ${s.max} s${h.worst ? `; ${esc(h.worst)}` : ''}.` : h.inconclusive !== undefined ? `Not judged: ${esc(h.inconclusive)}.` : `Within the limit in ${h.judged ?? 0} samples.`}</p>
+<p class="${cls}">${beyond ? `Beyond the limit: the endpoint trailed the reference by up to ${s?.max ?? '?'} s and ${h.blocks?.max ?? '?'} blocks${h.worst ? `; ${esc(h.worst)}` : ''}.` : h.inconclusive !== undefined ? `Not judged: ${esc(h.inconclusive)}.` : `Within the limit in ${h.judged ?? 0} samples.`}</p>
 <p class="muted">Sampled every ${h.periodSec ?? '–'} s beside k6: the reference's eth_blockNumber, the endpoint's, the reference's again. Blocks: the reference's first head above the endpoint's; seconds: how long the reference had already shown the first block the endpoint lacked. ${h.judged ?? 0} of ${h.samples ?? 0} samples judged.</p>
 <div class="scroll"><table><tr><th>head lag</th><th>p50</th><th>p95</th><th>max</th></tr>${row('seconds', s, 's')}${row('blocks', h.blocks, 'blocks')}</table></div>
 ${behind?.samples ? `<p>The reference trailed the endpoint in ${behind.samples} samples (up to ${behind.maxBlocks} blocks, ${behind.maxSec} s): reported, not blamed on the endpoint${behind.sample ? `; ${esc(behind.sample)}` : ''}.</p>` : ''}

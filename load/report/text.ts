@@ -3,6 +3,7 @@ import { ENTRY_KINDS, isDegenerate } from '../shared/corpus.ts';
 import { ESTIMATE_SPREAD } from '../shared/bounds.ts';
 import { generatorSentence, headline, samplingLag } from './headline.ts';
 import { decide } from './verdict.ts';
+import { lagBeyond } from './head-lag.ts';
 import { recognitionNote } from '../shared/recognition.ts';
 import type { LoadReport, MethodCorpus } from '../shared/load-report.ts';
 
@@ -62,9 +63,10 @@ export function headLagLines(r: Pick<LoadReport, 'headLag'>): string[] {
   const s = h.seconds;
   const b = h.blocks;
   const figures = s && b ? `p50/p95/max ${s.p50}/${s.p95}/${s.max} s, ${b.p50}/${b.p95}/${b.max} blocks` : 'no figure';
-  const judged = s && s.max > h.maxLagSec ? 'BEYOND the limit' : h.inconclusive !== undefined ? `INCONCLUSIVE: ${h.inconclusive}` : 'within the limit';
+  const beyond = lagBeyond(h);
+  const judged = beyond.seconds || beyond.blocks ? 'BEYOND the limit' : h.inconclusive !== undefined ? `INCONCLUSIVE: ${h.inconclusive}` : 'within the limit';
   const behind = h.referenceBehind?.samples ? `; the reference trailed the endpoint in ${h.referenceBehind.samples} (up to ${h.referenceBehind.maxBlocks} blocks, ${h.referenceBehind.maxSec} s)` : '';
-  return [`head lag against the reference (limit ${h.maxLagSec} s): ${figures} in ${h.judged ?? 0} of ${h.samples ?? 0} samples${behind}: ${judged}`];
+  return [`head lag against the reference (limit ${h.maxLagSec} s${h.maxLagBlocks === undefined ? '' : ` and ${h.maxLagBlocks} blocks`}): ${figures} in ${h.judged ?? 0} of ${h.samples ?? 0} samples${behind}: ${judged}`];
 }
 
 /** A method's corpus in one line: entries per kind, distinct requests, compared answers, what sampling left out. */

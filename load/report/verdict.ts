@@ -6,6 +6,7 @@ import { EXIT } from '../../core/node/errors.ts';
 import { describeCheck } from './compare.ts';
 import type { LoadReport } from '../shared/load-report.ts';
 import { ALWAYS_ASKED } from '../shared/freshness.ts';
+import { lagBeyond } from './head-lag.ts';
 
 export type Verdict = LoadReport['verdict'];
 
@@ -171,9 +172,8 @@ function gateChecks(r: LoadReport): GateCheck[] {
 function headLagCheck(h: NonNullable<LoadReport['headLag']>): GateCheck {
   const check = { kind: 'headLag' as const, className: 'load.headLag', name: `head lag against the reference within ${h.maxLagSec} s${h.maxLagBlocks === undefined ? '' : ` and ${h.maxLagBlocks} blocks`}` };
   const [s, b] = [h.seconds, h.blocks];
-  const overSec = s && s.max > h.maxLagSec;
-  const overBlocks = b && h.maxLagBlocks !== undefined && b.max > h.maxLagBlocks;
-  if (s && b !== undefined && (overSec || overBlocks)) {
+  const { seconds: overSec, blocks: overBlocks } = lagBeyond(h);
+  if (s && (overSec || overBlocks)) {
     const blocks = b ? `; in blocks p50 ${b.p50}, p95 ${b.p95}, max ${b.max}` : '';
     const limits = `limit --max-head-lag ${h.maxLagSec} s${h.maxLagBlocks === undefined ? '' : ` and --max-head-lag-blocks ${h.maxLagBlocks} on ${h.blockTimeSec} s blocks`}`;
     const by = overSec ? `${s.max} s` : `${b?.max ?? 0} blocks (${s.max} s)`;

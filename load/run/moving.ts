@@ -14,6 +14,9 @@ const MAX_WAIT_S = 30;
 /** How far back the block interval is measured, in blocks. */
 const SPAN = 8;
 const POLL_MS = 250;
+/** A head older than this many of its chain's block intervals (and this many seconds) is no head of a chain that moves. */
+const OLD_HEAD_INTERVALS = 10;
+const OLD_HEAD_MIN_S = 60;
 
 /**
  * Whether the head passed `sampledHead` (the head sampling started from) between `sinceMs` (Date.now() when sampling
@@ -34,7 +37,14 @@ export async function headMoves(url: string, sampledHead: bigint, sinceMs: numbe
       const now = await blockNumber(client);
       if (now !== undefined && now > sampledHead) return { chased: true, why: `the head moved during sampling (block ${sampledHead} to ${now})` };
     }
-    return { chased: false, why: `the head stood at block ${head.number} for ${round1((Date.now() - sinceMs) / 1000)} s from the start of sampling (${interval ? `two of its ${round1(interval)} s block intervals` : 'no block interval to measure'}, ${MIN_WAIT_S} s at least): a chain that does not move has no fresh reads to chase (--fresh chases it anyway)` };
+    // A head far older than its chain's pace: the chain stopped, or the endpoint is frozen at its head while the chain
+    // moves on (its own head is all it shows without a reference). Chased: a frozen endpoint fails on its stale reads,
+    // an honest one on a stopped chain passes them (every read knows the one block announced).
+    const ageS = Date.now() / 1000 - Number(head.timestamp);
+    if (interval > 0 && ageS > Math.max(OLD_HEAD_MIN_S, OLD_HEAD_INTERVALS * interval)) {
+      return { chased: true, why: `the head stood at block ${head.number}, but it is ${Math.round(ageS)} s old while its blocks came ${round1(interval)} s apart: a chain that moves has a newer one (an endpoint frozen at its head looks like this; without --reference-url it cannot be told from a chain that stopped)` };
+    }
+    return { chased: false, why: `the head stood at block ${head.number} for ${round1((Date.now() - sinceMs) / 1000)} s from the start of sampling (${interval ? `two of its ${round1(interval)} s block intervals` : 'no block interval to measure'}, ${MIN_WAIT_S} s at least; its timestamp ${Math.round(ageS)} s old): a chain that does not move has no fresh reads to chase (--fresh chases it anyway)` };
   } catch (e) {
     // No answer to decide on: chased, so a stale backend is looked for rather than assumed away.
     return { chased: true, why: `whether the head moves could not be read (${(e as Error).message}): chased` };

@@ -33,6 +33,7 @@ import { summaryText } from '../report/text.ts';
 import type { LoadReport } from '../shared/load-report.ts';
 import { DEFAULT_GRACE_MS } from '../shared/freshness.ts';
 import { type FreshChase, headMoves } from './moving.ts';
+import { networkOf } from '../../core/networks.ts';
 import { assertSameChain, HeadLagSampler } from './head-lag.ts';
 import { DEFAULT_MAX_HEAD_LAG_BLOCKS, DEFAULT_MAX_HEAD_LAG_S, headLagReport } from '../report/head-lag.ts';
 import { type Recognition, recognitionNote } from '../shared/recognition.ts';
@@ -244,7 +245,12 @@ export async function prepareTest(opts: TestOptions & { url?: string }, instance
       if (signal?.aborted) throw stopped();
       // A chain that moves is chased unless the user said otherwise: a stale `latest` fails the run without a flag.
       const watched = opts.referenceUrl ?? opts.url;
-      const freshChase = opts.fresh ?? (watched ? chase(await headMoves(watched, BigInt(corpus.head), since, signal)) : { chased: false, why: 'no endpoint given whose head to watch' });
+      // A public network always moves (fixtures/networks.json): its endpoint is chased whatever its head shows, so one
+      // frozen at its head is judged stale; elsewhere the head is watched (run/moving.ts).
+      const network = networkOf(corpus.chainId);
+      const freshChase =
+        opts.fresh ??
+        chase(network ? { chased: true, why: `chain ${BigInt(corpus.chainId)} is ${network[0]} (fixtures/networks.json), a network that always moves` } : watched ? await headMoves(watched, BigInt(corpus.head), since, signal) : { chased: false, why: 'no endpoint given whose head to watch' });
       if (signal?.aborted) throw stopped();
       log(`load: fresh reads ${freshChase.chased ? 'chased' : 'not chased'}: ${freshChase.why}`);
       latencyMs = corpus.latencyMs;

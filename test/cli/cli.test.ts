@@ -76,6 +76,15 @@ describe('command line', function () {
       [['conformance', '--url', url, '--reference-url', 'http://127.0.0.1:2/v3/ijklmnop12345678', '--max-head-lag', '0'], /^rpc-certify: --max-head-lag takes a number of seconds above 0/],
       [['conformance', '--url', url, '--max-head-lag-blocks', '2'], /^rpc-certify: --max-head-lag and --max-head-lag-blocks need --reference-url/],
       [['compare', conformanceJson, conformanceJson], /conformance\.json: a conformance report \(kind rpc-certify-conformance\), not a load report: compare and --baseline take a load\.json$/],
+      [['conformance', '--url'], /^rpc-certify: --url takes a value; `rpc-certify conformance --help` says what$/],
+      [['conformance', '--url', url, '--strict=yes'], /^rpc-certify: --strict is a switch and takes no value/],
+      [['doctor', '--bogus'], /^rpc-certify: Unknown option '--bogus'; `rpc-certify doctor --help` lists the options$/],
+      [['load', '--url', url, '--baseline', '/nonexistent/load.json'], /^rpc-certify: --baseline \/nonexistent\/load\.json: no such file$/],
+      [['load', '--url', url, '--reference-url', 'not-a-url'], /^rpc-certify: --reference-url takes an http\(s\) URL/],
+      [['conformance', '--url', url, '--out', 'README.md'], /^rpc-certify: --out README\.md: .*README\.md is not a directory$/],
+      [['conformance', '--url', url, '--out', '/proc/rpc-certify-out'], /^rpc-certify: --out \/proc\/rpc-certify-out: cannot create \/proc\/rpc-certify-out \(ENOENT\)$/],
+      [['conformance', '--url', url, '--timeout', '99999999999'], /^rpc-certify: --timeout takes at most 2147483647 ms/],
+      [['conformance', '--url', url, '--deadline', '999999h'], /^rpc-certify: --deadline takes a duration such as 90s, 10m or 1h30m \(at most 24 days\)/],
     ] as const) {
       const r = await cli([...args]);
       expect(r.code, args.join(' ')).to.equal(2);
@@ -88,6 +97,20 @@ describe('command line', function () {
     const r = await cli(['conformance', '--url', devnet.url, '--network', 'mainnet', '--out', await mkdtemp(join(tmpdir(), 'rc-'))]);
     expect(r.code).to.equal(2);
     expect(r.err.trim()).to.match(/endpoint not usable: --network mainnet is chain 0x1, but the endpoint serves chain 0x[0-9a-f]+: not the network asked for$/);
+  });
+
+  it('a run that ends before writing its reports (a usage error found late, an endpoint not usable) leaves no earlier report in --out', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'rc-stale-'));
+    const conformanceJson = join(out, 'conformance.json');
+    await writeFile(conformanceJson, JSON.stringify({ schemaVersion: 1, kind: 'rpc-certify-conformance', summary: { verdict: 'pass' } }));
+    for (const f of ['load.json', 'load.junit.xml', 'load.html']) await writeFile(join(out, f), '{"verdict":"pass"}');
+    // --baseline given a conformance.json: refused once the load modules are loaded, after --out was cleared.
+    const r = await cli(['load', '--url', devnet.url, '--baseline', conformanceJson, '--out', out]);
+    expect(r.code, r.err).to.equal(2);
+    expect((await readdir(out)).sort(), 'only the baseline input stays').to.deep.equal(['conformance.json']);
+    const c = await cli(['conformance', '--url', `http://127.0.0.1:${await freePort()}/v3/${SENTINEL}`, '--out', out]);
+    expect(c.code).to.equal(2);
+    expect(await readdir(out), 'the conformance.json of an earlier run is gone too').to.deep.equal([]);
   });
 
   it('an https:// URL to a plain-http server says so, not in OpenSSL\'s words', async () => {

@@ -13,6 +13,7 @@ import type { LoadReport } from '../../load/shared/load-report.ts';
 import type { HeadLagRecord, HeadLagSample } from '../../load/shared/measurement.ts';
 import { DEFAULT_MAX_HEAD_LAG_S, headLagReport } from '../../load/report/head-lag.ts';
 import { decide, exitCodeOf } from '../../load/report/verdict.ts';
+import { headLagLines } from '../../load/report/text.ts';
 import { renderJunit } from '../../load/report/junit.ts';
 import { FaultProxy } from '../support/fault-proxy.ts';
 import { behind, currentNumberOverStale } from '../support/faults.ts';
@@ -203,6 +204,8 @@ describe('load: the head-lag decision on made-up samples', () => {
     const d = verdictOf(slow);
     expect(d.verdict).to.equal('fail');
     expect(d.reasons[0]).to.match(/^head lag: the endpoint trailed the reference by up to 5 blocks \(4\.5 s\) \(limit --max-head-lag 5 s and --max-head-lag-blocks 3 on 1 s blocks/);
+    // Every view says the same: the terminal's line, the page.
+    expect(headLagLines({ headLag: slow })[0]).to.match(/^head lag against the reference \(limit 5 s and 3 blocks\): .*: BEYOND the limit$/);
     const within = headLagReport(record([0, 1, 2, 3, 4, 5, 6, 7, 8].map((t) => onChain(t, 1, t === 4 ? 3 : 1))), ALLOW, 1);
     expect(verdictOf(within).verdict, '3 blocks: within').to.equal('pass');
     const fast = headLagReport(record([0, 1, 2, 3, 4, 5, 6, 7, 8].map((t) => onChain(t, 0.25, t === 4 ? 12 : 2))), ALLOW, 1);

@@ -64,7 +64,7 @@ export async function outDir(out: string, names: readonly string[], keep: Readon
 
 /** A file an option names, there and readable as a file: else a usage error naming the option, before anything starts. */
 export async function inputFile(path: string, flag: string): Promise<string> {
-  const found = await stat(path).catch((e: NodeJS.ErrnoException) => Promise.reject(new UsageError(`${flag} ${path}: ${e.code === 'ENOENT' ? 'no such file' : `cannot read it (${e.code ?? e.message})`}`)));
+  const found = await stat(path).catch((e: NodeJS.ErrnoException) => Promise.reject(new UsageError(`${flag} ${path}: cannot read it (${e.code ?? e.message})`)));
   if (!found.isFile()) throw new UsageError(`${flag} ${path}: not a file`);
   return path;
 }

@@ -79,7 +79,7 @@ describe('command line', function () {
       [['conformance', '--url'], /^rpc-certify: --url takes a value; `rpc-certify conformance --help` says what$/],
       [['conformance', '--url', url, '--strict=yes'], /^rpc-certify: --strict is a switch and takes no value/],
       [['doctor', '--bogus'], /^rpc-certify: Unknown option '--bogus'; `rpc-certify doctor --help` lists the options$/],
-      [['load', '--url', url, '--baseline', '/nonexistent/load.json'], /^rpc-certify: --baseline \/nonexistent\/load\.json: no such file$/],
+      [['load', '--url', url, '--baseline', '/nonexistent/load.json'], /^rpc-certify: --baseline \/nonexistent\/load\.json: cannot read it \(ENOENT\)$/],
       [['load', '--url', url, '--reference-url', 'not-a-url'], /^rpc-certify: --reference-url takes an http\(s\) URL/],
       [['conformance', '--url', url, '--out', 'README.md'], /^rpc-certify: --out README\.md: .*README\.md is not a directory$/],
       [['conformance', '--url', url, '--out', '/proc/rpc-certify-out'], /^rpc-certify: --out \/proc\/rpc-certify-out: cannot create \/proc\/rpc-certify-out \(ENOENT\)$/],

@@ -45,7 +45,7 @@ describe('operator safety', function () {
     oneLineUsage(await cli(['conformance', '--url', 'http://127.0.0.1:1/v3/operator-key-1', '--methods', 'eth_foo']), /--methods: unknown method eth_foo; valid: .*, service, reference\n?$/);
     oneLineUsage(await cli(['load', '--duration', '5x']), /--duration takes a duration such as 30s, 5m or 1h30m .*got "5x"/);
     oneLineUsage(await cli(['load', '--rate', '0']), /--rate takes a positive whole number, got "0"/);
-    oneLineUsage(await cli(['load', '--rate']), /Option '--rate <value>' argument missing/);
+    oneLineUsage(await cli(['load', '--rate']), /--rate takes a value; `rpc-certify load --help` says what/);
     oneLineUsage(await cli(['conformance', '--rate', '3']), /Unknown option '--rate'; `rpc-certify conformance --help` lists the options/);
     oneLineUsage(await cli(['load', '--bogus']), /Unknown option '--bogus'; `rpc-certify load --help` lists the options/);
   });

@@ -143,7 +143,7 @@ function gateChecks(r: LoadReport): GateCheck[] {
       }
       // Only `latest` answers that name no block (not judgeable against the head): nothing was judged, so no check held.
       if (!f.requests && !f.stale) continue;
-      const of = [f.latestBehind ? `${f.latestBehind} of them an older block than the announced head for latest` : '', f.wrong ? `${f.wrong} of them wrong: another block's objects` : ''].filter(Boolean);
+      const of = [f.latestBehind ? `${f.latestBehind} of them an older block than the announced head for latest` : '', f.wrong ? `${f.wrong} of them wrong: another block's objects, or a torn read` : ''].filter(Boolean);
       const why = of.length ? ` (${of.join('; ')})` : '';
       const failed = f.failed ? `; ${f.failed} fresh request${f.failed === 1 ? '' : 's'} failed (an HTTP error, a timeout or no answer)` : '';
       checks.push({

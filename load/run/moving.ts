@@ -14,7 +14,7 @@ const MAX_WAIT_S = 30;
 /** How far back the block interval is measured, in blocks. */
 const SPAN = 8;
 const POLL_MS = 250;
-/** A head older than this many of its chain's block intervals (and this many seconds) is no head of a chain that moves. */
+/** A head older than this many of its chain's block intervals (and this many seconds) is no head of a chain that moves: said so. */
 const OLD_HEAD_INTERVALS = 10;
 const OLD_HEAD_MIN_S = 60;
 
@@ -38,13 +38,10 @@ export async function headMoves(url: string, sampledHead: bigint, sinceMs: numbe
       if (now !== undefined && now > sampledHead) return { chased: true, why: `the head moved during sampling (block ${sampledHead} to ${now})` };
     }
     // A head far older than its chain's pace: the chain stopped, or the endpoint is frozen at its head while the chain
-    // moves on (its own head is all it shows without a reference). Chased: a frozen endpoint fails on its stale reads,
-    // an honest one on a stopped chain passes them (every read knows the one block announced).
+    // moves on; its own head is all it shows. Not chased (a dev chain that stands is no stale endpoint), but said loudly.
     const ageS = Date.now() / 1000 - Number(head.timestamp);
-    if (interval > 0 && ageS > Math.max(OLD_HEAD_MIN_S, OLD_HEAD_INTERVALS * interval)) {
-      return { chased: true, why: `the head stood at block ${head.number}, but it is ${Math.round(ageS)} s old while its blocks came ${round1(interval)} s apart: a chain that moves has a newer one (an endpoint frozen at its head looks like this; without --reference-url it cannot be told from a chain that stopped)` };
-    }
-    return { chased: false, why: `the head stood at block ${head.number} for ${round1((Date.now() - sinceMs) / 1000)} s from the start of sampling (${interval ? `two of its ${round1(interval)} s block intervals` : 'no block interval to measure'}, ${MIN_WAIT_S} s at least; its timestamp ${Math.round(ageS)} s old): a chain that does not move has no fresh reads to chase (--fresh chases it anyway)` };
+    const frozen = interval > 0 && ageS > Math.max(OLD_HEAD_MIN_S, OLD_HEAD_INTERVALS * interval) ? `; its head is ${Math.round(ageS)} s old while its blocks came ${round1(interval)} s apart: AN ENDPOINT FROZEN AT ITS HEAD LOOKS LIKE THIS, and only --reference-url (or --fresh) tells it from a chain that stopped` : '';
+    return { chased: false, why: `the head stood at block ${head.number} for ${round1((Date.now() - sinceMs) / 1000)} s from the start of sampling (${interval ? `two of its ${round1(interval)} s block intervals` : 'no block interval to measure'}, ${MIN_WAIT_S} s at least; its timestamp ${Math.round(ageS)} s old): a chain that does not move has no fresh reads to chase (--fresh chases it anyway)${frozen}` };
   } catch (e) {
     // No answer to decide on: chased, so a stale backend is looked for rather than assumed away.
     return { chased: true, why: `whether the head moves could not be read (${(e as Error).message}): chased` };

@@ -447,7 +447,8 @@ describe('load: fresh reads on a moving chain', function () {
     expect(methods['eth_getBlockReceipts']?.stale, summary).to.be.above(0);
     expect(methods['eth_getTransactionReceipt']?.stale, summary).to.be.above(0);
     for (const m of ['eth_getBlockReceipts', 'eth_getTransactionReceipt'] as const) expect(methods[m]?.wrong, `${m}\n${summary}`).to.be.above(0);
-    expect(reasons).to.match(/eth_getBlockReceipts: \d+ stale reads? .*\d+ of them wrong: another block's objects.*wrong: answered an object of block \d+/);
+    // The example is the first wrong answer met: another block's receipts, or, where that block held fewer, a torn read.
+    expect(reasons).to.match(/eth_getBlockReceipts: \d+ stale reads? .*\d+ of them wrong: another block's objects, or a torn read.*wrong: (answered an object of block \d+|torn read: answered \d+ receipts for a block of \d+ transactions)/);
     expect(reasons).to.match(/eth_getTransactionReceipt: \d+ stale reads? .*wrong: answered an object of block \d+/);
   });
 

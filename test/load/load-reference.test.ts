@@ -74,8 +74,10 @@ describe('load: head lag against a reference on a moving chain', function () {
     expect(h?.blocks?.max, summary).to.be.at.most(1);
     expect(h?.seconds?.max, summary).to.be.at.most(DEFAULT_MAX_HEAD_LAG_S);
     expect(h?.timeline?.length, 'the lag over time').to.be.above(3);
-    expect(summary).to.match(/head lag against the reference \(limit 5 s\): p50\/p95\/max .* within the limit/);
-    expect(junit).to.match(/<testcase classname="load\.headLag" name="head lag against the reference within 5 s"( time="[^"]*")?\/>/);
+    // A block a second: the block limit holds beside the seconds.
+    expect(h?.maxLagBlocks, summary).to.equal(3);
+    expect(summary).to.match(/head lag against the reference \(limit 5 s and 3 blocks\): p50\/p95\/max .* within the limit/);
+    expect(junit).to.match(/<testcase classname="load\.headLag" name="head lag against the reference within 5 s and 3 blocks"( time="[^"]*")?\/>/);
     expect(html).to.include('Head lag over time');
   });
 
@@ -89,7 +91,7 @@ describe('load: head lag against a reference on a moving chain', function () {
     // are dated by their timestamps).
     expect(h?.seconds?.p50, summary).to.be.above(15);
     const reason = report.reasons?.find((x) => x.startsWith('head lag:'));
-    expect(reason, summary).to.match(/^head lag: the endpoint trailed the reference by up to \d+(\.\d+)? s \(limit --max-head-lag 5 s; .*blocks .*\), e\.g\. at [\d.]+ s the endpoint was at block \d+ while the reference showed \d+: (19|20|21) blocks behind/);
+    expect(reason, summary).to.match(/^head lag: the endpoint trailed the reference by up to \d+(\.\d+)? s \(limit --max-head-lag 5 s and --max-head-lag-blocks 3 on [\d.]+ s blocks; .*blocks .*\), e\.g\. at [\d.]+ s the endpoint was at block \d+ while the reference showed \d+: (19|20|21) blocks behind/);
     expect(junit).to.match(/classname="load\.headLag"[^>]*>\s*<failure message="head lag: the endpoint trailed/);
   });
 

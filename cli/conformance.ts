@@ -12,7 +12,7 @@ import type { Expectations } from '../conformance/framework/expectations.ts';
 import type { CheckResult } from '../conformance/framework/check.ts';
 import type { Judging } from '../conformance/report/assemble.ts';
 import { explains } from '../conformance/report/model.ts';
-import { removeEarlierReports, writeFileAtomic } from '../core/node/atomic.ts';
+import { writeFileAtomic } from '../core/node/atomic.ts';
 import { CONFORMANCE_FILES } from '../core/report-files.ts';
 import { endpointOptions, expectedNetwork, inputFile, MAX_TIMER_MS, methodList, milliseconds, outDir, positive, resolveEndpoint, seconds, warnShortKey } from './networks.ts';
 import { UsageError } from '../core/node/errors.ts';
@@ -252,7 +252,7 @@ export function percentage(text: string, flag: string): number {
   return n / 100;
 }
 
-/** Runs the suite and writes the reports; returns the exit code. */
+/** Runs the suite and writes the reports; returns the exit code. Its callers have made --out and cleared the earlier reports (outDir). */
 export async function certify(opts: ConformanceOptions): Promise<number> {
   const [{ EndpointUnusable, ReferenceUnusable, runConformance }, { VERDICT_EXIT }, { assembleReport }, { formatSummary, SUMMARY_LINE, writeReports }, { allSuites }] = await Promise.all([
     import('../conformance/framework/runner.ts'),
@@ -262,7 +262,6 @@ export async function certify(opts: ConformanceOptions): Promise<number> {
     suites(),
   ]);
   const { out, quiet, judging, ...settings } = opts;
-  await removeEarlierReports(out, Object.values(CONFORMANCE_FILES));
   let run: RunResult;
   const shown = quiet ? undefined : progress();
   try {

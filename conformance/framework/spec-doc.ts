@@ -42,20 +42,19 @@ function citations(suites: readonly MethodSuite[]): Citation[] {
   return out;
 }
 
-/** A check cited with what of the clause it enforces (a part, a field; "not stated" when the spec is silent on it). */
-function cited(c: Citation): string {
+/** What of the clause a citation enforces (a part, a field; "not stated" when the spec is silent on it), or '' for the whole. */
+function enforces(c: Citation): string {
   const r = c.ref as { part?: string; field?: string; unstated?: true; per?: string };
-  const what = [r.part, r.field, r.unstated ? 'not stated' : undefined, r.per].filter(Boolean).join(', ');
-  return `\`${c.id}\`${what ? ` (${what})` : ''}`;
+  return [r.part, r.field, r.unstated ? 'not stated' : undefined, r.per].filter(Boolean).join(', ');
 }
 
 /** The checks cited, each once: a check citing the clause twice (its id and its batch part, say) shows both parts. */
 function list(cs: Citation[]): string {
   const byId = new Map<string, Citation[]>();
   for (const c of cs) byId.set(c.id, [...(byId.get(c.id) ?? []), c]);
-  const items = [...byId.values()].map((group) => {
-    const whats = [...new Set(group.map((c) => /\((.*)\)$/.exec(cited(c))?.[1]).filter((w): w is string => w !== undefined))];
-    return `\`${group[0]?.id ?? ''}\`${whats.length ? ` (${whats.join('; ')})` : ''}`;
+  const items = [...byId].map(([id, group]) => {
+    const whats = [...new Set(group.map(enforces).filter(Boolean))];
+    return `\`${id}\`${whats.length ? ` (${whats.join('; ')})` : ''}`;
   });
   return items.length ? items.join(', ') : '*no check*';
 }

@@ -265,7 +265,7 @@ export async function certify(opts: ConformanceOptions): Promise<number> {
   let run: RunResult;
   const shown = quiet ? undefined : progress();
   try {
-    run = await runConformance({ ...settings, suites: allSuites, deadlineMs: settings.deadlineMs ?? DEFAULT_DEADLINE_MS, onResult: shown?.onResult, signal: interruptSignal() });
+    run = await runConformance({ ...settings, suites: allSuites, deadlineMs: settings.deadlineMs ?? DEFAULT_DEADLINE_MS, onResult: shown?.onResult, onRerun: shown?.onRerun, signal: interruptSignal() });
     shown?.flush();
   } catch (err) {
     if (err instanceof ReferenceUnusable) {
@@ -290,7 +290,7 @@ export async function certify(opts: ConformanceOptions): Promise<number> {
 }
 
 /** One line per method as its checks finish: a person sees where the run is and what failed. */
-function progress(): { onResult: (r: CheckResult) => void; flush: () => void } {
+function progress(): { onResult: (r: CheckResult) => void; onRerun: (why: string) => void; flush: () => void } {
   let method = '';
   let line: string[] = [];
   const marks: Record<CheckResult['verdict'], string> = { pass: '.', fail: 'F', skip: 's', inconclusive: '?' };
@@ -306,5 +306,10 @@ function progress(): { onResult: (r: CheckResult) => void; flush: () => void } {
     const expected = r.expectation?.kind === 'fail';
     line.push(explains(r.expectation, r) && r.verdict === 'fail' ? 'x' : expected && r.verdict === 'pass' ? '!' : r.verdict === 'fail' && r.layer === 'advisory' ? 'a' : marks[r.verdict]);
   };
-  return { onResult, flush };
+  const onRerun = (why: string) => {
+    flush();
+    method = '';
+    console.log(`  ${inert(redact(why), 400)}`);
+  };
+  return { onResult, onRerun, flush };
 }

@@ -10,8 +10,8 @@ import { inert, inertLines } from '../core/inert.ts';
 import { redact, redactUrl } from '../core/redact.ts';
 import { interruptSignal, releaseEarlySignals } from '../core/node/interrupt.ts';
 import { CONFORMANCE_FILES, EMBEDDED_ENDPOINT, LOAD_FILES } from '../core/report-files.ts';
-import { blockTimeHelp, DEFAULT_TX_PER_BLOCK, movingSuffix, type Omittable, OMITTABLE } from '../devnet/moving.ts';
-import { blockTime, embeddedChase, outDir, port } from './networks.ts';
+import { blockTimeHelp, DEFAULT_REORG_DEPTH, DEFAULT_TX_PER_BLOCK, MAX_REORG_DEPTH, movingSuffix, type Omittable, OMITTABLE, REORG_NEEDS } from '../devnet/moving.ts';
+import { blockTime, embeddedChase, outDir, port, seconds } from './networks.ts';
 import { EXIT, failureOf, UsageError } from '../core/node/errors.ts';
 import { harnessVersion } from '../core/node/version.ts';
 
@@ -63,6 +63,11 @@ Options:
 ${blockTimeHelp(17)}
   --without K,…  transaction kinds neither the seed nor the traffic sends (${OMITTABLE.join(', ')}): a chain
                  that holds none of them, as most dev chains hold no blob or set-code transaction
+  --reorg-every T  a chain that reorganises (anvil and --block-time only; geth --dev cannot reorg): every T
+                 seconds its newest blocks are replaced by a fork of their own (anvil_reorg), 1 to D blocks
+                 deep in turn; the orphaned transactions are mined again in the new fork, save blob
+                 transactions (dropped: null by hash); the seed's blocks are never replaced
+  --reorg-depth D  the deepest reorg (default ${DEFAULT_REORG_DEPTH})
   -h, --help     this text`;
 
 type Command = (argv: string[]) => Promise<number>;
@@ -124,7 +129,7 @@ async function checksCommand(argv: string[]): Promise<number> {
 }
 
 async function devnetCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { port: { type: 'string' }, 'api-key': { type: 'string' }, node: { type: 'string', default: 'anvil' }, 'block-time': { type: 'string' }, without: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  const { values } = parseArgs({ args: argv, options: { port: { type: 'string' }, 'api-key': { type: 'string' }, node: { type: 'string', default: 'anvil' }, 'block-time': { type: 'string' }, without: { type: 'string' }, 'reorg-every': { type: 'string' }, 'reorg-depth': { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
   if (values.help) return print(devnetHelp);
   if (values.node !== 'anvil' && values.node !== 'geth') throw new UsageError(`--node takes anvil or geth, got "${values.node}"`);
   const blockTimeS = blockTime(values['block-time']);
@@ -132,8 +137,9 @@ async function devnetCommand(argv: string[]): Promise<number> {
   const unknown = without.filter((k) => !(OMITTABLE as readonly string[]).includes(k));
   if (unknown.length) throw new UsageError(`--without takes ${OMITTABLE.join(', ')} (comma-separated), got "${unknown.join(',')}"`);
   const listen = values.port ? { port: port(values.port, '--port') } : {};
+  const reorgs = reorgOptions(values['reorg-every'], values['reorg-depth'], values.node, blockTimeS);
   const { startDevnet } = await import('../devnet/index.ts');
-  const devnet = await startDevnet({ node: values.node, ...listen, ...(values['api-key'] ? { apiKey: values['api-key'] } : {}), ...(blockTimeS ? { blockTimeS } : {}), without: without as Omittable[] });
+  const devnet = await startDevnet({ node: values.node, ...listen, ...(values['api-key'] ? { apiKey: values['api-key'] } : {}), ...(blockTimeS ? { blockTimeS } : {}), without: without as Omittable[], ...(reorgs ? { reorgs } : {}) });
   // The signals are this command's from the moment the devnet runs: a Ctrl-C as soon as its URL shows (before the
   // command below is printed) stops it and exits 0, instead of bin's early handler exiting 130 mid-print.
   const stopAsked = new Promise<void>((resolve) => {
@@ -146,6 +152,7 @@ async function devnetCommand(argv: string[]): Promise<number> {
   console.log(`${devnet.node === 'geth' ? 'geth devnet' : 'embedded default'} listening: ${values['api-key'] ? redactUrl(devnet.url) : devnet.url}`);
   console.log(`chain id ${devnet.seed.chainId}; ${devnet.node} behind it at ${devnet.nodeUrl}. Ctrl-C stops both.`);
   if (blockTimeS) console.log(`moving: a block every ${blockTimeS} s, with background traffic (${DEFAULT_TX_PER_BLOCK} transactions a block) from block ${BigInt(devnet.seed.blocks.multiTx.number) + 1n} on`);
+  if (reorgs) console.log(`reorganising: every ${reorgs.everyS} s its newest blocks (1 to ${reorgs.maxDepth} deep, in turn) are replaced by a fork of their own`);
   for (const line of seedSkips(devnet.seed)) console.log(line);
   // What the chain itself commits to (anvil's blob transactionsRoot, no uncles on a dev chain) fails the
   // suite however the gateway normalises; the --expect file lists it, with reasons, as `start` applies it.
@@ -160,6 +167,19 @@ async function devnetCommand(argv: string[]): Promise<number> {
   await devnet.stop();
   await rm(dir, { recursive: true, force: true });
   return 0;
+}
+
+/** --reorg-every and --reorg-depth, refused where the chain cannot reorganise. */
+function reorgOptions(every: string | undefined, depth: string | undefined, node: string, blockTimeS: number | undefined): { everyS: number; maxDepth: number } | undefined {
+  if (every === undefined) {
+    if (depth !== undefined) throw new UsageError('--reorg-depth goes with --reorg-every');
+    return undefined;
+  }
+  if (node !== 'anvil' || blockTimeS === undefined) throw new UsageError(`--reorg-every: ${REORG_NEEDS}`);
+  const everyS = seconds(every, '--reorg-every');
+  const maxDepth = depth === undefined ? DEFAULT_REORG_DEPTH : Number(depth);
+  if (!/^\d+$/.test(depth ?? '1') || maxDepth < 1 || maxDepth > MAX_REORG_DEPTH) throw new UsageError(`--reorg-depth takes a whole number of blocks from 1 to ${MAX_REORG_DEPTH}, got "${depth}"`);
+  return { everyS, maxDepth };
 }
 
 /** The shipped --expect file for the devnet's node, as a path a user can paste from where they stand. */

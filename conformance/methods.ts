@@ -12,6 +12,7 @@ import { METHODS } from '../core/methods.ts';
 import type { MethodSuite } from './framework/check.ts';
 import { robustnessChecks } from './framework/robustness.ts';
 import { headNeverGoesBack } from './framework/head.ts';
+import { afterReorg } from './framework/after-reorg.ts';
 import { everyAnswerChecks } from './framework/every-answer.ts';
 import { reference, referenceStart } from './reference.ts';
 
@@ -27,6 +28,7 @@ for (const suite of methodSuites) robustnessChecks(suite);
 
 // Last of the run, whatever else the service suite gains: they judge every answer and every head read before them.
 everyAnswerChecks(service);
+afterReorg(service);
 headNeverGoesBack(service);
 
 /**

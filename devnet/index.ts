@@ -22,9 +22,10 @@ import { Interrupted } from '../core/node/errors.ts';
 import { startAnvil } from './anvil.ts';
 import { startGeth } from './geth.ts';
 import { startGateway } from './gateway.ts';
-import type { NodeProcess } from './process.ts';
+import { type NodeProcess, rpcCall } from './process.ts';
 import { type SeedInfo, type SeedNode, seedChain } from './seed.ts';
-import type { Omittable } from './moving.ts';
+import { type Omittable, REORG_NEEDS } from './moving.ts';
+import { type Reorgs, startReorgs } from './reorg.ts';
 import { startTraffic, type Traffic, type TrafficOptions } from './traffic.ts';
 
 export type { SeedInfo, SeedNode } from './seed.ts';
@@ -40,6 +41,8 @@ export interface Devnet {
   seed: SeedInfo;
   /** The background traffic of a moving devnet (blockTimeS given); undefined on a standing one. */
   traffic?: Traffic;
+  /** The reorgs done so far, on a devnet that reorganises. */
+  reorgs?: Reorgs;
   stop(): Promise<void>;
 }
 
@@ -53,6 +56,8 @@ export interface DevnetOptions {
   traffic?: Omit<TrafficOptions, 'blockTimeS' | 'without'>;
   /** Transaction kinds neither the seed nor the traffic sends: a chain that holds none of them. */
   without?: readonly Omittable[];
+  /** A chain that reorganises (anvil, moving): a reorg every so many seconds, 1 to maxDepth blocks deep in turn (reorg.ts). */
+  reorgs?: { everyS: number; maxDepth: number; log?: (line: string) => void };
   /** A stop asked for while the devnet starts: the node is stopped at once and the start throws Interrupted. */
   signal?: AbortSignal;
 }
@@ -64,12 +69,14 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
   if (blockTimeS !== undefined && (!MOVING_NODES.includes(node) || !Number.isInteger(blockTimeS) || blockTimeS < 1)) {
     throw new Error(`a moving devnet takes ${MOVING_NODES.join(' or ')} and a whole number of seconds per block, got ${node} and ${blockTimeS}`);
   }
+  if (opts.reorgs && (node !== 'anvil' || blockTimeS === undefined)) throw new Error(REORG_NEEDS);
   // A moving geth keeps its chain across its restart: the datadir is this function's, removed when the node stops.
   const gethDir = node === 'geth' && blockTimeS !== undefined ? await mkdtemp(join(tmpdir(), 'rpc-certify-geth-')) : undefined;
   const { signal } = opts;
   const started = (p: NodeProcess): NodeProcess => ((upstreamNow = p), p);
   let upstreamNow: NodeProcess | undefined;
   let traffic: Traffic | undefined;
+  let reorgs: Reorgs | undefined;
   // Stopping the node fails the seed's next call at once (its transport does not retry): the start ends within a second.
   const onAbort = (): void => void (traffic?.stop() ?? Promise.resolve()).finally(() => upstreamNow?.stop());
   signal?.addEventListener('abort', onAbort, { once: true });
@@ -95,6 +102,7 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
       // replaces it, so the traffic's transactions wait in the mempool for the next block.
       await rpcCall(upstream.url, 'evm_setIntervalMining', [blockTimeS]);
       traffic = await startTraffic(upstream.url, seed, { ...opts.traffic, blockTimeS, without });
+      if (opts.reorgs) reorgs = startReorgs(upstream.url, { ...opts.reorgs, seedHead: BigInt(seed.blocks.multiTx.number), traffic });
     }
     const gateway = await startGateway({ upstream: upstream.url, apiKey, port: opts.port, raw: node === 'geth' });
     let stopping: Promise<void> | undefined;
@@ -106,10 +114,12 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
       nodeUrl: upstream.url,
       seed,
       ...(traffic ? { traffic } : {}),
-      // The traffic first, so no send meets a node going away.
-      stop: () => (stopping ??= (traffic?.stop() ?? Promise.resolve()).then(() => Promise.all([gateway.stop(), upstream.stop()])).then(() => undefined)),
+      ...(reorgs ? { reorgs } : {}),
+      // The reorgs and the traffic first, so no call meets a node going away.
+      stop: () => (stopping ??= Promise.all([reorgs?.stop(), traffic?.stop()]).then(() => Promise.all([gateway.stop(), upstream.stop()])).then(() => undefined)),
     };
   } catch (e) {
+    await reorgs?.stop();
     await traffic?.stop();
     await upstream.stop();
     if (gethDir) await rm(gethDir, { recursive: true, force: true });
@@ -137,11 +147,4 @@ async function indexed(url: string, tx: string, signal: AbortSignal | undefined)
     if (Date.now() > deadline) throw new Error(`geth restarted with a block period does not serve the seeded transaction ${tx} within ${INDEX_WAIT_MS / 1000} s`);
     await new Promise((r) => setTimeout(r, 100));
   }
-}
-
-async function rpcCall(url: string, method: string, params: unknown[]): Promise<unknown> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-  const body = (await res.json()) as { result?: unknown; error?: { message?: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message ?? JSON.stringify(body.error)}`);
-  return body.result;
 }

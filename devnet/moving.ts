@@ -23,3 +23,9 @@ export const movingSuffix = (blockTimeS: number | undefined): string => (blockTi
 /** Transaction kinds a devnet can be told to leave out (--without), to stand for a chain that holds none of them (an honest chain without blobs). */
 export const OMITTABLE = ['blob', 'set-code'] as const;
 export type Omittable = (typeof OMITTABLE)[number];
+
+/** A reorganising devnet's deepest reorg, by default and at most (deeper ones replace more than the traffic's last blocks). */
+export const DEFAULT_REORG_DEPTH = 2;
+export const MAX_REORG_DEPTH = 8;
+/** Why a devnet cannot reorganise but on a moving anvil (facts.md: geth --dev has no way to reorg). */
+export const REORG_NEEDS = 'a devnet that reorganises needs anvil (anvil_reorg; geth --dev cannot reorg) and a moving chain (--block-time)';

@@ -125,3 +125,11 @@ async function waitForChainId(name: string, url: string, timeoutMs: number, sign
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/** One JSON-RPC call to a node of ours; its error thrown as the node's message. */
+export async function rpcCall(url: string, method: string, params: unknown[]): Promise<unknown> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), signal: AbortSignal.timeout(10_000) });
+  const body = (await res.json()) as { result?: unknown; error?: { message?: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.message ?? JSON.stringify(body.error)}`);
+  return body.result;
+}

@@ -30,6 +30,8 @@ export interface Traffic {
   readonly sent: Readonly<Record<TrafficKind, number>>;
   /** Sends that failed (each distinct one logged once). */
   readonly errors: number;
+  /** Reads every sender's nonce from the node again at its next send (after a reorg dropped a transaction of theirs). */
+  resync(): void;
   /** Stops sending and waits for the send in flight. */
   stop(): Promise<void>;
 }
@@ -170,6 +172,9 @@ export async function startTraffic(nodeUrl: string, seed: SeedInfo, opts: Traffi
     sent,
     get errors() {
       return errors;
+    },
+    resync: () => {
+      for (const kind of TRAFFIC_KINDS) delete nonces[kind];
     },
     stop: async () => {
       stopped = true;

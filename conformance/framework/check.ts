@@ -9,6 +9,7 @@ import type { ExpectationNote } from './expectations.ts';
 import { beforeFork } from './era.ts';
 import type { Fork } from '../../core/invariants/header.ts';
 import type { HeadLog } from './head-log.ts';
+import type { ForkLog } from './fork-log.ts';
 import type { EnvelopeLog } from './envelope-log.ts';
 import type { Tie } from './fields.ts';
 import type { Clause } from './clause.ts';
@@ -34,6 +35,7 @@ export const NOT_HERE = {
   methods: 'a method --methods leaves out',
   'no-window': 'no near-head window declared for this network',
   'no-key': 'no /v3/<API_KEY> segment in the endpoint URL',
+  'no-reorg': 'no reorg seen during the run (a remote endpoint\'s chain cannot be made to reorganise: what it serves after one is judged only when the run sees one)',
   'no-batch': 'an endpoint that serves no batches (the spec does not ask for them; service/batch, advisory, says how it answered)',
 } as const;
 export type NotHere = keyof typeof NOT_HERE;
@@ -170,6 +172,8 @@ export interface RunState {
   window?: NearHeadWindow;
   /** The envelope of every answer of the run (every-answer.ts). */
   envelopes: EnvelopeLog;
+  /** Every block the run was shown (ForkLog), for the check of what is served after a reorg. */
+  forks: ForkLog;
 }
 
 const EXCERPT = 4000;
@@ -218,6 +222,10 @@ export class CheckContext {
 
   get envelopes(): EnvelopeLog {
     return this.state.envelopes;
+  }
+
+  get forks(): ForkLog {
+    return this.state.forks;
   }
 
   get window(): NearHeadWindow | undefined {

@@ -11,6 +11,7 @@ export const INVARIANTS = {
   'block encoding': 'facts.md: the header and body RLP the block hash commits to',
   'chain of headers': 'facts.md: a block names its parent by hash',
   'the chain only grows': 'facts.md: moving chains and stale providers',
+  'one fork after a reorg': 'facts.md: reorgs (a provider served a pre-reorg fork for 15+ minutes)',
   'transaction hash': 'facts.md: tx hash = keccak256 of the signed typed envelope',
   'transaction sender': 'facts.md: from = ecrecover of the signature',
   'transaction envelope': 'facts.md: transaction types 0x0-0x4 and their fields',

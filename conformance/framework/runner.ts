@@ -4,12 +4,13 @@
 // run the suite many times (the self-tests do, once per injected fault).
 import Mocha from 'mocha';
 import { redactCapped, redactDeep, redactUrl } from '../../core/redact.ts';
-import { isObject } from '../../core/hex.ts';
+import { isObject, toQuantity } from '../../core/hex.ts';
 import type { BlockRef, Targets } from '../../core/targets.ts';
 import { CheckContext, CheckOutcome, stable, type CheckResult, type CheckSpec, type MethodSuite, type RunState } from './check.ts';
 import { coverageOf, discoverTargets, loadTargets, lockBlocksMissing, mergeFixtures } from './discovery.ts';
 import { expectationFor, type Expectations } from './expectations.ts';
 import { fixtureTargets } from './fixtures.ts';
+import { ForkLog } from './fork-log.ts';
 import { HeadLog } from './head-log.ts';
 import { EnvelopeLog } from './envelope-log.ts';
 import { RpcClient, TransportError, RpcError, resultOf } from '../../core/node/rpc-client.ts';
@@ -62,6 +63,8 @@ export interface RunOptions extends RunSettings {
   suites: readonly MethodSuite[];
   /** Called as each check ends, for progress output. */
   onResult?: (r: CheckResult) => void;
+  /** Called when a reorg took a target away and the checks start again (the terminal says why before their results). */
+  onRerun?: (why: string) => void;
   /** Ctrl-C: stops the run at once, also in preflight and discovery; what ran is kept and the result is marked incomplete. */
   signal?: AbortSignal;
 }
@@ -93,6 +96,8 @@ export interface RunMeta {
   reference?: ReferenceMeta;
   /** The near-head window (§8) the run judged with: --near-head-window, or the network's; absent when none is declared. */
   nearHeadWindow?: NearHeadWindow;
+  /** The heights the run was shown under more than one hash, and each time a reorg took a target away (the checks ran again). */
+  reorgs?: { seen: Array<{ number: string; hashes: string[] }>; reruns?: string[] };
 }
 
 export interface RunResult extends RunMeta {
@@ -120,9 +125,11 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
   // Every head the run reads, from the preflight on, is logged: service/head-never-goes-back judges them.
   const heads = new HeadLog();
   const envelopes = new EnvelopeLog();
+  const forks = new ForkLog();
   const client = new RpcClient({ url: opts.url, timeoutMs: opts.timeoutMs ?? 10_000, concurrency: opts.concurrency ?? 8, ...(opts.ca ? { ca: opts.ca } : {}), signal: stop.signal, noAnswerLimit: NO_ANSWER_LIMIT, onAnswer: (ex, asked, answered) => {
       heads.observe(ex, asked, answered);
       envelopes.observe(ex);
+      forks.observe(ex);
     },
   });
   // Its own client: its answers never enter the endpoint's head log, request count or not-served tally.
@@ -139,6 +146,7 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
     let pre: Awaited<ReturnType<typeof preflight>> | undefined;
     let targets: Targets | undefined;
     let window: NearHeadWindow | undefined;
+    let discover: ((from: BlockRef) => Promise<Targets>) | undefined;
     try {
       pre = await preflight(client);
       const { chainId, head } = pre;
@@ -151,9 +159,14 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
       // network fixture's transaction is old history, archive the window does not serve: left out.
       const depth = Math.min(opts.discoveryDepth ?? 64, window ? Math.max(1, window.blocks - windowMargin(window.blocks)) : Infinity);
       const { preByzantiumTx, ...recentFixtures } = await fixtureTargets(client, chainId);
-      targets = opts.targetsFile
-        ? await loadTargets(opts.targetsFile)
-        : mergeFixtures(await discoverTargets(client, { depth, ...(opts.discoveryBudget ? { budget: opts.discoveryBudget } : {}), chainId, head }), window ? recentFixtures : { ...recentFixtures, ...(preByzantiumTx ? { preByzantiumTx } : {}) }, 'fixture');
+      const fixtures = window ? recentFixtures : { ...recentFixtures, ...(preByzantiumTx ? { preByzantiumTx } : {}) };
+      discover = async (from) => {
+        let found = mergeFixtures(await discoverTargets(client, { depth, ...(opts.discoveryBudget ? { budget: opts.discoveryBudget } : {}), chainId, head: from }), fixtures, 'fixture');
+        for (const f of opts.fixtures ?? []) found = mergeFixtures(found, f.targets, f.source);
+        found.coverage = coverageOf(found);
+        return found;
+      };
+      targets = opts.targetsFile ? await loadTargets(opts.targetsFile) : await discover(head);
       if (targets.chainId !== chainId) throw new EndpointUnusable(`targets are for chain ${targets.chainId}, the endpoint serves chain ${chainId}`);
       if (opts.targetsFile) {
         // Same chain id is not the same chain: a lock's blocks not here would fail every check that uses them.
@@ -163,14 +176,33 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
           throw new EndpointUnusable(`--targets ${opts.targetsFile}: ${missing.length} block(s) of the lock are not on this endpoint's chain (no block, or another hash, at their number: ${named}${missing.length > 3 ? ', …' : ''}): another chain with chain id ${BigInt(chainId)} (a restarted devnet, a reset testnet, another client), or history reorganised since the lock was written. Run without --targets to discover targets here`);
         }
       }
-      for (const f of opts.fixtures ?? []) targets = mergeFixtures(targets, f.targets, f.source);
-      targets.coverage = coverageOf(targets);
+      if (opts.targetsFile) {
+        for (const f of opts.fixtures ?? []) targets = mergeFixtures(targets, f.targets, f.source);
+        targets.coverage = coverageOf(targets);
+      }
     } catch (err) {
       // Stopped during preflight or discovery: whatever failed there failed because the run was stopped.
       if (!stop.signal.aborted) throw err;
     }
 
-    const checks = targets && !stop.signal.aborted ? await runMocha(suites, { client, targets, memo: new Map(), receiptsBudget: opts.receiptsBudget ?? RECEIPTS_BUDGET, heads, envelopes, ...(reference ? { reference } : {}), ...(window ? { window } : {}) }, opts.onResult, stop.signal, opts.expect) : [];
+    const runChecks = (on: Targets) => runMocha(suites, { client, targets: on, memo: new Map(), receiptsBudget: opts.receiptsBudget ?? RECEIPTS_BUDGET, heads, envelopes, forks, ...(reference ? { reference } : {}), ...(window ? { window } : {}) }, opts.onResult, stop.signal, opts.expect);
+    let checks = targets && !stop.signal.aborted ? await runChecks(targets) : [];
+    // A reorg that took a target block away during the run fails checks an honest chain passes (its hash answers null,
+    // its transactions name another block): the checks run again on targets below the reach of the reorgs seen.
+    const reruns: string[] = [];
+    for (let lost = targets && discover && !stop.signal.aborted ? await reorgedTargets(client, targets) : undefined; lost && discover && !stop.signal.aborted; ) {
+      const below = lost.head - 2n * (lost.head - lost.lowest + 1n);
+      const from = below > 0n ? await client.call<{ number: string; hash: string } | null>('eth_getBlockByNumber', [toQuantity(below), false]).catch(() => null) : null;
+      if (!isObject(from) || typeof from.number !== 'string' || typeof from.hash !== 'string' || reruns.length >= REORG_RERUNS) {
+        reruns.push(`${lost.why}; the checks were not run again (${reruns.length >= REORG_RERUNS ? `${REORG_RERUNS} runs again already` : 'no block that deep'}): failures on that block may be the reorg's`);
+        break;
+      }
+      reruns.push(`${lost.why}: the checks ran again on targets from block ${BigInt(from.number)} down`);
+      opts.onRerun?.(reruns.at(-1)!);
+      targets = await discover({ number: from.number, hash: from.hash });
+      checks = await runChecks(targets);
+      lost = stop.signal.aborted ? undefined : await reorgedTargets(client, targets);
+    }
     const interrupted = opts.signal?.aborted === true;
     const deadlineReached = !interrupted && stop.signal.aborted;
     // Every check gets a verdict unless Ctrl-C stopped the run: one that did not run (the deadline) is inconclusive.
@@ -195,6 +227,7 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
       // What the reference and the endpoint answered: redacted like the checks' texts.
       ...(reference ? { reference: redactDeep({ ...reference.meta, requestCount: reference.client.requestCount, ...(reference.failed ? { failed: redactCapped(reference.failed, MAX_TEXT) } : {}) }) } : {}),
       ...(window ? { nearHeadWindow: window } : {}),
+      ...(forks.reorged().length || reruns.length ? { reorgs: { seen: forks.reorged().map((r) => ({ number: toQuantity(r.number), hashes: r.blocks.map((b) => b.hash) })), ...(reruns.length ? { reruns } : {}) } } : {}),
     };
   } finally {
     clearTimeout(deadline);
@@ -202,6 +235,32 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
     client.close();
     refClient?.close();
   }
+}
+
+/** Times at most the checks run again after a reorg took their targets away. */
+const REORG_RERUNS = 2;
+
+/**
+ * The target blocks (judged, head, busiest, empty) whose number the endpoint now answers with another block: a reorg
+ * took them away during the run. With the lowest such height and the head now, or undefined when every one stands.
+ */
+async function reorgedTargets(client: RpcClient, t: Targets): Promise<{ lowest: bigint; head: bigint; why: string } | undefined> {
+  const refs = new Map<string, BlockRef>();
+  for (const r of [t.multiTxBlock, t.emptyBlock, ...(t.judgedBlocks ?? [])]) if (r) refs.set(r.hash, r);
+  const gone: Array<{ ref: BlockRef; now: string }> = [];
+  for (const ref of refs.values()) {
+    const now = await client.call<{ hash?: unknown } | null>('eth_getBlockByNumber', [ref.number, false]).catch(() => undefined);
+    if (isObject(now) && typeof now.hash === 'string' && now.hash !== ref.hash) gone.push({ ref, now: now.hash });
+  }
+  if (!gone.length) return undefined;
+  const head = await client.call<string>('eth_blockNumber', []).catch(() => undefined);
+  const lowest = gone.map((g) => BigInt(g.ref.number)).reduce((a, b) => (a < b ? a : b));
+  const first = gone[0]!;
+  return {
+    lowest,
+    head: typeof head === 'string' && /^0x[0-9a-f]+$/i.test(head) ? BigInt(head) : lowest,
+    why: `a reorg took ${gone.length} target block(s) away during the run (block ${BigInt(first.ref.number)} was ${first.ref.hash}, now ${first.now})`,
+  };
 }
 
 /** The reference opened (its chain id must be the endpoint's), or the run refused naming it (ReferenceUnusable, exit 2). */

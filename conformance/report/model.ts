@@ -88,6 +88,7 @@ export const REPORT_RUN_FIELDS: Presence<ReportRun> = {
   deadlineReached: 'optional',
   reference: 'optional',
   nearHeadWindow: 'optional',
+  reorgs: 'optional',
 };
 
 /**

@@ -170,3 +170,13 @@ export function referenceLines(ref: ReferenceMeta, differences = 10): string[] {
     ...(diffs.length > differences ? [`… and ${diffs.length - differences} more difference(s) (conformance.json, run.reference)`] : []),
   ];
 }
+
+/** The reorgs the run saw, and the checks it ran again because one took their targets away: said whenever there was one. */
+export function reorgLines(report: ConformanceReport): string[] {
+  const r = report.run.reorgs;
+  if (!r) return [];
+  return [
+    `  reorgs: the run saw ${r.seen.length} height(s) under more than one hash${r.seen.length ? ` (${r.seen.map((x) => `block ${BigInt(x.number)}`).join(', ')})` : ''}${report.checks.some((c) => c.id === 'service/after-reorg' && c.verdict === 'skip') ? ', after service/after-reorg had run: what was served after them is NOT JUDGED' : ''}`,
+    ...(r.reruns ?? []).map((why) => `    ${why}`),
+  ];
+}

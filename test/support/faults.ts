@@ -485,6 +485,54 @@ function invariantFaults(targets: Targets): Fault[] {
 
     // the head: a balancer whose next read lands on a backend behind
     laggingHead('the latest block and eth_blockNumber come from a backend 2 blocks behind after the preflight', 2n, ['latest', 'eth_blockNumber']),
+
+    // after a reorg, played over the standing chain: the head's block seen under a second hash, `nibble(hash)`
+    ...reorgFaults(),
+  ];
+}
+
+/**
+ * A reorg at the head, played over a standing chain: the head's block is also shown under another hash (one hex digit
+ * changed), as `latest` answers it a second time, the first read after the preflight's. A by-number cache keeps that
+ * orphan at the head's height (after the first read by number, the lock's check); a transaction index names it for
+ * the head's transactions. `latest` and the parent chain otherwise name the real block.
+ */
+function reorgFaults(): Fault[] {
+  const played = () => {
+    let latestReads = 0;
+    let byNumber = 0;
+    let head: Json | undefined;
+    return {
+      /** The answer as the reorg played shows it, or undefined for the real one. */
+      orphan(req: RpcRequest, r: Json): Json | undefined {
+        if (req.method !== 'eth_getBlockByNumber') return undefined;
+        if (req.params[0] === 'latest') {
+          head = r;
+          return latestReads++ === 1 ? { ...r, hash: nibble(r['hash'] as string) } : undefined;
+        }
+        return head && r['number'] === head['number'] && byNumber++ > 0 ? { ...r, hash: nibble(r['hash'] as string) } : undefined;
+      },
+      head: () => head?.['hash'] as string | undefined,
+    };
+  };
+  const cache = played();
+  const index = played();
+  return [
+    fault('reorg: a by-number cache keeps serving the head block a reorg took away (another hash at the head\'s height)', ['service/after-reorg'], (req, res) => {
+      if (!('result' in res) || res.result === null) return res;
+      const shown = cache.orphan(req, res.result as Json);
+      return shown ? { ...res, result: shown } : res;
+    }, { methods: ['service'] }),
+    fault('reorg: a transaction index names the head block a reorg took away, for the head\'s transactions', ['service/after-reorg'], (req, res) => {
+      if (!('result' in res) || res.result === null) return res;
+      const r = res.result as Json;
+      if (req.method === 'eth_getBlockByNumber') {
+        const shown = req.params[0] === 'latest' ? index.orphan(req, r) : undefined;
+        return shown ? { ...res, result: shown } : res;
+      }
+      const head = index.head();
+      return (req.method === M.tx || req.method === M.receipt) && head !== undefined && r['blockHash'] === head ? { ...res, result: { ...r, blockHash: nibble(head) } } : res;
+    }, { methods: ['service'] }),
   ];
 }
 

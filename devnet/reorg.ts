@@ -30,6 +30,8 @@ export interface ReorgDone {
 
 export interface Reorgs {
   readonly done: readonly ReorgDone[];
+  /** One reorg of this depth now, after any in flight (a test that needs one at a given moment). */
+  now(depth: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -44,8 +46,7 @@ export function startReorgs(nodeUrl: string, opts: ReorgOptions): Reorgs {
   let inFlight: Promise<void> = Promise.resolve();
   const said = new Set<string>();
 
-  const reorgOnce = async (): Promise<void> => {
-    const depth = (done.length % opts.maxDepth) + 1;
+  const reorgOnce = async (depth = (done.length % opts.maxDepth) + 1): Promise<void> => {
     const head = blockOf(await rpc(nodeUrl, 'eth_getBlockByNumber', ['latest', true]));
     if (head.number - BigInt(depth) < opts.seedHead) return;
     const orphaned: Array<{ hash: string; txs: Array<{ hash: string; type: string }> }> = [];
@@ -82,6 +83,7 @@ export function startReorgs(nodeUrl: string, opts: ReorgOptions): Reorgs {
   schedule();
   return {
     done,
+    now: (depth) => (inFlight = inFlight.then(() => reorgOnce(depth))),
     stop: async () => {
       stopped = true;
       clearTimeout(timer);

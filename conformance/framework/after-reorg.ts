@@ -6,6 +6,8 @@ import { isObject, toQuantity } from '../../core/hex.ts';
 import type { CheckContext, MethodSuite } from './check.ts';
 
 const HERE = 'conformance/framework/after-reorg.ts';
+/** The newest heights the run read, read again by number and walked down to by hash before judging. */
+const REREAD = 8;
 /** How far back the head's parent chain is walked, in blocks. */
 const WALK_MAX = 64;
 /** Orphaned transactions asked again, per orphaned block. */
@@ -26,8 +28,11 @@ export function afterReorg(suite: MethodSuite): void {
       covers: ['tag:latest'],
     },
     async (t) => {
-      // The head once more, as the run's last checks read it: a reorg at the head since the last read shows here.
-      await t.exchange('eth_getBlockByNumber', ['latest', false], { fresh: true });
+      // The newest heights the run read, by number once more, and the head's parent chain down to them by hash: a
+      // reorg among them since, or a by-number answer off the head's own chain, shows as a height under two hashes.
+      const newest = t.forks.newest(REREAD);
+      for (const n of newest) await t.exchange('eth_getBlockByNumber', [toQuantity(n), false], { fresh: true });
+      if (newest.length) await parentChain(t, newest.at(-1)!);
       const reorged = t.forks.reorged();
       if (!reorged.length) t.notOnThisChain('no-reorg', `no reorg seen in this run (${t.forks.shown} blocks read, none of their heights under two hashes): what the endpoint serves after a reorg is NOT JUDGED`);
       let wrong = await mismatches(t);

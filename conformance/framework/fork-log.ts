@@ -36,6 +36,11 @@ export class ForkLog {
     at.set(b['hash'], known);
   }
 
+  /** The newest `n` heights the run was shown blocks at, newest first. */
+  newest(n: number): bigint[] {
+    return [...this.heights.keys()].sort((a, b) => (a < b ? 1 : a > b ? -1 : 0)).slice(0, n);
+  }
+
   /** The heights the run saw under more than one hash, lowest first, each with the blocks shown there. */
   reorged(): Array<{ number: bigint; blocks: ShownBlock[] }> {
     return [...this.heights]

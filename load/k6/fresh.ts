@@ -10,7 +10,7 @@ import { sleep } from 'k6';
 import http from 'k6/http';
 import { Counter, Trend } from 'k6/metrics';
 import { bucketOf, groupOf, HISTOGRAM_GROUPS } from '../shared/histogram.ts';
-import { type AskedBy, type Fill, FRESH_COUNTERS, FRESH_METHODS, type FreshCounter, type FreshMethod, freshBoundsMetric, freshVisibleMetric, OBJECT_ASKS, READABLE_RESULTS, TAGGED_ASKS } from '../shared/freshness.ts';
+import { type AskedBy, type Fill, FRESH_COUNTERS, FRESH_METHODS, FRESH_REORG_DEPTH, freshConsistentMetric, type FreshCounter, type FreshMethod, freshBoundsMetric, freshVisibleMetric, OBJECT_ASKS, READABLE_RESULTS, TAGGED_ASKS } from '../shared/freshness.ts';
 
 interface Announced {
   number: number;
@@ -18,12 +18,31 @@ interface Announced {
   hash?: string;
   /** Its transactions' hashes, once an answer listed them (a by-number or `latest` block). */
   txs?: string[];
+  /** Its receipts' log counts, once eth_getBlockReceipts answered them whole. */
+  logs?: number[];
   /** When an answer first showed it (ms since the epoch). */
   at: number;
   /** Methods that have seen its objects (announcement-to-visible is recorded once each). */
   seen: Set<FreshMethod>;
   /** Its objects were asked at least once. */
   asked?: boolean;
+  /** Its parent's hash, once an answer showed it (a `latest` or by-number block). */
+  parentHash?: string;
+  /** When a reorg put this block at its height in place of the one announced (ms since the epoch), and the methods
+   * that have answered consistently since (time to consistency is recorded once each). */
+  reorg?: { noticed: number; consistent: Set<FreshMethod>; judged?: boolean };
+}
+
+/** A block a reorg took away, as the endpoint showed it, and the one its own chain has at that height now. */
+interface Orphan {
+  number: number;
+  hash: string;
+  canonical: string;
+  txs?: string[];
+  /** When the reorg was noticed (ms since the epoch). */
+  noticed: number;
+  /** Methods whose answer for its transactions no longer names it (null, or another block). */
+  settled: Set<FreshMethod>;
 }
 
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
@@ -38,6 +57,10 @@ interface FreshMetrics {
   counters: Record<FreshCounter, Counter>;
   visible: Record<FreshMethod, Counter[]>;
   visibleBounds: Record<FreshMethod, Trend>;
+  /** Time from a reorg noticed to the method's first answer consistent with the new fork. */
+  consistent: Record<FreshMethod, Trend>;
+  /** The depth of each reorg noticed (blocks replaced). */
+  reorgDepth: Trend;
 }
 let metrics: FreshMetrics | undefined;
 
@@ -49,6 +72,8 @@ export function initFresh(): void {
     visible: Object.fromEntries(FRESH_METHODS.map((m) => [m, Array.from({ length: HISTOGRAM_GROUPS }, (_, g) => new Counter(freshVisibleMetric(m, g)))])) as Record<FreshMethod, Counter[]>,
     // A Trend, not a Gauge: k6's OpenTelemetry output exports a gauge's last value only, a Trend's min and max (a few samples a second).
     visibleBounds: Object.fromEntries(FRESH_METHODS.map((m) => [m, new Trend(freshBoundsMetric(m))])) as Record<FreshMethod, Trend>,
+    consistent: Object.fromEntries(FRESH_METHODS.map((m) => [m, new Trend(freshConsistentMetric(m))])) as Record<FreshMethod, Trend>,
+    reorgDepth: new Trend(FRESH_REORG_DEPTH),
   };
 }
 
@@ -60,6 +85,11 @@ const methodTags = Object.fromEntries(FRESH_METHODS.map((m) => [m, { m }])) as R
 
 
 const announced: Announced[] = [];
+const orphans: Orphan[] = [];
+/** Orphans whose transactions are asked again for this long after the reorg. */
+const ORPHAN_ASKED_MS = 30_000;
+/** Transactions of an orphaned block asked again (by hash, and their receipts). */
+const ORPHAN_TXS = 2;
 const logged = new Set<FreshMethod>();
 let nextId = 1;
 
@@ -124,21 +154,79 @@ function wrong(method: FreshMethod, why: string): void {
 /** What an answer's block shows: its hash, and its transactions' hashes when it lists them. */
 interface Shown {
   hash?: unknown;
+  parentHash?: unknown;
   transactions?: unknown;
 }
 
 /** Learns what an answer showed of an announced block: its hash (when only eth_blockNumber had named it) and its transactions. */
 function learn(a: Announced, block: Shown): void {
   if (a.hash === undefined && typeof block.hash === 'string') a.hash = block.hash;
-  if (a.txs === undefined && block.hash === a.hash && Array.isArray(block.transactions)) a.txs = block.transactions.filter((t): t is string => typeof t === 'string');
+  if (block.hash !== a.hash) return;
+  if (a.txs === undefined && Array.isArray(block.transactions)) a.txs = block.transactions.filter((t): t is string => typeof t === 'string');
+  if (a.parentHash === undefined && typeof block.parentHash === 'string') a.parentHash = block.parentHash;
+}
+
+/** A block a reorg took away at this height, if the hash is one. */
+const orphanAt = (number: number, hash: unknown): Orphan | undefined => orphans.find((o) => o.number === number && o.hash === hash);
+
+/** "block 12 0xab12…, which a reorg took away 3400 ms before (the endpoint's own chain has 0xcd34… there)". */
+const orphanText = (o: Orphan, now: number) => `block ${o.number} ${o.hash.slice(0, 18)}…, which a reorg took away ${now - o.noticed} ms before (the endpoint's own chain has ${o.canonical.slice(0, 18)}… there)`;
+
+/**
+ * A block `latest` showed (with its parent's hash) against the blocks announced: another hash at an announced height
+ * is a reorg, and so is a parent hash that is not the announced block below; the parent chain is followed down by
+ * hash until it meets an announced block. Each announced block replaced becomes an orphan; the new one is asked again.
+ */
+function noticeFork(url: string, timeout: string, shown: { number: number; hash: string; parentHash?: string; transactions?: unknown }): void {
+  const now = Date.now();
+  let depth = 0;
+  let cur: typeof shown | undefined = shown;
+  for (let k = 0; cur && k < KEPT; k++) {
+    const a = announced.find((x) => x.number === cur!.number);
+    if (a?.hash !== undefined && a.hash !== cur.hash) {
+      orphans.push({ number: a.number, hash: a.hash, canonical: cur.hash, ...(a.txs ? { txs: a.txs } : {}), noticed: now, settled: new Set() });
+      if (orphans.length > KEPT) orphans.shift();
+      // Asked again as the block now at that height; its time to visible is the first block's (recorded once).
+      a.hash = cur.hash;
+      delete a.txs;
+      delete a.logs;
+      delete a.parentHash;
+      a.asked = false;
+      a.reorg = { noticed: now, consistent: new Set() };
+      learn(a, cur);
+      depth++;
+    } else if (k > 0) break;
+    const below = announced.find((x) => x.number === cur!.number - 1);
+    if (below?.hash === undefined || typeof cur.parentHash !== 'string' || below.hash === cur.parentHash) break;
+    const parent = ask(url, timeout, 'eth_getBlockByHash', [cur.parentHash, false], false)?.result as { number?: unknown; hash?: unknown; parentHash?: unknown; transactions?: unknown } | null | undefined;
+    const n = quantity(parent?.number);
+    cur = parent && n === cur.number - 1 && typeof parent.hash === 'string' ? { number: n, hash: parent.hash, ...(typeof parent.parentHash === 'string' ? { parentHash: parent.parentHash } : {}), transactions: parent.transactions } : undefined;
+  }
+  if (depth === 0) return;
+  fresh().counters.reorgs.add(1, methodTags.eth_getBlockByNumber);
+  fresh().reorgDepth.add(depth);
+}
+
+/** The first answer consistent with a reorg's new fork, for a method: its time from the reorg, once. */
+function consistentAfter(reorg: { noticed: number; consistent: Set<FreshMethod> } | undefined, method: FreshMethod, now: number): void {
+  if (!reorg || reorg.consistent.has(method)) return;
+  reorg.consistent.add(method);
+  fresh().consistent[method].add(now - reorg.noticed);
 }
 
 /**
  * The block inside a `latest` answer, or an eth_blockNumber, against the announced head: newer announces (an
  * eth_blockNumber without its hash, which asking the block by number then learns), older past the grace is stale.
  */
-function judgeLatest(method: FreshMethod, number: number, block: Shown | undefined, graceMs: number): void {
+function judgeLatest(method: FreshMethod, number: number, block: Shown | undefined, graceMs: number, url?: string, timeout?: string): void {
   const now = Date.now();
+  // A block a reorg took away, named for `latest` past the grace: the orphaned fork, served by tag.
+  const orphan = orphanAt(number, block?.hash);
+  if (orphan) {
+    if (now - orphan.noticed > graceMs) wrong(method, `answered ${orphanText(orphan, now)} for latest (grace ${graceMs} ms)`);
+    return;
+  }
+  if (url && timeout && typeof block?.hash === 'string') noticeFork(url, timeout, { number, hash: block.hash, ...(typeof block.parentHash === 'string' ? { parentHash: block.parentHash } : {}), transactions: block.transactions });
   const top = head();
   if (top && number <= top.number) {
     const known = announced.find((a) => a.number === number);
@@ -171,7 +259,7 @@ const blockNamed = (o: unknown): { hash?: unknown; number?: number } => {
  * than the block's transactions: stale past the grace unless reorged); another block at that height (`other`: the
  * reorg rule); or `wrong` (another block's objects for a hash asked, or one named at another height): stale at once.
  */
-type Reading = { seen: true } | { missing: string } | { other: string } | { wrong: string } | { torn: string } | { unjudgeable: true };
+type Reading = { seen: true } | { missing: string } | { other: string; hash: unknown } | { wrong: string } | { torn: string } | { unjudgeable: true };
 
 
 /** An answer whose objects each name the block they are from (receipts, transactions), against the announced one. */
@@ -180,7 +268,7 @@ function namedBlock(a: Announced, objects: unknown[], by: AskedBy): Reading | un
     const { hash, number } = blockNamed(o);
     if (hash === a.hash && number === a.number) continue;
     const what = `answered an object of block ${String(number)} ${String(hash).slice(0, 18)}…`;
-    if (by === 'own' || (by === 'number' && number === a.number && a.hash !== undefined)) return { other: what };
+    if (by === 'own' || (by === 'number' && number === a.number && a.hash !== undefined)) return { other: what, hash };
     return { wrong: what };
   }
   return undefined;
@@ -194,7 +282,7 @@ function readBlock(a: Announced, result: unknown, byHash: boolean): Reading {
     learn(a, b);
     return { seen: true };
   }
-  if (b.hash !== a.hash) return byHash ? { wrong: `answered block hash ${String(b.hash).slice(0, 18)}…` } : { other: `answered another block ${String(b.hash).slice(0, 18)}… at that height` };
+  if (b.hash !== a.hash) return byHash ? { wrong: `answered block hash ${String(b.hash).slice(0, 18)}…` } : { other: `answered another block ${String(b.hash).slice(0, 18)}… at that height`, hash: b.hash };
   learn(a, b);
   return { seen: true };
 }
@@ -207,11 +295,20 @@ function readReceipts(a: Announced, result: unknown, by: AskedBy): Reading {
   if (a.txs === undefined) return result.length ? { seen: true } : { unjudgeable: true };
   // An answer (not a null) that contradicts the block the endpoint itself listed: a torn read (a block published before its
   // receipts were indexed), wrong at any time, inside the grace too; asked by number, unless a reorg put another block there.
-  if (result.length !== a.txs.length) {
-    const what = `torn read: answered ${result.length} receipts for a block of ${a.txs.length} transactions`;
-    return by === 'hash' ? { wrong: what } : { torn: what };
-  }
+  const torn = result.length !== a.txs.length ? `answered ${result.length} receipts for a block of ${a.txs.length} transactions` : result.map(tornReceipt).find((x) => x !== undefined);
+  if (torn) return by === 'hash' ? { wrong: `torn read: ${torn}` } : { torn: `torn read: ${torn}` };
+  a.logs ??= result.map((r) => ((r as { logs?: unknown }).logs as unknown[]).length);
   return { seen: true };
+}
+
+const ZERO_BLOOM = /^0x0{512}$/i;
+/** A receipt that contradicts itself as one read before its logs were indexed does: logs and a logsBloom that disagree on whether there are any. */
+function tornReceipt(r: unknown, k: number): string | undefined {
+  const x = r as { logs?: unknown; logsBloom?: unknown } | null;
+  if (!Array.isArray(x?.logs) || typeof x.logsBloom !== 'string') return `receipt ${k} without its logs or logsBloom`;
+  if (x.logs.length === 0 && !ZERO_BLOOM.test(x.logsBloom)) return `receipt ${k} has no logs but a logsBloom that is not empty`;
+  if (x.logs.length > 0 && ZERO_BLOOM.test(x.logsBloom)) return `receipt ${k} has ${x.logs.length} logs but an empty logsBloom`;
+  return undefined;
 }
 
 /** A transaction or receipt of the block's first transaction: its hash and its block's. */
@@ -224,6 +321,12 @@ function readTx(a: Announced, result: unknown, by: AskedBy): Reading {
   if (named) return named;
   const tx = o.hash ?? o.transactionHash;
   if (a.txs?.[0] !== undefined && tx !== a.txs[0]) return { wrong: `answered transaction ${String(tx).slice(0, 18)}…, not ${a.txs[0].slice(0, 18)}…` };
+  // A receipt (the block's first) against itself and against the block's receipts the endpoint already gave.
+  if ('logsBloom' in o || 'logs' in o) {
+    const logs = (o as { logs?: unknown }).logs;
+    const torn = tornReceipt(o, 0) ?? (a.logs?.[0] !== undefined && Array.isArray(logs) && logs.length !== a.logs[0] ? `receipt 0 has ${logs.length} logs, eth_getBlockReceipts gave it ${a.logs[0]}` : undefined);
+    if (torn) return by === 'hash' || by === 'own' ? { wrong: `torn read: ${torn}` } : { torn: `torn read: ${torn}` };
+  }
   return { seen: true };
 }
 
@@ -275,12 +378,19 @@ function judgeObject(url: string, timeout: string, a: Announced, graceMs: number
   const of = `for ${params.map(String).join(', ')} of block ${a.number}, announced ${now - a.at} ms before (grace ${graceMs} ms)`;
   if ('unjudgeable' in reading) return;
   if ('wrong' in reading) return wrong(method, `${reading.wrong} ${of}`);
+  // The block a reorg took away at this height, served by number: the orphaned fork, wrong past the grace from the reorg.
+  const orphan = 'other' in reading ? orphanAt(a.number, reading.hash) : undefined;
+  if (orphan) {
+    if (now - orphan.noticed > graceMs) wrong(method, `answered ${orphanText(orphan, now)}, for ${params.map(String).join(', ')} (grace ${graceMs} ms)`);
+    return;
+  }
   if ('torn' in reading) {
     if (!reorged(url, timeout, a)) return wrong(method, `${reading.torn} ${of}`);
     fresh().counters.reorged.add(1, methodTags[method]);
     return;
   }
   if ('seen' in reading) {
+    consistentAfter(a.reorg, method, now);
     if (!a.seen.has(method)) {
       a.seen.add(method);
       const ms = now - a.at;
@@ -341,19 +451,19 @@ function probeAbove(url: string, timeout: string, graceMs: number): void {
   for (let k = 1; k <= PROBE_MAX; k *= 2) {
     const top = head();
     if (!top) return;
-    const above = ask(url, timeout, 'eth_getBlockByNumber', [hexOf(top.number + k), false])?.result as { number?: unknown; hash?: unknown; transactions?: unknown } | null | undefined;
+    const above = ask(url, timeout, 'eth_getBlockByNumber', [hexOf(top.number + k), false])?.result as Shown & { number?: unknown } | null | undefined;
     const number = quantity(above?.number);
     if (!above || number === undefined || number <= top.number) return;
-    judgeLatest('eth_getBlockByNumber', number, above, graceMs);
+    judgeLatest('eth_getBlockByNumber', number, above, graceMs, url, timeout);
   }
 }
 
 export function freshRound(url: string, timeout: string, graceMs: number): void {
   const n = quantity(ask(url, timeout, 'eth_blockNumber', [])?.result);
   if (n !== undefined) judgeLatest('eth_blockNumber', n, undefined, graceMs);
-  const latest = ask(url, timeout, 'eth_getBlockByNumber', ['latest', false])?.result as { number?: unknown; hash?: unknown; transactions?: unknown } | null | undefined;
+  const latest = ask(url, timeout, 'eth_getBlockByNumber', ['latest', false])?.result as Shown & { number?: unknown } | null | undefined;
   const number = quantity(latest?.number);
-  if (latest && number !== undefined) judgeLatest('eth_getBlockByNumber', number, latest, graceMs);
+  if (latest && number !== undefined) judgeLatest('eth_getBlockByNumber', number, latest, graceMs, url, timeout);
   probeAbove(url, timeout, graceMs);
   // The other `latest` lookups whose answer names its block, as a client following the head asks them.
   for (const [method, params] of TAGGED_ASKS) {
@@ -368,5 +478,44 @@ export function freshRound(url: string, timeout: string, graceMs: number): void 
   if (top) askObjects(url, timeout, top, graceMs);
   const due = [...announced].reverse().find((a) => pastGrace(a, now, graceMs));
   if (due && due !== top) askObjects(url, timeout, due, graceMs);
+  // A block a reorg put in place is asked once more past the grace from the reorg: its by-number objects must be its own then.
+  for (const a of announced) {
+    if (a.reorg && !a.reorg.judged && a !== top && a !== due && now - a.reorg.noticed > graceMs) {
+      a.reorg.judged = true;
+      askObjects(url, timeout, a, graceMs);
+    }
+  }
+  for (const o of orphans) if (now - o.noticed < ORPHAN_ASKED_MS) askOrphaned(url, timeout, o, graceMs);
   sleep(PAUSE_S);
+}
+
+/**
+ * The transactions of a block a reorg took away, asked again by hash (and their receipts): an answer naming that block
+ * past the grace from the reorg is a transaction index that was not rolled back (wrong); null (dropped) or another
+ * block (mined again) is consistent.
+ */
+function askOrphaned(url: string, timeout: string, o: Orphan, graceMs: number): void {
+  const txs = (o.txs ?? []).slice(0, ORPHAN_TXS);
+  for (const method of ['eth_getTransactionByHash', 'eth_getTransactionReceipt'] as const) {
+    if (o.settled.has(method) || txs.length === 0) continue;
+    let answered = 0;
+    let named = false;
+    for (const tx of txs) {
+      const got = answer(url, timeout, method, [tx]);
+      if (!('result' in got)) continue;
+      answered++;
+      if (blockNamed(got.result).hash !== o.hash) continue;
+      named = true;
+      const now = Date.now();
+      if (now - o.noticed > graceMs) {
+        wrong(method, `answered ${tx.slice(0, 18)}… as in ${orphanText(o, now)} (grace ${graceMs} ms)`);
+        o.settled.add(method);
+      }
+      break;
+    }
+    if (!named && answered === txs.length) {
+      o.settled.add(method);
+      fresh().consistent[method].add(Date.now() - o.noticed);
+    }
+  }
 }

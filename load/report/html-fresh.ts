@@ -3,6 +3,7 @@
 import { escapeHtml as esc } from '../../core/inert.ts';
 import { lineChart, PALETTE, type Series } from './svg.ts';
 import type { LoadReport } from '../shared/load-report.ts';
+import { reorgText } from './text.ts';
 import type { FreshMethod, FreshPeriod } from '../shared/freshness.ts';
 
 export function freshSection(r: LoadReport): string {
@@ -16,6 +17,7 @@ export function freshSection(r: LoadReport): string {
     return `<tr><td>${esc(m)}</td><td>${f.requests}</td>${stale}<td>${f.latestBehind}</td><td>${f.wrong ?? '–'}</td><td>${f.reorged}</td><td>${f.failed ?? '–'}</td><td>${f.notJudgeable ?? '–'}</td><td>${v ? `${v.p50} / ${v.p95} / ${v.max}` : '–'}</td><td>${esc(f.staleSample ?? '–')}</td></tr>`;
   });
   return `<h2>Fresh reads (head chased; grace ${r.freshness.graceMs} ms)</h2>${why}<div class="scroll"><table><tr><th>method</th><th>fresh requests</th><th>stale</th><th>latest behind</th><th>of them wrong</th><th>reorged</th><th>failed requests</th><th>latest not judgeable against the head</th><th>visible ms p50 / p95 / max</th><th>first stale read</th></tr>${rows.join('')}</table></div>
+<p>${esc(reorgText(r.freshness))}.</p>
 ${freshOverTime(r, names)}`;
 }
 

@@ -123,9 +123,11 @@ export function freshnessReport(graceMs: number, shard: FreshnessShard, samples:
       wrong: f.wrong,
       visibleMs: v.count ? { count: v.count, p50: round(quantile(v, 0.5)), p95: round(quantile(v, 0.95)), max: round(v.max) } : null,
       ...(samples[m] ? { staleSample: samples[m] } : {}),
+      ...(f.consistent ? { consistentMs: { count: f.consistent.count, max: round(f.consistent.max) } } : {}),
     };
   }
-  return { graceMs, methods };
+  const seen = Math.max(0, ...FRESH_METHODS.map((m) => shard[m]?.reorgs ?? 0));
+  return { graceMs, methods, ...(seen ? { reorgs: { seen, maxDepth: Math.max(0, ...FRESH_METHODS.map((m) => shard[m]?.reorgDepth ?? 0)) } } : {}) };
 }
 
 /** What the report says of a corpus, for the methods selected (those it has nothing to ask included). */

@@ -52,7 +52,16 @@ function freshLines(r: LoadReport): string[] {
     ...(Object.values(r.freshness.methods).some((f) => f.notJudgeable)
       ? ["  not judgeable: `latest` answers that name no block they were read at (an estimate, an uncle lookup, an empty block's receipts), never counted as fresh"]
       : []),
+    `  ${reorgText(r.freshness)}`,
   ];
+}
+
+/** What the fresh reads saw of reorgs, and what that judgement can and cannot see: the terminal's line and the page's. */
+export function reorgText(f: NonNullable<LoadReport['freshness']>): string {
+  const blind = 'only answers that mix forks are judged: an endpoint consistently on the old fork looks like a chain that never reorganised';
+  if (!f.reorgs) return `reorgs: none noticed during the run, so what is served after one was NOT JUDGED (${blind})`;
+  const times = Object.entries(f.methods).filter(([, m]) => m.consistentMs).map(([name, m]) => `${name} ${m.consistentMs!.max} ms`);
+  return `reorgs: ${f.reorgs.seen} noticed, the deepest ${f.reorgs.maxDepth} block(s); after them, an answer from the orphaned fork (by number, for latest, an orphaned transaction still in its block) past the grace is wrong${times.length ? `; the longest time from a reorg to a consistent answer: ${times.join(', ')}` : ''} (${blind})`;
 }
 
 /** The head lag against the reference: its figures and whether they judge the run, or why it was not judged. */

@@ -124,6 +124,8 @@ export const FRESH_COUNTERS = {
   notJudgeable: 'fresh_not_judgeable',
   failed: 'fresh_failed',
   wrong: 'fresh_wrong',
+  /** Reorgs the fresh reads noticed (a height under another hash, a parent hash not the block announced below), tagged with the method that showed it. */
+  reorgs: 'fresh_reorgs',
 } as const;
 export type FreshCounter = keyof typeof FRESH_COUNTERS;
 
@@ -132,6 +134,10 @@ export const freshVisibleMetric = (m: FreshMethod, group: number) => `fresh_visi
 export const freshBucketMetric = (m: FreshMethod, bucket: number) => `${freshVisibleMetric(m, groupOf(bucket))}{b:${bucket}}`;
 /** A Trend of the same times, fed a few times a second (its min and max are exact). */
 export const freshBoundsMetric = (m: FreshMethod) => `fresh_visible_bounds_${m}`;
+/** A Trend of the time from a reorg noticed to the method's first answer consistent with the new fork, ms. */
+export const freshConsistentMetric = (m: FreshMethod) => `fresh_consistent_${m}`;
+/** A Trend of the depth of each reorg noticed, in blocks. */
+export const FRESH_REORG_DEPTH = 'fresh_reorg_depth';
 export const freshCounterMetric = (c: FreshCounter, m: FreshMethod) => `${FRESH_COUNTERS[c]}{m:${m}}`;
 
 export interface FreshMethodShard {
@@ -151,6 +157,11 @@ export interface FreshMethodShard {
   wrong: number;
   /** Time from announcement to the first answer that knew the object, ms. */
   visible: Histogram;
+  /** Reorgs noticed through this method's answers (eth_getBlockByNumber's: `latest`), and the deepest, in blocks. Absent from shards written before they were counted. */
+  reorgs?: number;
+  reorgDepth?: number;
+  /** Time from a reorg noticed to this method's first answer consistent with the new fork, ms: how many and the longest. */
+  consistent?: { count: number; max: number };
 }
 export type FreshnessShard = Partial<Record<FreshMethod, FreshMethodShard>>;
 
@@ -187,6 +198,8 @@ export function freshnessOf(read: Read): FreshnessShard {
     const notJudgeable = read(freshCounterMetric('notJudgeable', m), 'count');
     const failed = read(freshCounterMetric('failed', m), 'count');
     if (requests === 0 && notJudgeable === 0 && failed === 0) continue;
+    const reorgs = read(freshCounterMetric('reorgs', m), 'count');
+    const consistent = read(freshConsistentMetric(m), 'count');
     const visible = visibleBuckets(read, m);
     if (visible.count > 0) Object.assign(visible, { min: read(freshBoundsMetric(m), 'min'), max: read(freshBoundsMetric(m), 'max') });
     out[m] = {
@@ -198,6 +211,8 @@ export function freshnessOf(read: Read): FreshnessShard {
       failed,
       wrong: read(freshCounterMetric('wrong', m), 'count'),
       visible,
+      ...(reorgs ? { reorgs, reorgDepth: read(FRESH_REORG_DEPTH, 'max') } : {}),
+      ...(consistent ? { consistent: { count: consistent, max: read(freshConsistentMetric(m), 'max') } } : {}),
     };
   }
   return out;
@@ -211,8 +226,16 @@ export function mergeFreshness(parts: ReadonlyArray<FreshnessShard | undefined>)
     const mine = present.map((p) => p[m]).filter((x): x is FreshMethodShard => x !== undefined);
     if (mine.length === 0) continue;
     // A shard written before `notJudgeable` (or `failed`) was counted has none.
-    const add = (k: FreshCounter) => mine.reduce((a, x) => a + (x[k] ?? 0), 0);
-    out[m] = { requests: add('requests'), stale: add('stale'), latestBehind: add('latestBehind'), reorged: add('reorged'), notJudgeable: add('notJudgeable'), failed: add('failed'), wrong: add('wrong'), visible: mergeHistograms(mine.map((x) => x.visible)) };
+    const add = (k: Exclude<FreshCounter, 'reorgs'>) => mine.reduce((a, x) => a + (x[k] ?? 0), 0);
+    const most = (f: (x: FreshMethodShard) => number | undefined) => Math.max(0, ...mine.map((x) => f(x) ?? 0));
+    // Each instance chases the same head: a reorg is seen by each, so the most any saw is the count, not their sum.
+    const reorgs = most((x) => x.reorgs);
+    const consistent = mine.filter((x) => x.consistent);
+    out[m] = {
+      requests: add('requests'), stale: add('stale'), latestBehind: add('latestBehind'), reorged: add('reorged'), notJudgeable: add('notJudgeable'), failed: add('failed'), wrong: add('wrong'), visible: mergeHistograms(mine.map((x) => x.visible)),
+      ...(reorgs ? { reorgs, reorgDepth: most((x) => x.reorgDepth) } : {}),
+      ...(consistent.length ? { consistent: { count: consistent.reduce((a, x) => a + x.consistent!.count, 0), max: most((x) => x.consistent?.max) } } : {}),
+    };
   }
   return out;
 }

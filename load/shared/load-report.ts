@@ -166,11 +166,15 @@ export interface FreshMethodReport {
   visibleMs: { count: number; p50: number; p95: number; max: number } | null;
   /** The first stale read. */
   staleSample?: string;
+  /** After the reorgs noticed, this method's first answers consistent with the new fork: how many, and the longest time to one, ms. */
+  consistentMs?: { count: number; max: number };
 }
 
 export interface Freshness {
   graceMs: number;
   methods: Record<string, FreshMethodReport>;
+  /** The reorgs the fresh reads noticed (the most any instance did) and the deepest; absent when none was. */
+  reorgs?: { seen: number; maxDepth: number };
 }
 
 export interface LagFigures {

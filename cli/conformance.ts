@@ -14,7 +14,7 @@ import type { Judging } from '../conformance/report/assemble.ts';
 import { explains } from '../conformance/report/model.ts';
 import { writeFileAtomic } from '../core/node/atomic.ts';
 import { CONFORMANCE_FILES } from '../core/report-files.ts';
-import { endpointOptions, expectedNetwork, inputFile, MAX_TIMER_MS, methodList, milliseconds, outDir, positive, resolveEndpoint, seconds, warnShortKey } from './networks.ts';
+import { endpointOptions, expectedNetwork, inputFile, MAX_TIMER_MS, methodList, milliseconds, outDir, perSecond, positive, resolveEndpoint, seconds, warnShortKey } from './networks.ts';
 import { UsageError } from '../core/node/errors.ts';
 import { METHODS } from '../core/methods.ts';
 import { interruptSignal } from '../core/node/interrupt.ts';
@@ -65,6 +65,9 @@ Options:
   --deadline D            the whole run's deadline: 90s, 10m (default ${DEFAULT_DEADLINE_MS / 60_000}m); what is unfinished
                           then is inconclusive, and the reports are written
   --concurrency N         requests in flight at most (default 8)
+  --rate-limit N          the key's budget, in requests a second: the run sends at most N a second, evenly
+                          spaced, and says how long its requests waited; a 429 or a -32005 answer is the budget
+                          speaking (retried after its Retry-After, then inconclusive), never a failed check
   --ca-file PEM           trust this CA (a private or self-signed TLS endpoint)
   --reference-url URL     a node you trust on the same chain: the endpoint's head lag at the start and the end,
                           and every discovered target's answers compared with it field by field (reference/*
@@ -112,6 +115,7 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
       timeout: { type: 'string' },
       deadline: { type: 'string' },
       concurrency: { type: 'string' },
+      'rate-limit': { type: 'string' },
       'ca-file': { type: 'string' },
       'reference-url': { type: 'string' },
       'max-head-lag': { type: 'string' },
@@ -142,6 +146,7 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
     timeoutMs: given(values.timeout, '--timeout', milliseconds),
     deadlineMs: given(values.deadline || undefined, '--deadline', duration),
     concurrency: given(values.concurrency, '--concurrency', positive),
+    rateLimit: given(values['rate-limit'], '--rate-limit', perSecond),
     referenceUrl: referenceUrl(values['reference-url'], values['max-head-lag'] ?? values['max-head-lag-blocks']),
     maxHeadLagS: given(values['max-head-lag'], '--max-head-lag', seconds),
     maxHeadLagBlocks: given(values['max-head-lag-blocks'], '--max-head-lag-blocks', positive),

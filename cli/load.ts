@@ -12,7 +12,7 @@ import type { LoadOptions, TestOptions } from '../load/run/run.ts';
 import { DEFAULT_MAX_HEAD_LAG_BLOCKS, DEFAULT_MAX_HEAD_LAG_S } from '../load/report/head-lag.ts';
 import { findK6, K6_VERSION, toolsDir } from '../core/node/tools/k6.ts';
 import { blockTimeHelp, movingSuffix } from '../devnet/moving.ts';
-import { blockTime, embeddedChase, endpointOptions, expectedNetwork, httpUrl, inputFile, methodList, outDir, positive, resolveEndpoint, seconds, warnShortKey } from './networks.ts';
+import { blockTime, embeddedChase, endpointOptions, expectedNetwork, httpUrl, inputFile, methodList, outDir, perSecond, positive, resolveEndpoint, seconds, warnShortKey } from './networks.ts';
 import { LOAD_FILES } from '../core/report-files.ts';
 import { EXIT, failureOf, isParseArgsError, UsageError } from '../core/node/errors.ts';
 import { interruptSignal } from '../core/node/interrupt.ts';
@@ -42,6 +42,10 @@ export const TEST_OPTIONS_HELP = `  --profile NAME        smoke (default), gate,
   --near-head-window N  the network serves eth_getTransactionReceipt and eth_getTransactionByHash for its latest
                         N blocks only (spec §8; wins over fixtures/networks.json nearHeadWindow): their hits are
                         sampled inside it, a quarter of it clear of its edge
+  --rate-limit N        the key's budget, in requests a second: a smoke, gate or soak plan whose peak rate is above
+                        it is refused before it starts (exit 2: it would measure the budget); any request the
+                        endpoint throttles (HTTP 429, -32005) fails the run, named as the rate limit; a capacity
+                        run names the throttle where the budget, not latency, ended its steps
   --validate-share F    share of answers fully validated (default 0.05; smoke 1)
   --slo-p99 MS          the p99 latency the SLO allows (capacity; gate's p99 threshold)
   --slo-success F       the success share the SLO requires (default 0.99)
@@ -173,6 +177,7 @@ export const testOptionSpecs = {
   corpus: { type: 'string' },
   'reference-url': { type: 'string' },
   'near-head-window': { type: 'string' },
+  'rate-limit': { type: 'string' },
   'validate-share': { type: 'string' },
   'slo-p99': { type: 'string' },
   'slo-success': { type: 'string' },
@@ -199,6 +204,7 @@ export function testOptions(values: TestValues): TestOptions {
     ...(values.corpus ? { corpus: values.corpus } : {}),
     ...(values['reference-url'] ? { referenceUrl: httpUrl(values['reference-url'], '--reference-url') } : {}),
     ...(values['near-head-window'] ? { nearHeadWindow: positive(values['near-head-window'], '--near-head-window') } : {}),
+    ...(values['rate-limit'] ? { rateLimit: perSecond(values['rate-limit'], '--rate-limit') } : {}),
     ...(values['validate-share'] ? { validateShare: share(values['validate-share'], '--validate-share', 1) } : {}),
     ...(Object.keys(slo).length ? { slo } : {}),
   };

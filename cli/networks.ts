@@ -35,6 +35,13 @@ export function positive(text: string, flag: string): number {
   return n;
 }
 
+/** --rate-limit: the key's budget in requests a second, above 0 (a fraction allowed: one request every 2 s is 0.5). */
+export function perSecond(text: string, flag: string): number {
+  const n = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text) || !(n > 0)) throw new UsageError(`${flag} takes a number of requests a second above 0, such as 40 or 0.5, got "${text}"`);
+  return n;
+}
+
 /** A TCP port to listen on: 1 to 65535 (0 is "any", which a user asking for a port does not mean). */
 export function port(text: string, flag: string): number {
   const n = positive(text, flag);

@@ -35,6 +35,8 @@ export interface RunSettings {
   concurrency?: number;
   /** PEM of a CA to trust. */
   ca?: string;
+  /** --rate-limit: the key's budget, requests a second; the run's client sends no faster. */
+  rateLimit?: number;
   discoveryDepth?: number;
   /** --network: the endpoint must serve this network's chain, or it is not the endpoint meant. */
   network?: { name: string; chainId: string };
@@ -96,6 +98,8 @@ export interface RunMeta {
   reference?: ReferenceMeta;
   /** The near-head window (§8) the run judged with: --near-head-window, or the network's; absent when none is declared. */
   nearHeadWindow?: NearHeadWindow;
+  /** --rate-limit: the budget the run was paced at, and how long its requests waited for it in all, ms. */
+  rateLimit?: { perS: number; pacedMs: number };
   /** The heights the run was shown under more than one hash, and each time a reorg took a target away (the checks ran again). */
   reorgs?: { seen: Array<{ number: string; hashes: string[] }>; reruns?: string[] };
 }
@@ -126,7 +130,7 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
   const heads = new HeadLog();
   const envelopes = new EnvelopeLog();
   const forks = new ForkLog();
-  const client = new RpcClient({ url: opts.url, timeoutMs: opts.timeoutMs ?? 10_000, concurrency: opts.concurrency ?? 8, ...(opts.ca ? { ca: opts.ca } : {}), signal: stop.signal, noAnswerLimit: NO_ANSWER_LIMIT, onAnswer: (ex, asked, answered) => {
+  const client = new RpcClient({ url: opts.url, timeoutMs: opts.timeoutMs ?? 10_000, concurrency: opts.concurrency ?? 8, ...(opts.ca ? { ca: opts.ca } : {}), ...(opts.rateLimit ? { ratePerS: opts.rateLimit } : {}), signal: stop.signal, noAnswerLimit: NO_ANSWER_LIMIT, onAnswer: (ex, asked, answered) => {
       heads.observe(ex, asked, answered);
       envelopes.observe(ex);
       forks.observe(ex);
@@ -206,7 +210,8 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
     const interrupted = opts.signal?.aborted === true;
     const deadlineReached = !interrupted && stop.signal.aborted;
     // Every check gets a verdict unless Ctrl-C stopped the run: one that did not run (the deadline) is inconclusive.
-    if (!interrupted) checks.push(...unfinished(suites, checks, deadlineReached ? `not run: ${String(stop.signal.reason)} passed` : 'the check ended without a verdict (a harness fault)'));
+    const budget = opts.rateLimit ? ` (the run was paced at ${opts.rateLimit} requests a second by --rate-limit: the key's budget, not the endpoint, held it back)` : '';
+    if (!interrupted) checks.push(...unfinished(suites, checks, deadlineReached ? `not run: ${String(stop.signal.reason)} passed${budget}` : 'the check ended without a verdict (a harness fault)'));
     const headAfter = stop.signal.aborted ? undefined : await client.call<{ number: string; hash: string } | null>('eth_getBlockByNumber', ['latest', false]).catch(() => undefined);
     return {
       endpoint: opts.endpointName ?? redactUrl(opts.url),
@@ -227,6 +232,7 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
       // What the reference and the endpoint answered: redacted like the checks' texts.
       ...(reference ? { reference: redactDeep({ ...reference.meta, requestCount: reference.client.requestCount, ...(reference.failed ? { failed: redactCapped(reference.failed, MAX_TEXT) } : {}) }) } : {}),
       ...(window ? { nearHeadWindow: window } : {}),
+      ...(opts.rateLimit ? { rateLimit: { perS: opts.rateLimit, pacedMs: Math.round(client.pacedMs) } } : {}),
       ...(forks.reorged().length || reruns.length ? { reorgs: { seen: forks.reorged().map((r) => ({ number: toQuantity(r.number), hashes: r.blocks.map((b) => b.hash) })), ...(reruns.length ? { reruns } : {}) } } : {}),
     };
   } finally {

@@ -7,7 +7,7 @@ import { writeJunitReport } from './junit.ts';
 import { type ConformanceReport, expectedButUnjudged, outcomeOf } from './model.ts';
 import { inert } from '../../core/inert.ts';
 import { CONFORMANCE_FILES } from '../../core/report-files.ts';
-import { blockCoverageText, formatDuration, inapplicableGroups, judgedLine, notServedLine, perMethodLine, reasonGroups, referenceLines, reorgLines, scopeLine, windowLine } from './text.ts';
+import { blockCoverageText, formatDuration, inapplicableGroups, judgedLine, notServedLine, perMethodLine, reasonGroups, rateLimitLine, referenceLines, reorgLines, scopeLine, windowLine } from './text.ts';
 
 export type { ConformanceReport } from './model.ts';
 export { summarize } from './model.ts';
@@ -78,6 +78,8 @@ export function formatSummary(report: ConformanceReport, paths: ReportPaths): st
   if (report.run.deadlineReached) lines.push(`  deadline: the run deadline passed; what was unfinished is inconclusive (--deadline)`);
   const reorgs = reorgLines(report);
   if (reorgs.length) lines.push(...reorgs);
+  const budget = rateLimitLine(report);
+  if (budget) lines.push(budget);
   lines.push(`  reports: ${paths.html}`, `           ${paths.junit}`, `           ${paths.json}`);
   return lines.join('\n');
 }

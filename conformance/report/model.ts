@@ -89,6 +89,7 @@ export const REPORT_RUN_FIELDS: Presence<ReportRun> = {
   reference: 'optional',
   nearHeadWindow: 'optional',
   reorgs: 'optional',
+  rateLimit: 'optional',
 };
 
 /**

@@ -171,6 +171,12 @@ export function referenceLines(ref: ReferenceMeta, differences = 10): string[] {
   ];
 }
 
+/** The budget the run was paced at (--rate-limit), and what it cost. */
+export function rateLimitLine(report: ConformanceReport): string | undefined {
+  const r = report.run.rateLimit;
+  return r ? `  rate limit: paced at ${r.perS} requests a second (--rate-limit); ${report.run.requestCount} requests waited ${(r.pacedMs / 1000).toFixed(1)} s in all for the budget` : undefined;
+}
+
 /** The reorgs the run saw, and the checks it ran again because one took their targets away: said whenever there was one. */
 export function reorgLines(report: ConformanceReport): string[] {
   const r = report.run.reorgs;

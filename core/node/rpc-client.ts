@@ -1,6 +1,7 @@
 // The one JSON-RPC client every check and discovery step uses. It never throws on a transport fault:
 // an unreachable endpoint, a timeout, a non-JSON body or a 429 comes back as an Exchange with a
 // `fault`, so a check can turn it into a verdict. The API key is registered for redaction up front.
+import { isRateLimitCode } from '../rate-limit.ts';
 import { Agent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { request } from 'node:http';
@@ -63,6 +64,8 @@ export interface RpcClientOptions {
   noAnswerLimit?: number;
   /** Called with each single call's exchange, when it was asked (before it queued) and when it was answered: the run's head log. */
   onAnswer?: (ex: Exchange, askedAt: number, answeredAt: number) => void;
+  /** The key's budget (--rate-limit): requests are sent at most this many a second, evenly spaced. */
+  ratePerS?: number;
 }
 
 export class RpcError extends Error {
@@ -85,6 +88,10 @@ export class TransportError extends Error {
 export class RpcClient {
   readonly url: string;
   requestCount = 0;
+  /** Time requests waited for the budget (ratePerS), summed over requests, ms. */
+  pacedMs = 0;
+  /** When the next request may go under the budget (performance.now()). */
+  private nextSlot = 0;
   private nextId = 1;
   private active = 0;
   private readonly waiting: Array<() => void> = [];
@@ -101,6 +108,7 @@ export class RpcClient {
   private readonly signal: AbortSignal | undefined;
   private readonly noAnswerLimit: number;
   private readonly onAnswer: RpcClientOptions['onAnswer'];
+  private readonly ratePerS: number | undefined;
   /** Per method: calls in a row that got no answer. */
   private readonly silent = new Map<string, number>();
 
@@ -117,6 +125,7 @@ export class RpcClient {
     this.signal = opts.signal;
     this.noAnswerLimit = opts.noAnswerLimit ?? Infinity;
     this.onAnswer = opts.onAnswer;
+    this.ratePerS = opts.ratePerS;
     const isHttps = new URL(opts.url).protocol === 'https:';
     const agent = (keepAlive: boolean) => (isHttps ? new HttpsAgent({ keepAlive, maxSockets: this.concurrency, ...(opts.ca ? { ca: opts.ca } : {}) }) : new Agent({ keepAlive, maxSockets: this.concurrency }));
     this.agent = agent(true);
@@ -165,6 +174,7 @@ export class RpcClient {
     try {
       // A 429 is retried politely, as a user would expect: bounded, after the wait the server asked for.
       for (let attempt = 0; ; attempt++) {
+        await this.pace();
         this.requestCount++;
         const ex = await this.post(reqForEvidence, body, apart);
         if (method !== undefined && ex.fault !== 'interrupted') this.silent.set(method, ex.fault === 'timeout' || ex.fault === 'unreachable' ? (this.silent.get(method) ?? 0) + 1 : 0);
@@ -225,9 +235,10 @@ export class RpcClient {
           const depth = isJson ? nesting(parsed, MAX_DEPTH) : 0;
           if (depth > MAX_DEPTH) {
             done({ ...base, fault: 'too-deep', faultDetail: `HTTP ${status}, JSON nested more than ${MAX_DEPTH} levels deep` });
-          } else if (status === 429) {
+          } else if (status === 429 || isRateLimitCode((parsed as { error?: { code?: unknown } } | null)?.error?.code)) {
+            // A 429, or a JSON-RPC "limit exceeded" (-32005) some services answer with HTTP 200: the key's budget spoke, not the method.
             const retry = Number(res.headers['retry-after']);
-            done({ ...base, body: parsed, fault: 'rate-limited', faultDetail: 'HTTP 429', ...(Number.isFinite(retry) ? { retryAfterS: retry } : {}) });
+            done({ ...base, body: parsed, fault: 'rate-limited', faultDetail: status === 429 ? 'HTTP 429' : `JSON-RPC error ${String((parsed as { error: { code: unknown } }).error.code)} at HTTP ${status}`, ...(Number.isFinite(retry) ? { retryAfterS: retry } : {}) });
           } else if (!isJson) {
             done({ ...base, fault: status === 200 ? 'non-json' : 'http-status', faultDetail: `HTTP ${status}, body is not JSON` });
           } else if (status !== 200 && !isJsonRpc(parsed)) {
@@ -247,6 +258,17 @@ export class RpcClient {
       this.signal?.addEventListener('abort', onAbort, { once: true });
       req.end(body);
     });
+  }
+
+  /** Waits for this request's slot under the budget: one every 1000 / ratePerS ms. */
+  private async pace(): Promise<void> {
+    if (!this.ratePerS) return;
+    const now = performance.now();
+    const slot = Math.max(now, this.nextSlot);
+    this.nextSlot = slot + 1000 / this.ratePerS;
+    if (slot <= now || this.signal?.aborted) return;
+    this.pacedMs += slot - now;
+    await new Promise((r) => setTimeout(r, slot - now));
   }
 
   private async acquire(): Promise<void> {

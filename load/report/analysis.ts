@@ -53,7 +53,14 @@ export function judgeStep(input: StepInput): CapacityStep {
   // Failed answers are the endpoint's whatever else happened. A k6 short of CPU distorts every timing, so a
   // step it missed while saturated is the generator's; otherwise a latency breach is the endpoint's, unsent requests or not.
   // Unsent requests within the latency SLO blame k6 only when its VUs sat idle (it was late, the target was not slow).
+  const throttled = measured.classes.rate_limited ?? 0;
+  const throttledShare = requests > 0 && throttled > 0 ? round(throttled / requests, 4) : undefined;
   const failures = failureBreach(step, slo);
+  // Mostly throttled: the key's budget ran out, not the endpoint's capacity; said so, with what got through.
+  if (failures && throttledShare !== undefined && throttled * 2 >= requests * (1 - step.successRate)) {
+    return { ...step, throttledShare, verdict: 'slo', reason: `${failures}: ${pct(throttledShare)} throttled by the endpoint's rate limit (HTTP 429 or -32005), about ${round(step.achievedRps * (1 - throttledShare), 1)} rps got through` };
+  }
+  if (throttledShare !== undefined) Object.assign(step, { throttledShare });
   if (failures) return { ...step, verdict: 'slo', reason: failures };
   const slow = latencyBreach(step, slo);
   const unsent = droppedShare > slo.maxDroppedShare ? `${pct(droppedShare)} not started` : undefined;
@@ -81,7 +88,8 @@ export function capacityOf(steps: CapacityStep[]): CapacityResult {
   const limitedBy = last?.verdict === 'slo' ? 'endpoint' : last?.verdict === 'generator' ? 'generator' : 'steps';
   const heldOnRepeat = steps.some((s) => s.repeat && s.verdict === 'within');
   const confidence = heldOnRepeat ? 'unsteady' : limitedBy === 'endpoint' && last?.repeat ? 'confirmed' : limitedBy === 'endpoint' ? 'unsteady' : 'lower bound';
-  return { sustainableRps: Math.max(0, ...steps.filter((s) => s.verdict === 'within').map((s) => s.offeredRps)), limitedBy, confidence, steps };
+  const throttledAt = last?.verdict === 'slo' && last.throttledShare !== undefined && last.reason?.includes('throttled by the endpoint\'s rate limit') ? round(last.achievedRps * (1 - last.throttledShare), 1) : undefined;
+  return { sustainableRps: Math.max(0, ...steps.filter((s) => s.verdict === 'within').map((s) => s.offeredRps)), ...(throttledAt === undefined ? {} : { throttledAtRps: throttledAt }), limitedBy, confidence, steps };
 }
 
 export function driftOf(subject: Subject, points: TimelinePoint[]): DriftResult | undefined {

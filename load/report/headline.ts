@@ -76,7 +76,9 @@ function capacityHeadline(capacity: Record<string, CapacityResult>, r: LoadRepor
   const bound = entries.filter(([, c]) => c.limitedBy === 'generator');
   const reasons = entries.map(([n, c]) => {
     const last = c.steps.at(-1);
-    const end = c.limitedBy === 'steps' ? 'every step held: raise --max-steps or --step-rate' : `${c.limitedBy === 'endpoint' ? 'the endpoint broke the SLO' : 'k6 could not offer more'} at ${last?.offeredRps} rps${last?.reason ? ` (${last.reason})` : ''}`;
+    const end = c.throttledAtRps !== undefined
+      ? `THROTTLED at ~${c.throttledAtRps} rps by the key's rate limit, not a latency knee (at ${last?.offeredRps} rps offered: ${last?.reason ?? ''}): the budget, not the service, is what this measured`
+      : c.limitedBy === 'steps' ? 'every step held: raise --max-steps or --step-rate' : `${c.limitedBy === 'endpoint' ? 'the endpoint broke the SLO' : 'k6 could not offer more'} at ${last?.offeredRps} rps${last?.reason ? ` (${last.reason})` : ''}`;
     const knee = c.sustainableRps > 0 ? `knee ${c.sustainableRps} rps` : `no step within the SLO (the first, ${c.steps[0]?.offeredRps} rps, broke it)`;
     return `${n}: ${knee}, ${CONFIDENCE[c.confidence]}; ${end}`;
   });

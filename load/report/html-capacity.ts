@@ -25,7 +25,7 @@ export function capacitySection(r: LoadReport): string {
   const legend = `<p class="legend">${subjects.map(([n], i) => `<span><i style="background:${PALETTE[i % PALETTE.length]}"></i>${esc(n)}</span>`).join('')}<span><i style="background:#999"></i>the SLO (dashed)</span></p>`;
   const summary = subjects.map(
     ([n, c]) =>
-      `<tr><td>${esc(n)}</td><td><b>${c.sustainableRps}</b></td><td class="${c.confidence === 'confirmed' ? 'pass' : 'muted'}">${esc(c.confidence)}</td><td>${c.steps.length}</td><td class="text ${c.limitedBy === 'endpoint' ? 'fail' : 'muted'}">${esc(limit(c.limitedBy, c.steps.at(-1)))}</td></tr>`,
+      `<tr><td>${esc(n)}</td><td><b>${c.sustainableRps}</b></td><td class="${c.confidence === 'confirmed' ? 'pass' : 'muted'}">${esc(c.confidence)}</td><td>${c.steps.length}</td><td class="text ${c.limitedBy === 'endpoint' ? 'fail' : 'muted'}">${esc(c.throttledAtRps !== undefined ? `THROTTLED at ~${c.throttledAtRps} rps by the key's rate limit, not a latency knee: ${limit(c.limitedBy, c.steps.at(-1))}` : limit(c.limitedBy, c.steps.at(-1)))}</td></tr>`,
   );
   const steps = subjects.flatMap(([n, c]) =>
     c.steps.map(

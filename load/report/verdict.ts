@@ -11,7 +11,7 @@ import { lagBeyond } from './head-lag.ts';
 export type Verdict = LoadReport['verdict'];
 
 /** What a check is about; also its rank among the reasons (most decisive first) and its place in load.junit.xml. */
-export const CHECK_KINDS = ['run', 'sampling', 'answers', 'fresh', 'headLag', 'head', 'threshold', 'baseline', 'drift'] as const;
+export const CHECK_KINDS = ['run', 'rateLimit', 'sampling', 'answers', 'fresh', 'headLag', 'head', 'threshold', 'baseline', 'drift'] as const;
 export type CheckKind = (typeof CHECK_KINDS)[number];
 
 export interface GateCheck {
@@ -94,6 +94,23 @@ function thrownOf(r: LoadReport): Pick<GateCheck, 'inconclusive'> {
   return { inconclusive: `${scriptErrors} iteration${scriptErrors === 1 ? '' : 's'} of the harness's k6 script threw, so ${scriptErrors === 1 ? 'its answer was' : 'their answers were'} judged by no check${scriptError ? ` (first: ${scriptError})` : ''}: a fault of the harness, to report` };
 }
 
+/**
+ * The endpoint's rate limit (HTTP 429, or -32005 and its kin in a body: the `rate_limited` class) named as such, apart
+ * from the failure rate it also raises: a run throttled in part measured the key's budget, not the service.
+ */
+function rateLimitCheck(r: LoadReport, p: string): GateCheck {
+  const methods = Object.entries(r.methods);
+  const throttled = methods.reduce((a, [, m]) => a + (m.classes.rate_limited ?? 0), 0);
+  const requests = methods.reduce((a, [, m]) => a + m.requests, 0);
+  const most = methods.filter(([, m]) => m.classes.rate_limited).sort((a, b) => b[1].classes.rate_limited - a[1].classes.rate_limited).slice(0, 3).map(([n, m]) => `${n} ${m.classes.rate_limited}`);
+  return {
+    kind: 'rateLimit',
+    className: `${p}.rateLimit`,
+    name: "no request throttled by the endpoint's rate limit",
+    ...(throttled ? { failure: `${share(throttled, requests)} of requests (${throttled} of ${requests}: ${most.join(', ')}) throttled by the endpoint's rate limit (HTTP 429 or -32005): the key's budget, not the service, is what this run measured; --rate-limit N declares the budget and refuses a plan above it` } : {}),
+  };
+}
+
 const isIncomplete = (r: Pick<LoadReport, 'verdict' | 'incompleteReason'>) => r.incompleteReason !== undefined || r.verdict === 'incomplete';
 
 function gateChecks(r: LoadReport): GateCheck[] {
@@ -102,6 +119,7 @@ function gateChecks(r: LoadReport): GateCheck[] {
     { kind: 'run', className: `${p}.run`, name: 'the run completed as planned', ...(isIncomplete(r) ? { failure: `incomplete: ${r.incompleteReason ?? 'stopped early'}` } : uncountedOf(r)) },
     { kind: 'run', className: `${p}.script`, name: "every iteration of the harness's script ran to its verdict", ...thrownOf(r) },
     ...r.thresholds.map((t): GateCheck => ({ kind: 'threshold', className: `${p}.${t.metric}`, name: `${t.metric} ${t.expression}`, ...(t.ok ? {} : { failure: thresholdFailure(t) }) })),
+    rateLimitCheck(r, p),
     {
       kind: 'head',
       className: `${p}.head`,

@@ -61,6 +61,8 @@ export interface TestOptions {
   fresh?: FreshChase;
   /** --near-head-window N (§8): sampling keeps the two lookups by hash inside the window. */
   nearHeadWindow?: number;
+  /** --rate-limit N: the key's budget, requests a second; a plan whose peak rate is above it is refused before it starts. */
+  rateLimit?: number;
 }
 
 export interface LoadOptions extends TestOptions {
@@ -213,6 +215,12 @@ export interface PreparedTest {
   corpus: (log: (line: string) => void, signal?: AbortSignal) => Promise<{ corpus: Corpus; methods: RpcMethod[]; selected: RpcMethod[]; freshChase: FreshChase }>;
 }
 
+/** The most requests a second the plan's scenarios offer at once (the fresh reads' client comes on top: a few a second). */
+function peakRps(plan: Plan): number {
+  const at = (t: number) => plan.scenarios.filter((s) => s.startSec <= t && t < s.startSec + s.durationSec).reduce((a, s) => a + s.rps, 0);
+  return Math.max(0, ...plan.scenarios.map((s) => at(s.startSec)));
+}
+
 /** Checks the options before anything starts, and returns how to get the corpus and the plan. */
 export async function prepareTest(opts: TestOptions & { url?: string }, instances: number): Promise<PreparedTest> {
   const methods = selectMethods(opts.methods);
@@ -228,6 +236,11 @@ export async function prepareTest(opts: TestOptions & { url?: string }, instance
   let latencyMs = replayed?.latencyMs;
   const planFor = (only: RpcMethod[], step?: PlanInput['step']) => planOrUsageError(() => buildPlan({ ...input, methods: only, ...(step ? { step } : {}), ...(latencyMs === undefined ? {} : { latencyMs }) }));
   const checked = planFor(methods, opts.profile === 'capacity' ? { subject: methods[0] as RpcMethod, rps: opts.rate ?? 1 } : undefined);
+  // A plan above the key's budget measures the budget: refused, before a request is sent (a capacity run steps into it on purpose).
+  const peak = peakRps(checked);
+  if (opts.rateLimit !== undefined && opts.profile !== 'capacity' && peak > opts.rateLimit) {
+    usage(`the ${opts.profile} plan sends ${peak} requests a second at its peak (${checked.scenarios.length} scenario(s) at ${checked.rate} rps each), above the key's budget of ${opts.rateLimit} a second (--rate-limit): it would measure the budget, not the service; lower --rate or pick fewer --methods`);
+  }
   return {
     instances,
     rate: checked.rate,

@@ -4,6 +4,7 @@
 // error is due, and null for data answered at sampling past any lag (a settled hit) are `wrong`: well-formed
 // answers that say something false, not malformed ones (`invalid`).
 // Pure: used by k6 per request and by sampling.
+import { isRateLimit } from '../../core/rate-limit.ts';
 import type { RpcClass } from './answer-classes.ts';
 
 export interface Expectation {
@@ -37,14 +38,6 @@ export interface Classification {
   envelope?: Envelope;
   /** For `wrong`: what was wrong with it, in a few words. */
   why?: string;
-}
-
-// EIP-1474 "limit exceeded" and providers' own quota answers (some put the HTTP status in the code).
-const RATE_LIMIT_CODES = new Set([-32005, 429]);
-const RATE_LIMIT_MESSAGE = /rate.?limit|too many requests|exceeded .*(quota|limit|capacity)|quota|capacity exceeded|throttl/i;
-
-export function isRateLimit(code: number | undefined, message: unknown): boolean {
-  return (code !== undefined && RATE_LIMIT_CODES.has(code)) || (typeof message === 'string' && RATE_LIMIT_MESSAGE.test(message));
 }
 
 export function classify(outcome: HttpOutcome, expected: Expectation): Classification {

@@ -104,11 +104,15 @@ export interface CapacityStep {
   reason?: string;
   /** The step run again: the first step to break the SLO is repeated once before it is taken as the knee. */
   repeat?: boolean;
+  /** Share of its requests the endpoint's rate limit answered (HTTP 429, -32005), when any did. */
+  throttledShare?: number;
 }
 
 export interface CapacityResult {
   /** The highest offered rate whose step met the SLO (0: not even the first). */
   sustainableRps: number;
+  /** When the key's rate limit ended the steps (most of the last step's failures were throttled): about how many requests a second got through. */
+  throttledAtRps?: number;
   /** What ended the steps: the endpoint broke the SLO, the generator saturated, or the last step was reached. */
   limitedBy: 'endpoint' | 'generator' | 'steps';
   /** confirmed: the step above the knee broke the SLO twice; unsteady: a step broke it once, then held when repeated;

@@ -192,7 +192,7 @@ describe('a judged count behind every verdict', function () {
       const s = summarize(run.checks, false, run.complete, { ...(run.targets ? { targets: run.targets } : {}) });
       expect(s.verdict, s.verdictReason).to.equal('pass');
       expect(s.judged.share).to.equal(1);
-      expect(s.judged.inapplicable.map((c) => c.id).sort()).to.deep.equal(['eth_getTransactionByHash/near-head-window', 'eth_getTransactionReceipt/near-head-window', 'eth_getTransactionReceipt/pre-byzantium-root', 'eth_getUncleByBlockHashAndIndex/uncle-hash', 'eth_getUncleByBlockHashAndIndex/uncle-shape', 'eth_getUncleByBlockNumberAndIndex/uncle-hash', 'eth_getUncleByBlockNumberAndIndex/uncle-shape']);
+      expect(s.judged.inapplicable.map((c) => c.id).sort()).to.deep.equal(['eth_getTransactionByHash/near-head-window', 'eth_getTransactionReceipt/near-head-window', 'eth_getTransactionReceipt/pre-byzantium-root', 'eth_getUncleByBlockHashAndIndex/uncle-hash', 'eth_getUncleByBlockHashAndIndex/uncle-shape', 'eth_getUncleByBlockNumberAndIndex/uncle-hash', 'eth_getUncleByBlockNumberAndIndex/uncle-shape', 'service/after-reorg']);
       for (const id of AGREES) expect(byId(run.checks, id)?.blocks?.whole.length, id).to.equal(run.targets?.judgedBlocks?.length);
     });
   });

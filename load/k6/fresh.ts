@@ -5,7 +5,9 @@
 // time until each is first seen is the announcement-to-visible figure) and of the newest block whose grace has passed:
 // a null, an error or a failed request for those is a stale read, unless the endpoint's block at that height has
 // another hash (a reorg, counted apart); another block's objects for a hash asked are wrong at once. judgeTagged holds
-// the method scenarios' `latest` entries to the same rule, against their own VU's announced head.
+// the method scenarios' `latest` entries to the same rule, against their own VU's announced head. A reorg the answers
+// show (noticeFork) turns the blocks it replaced into orphans: past the grace from it, an orphan served by number or for
+// `latest`, or an orphaned transaction still naming its block, is wrong (a cache, an index that kept the old fork).
 import { sleep } from 'k6';
 import http from 'k6/http';
 import { Counter, Trend } from 'k6/metrics';

@@ -239,7 +239,7 @@ export async function prepareTest(opts: TestOptions & { url?: string }, instance
   // A plan above the key's budget measures the budget: refused, before a request is sent (a capacity run steps into it on purpose).
   const peak = peakRps(checked);
   if (opts.rateLimit !== undefined && opts.profile !== 'capacity' && peak > opts.rateLimit) {
-    usage(`the ${opts.profile} plan sends ${peak} requests a second at its peak (${checked.scenarios.length} scenario(s) at ${checked.rate} rps each), above the key's budget of ${opts.rateLimit} a second (--rate-limit): it would measure the budget, not the service; lower --rate or pick fewer --methods`);
+    usage(`the ${opts.profile} plan sends ${peak} requests a second at its peak (${checked.scenarios.length} scenario(s) at ${checked.rate} rps each), above the key's budget of ${opts.rateLimit} a second (--rate-limit): it would measure the budget, not the service; lower --rate or pick fewer --methods (fresh reads, when chased, come on top: a few requests a second)`);
   }
   return {
     instances,

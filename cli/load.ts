@@ -204,7 +204,7 @@ export function testOptions(values: TestValues): TestOptions {
     ...(values.corpus ? { corpus: values.corpus } : {}),
     ...(values['reference-url'] ? { referenceUrl: httpUrl(values['reference-url'], '--reference-url') } : {}),
     ...(values['near-head-window'] ? { nearHeadWindow: positive(values['near-head-window'], '--near-head-window') } : {}),
-    ...(values['rate-limit'] ? { rateLimit: perSecond(values['rate-limit'], '--rate-limit') } : {}),
+    ...(values['rate-limit'] !== undefined ? { rateLimit: perSecond(values['rate-limit'], '--rate-limit') } : {}),
     ...(values['validate-share'] ? { validateShare: share(values['validate-share'], '--validate-share', 1) } : {}),
     ...(Object.keys(slo).length ? { slo } : {}),
   };

@@ -11,7 +11,7 @@ import { redact, redactUrl } from '../core/redact.ts';
 import { interruptSignal, releaseEarlySignals } from '../core/node/interrupt.ts';
 import { CONFORMANCE_FILES, EMBEDDED_ENDPOINT, LOAD_FILES } from '../core/report-files.ts';
 import { blockTimeHelp, DEFAULT_REORG_DEPTH, DEFAULT_TX_PER_BLOCK, MAX_REORG_DEPTH, movingSuffix, type Omittable, OMITTABLE, REORG_NEEDS } from '../devnet/moving.ts';
-import { blockTime, embeddedChase, outDir, port, seconds } from './networks.ts';
+import { blockTime, embeddedChase, outDir, port, reorgEvery } from './networks.ts';
 import { EXIT, failureOf, UsageError } from '../core/node/errors.ts';
 import { harnessVersion } from '../core/node/version.ts';
 
@@ -176,9 +176,9 @@ function reorgOptions(every: string | undefined, depth: string | undefined, node
     return undefined;
   }
   if (node !== 'anvil' || blockTimeS === undefined) throw new UsageError(`--reorg-every: ${REORG_NEEDS}`);
-  const everyS = seconds(every, '--reorg-every');
+  const everyS = reorgEvery(every);
   const maxDepth = depth === undefined ? DEFAULT_REORG_DEPTH : Number(depth);
-  if (!/^\d+$/.test(depth ?? '1') || maxDepth < 1 || maxDepth > MAX_REORG_DEPTH) throw new UsageError(`--reorg-depth takes a whole number of blocks from 1 to ${MAX_REORG_DEPTH}, got "${depth}"`);
+  if (!/^[1-9]\d*$/.test(depth ?? '1') || maxDepth > MAX_REORG_DEPTH) throw new UsageError(`--reorg-depth takes a whole number of blocks from 1 to ${MAX_REORG_DEPTH}, got "${depth}"`);
   return { everyS, maxDepth };
 }
 

@@ -38,9 +38,12 @@ export function positive(text: string, flag: string): number {
 /** --rate-limit: the key's budget in requests a second, above 0 (a fraction allowed: one request every 2 s is 0.5). */
 export function perSecond(text: string, flag: string): number {
   const n = Number(text);
-  if (!/^\d+(\.\d+)?$/.test(text) || !(n > 0)) throw new UsageError(`${flag} takes a number of requests a second above 0, such as 40 or 0.5, got "${text}"`);
+  if (!/^\d+(\.\d+)?$/.test(text) || !(n >= MIN_RATE)) throw new UsageError(`${flag} takes a number of requests a second, ${MIN_RATE} or more, such as 40 or 0.5, got "${text}"`);
   return n;
 }
+
+/** One request every ~17 minutes: any slower and a run of a few hundred requests outlasts every deadline (and a timer's range). */
+const MIN_RATE = 0.001;
 
 /** A TCP port to listen on: 1 to 65535 (0 is "any", which a user asking for a port does not mean). */
 export function port(text: string, flag: string): number {
@@ -81,6 +84,13 @@ export function seconds(text: string, flag: string): number {
   const n = Number(text);
   if (!/^\d+(\.\d+)?$/.test(text) || !(n > 0)) throw new UsageError(`${flag} takes a number of seconds above 0, such as 5 or 2.5, got "${text}"`);
   return n;
+}
+
+/** --reorg-every: seconds, at most an hour (as --block-time): a timer's range is far beyond, a reorg that rare is none. */
+export function reorgEvery(text: string): number {
+  const s = seconds(text, '--reorg-every');
+  if (s > MAX_BLOCK_TIME_S) throw new UsageError(`--reorg-every takes at most ${MAX_BLOCK_TIME_S} seconds, got "${text}"`);
+  return s;
 }
 
 /** --block-time: whole seconds (anvil's interval mining), or undefined for a chain that stands still once seeded. */

@@ -49,12 +49,14 @@ export function startReorgs(nodeUrl: string, opts: ReorgOptions): Reorgs {
   const reorgOnce = async (depth = (done.length % opts.maxDepth) + 1): Promise<void> => {
     const head = blockOf(await rpc(nodeUrl, 'eth_getBlockByNumber', ['latest', true]));
     if (head.number - BigInt(depth) < opts.seedHead) return;
-    const orphaned: Array<{ hash: string; txs: Array<{ hash: string; type: string }> }> = [];
+    const orphaned: Array<{ hash: string; txs: Array<{ hash: string; type: string; from: string }> }> = [];
     for (let n = head.number - BigInt(depth) + 1n; n <= head.number; n++) orphaned.push(blockOf(await rpc(nodeUrl, 'eth_getBlockByNumber', [toHex(n), true])));
     const again: Array<[Hex | object, number]> = [];
     for (const [k, b] of orphaned.entries()) {
       for (const tx of b.txs) {
-        if (tx.type === '0x3') continue;
+        // Blob transactions cannot be sent again (no sidecar kept); the old markers make way for the new ones, which
+        // anvil gives the same nonces (at the fork point), so each new block differs from the one it replaces.
+        if (tx.type === '0x3' || tx.from.toLowerCase() === MARKER.toLowerCase()) continue;
         again.push([(await rpc(nodeUrl, 'eth_getRawTransactionByHash', [tx.hash])) as Hex, k]);
       }
       again.push([{ from: MARKER, to: MARKER, value: toHex(done.length * 16 + k + 1) }, k]);
@@ -92,8 +94,8 @@ export function startReorgs(nodeUrl: string, opts: ReorgOptions): Reorgs {
   };
 }
 
-function blockOf(x: unknown): { number: bigint; hash: string; timestamp: bigint; txs: Array<{ hash: string; type: string }> } {
-  const b = x as { number?: string; hash?: string; timestamp?: string; transactions?: Array<{ hash: string; type: string } | string> } | null;
+function blockOf(x: unknown): { number: bigint; hash: string; timestamp: bigint; txs: Array<{ hash: string; type: string; from: string }> } {
+  const b = x as { number?: string; hash?: string; timestamp?: string; transactions?: Array<{ hash: string; type: string; from: string } | string> } | null;
   if (!b?.number || !b.hash || !b.timestamp) throw new Error(`anvil answered no block (${JSON.stringify(x)?.slice(0, 100)})`);
-  return { number: BigInt(b.number), hash: b.hash, timestamp: BigInt(b.timestamp), txs: (b.transactions ?? []).filter((t): t is { hash: string; type: string } => typeof t === 'object') };
+  return { number: BigInt(b.number), hash: b.hash, timestamp: BigInt(b.timestamp), txs: (b.transactions ?? []).filter((t): t is { hash: string; type: string; from: string } => typeof t === 'object') };
 }

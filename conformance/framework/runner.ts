@@ -247,12 +247,12 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
 const REORG_RERUNS = 2;
 
 /**
- * The target blocks (judged, head, busiest, empty) whose number the endpoint now answers with another block: a reorg
+ * The target blocks (the head discovery started from, judged, busiest, empty, withdrawals, per era) whose number the endpoint now answers with another block: a reorg
  * took them away during the run. With the lowest such height and the head now, or undefined when every one stands.
  */
 async function reorgedTargets(client: RpcClient, t: Targets): Promise<{ lowest: bigint; head: bigint; why: string } | undefined> {
   const refs = new Map<string, BlockRef>();
-  for (const r of [t.multiTxBlock, t.emptyBlock, ...(t.judgedBlocks ?? [])]) if (r) refs.set(r.hash, r);
+  for (const r of [t.head, t.multiTxBlock, t.emptyBlock, t.withdrawalsBlock, ...(t.judgedBlocks ?? []), ...Object.values(t.eraBlocks ?? {})]) if (r) refs.set(r.hash, r);
   const gone: Array<{ ref: BlockRef; now: string }> = [];
   for (const ref of refs.values()) {
     const now = await client.call<{ hash?: unknown } | null>('eth_getBlockByNumber', [ref.number, false]).catch(() => undefined);
@@ -343,7 +343,7 @@ function describeTransport(err: TransportError): string {
     case 'timeout':
       return `endpoint timed out: ${ex.faultDetail ?? ''}`;
     case 'rate-limited':
-      return `endpoint is rate limiting (HTTP 429${ex.retryAfterS !== undefined ? `, Retry-After ${ex.retryAfterS}s` : ''}); try again later`;
+      return `endpoint is rate limiting (${ex.faultDetail ?? 'HTTP 429'}${ex.retryAfterS !== undefined ? `, Retry-After ${ex.retryAfterS}s` : ''}); try again later`;
     case 'http-status':
       return `endpoint answered HTTP ${ex.httpStatus}${ex.httpStatus === 401 || ex.httpStatus === 403 ? ' (API key refused?)' : ''}, not JSON-RPC`;
     default:

@@ -180,7 +180,7 @@ export class RpcClient {
         if (method !== undefined && ex.fault !== 'interrupted') this.silent.set(method, ex.fault === 'timeout' || ex.fault === 'unreachable' ? (this.silent.get(method) ?? 0) + 1 : 0);
         const wait = ex.retryAfterS ?? 1;
         if (ex.fault !== 'rate-limited' || attempt >= this.retries429 || wait > this.maxRetryWaitS || this.signal?.aborted) return ex;
-        await new Promise((r) => setTimeout(r, wait * 1000));
+        await this.sleep(wait * 1000);
       }
     } finally {
       this.release();
@@ -268,7 +268,20 @@ export class RpcClient {
     this.nextSlot = slot + 1000 / this.ratePerS;
     if (slot <= now || this.signal?.aborted) return;
     this.pacedMs += slot - now;
-    await new Promise((r) => setTimeout(r, slot - now));
+    await this.sleep(slot - now);
+  }
+
+  /** A wait that Ctrl-C or the run deadline ends at once (the call after it then ends as interrupted). */
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.signal?.addEventListener('abort', done, { once: true });
+    });
   }
 
   private async acquire(): Promise<void> {

@@ -58,6 +58,18 @@ describe('a key\'s rate limit (40 requests a second, HTTP 429 with -32005)', fun
     expect(s.verdict, r.checks.filter((c) => c.verdict === 'fail' && !c.expectation).map((c) => `${c.id}: ${c.reason}`).join('\n')).to.equal('pass');
   });
 
+  it('a budget too small for the run: the deadline still ends it on time, INCONCLUSIVE (exit 3), the unfinished checks naming the budget; load refuses an empty --rate-limit', async () => {
+    const out = join(dir, 'starved');
+    const r = await cli(['conformance', '--url', proxy.url, '--rate-limit', '0.01', '--deadline', '5s', '--out', out, '--quiet']);
+    expect(r.code, r.out + r.err).to.equal(3);
+    expect(r.ms, 'the paced waits end with the deadline').to.be.below(30_000);
+    const report = JSON.parse(await readFile(join(out, 'conformance.json'), 'utf8')) as { checks: Array<{ verdict: string; reason?: string }> };
+    expect(report.checks.filter((c) => c.verdict === 'inconclusive').some((c) => /paced at 0\.01 requests a second by --rate-limit: the key's budget, not the endpoint, held it back/.test(c.reason ?? ''))).to.equal(true);
+    const empty = await cli(['load', '--url', proxy.url, '--rate-limit', '', '--out', join(dir, 'empty')]);
+    expect(empty.code).to.equal(2);
+    expect(empty.err).to.match(/--rate-limit takes a number of requests a second, 0\.001 or more/);
+  });
+
   it('a gate above the budget fails, its reasons naming the rate limit apart from the failure rate', async () => {
     const out = join(dir, 'gate');
     const r = await runLoad({ url: proxy.url, profile: 'gate', rate: 10, duration: '5s', fresh: { chased: false, why: '--no-fresh' }, out, log: () => undefined });

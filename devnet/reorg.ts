@@ -70,22 +70,21 @@ export function startReorgs(nodeUrl: string, opts: ReorgOptions): Reorgs {
     done.push({ depth, from: head.number - BigInt(depth) + 1n, orphaned: orphaned.map((b) => b.hash), replacedBy, at: Date.now() });
   };
 
+  // One reorg at a time, the scheduled and the asked-for alike: two at once would each replace blocks the other read.
+  const queued = (depth?: number): Promise<void> =>
+    (inFlight = inFlight.then(() => reorgOnce(depth)).catch((e: unknown) => {
+      const message = (e as Error).message.split('\n')[0]!.slice(0, 300);
+      if (!said.has(message)) log(`devnet reorg: ${message} (the reorgs go on; this error is not said again)`);
+      said.add(message);
+    }));
   const schedule = (): void => {
     if (stopped) return;
-    timer = setTimeout(() => {
-      inFlight = reorgOnce()
-        .catch((e: unknown) => {
-          const message = (e as Error).message.split('\n')[0]!.slice(0, 300);
-          if (!said.has(message)) log(`devnet reorg: ${message} (the reorgs go on; this error is not said again)`);
-          said.add(message);
-        })
-        .finally(schedule);
-    }, opts.everyS * 1000);
+    timer = setTimeout(() => void queued().finally(schedule), opts.everyS * 1000);
   };
   schedule();
   return {
     done,
-    now: (depth) => (inFlight = inFlight.then(() => reorgOnce(depth))),
+    now: (depth) => queued(depth),
     stop: async () => {
       stopped = true;
       clearTimeout(timer);

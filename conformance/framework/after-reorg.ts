@@ -32,10 +32,10 @@ export function afterReorg(suite: MethodSuite): void {
       // reorg among them since, or a by-number answer off the head's own chain, shows as a height under two hashes.
       const newest = t.forks.newest(REREAD);
       for (const n of newest) await t.exchange('eth_getBlockByNumber', [toQuantity(n), false], { fresh: true });
-      if (newest.length) await parentChain(t, newest.at(-1)!, false);
+      const walked = newest.length ? await parentChain(t, newest.at(-1)!, false) : undefined;
       const reorged = t.forks.reorged();
       if (!reorged.length) t.notOnThisChain('no-reorg', `no reorg seen in this run (${t.forks.shown} blocks read, none of their heights under two hashes): what the endpoint serves after a reorg is NOT JUDGED`);
-      let wrong = await mismatches(t);
+      let wrong = await mismatches(t, walked);
       if (wrong.length) {
         await new Promise((r) => setTimeout(r, GRACE_MS));
         wrong = await mismatches(t);
@@ -50,11 +50,14 @@ export function afterReorg(suite: MethodSuite): void {
   );
 }
 
-/** What the endpoint serves against the fork its head descends from: each contradiction, with both hashes and the time since the reorg was seen. */
-async function mismatches(t: CheckContext): Promise<string[]> {
+/**
+ * What the endpoint serves against the fork its head descends from: each contradiction, with both hashes and the time
+ * since the reorg was seen. `walked`: a parent chain just walked, reused when it reaches the lowest reorged height.
+ */
+async function mismatches(t: CheckContext, walked?: Map<bigint, string>): Promise<string[]> {
   const reorged = t.forks.reorged();
   const lowest = reorged[0]!.number;
-  const chain = await parentChain(t, lowest);
+  const chain = walked?.has(lowest) ? walked : await parentChain(t, lowest);
   const wrong: string[] = [];
   const since = (at: number) => `${Math.round(performance.now() - at)} ms after the run first saw that height under another hash`;
   const canonical = async (n: bigint): Promise<string | undefined> => {

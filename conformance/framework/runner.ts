@@ -164,12 +164,14 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
       const depth = Math.min(opts.discoveryDepth ?? 64, window ? Math.max(1, window.blocks - windowMargin(window.blocks)) : Infinity);
       const { preByzantiumTx, ...recentFixtures } = await fixtureTargets(client, chainId);
       const fixtures = window ? recentFixtures : { ...recentFixtures, ...(preByzantiumTx ? { preByzantiumTx } : {}) };
-      discover = async (from) => {
-        let found = mergeFixtures(await discoverTargets(client, { depth, ...(opts.discoveryBudget ? { budget: opts.discoveryBudget } : {}), chainId, head: from }), fixtures, 'fixture');
+      // The caller's fixtures (the seed's, --reverts) on top of whatever the targets came from, and the coverage of both.
+      const withFixtures = (t: Targets): Targets => {
+        let found = t;
         for (const f of opts.fixtures ?? []) found = mergeFixtures(found, f.targets, f.source);
         found.coverage = coverageOf(found);
         return found;
       };
+      discover = async (from) => withFixtures(mergeFixtures(await discoverTargets(client, { depth, ...(opts.discoveryBudget ? { budget: opts.discoveryBudget } : {}), chainId, head: from }), fixtures, 'fixture'));
       targets = opts.targetsFile ? await loadTargets(opts.targetsFile) : await discover(head);
       if (targets.chainId !== chainId) throw new EndpointUnusable(`targets are for chain ${targets.chainId}, the endpoint serves chain ${chainId}`);
       if (opts.targetsFile) {
@@ -180,10 +182,7 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
           throw new EndpointUnusable(`--targets ${opts.targetsFile}: ${missing.length} block(s) of the lock are not on this endpoint's chain (no block, or another hash, at their number: ${named}${missing.length > 3 ? ', …' : ''}): another chain with chain id ${BigInt(chainId)} (a restarted devnet, a reset testnet, another client), or history reorganised since the lock was written. Run without --targets to discover targets here`);
         }
       }
-      if (opts.targetsFile) {
-        for (const f of opts.fixtures ?? []) targets = mergeFixtures(targets, f.targets, f.source);
-        targets.coverage = coverageOf(targets);
-      }
+      if (opts.targetsFile) targets = withFixtures(targets);
     } catch (err) {
       // Stopped during preflight or discovery: whatever failed there failed because the run was stopped.
       if (!stop.signal.aborted) throw err;
@@ -212,6 +211,7 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
     // Every check gets a verdict unless Ctrl-C stopped the run: one that did not run (the deadline) is inconclusive.
     const budget = opts.rateLimit ? ` (the run was paced at ${opts.rateLimit} requests a second by --rate-limit: the key's budget, not the endpoint, held it back)` : '';
     if (!interrupted) checks.push(...unfinished(suites, checks, deadlineReached ? `not run: ${String(stop.signal.reason)} passed${budget}` : 'the check ended without a verdict (a harness fault)'));
+    const reorged = forks.reorged();
     const headAfter = stop.signal.aborted ? undefined : await client.call<{ number: string; hash: string } | null>('eth_getBlockByNumber', ['latest', false]).catch(() => undefined);
     return {
       endpoint: opts.endpointName ?? redactUrl(opts.url),
@@ -233,7 +233,7 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
       ...(reference ? { reference: redactDeep({ ...reference.meta, requestCount: reference.client.requestCount, ...(reference.failed ? { failed: redactCapped(reference.failed, MAX_TEXT) } : {}) }) } : {}),
       ...(window ? { nearHeadWindow: window } : {}),
       ...(opts.rateLimit ? { rateLimit: { perS: opts.rateLimit, pacedMs: Math.round(client.pacedMs) } } : {}),
-      ...(forks.reorged().length || reruns.length ? { reorgs: { seen: forks.reorged().map((r) => ({ number: toQuantity(r.number), hashes: r.blocks.map((b) => b.hash) })), ...(reruns.length ? { reruns } : {}) } } : {}),
+      ...(reorged.length || reruns.length ? { reorgs: { seen: reorged.map((r) => ({ number: toQuantity(r.number), hashes: r.blocks.map((b) => b.hash) })), ...(reruns.length ? { reruns } : {}) } } : {}),
     };
   } finally {
     clearTimeout(deadline);

@@ -136,7 +136,7 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
     url,
     // --network: the chain the endpoint must serve (not with --url, which names the endpoint itself).
     network: expectedNetwork(values),
-    methods: values.methods ? methodList(values.methods, [...METHODS, 'service', 'reference']) : undefined,
+    methods: values.methods ? methodList(values.methods, [...METHODS, 'history', 'service', 'reference']) : undefined,
     targetsFile: values.targets || undefined,
     discoveryDepth: given(values['discovery-depth'], '--discovery-depth', positive),
     discoveryBudget: given(values['discovery-budget'], '--discovery-budget', positive),

@@ -11,7 +11,7 @@ import { redact, redactUrl } from '../core/redact.ts';
 import { interruptSignal, releaseEarlySignals } from '../core/node/interrupt.ts';
 import { CONFORMANCE_FILES, EMBEDDED_ENDPOINT, LOAD_FILES } from '../core/report-files.ts';
 import { blockTimeHelp, DEFAULT_REORG_DEPTH, DEFAULT_TX_PER_BLOCK, MAX_REORG_DEPTH, movingSuffix, type Omittable, OMITTABLE, REORG_NEEDS } from '../devnet/moving.ts';
-import { blockTime, embeddedChase, outDir, port, reorgEvery } from './networks.ts';
+import { blockTime, embeddedChase, outDir, port, positive, reorgEvery } from './networks.ts';
 import { EXIT, failureOf, UsageError } from '../core/node/errors.ts';
 import { harnessVersion } from '../core/node/version.ts';
 
@@ -68,6 +68,9 @@ ${blockTimeHelp(17)}
                  deep in turn; the orphaned transactions are mined again in the new fork, save blob
                  transactions (dropped: null by hash); the seed's blocks are never replaced
   --reorg-depth D  the deepest reorg (default ${DEFAULT_REORG_DEPTH})
+  --serve-latest N  a pruned endpoint (anvil): history older than the latest N blocks is answered error
+                 4444, as a node that expired it (EIP-4444) does; 2N empty blocks come before the seed, so
+                 there is history to prune and the seed's activity is served (conformance's history/* checks name its depth)
   -h, --help     this text`;
 
 type Command = (argv: string[]) => Promise<number>;
@@ -129,7 +132,7 @@ async function checksCommand(argv: string[]): Promise<number> {
 }
 
 async function devnetCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { port: { type: 'string' }, 'api-key': { type: 'string' }, node: { type: 'string', default: 'anvil' }, 'block-time': { type: 'string' }, without: { type: 'string' }, 'reorg-every': { type: 'string' }, 'reorg-depth': { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  const { values } = parseArgs({ args: argv, options: { port: { type: 'string' }, 'api-key': { type: 'string' }, node: { type: 'string', default: 'anvil' }, 'block-time': { type: 'string' }, without: { type: 'string' }, 'reorg-every': { type: 'string' }, 'reorg-depth': { type: 'string' }, 'serve-latest': { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
   if (values.help) return print(devnetHelp);
   if (values.node !== 'anvil' && values.node !== 'geth') throw new UsageError(`--node takes anvil or geth, got "${values.node}"`);
   const blockTimeS = blockTime(values['block-time']);
@@ -138,8 +141,10 @@ async function devnetCommand(argv: string[]): Promise<number> {
   if (unknown.length) throw new UsageError(`--without takes ${OMITTABLE.join(', ')} (comma-separated), got "${unknown.join(',')}"`);
   const listen = values.port ? { port: port(values.port, '--port') } : {};
   const reorgs = reorgOptions(values['reorg-every'], values['reorg-depth'], values.node, blockTimeS);
+  const serveLatest = values['serve-latest'] === undefined ? undefined : positive(values['serve-latest'], '--serve-latest');
+  if (serveLatest !== undefined && values.node !== 'anvil') throw new UsageError('--serve-latest prunes the embedded default (anvil) only: geth --dev is served as it is');
   const { startDevnet } = await import('../devnet/index.ts');
-  const devnet = await startDevnet({ node: values.node, ...listen, ...(values['api-key'] ? { apiKey: values['api-key'] } : {}), ...(blockTimeS ? { blockTimeS } : {}), without: without as Omittable[], ...(reorgs ? { reorgs } : {}) });
+  const devnet = await startDevnet({ node: values.node, ...listen, ...(values['api-key'] ? { apiKey: values['api-key'] } : {}), ...(blockTimeS ? { blockTimeS } : {}), without: without as Omittable[], ...(reorgs ? { reorgs } : {}), ...(serveLatest ? { serveLatest } : {}) });
   // The signals are this command's from the moment the devnet runs: a Ctrl-C as soon as its URL shows (before the
   // command below is printed) stops it and exits 0, instead of bin's early handler exiting 130 mid-print.
   const stopAsked = new Promise<void>((resolve) => {
@@ -152,6 +157,7 @@ async function devnetCommand(argv: string[]): Promise<number> {
   console.log(`${devnet.node === 'geth' ? 'geth devnet' : 'embedded default'} listening: ${values['api-key'] ? redactUrl(devnet.url) : devnet.url}`);
   console.log(`chain id ${devnet.seed.chainId}; ${devnet.node} behind it at ${devnet.nodeUrl}. Ctrl-C stops both.`);
   if (blockTimeS) console.log(`moving: a block every ${blockTimeS} s, with background traffic (${DEFAULT_TX_PER_BLOCK} transactions a block) from block ${BigInt(devnet.seed.blocks.multiTx.number) + 1n} on`);
+  if (serveLatest) console.log(`pruned: history older than the latest ${serveLatest} blocks is answered error 4444, as a node that expired it does (${2 * serveLatest} empty blocks come before the seed's, so there is some)`);
   if (reorgs) console.log(`reorganising: every ${reorgs.everyS} s its newest blocks (1 to ${reorgs.maxDepth} deep, in turn) are replaced by a fork of their own`);
   for (const line of seedSkips(devnet.seed)) console.log(line);
   // What the chain itself commits to (anvil's blob transactionsRoot, no uncles on a dev chain) fails the

@@ -8,6 +8,7 @@ import txByHash from './eth_getTransactionByHash.ts';
 import receipt from './eth_getTransactionReceipt.ts';
 import blockReceipts from './eth_getBlockReceipts.ts';
 import service from './service.ts';
+import history from './history.ts';
 import { METHODS } from '../core/methods.ts';
 import type { MethodSuite } from './framework/check.ts';
 import { robustnessChecks } from './framework/robustness.ts';
@@ -33,6 +34,6 @@ headNeverGoesBack(service);
 
 /**
  * The head lag against a reference first, the eight methods, the answers compared with the reference and its head lag
- * at the end, then the service-wide checks (transport, authentication, the head; the head never going back is last).
+ * at the end, how deep history is served, then the service-wide checks (transport, authentication, the head; the head never going back is last).
  */
-export const allSuites: MethodSuite[] = [referenceStart, ...methodSuites, reference, service];
+export const allSuites: MethodSuite[] = [referenceStart, ...methodSuites, reference, history, service];

@@ -9,6 +9,7 @@ import { toQuantity } from '../core/hex.ts';
 import { blockSize } from '../core/invariants/block-size.ts';
 import { factsOf } from '../core/methods.ts';
 import type { ShapeName } from '../core/schemas.ts';
+import { capabilities, pruneAnswer } from './pruned.ts';
 
 export interface Gateway {
   url: string; // http://127.0.0.1:<port>/v3/<apiKey>
@@ -22,7 +23,17 @@ const MAX_BODY_BYTES = 1024 * 1024;
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
-export async function startGateway(opts: { upstream: string; apiKey: string; port?: number; raw?: boolean }): Promise<Gateway> {
+export interface GatewayOptions {
+  upstream: string;
+  apiKey: string;
+  port?: number;
+  raw?: boolean;
+  /** Pruned mode (pruned.ts): history older than the latest N blocks answered error 4444. Not with `raw`. */
+  serveLatest?: number;
+}
+
+export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
+  if (opts.raw && opts.serveLatest !== undefined) throw new Error('the gateway prunes history only in front of anvil (not raw)');
   const upstream = new URL(opts.upstream);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const expectedKey = Buffer.from(opts.apiKey);
@@ -35,10 +46,19 @@ export async function startGateway(opts: { upstream: string; apiKey: string; por
   // One upstream request per call, so every answer is matched to its own request and batches
   // never depend on anvil's batch handling (it answers [1, notification] with a bare object).
   const forward = async (call: Json): Promise<Json | undefined> => {
+    if (isObject(call) && call.method === 'eth_capabilities') return declare(call);
     const raw = await post(agent, upstream, JSON.stringify(normaliseRequest(call)));
     if (raw.length === 0) return undefined; // notification: anvil answers 204
-    const answer = normaliseResponse(call, JSON.parse(raw) as Json);
+    const normal = normaliseResponse(call, JSON.parse(raw) as Json);
+    const answer = opts.serveLatest === undefined ? normal : pruneAnswer(call, normal, BigInt(String(await upstreamResult(agent, upstream, 'eth_blockNumber', []))), opts.serveLatest);
     return isBlockCall(call) && isObject(answer) && isObject(answer.result) ? { ...answer, result: await withSize(answer.result) } : answer;
+  };
+
+  // What this endpoint keeps, declared as geth does: the gateway knows it (anvil keeps all, pruned mode its window).
+  const declare = async (call: JsonObject): Promise<Json> => {
+    const head = await upstreamResult(agent, upstream, 'eth_getBlockByNumber', ['latest', false]);
+    if (!isObject(head) || typeof head.number !== 'string' || typeof head.hash !== 'string') return { jsonrpc: '2.0', id: call.id ?? null, error: { code: -32603, message: 'upstream node unavailable' } };
+    return { jsonrpc: '2.0', id: call.id ?? null, result: capabilities(BigInt(head.number), head.hash, opts.serveLatest) };
   };
 
   // anvil's block size leaves out the (empty) withdrawals list and counts blob sidecars: the gateway

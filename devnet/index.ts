@@ -19,6 +19,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Interrupted } from '../core/node/errors.ts';
+import { toQuantity } from '../core/hex.ts';
 import { startAnvil } from './anvil.ts';
 import { startGeth } from './geth.ts';
 import { startGateway } from './gateway.ts';
@@ -58,6 +59,9 @@ export interface DevnetOptions {
   without?: readonly Omittable[];
   /** A chain that reorganises (anvil, moving): a reorg every so many seconds, 1 to maxDepth blocks deep in turn (reorg.ts). */
   reorgs?: { everyS: number; maxDepth: number; log?: (line: string) => void };
+  /** Pruned mode (anvil): history older than the latest N blocks answered error 4444 (pruned.ts); 2N empty blocks
+   * come before the seed, so that there is history to prune and the seed's activity is served. */
+  serveLatest?: number;
   /** A stop asked for while the devnet starts: the node is stopped at once and the start throws Interrupted. */
   signal?: AbortSignal;
 }
@@ -70,6 +74,7 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
     throw new Error(`a moving devnet takes ${MOVING_NODES.join(' or ')} and a whole number of seconds per block, got ${node} and ${blockTimeS}`);
   }
   if (opts.reorgs && (node !== 'anvil' || blockTimeS === undefined)) throw new Error(REORG_NEEDS);
+  if (opts.serveLatest !== undefined && (node !== 'anvil' || !Number.isInteger(opts.serveLatest) || opts.serveLatest < 1)) throw new Error(`a pruned devnet takes anvil and a whole number of blocks to keep (at least 1), got ${node} and ${opts.serveLatest}`);
   // A moving geth keeps its chain across its restart: the datadir is this function's, removed when the node stops.
   const gethDir = node === 'geth' && blockTimeS !== undefined ? await mkdtemp(join(tmpdir(), 'rpc-certify-geth-')) : undefined;
   const { signal } = opts;
@@ -90,6 +95,8 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
   }
   try {
     const without = opts.without ?? [];
+    // History to prune: empty blocks before the seed, so that its activity stays among the latest blocks served.
+    if (opts.serveLatest !== undefined) await rpcCall(upstream.url, 'anvil_mine', [toQuantity(BigInt(2 * opts.serveLatest))]);
     const seed = await seedChain(upstream.url, node, without);
     if (blockTimeS !== undefined && gethDir) {
       await upstream.stop();
@@ -104,7 +111,7 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
       traffic = await startTraffic(upstream.url, seed, { ...opts.traffic, blockTimeS, without });
       if (opts.reorgs) reorgs = startReorgs(upstream.url, { ...opts.reorgs, seedHead: BigInt(seed.blocks.multiTx.number), traffic });
     }
-    const gateway = await startGateway({ upstream: upstream.url, apiKey, port: opts.port, raw: node === 'geth' });
+    const gateway = await startGateway({ upstream: upstream.url, apiKey, port: opts.port, raw: node === 'geth', ...(opts.serveLatest === undefined ? {} : { serveLatest: opts.serveLatest }) });
     let stopping: Promise<void> | undefined;
     return {
       node,

@@ -16,6 +16,8 @@ import type { Clause } from './clause.ts';
 import type { ReferenceState } from './reference.ts';
 import { insideWindow, type NearHeadWindow } from '../../core/near-head-window.ts';
 import { q } from '../../core/hex.ts';
+import type { HistoryDepth } from '../../core/history.ts';
+import { notKept } from '../../core/not-kept.ts';
 
 /** `spec` and `invariant` failures fail the run; `advisory` ones only with --strict. */
 export type Layer = 'spec' | 'invariant' | 'advisory';
@@ -34,8 +36,10 @@ export const NOT_HERE = {
   'no-reference': 'no --reference-url on this run',
   methods: 'a method --methods leaves out',
   'no-window': 'no near-head window declared for this network',
+  archive: 'history older than the declared near-head window, answered pruned: archive requests are unavailable there (§8)',
   'no-key': 'no /v3/<API_KEY> segment in the endpoint URL',
   'no-reorg': 'no reorg seen during the run (a remote endpoint\'s chain cannot be made to reorganise: what it serves after one is judged only when the run sees one)',
+  'no-declared-depth': 'nothing declares how deep the endpoint keeps this history (no near-head window for it, no eth_capabilities naming it): the depth served is reported, not judged',
   'no-batch': 'an endpoint that serves no batches (the spec does not ask for them; service/batch, advisory, says how it answered)',
 } as const;
 export type NotHere = keyof typeof NOT_HERE;
@@ -111,7 +115,10 @@ export interface CheckResult {
   expectation?: ExpectationNote;
   /** A lookup older than the declared near-head window (§8), made once and listed, never judged. */
   archive?: ArchiveLookup;
+  /** How deep the endpoint serves one kind of history (conformance/history.ts), whatever the verdict. */
+  history?: HistoryDepth;
 }
+
 
 /** One lookup of a transaction older than the declared near-head window, and what the endpoint answered. */
 export interface ArchiveLookup {
@@ -177,6 +184,8 @@ export interface RunState {
 }
 
 const EXCERPT = 4000;
+/** Suites that judge the endpoint as a whole: an answer to any call is their own. */
+const WHOLE_ENDPOINT = new Set(['service', 'reference', 'history']);
 
 /** What a check body gets: the targets, calls that record evidence, and verdict helpers. */
 export class CheckContext {
@@ -186,6 +195,8 @@ export class CheckContext {
   partial: string | undefined;
   /** Set by the near-head window check (CheckResult.archive). */
   archive: ArchiveLookup | undefined;
+  /** Set by the history checks (CheckResult.history). */
+  history: HistoryDepth | undefined;
   /** Why the last null or error from a windowed method may be the window's doing (outOfWindow), else undefined. */
   private windowDoubt: string | undefined;
   /** Failures recorded by each() while the check went on judging the other items. */
@@ -255,8 +266,7 @@ export class CheckContext {
     this.evidence.push({ ...evidenceOf(ex), ...(due ? { resultDue: true } : {}) });
     const method = (ex.request as { method?: unknown } | null)?.method;
     if (ex.fault !== undefined && NO_ANSWER.includes(ex.fault)) this.tally.unanswered.push(`${typeof method === 'string' ? method : 'a request'} (${ex.fault}${ex.faultDetail ? `: ${ex.faultDetail}` : ''})`);
-    // The service and reference suites judge the endpoint as a whole: an answer to any call is their own.
-    else if (method === this.method || this.method === 'service' || this.method === 'reference') this.tally.answered++;
+    else if (method === this.method || WHOLE_ENDPOINT.has(this.method)) this.tally.answered++;
     // A rate limit (429, after the polite retries) or a stopped run says nothing of the endpoint's conformance,
     // whatever the check wanted of this exchange: the check could not be tested (red team B2).
     if (ex.fault === 'rate-limited' || ex.fault === 'interrupted') this.inconclusive(`endpoint could not be tested: ${ex.fault}: ${ex.faultDetail ?? ''}`.trim());
@@ -311,6 +321,7 @@ export class CheckContext {
       return value;
     } catch (err) {
       if (err instanceof RpcError) {
+        await this.archiveAsked(method, params, err);
         await this.outOfWindow(method);
         if (this.windowDoubt) this.inconclusive(`${method} answered JSON-RPC error ${err.code}: ${err.rpcMessage}, and ${this.windowDoubt}`);
         // Another method this check leans on (eth_getBlockReceipts, say, which hardhat and ganache lack) is
@@ -420,6 +431,22 @@ export class CheckContext {
     const head = q(await this.state.client.call<string>('eth_blockNumber', []).catch(() => undefined));
     if (oldest === undefined || head === undefined || insideWindow(oldest, head, window.blocks)) return;
     this.windowDoubt = `the targets walked from block ${oldest} on are no longer all inside the declared near-head window of ${window.blocks} blocks (${window.from}) at head ${head}: archive not served, not judged`;
+  }
+
+  /**
+   * A call for a block older than the declared near-head window (§8: "archive requests are unavailable") answered as
+   * pruned history (error 4444 and its kin): what the network declares it does not keep, left out of the judged share.
+   * Only where the block is known by its parameter (a number, "earliest"); one named by hash is judged as before.
+   */
+  private async archiveAsked(method: string, params: unknown[], err: RpcError): Promise<void> {
+    const window = this.state.window;
+    const at = factsOf(method)?.params.indexOf('block') ?? (method === 'eth_getBlockByNumber' ? 0 : -1);
+    const param = at >= 0 ? params[at] : undefined;
+    const block = param === 'earliest' ? 0n : typeof param === 'string' && /^0x[0-9a-f]{1,16}$/i.test(param) ? q(param) : undefined;
+    if (!window || block === undefined || !notKept(err.code, err.rpcMessage)) return;
+    const head = q(await this.result<string>('eth_blockNumber', [], { fresh: true }));
+    if (head === undefined || insideWindow(block, head, window.blocks)) return;
+    this.notOnThisChain('archive', `${method} answered pruned history (error ${err.code}: ${err.rpcMessage.slice(0, 120)}) for block ${block}${param === 'earliest' ? ' ("earliest")' : ''}, older than the declared near-head window of ${window.blocks} blocks (${window.from}) at head ${head}: archive requests are unavailable there (§8), not judged`);
   }
 
   /**

@@ -27,6 +27,7 @@ export const INVARIANTS = {
   contractAddress: 'facts.md: keccak(rlp([from, nonce]))[12:]',
   'EIP-1559': 'execution-apis: a mined transaction\'s gasPrice and effectiveGasPrice are the price it paid',
   'head as fresh as a reference': 'facts.md: moving chains and stale providers: a backend consistently behind is revealed only by a fresh reference',
+  'history as deep as declared': 'facts.md: history expiry (EIP-4444, error 4444); eth_capabilities declares per resource the oldest block kept',
   'same answer as a reference': 'facts.md: a provider on the same chain as a trusted node answers the same call with the same data',
 } as const;
 export type Invariant = keyof typeof INVARIANTS;

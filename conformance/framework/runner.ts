@@ -11,6 +11,7 @@ import { coverageOf, discoverTargets, loadTargets, lockBlocksMissing, mergeFixtu
 import { expectationFor, type Expectations } from './expectations.ts';
 import { fixtureTargets } from './fixtures.ts';
 import { ForkLog } from './fork-log.ts';
+import { namePruned } from './pruned.ts';
 import { HeadLog } from './head-log.ts';
 import { EnvelopeLog } from './envelope-log.ts';
 import { RpcClient, TransportError, RpcError, resultOf } from '../../core/node/rpc-client.ts';
@@ -211,6 +212,7 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
     // Every check gets a verdict unless Ctrl-C stopped the run: one that did not run (the deadline) is inconclusive.
     const budget = opts.rateLimit ? ` (the run was paced at ${opts.rateLimit} requests a second by --rate-limit: the key's budget, not the endpoint, held it back)` : '';
     if (!interrupted) checks.push(...unfinished(suites, checks, deadlineReached ? `not run: ${String(stop.signal.reason)} passed${budget}` : 'the check ended without a verdict (a harness fault)'));
+    namePruned(checks);
     const reorged = forks.reorged();
     const headAfter = stop.signal.aborted ? undefined : await client.call<{ number: string; hash: string } | null>('eth_getBlockByNumber', ['latest', false]).catch(() => undefined);
     return {
@@ -387,6 +389,7 @@ async function runMocha(suites: readonly MethodSuite[], state: RunState, onResul
           if (t.notes.length) result.note = redactCapped(t.notes.join('\n'), MAX_NOTE);
           if (t.partial) result.partial = redactCapped(t.partial, MAX_TEXT);
           if (t.archive) result.archive = { ...t.archive, answer: redactCapped(t.archive.answer, 200) };
+          if (t.history) result.history = redactDeep(t.history);
           const picked = [...new Set(t.blockScope.picked.values())];
           if (picked.length > 0) result.blocks = { picked: picked.length, whole: result.verdict === 'pass' || result.verdict === 'fail' ? picked.filter((h) => !t.blockScope.left.has(h)) : [] };
           results.push(result);

@@ -14,7 +14,7 @@ import { writeFileAtomic } from '../../core/node/atomic.ts';
 import { specAnchor } from '../framework/spec-doc.ts';
 import { STYLE } from './html-style.ts';
 import { type ConformanceReport, methodsOf, type Outcome, OUTCOMES, outcomeOf, percent } from './model.ts';
-import { blockCoverage, blockCoverageText, curlText, curlWhere, exchangeMeta, failingFirst, formatDuration, headLagText, inapplicableGroups, reorgLines, requestText, responseText, scopeLine, uncertified } from './text.ts';
+import { blockCoverage, blockCoverageText, curlText, curlWhere, exchangeMeta, failingFirst, formatDuration, headLagText, historyLines, inapplicableGroups, reorgLines, requestText, responseText, scopeLine, uncertified } from './text.ts';
 
 /** docs/spec.md in the installed harness (this module sits two levels below the root, as does the bundled CLI). */
 const SPEC_DOC = fileURLToPath(new URL('../../docs/spec.md', import.meta.url));
@@ -43,7 +43,7 @@ export function renderHtml(report: ConformanceReport, specHref?: string): string
 <style>${STYLE}</style></head>
 <body>
 ${hero(report)}
-${notServedBanner(report)}${scopeBanner(report)}${windowBanner(report)}${reorgBanner(report)}
+${notServedBanner(report)}${scopeBanner(report)}${windowBanner(report)}${historyBanner(report)}${reorgBanner(report)}
 ${report.summary.verdictReason && report.summary.verdict === 'inconclusive' ? `<div class="banner"><div class="wrap">Inconclusive: ${esc(report.summary.verdictReason)}. A run cannot pass on what it could not judge.</div></div>` : ''}
 ${report.run.complete ? '' : `<div class="banner"><div class="wrap">Incomplete run: ${esc(report.run.incompleteReason ?? 'the run stopped before every check ran')}. Passing checks prove nothing about the ones that did not run.</div></div>`}
 ${stickyBar(report)}
@@ -173,6 +173,13 @@ function windowBanner(report: ConformanceReport): string {
   const item = (a: NonNullable<ConformanceReport['summary']['archive']>[number]) =>
     `<li><b>${esc(a.method)}</b> ${esc(a.hash)} of block ${esc(String(BigInt(a.block)))}, ${a.depth} blocks below the head: <span class="pill o-expected">${esc(a.answer === 'served' ? 'served' : 'archive not served')}</span> <span class="muted">${esc(a.answer)}</span></li>`;
   return `<div class="banner not-served"><div class="wrap">${esc(`Near-head window (§8): ${w.blocks} blocks (${w.from}). Lookups older than it, not judged:`)}${archive.length ? `<ul>${archive.map(item).join('')}</ul>` : ' none made (no transaction just below the window).'}</div></div>`;
+}
+
+/** How deep each kind of history is served, against what declares it kept. */
+function historyBanner(report: ConformanceReport): string {
+  const lines = historyLines(report);
+  const failed = report.checks.some((c) => c.history && c.verdict === 'fail');
+  return lines.length ? `<div class="banner${failed ? ' not-served fatal' : ''}"><div class="wrap">${lines.map((l) => esc(l.trim())).join('<br>')}</div></div>` : '';
 }
 
 /** The reorgs the run saw, and why its checks ran again: the verdict is the last run's. */

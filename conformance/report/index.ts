@@ -7,7 +7,7 @@ import { writeJunitReport } from './junit.ts';
 import { type ConformanceReport, expectedButUnjudged, outcomeOf } from './model.ts';
 import { inert } from '../../core/inert.ts';
 import { CONFORMANCE_FILES } from '../../core/report-files.ts';
-import { blockCoverageText, formatDuration, inapplicableGroups, judgedLine, notServedLine, perMethodLine, reasonGroups, rateLimitLine, referenceLines, reorgLines, scopeLine, windowLine } from './text.ts';
+import { blockCoverageText, formatDuration, inapplicableGroups, judgedLine, notServedLine, perMethodLine, reasonGroups, historyLines, rateLimitLine, referenceLines, reorgLines, scopeLine, windowLine } from './text.ts';
 
 export type { ConformanceReport } from './model.ts';
 export { summarize } from './model.ts';
@@ -46,6 +46,7 @@ export function formatSummary(report: ConformanceReport, paths: ReportPaths): st
     `  ${judgedLine(s.judged)}`,
     `  ${perMethodLine(s.judged)}`,
     ...[scopeLine(report), windowLine(report)].filter((l) => l !== undefined).map((l) => `  ${l}`),
+    ...historyLines(report),
     // Every check in exactly one count, so they add up to the total above (an expected failure, an unexpected pass included).
     `  ${s.pass} passed, ${s.fatalFailures} failed, ${s.advisoryFailures} advisory, ${s.inconclusive} inconclusive, ${s.skip} skipped${s.expectedFailures ? `, ${s.expectedFailures} expected failure(s)` : ''}${s.unexpectedPasses ? `, ${s.unexpectedPasses} unexpected pass(es)` : ''}`,
   ];

@@ -1,4 +1,5 @@
 // Plain-text renderings shared by the JUnit and HTML writers and the CLI summary.
+import { depthText } from '../../core/history.ts';
 import type { Evidence } from '../framework/check.ts';
 import { inert } from '../../core/inert.ts';
 import { METHODS } from '../../core/methods.ts';
@@ -88,7 +89,7 @@ export function windowLine(report: ConformanceReport): string | undefined {
 
 /** The spec's methods and the service-wide checks a --methods subset (`methods`, the run's) left out: not certified by it, whatever its verdict. */
 export function notCertified(methods: readonly string[]): string[] {
-  return [...METHODS, 'service'].filter((m) => !methods.includes(m));
+  return [...METHODS, 'history', 'service'].filter((m) => !methods.includes(m));
 }
 
 /** What a report's verdict does not cover (reports written before the field: from its methods). */
@@ -175,6 +176,18 @@ export function referenceLines(ref: ReferenceMeta, differences = 10): string[] {
 export function rateLimitLine(report: ConformanceReport): string | undefined {
   const r = report.run.rateLimit;
   return r ? `  rate limit: paced at ${r.perS} requests a second (--rate-limit); ${report.run.requestCount} requests waited ${(r.pacedMs / 1000).toFixed(1)} s in all for the budget` : undefined;
+}
+
+/** How deep each kind of history is served (the history/* checks), and whether that was judged: "history served: blocks …". */
+export function historyLines(report: ConformanceReport): string[] {
+  const found = report.checks.filter((c) => c.history);
+  if (!found.length) return [];
+  const verdict = (c: ConformanceReport['checks'][number]) =>
+    c.history?.declared ? `${c.verdict === 'pass' ? 'as declared' : c.verdict.toUpperCase()}: ${c.history.declared.from} keeps it from block ${c.history.declared.oldestBlock}` : c.inapplicable === 'no-declared-depth' ? 'not judged: nothing declares it' : c.verdict;
+  return [
+    '  history served (found by a search over heights; eth_capabilities and the near-head window are what is declared):',
+    ...found.map((c) => `    ${c.history!.resource}: ${inert(depthText(c.history!), 240)}; ${verdict(c)}${c.history!.moving ? `; THE BOUNDARY MOVES: ${inert(c.history!.moving, 200)}` : ''}`),
+  ];
 }
 
 /** The reorgs the run saw, and the checks it ran again because one took their targets away: said whenever there was one. */

@@ -157,7 +157,7 @@ describe('command line', function () {
     const out = await mkdtemp(join(tmpdir(), 'rc-'));
     const r = await cli(['conformance', '--url', devnet.url, '--methods', 'eth_getTransactionByHash', '--out', out]);
     expect(r.code, r.out + r.err).to.equal(0);
-    const left = ['eth_estimateGas', 'eth_getBlockByHash', 'eth_getUncleByBlockNumberAndIndex', 'eth_getUncleByBlockHashAndIndex', 'eth_getTransactionByBlockNumberAndIndex', 'eth_getTransactionReceipt', 'eth_getBlockReceipts', 'service'];
+    const left = ['eth_estimateGas', 'eth_getBlockByHash', 'eth_getUncleByBlockNumberAndIndex', 'eth_getUncleByBlockHashAndIndex', 'eth_getTransactionByBlockNumberAndIndex', 'eth_getTransactionReceipt', 'eth_getBlockReceipts', 'history', 'service'];
     expect(r.out).to.include(`scope: 1 of the spec's 8 methods (--methods); NOT certified by this run: ${left.join(', ')}`);
     const report = JSON.parse(await readFile(join(out, 'conformance.json'), 'utf8')) as { summary: { verdict: string; notCertified?: string[] } };
     expect(report.summary.notCertified).to.deep.equal(left);

@@ -10,6 +10,7 @@ import { isObject, toQuantity } from '../../core/hex.ts';
 import { startDevnet, type Devnet } from '../../devnet/index.ts';
 import { runConformance, type RunResult } from '../../conformance/framework/runner.ts';
 import { allSuites } from '../../conformance/methods.ts';
+import { METHODS } from '../../core/methods.ts';
 import { expectationFor, parseExpectations } from '../../conformance/framework/expectations.ts';
 import { explains } from '../../conformance/report/model.ts';
 import type { Targets } from '../../core/targets.ts';
@@ -115,7 +116,7 @@ describe('conformance checks fire on their faults', function () {
 
   it('a method the endpoint does not serve fails only its own checks: the checks leaning on it are inconclusive, naming it, or take an equivalent path', async function () {
     // The reference checks are not on a run without --reference-url (reference.test.ts runs them).
-    for (const method of allSuites.map((s) => s.method).filter((m) => m !== 'service' && m !== 'reference')) {
+    for (const method of METHODS) {
       // hardhat's answer to eth_getBlockReceipts; ganache's is -32700 "method does not exist".
       proxy.fault = { name: `${method} not served`, kills: [], rewrite: (req, res) => (req.method === method ? { jsonrpc: '2.0', id: res.id, error: { code: -32004, message: `Method ${method} is not supported` } } : res) };
       const r = await run(undefined, false);
@@ -151,7 +152,7 @@ describe('conformance checks fire on their faults', function () {
   it('an unusable answer from a method (100k-deep JSON, a field of the wrong shape) fails only its own checks: the checks leaning on it are inconclusive, naming it (red-team B7)', async function () {
     const deep = (id: unknown) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
     const corrupt = (r: unknown): unknown => (Array.isArray(r) ? r.map(corrupt) : r && typeof r === 'object' ? Object.fromEntries(Object.entries(r).map(([k, v]) => [k, k === 'blockHash' || k === 'parentHash' ? '0xzz' : v])) : r);
-    for (const method of allSuites.map((s) => s.method).filter((m) => m !== 'service' && m !== 'reference' && m !== 'eth_estimateGas')) {
+    for (const method of METHODS.filter((m) => m !== 'eth_estimateGas')) {
       const variants: Array<[string, Omit<Fault, 'name' | 'kills'>]> = [
         ['100k-deep JSON', { raw: (req) => (req.method === method ? { status: 200, contentType: 'application/json', body: deep(req.id) } : undefined) }],
         ['a blockHash/parentHash not a hash', { rewrite: (req, res) => (req.method === method && 'result' in res ? { ...res, result: corrupt(res.result) } : res) }],

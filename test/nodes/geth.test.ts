@@ -44,6 +44,15 @@ describe('geth --dev, seeded, certified as it is', function () {
     expect(new Set(head.transactions.map((t: { type: string }) => t.type)).size).to.be.at.least(3);
   });
 
+  it('eth_capabilities is read and judged: each kind of history served from genesis, as geth declares it kept', () => {
+    for (const resource of ['blocks', 'transactions', 'receipts', 'state']) {
+      const c = run.checks.find((x) => x.id === `history/${resource}`);
+      expect(c?.verdict, `${resource}: ${c?.reason}`).to.equal('pass');
+      expect(c?.history?.declared?.from, resource).to.match(/^eth_capabilities \(oldestBlock 0/);
+      expect(c?.history?.newestPruned, `${resource}: nothing pruned on a chain this short`).to.equal(undefined);
+    }
+  });
+
   it('the gateway adds only the /v3/<key> shape: a wrong key is refused, answers are geth\'s own', async () => {
     expect((await fetch(`${devnet.baseUrl}/v3/wrong`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).to.equal(401);
     const [viaGateway, direct] = await Promise.all([rpc('eth_getBlockReceipts', ['pending']), rpc('eth_getBlockReceipts', ['pending'], devnet.nodeUrl)]);

@@ -1,5 +1,6 @@
 // Faults for the advisory layer: malformed requests served as if valid, and service-wide rules broken.
 import { allSuites } from '../../conformance/methods.ts';
+import { isRpcMethod } from '../../core/methods.ts';
 import type { Fault, RpcRequest, RpcResponse } from './fault-proxy.ts';
 
 const rejected = (res: RpcResponse) => 'error' in res && res.error?.code === -32602;
@@ -7,8 +8,8 @@ const rejected = (res: RpcResponse) => 'error' in res && res.error?.code === -32
 /** For each method: its invalid-params errors answered as result null, or as an HTTP 500. */
 function malformedServed(): Fault[] {
   return allSuites
-    // The reference suites send no malformed params of their own.
-    .filter((s) => s.method !== 'service' && s.method !== 'reference')
+    // The service-wide suites (service, reference, history) send no malformed params of their own.
+    .filter((s) => isRpcMethod(s.method))
     .flatMap((s) => {
       const kills = s.checks.map((c) => c.spec.id).filter((id) => /\/robust-(?!uppercase)/.test(id));
       const uppercase = s.checks.some((c) => c.spec.id === `${s.method}/robust-uppercase-hex`) ? [`${s.method}/robust-uppercase-hex`] : [];

@@ -11,6 +11,8 @@ import { headerHash } from '../../core/invariants/header.ts';
 import { intrinsicGas } from '../../core/invariants/intrinsic.ts';
 import type { Targets } from '../../core/targets.ts';
 import { allSuites } from '../../conformance/methods.ts';
+import { pruneAnswer } from '../../devnet/pruned.ts';
+import { HISTORY_RESOURCES } from '../../core/history.ts';
 import type { Fault, FaultContext, RpcRequest, RpcResponse, Synthetic } from './fault-proxy.ts';
 
 const M = {
@@ -189,7 +191,11 @@ export function faultCatalogue(targets: Targets): Fault[] {
     fault('tx: an L2 field added', [`${M.tx}/extra-fields`], results(M.tx, (tx: Json) => ({ ...tx, sourceHash: targets.head.hash }))),
 
     // §8 on both lookups by hash: a window declared 6 blocks wide, served 3 (the seeded chain's head is block 10).
-    fault('a near-head window smaller than declared: 3 blocks served, 6 declared', [`${M.tx}/near-head-window`, `${M.receipt}/near-head-window`], servedWindow(3), { nearHeadWindow: 6 }),
+    fault('a near-head window smaller than declared: 3 blocks served, 6 declared', [`${M.tx}/near-head-window`, `${M.receipt}/near-head-window`, 'history/transactions'], servedWindow(3), { nearHeadWindow: 6 }),
+    // History expiry (EIP-4444) against eth_capabilities, which still declares everything kept from genesis.
+    fault('history: only the latest 4 blocks served (error 4444 beyond), all of it declared kept', HISTORY, expired(4, 1)),
+    // A pool of nodes behind one endpoint: every other answer for old history comes from a node that expired it.
+    fault('history: one answer in two from a node that expired all but the latest 4 blocks', HISTORY, expired(4, 2)),
     // eth_getTransactionReceipt
     ...envelopeFaults(M.receipt),
     fault('receipt: success reported as 0x0', [`${M.receipt}/success-receipt`], results(M.receipt, (r: Json) => ({ ...r, status: '0x0' }), (req) => req.params[0] === targets.successTx)),
@@ -545,6 +551,23 @@ function reorgFaults(): Fault[] {
  * for a transaction of a block older than the latest `served` blocks (archive not served), as the spec allows a
  * network that declares such a window. Declared wider than served, the window is smaller than declared.
  */
+/**
+ * History older than the latest `keep` blocks answered error 4444 (devnet/pruned.ts, the gateway's pruned mode), by one
+ * answer in `every`: 1 is a node that expired it, 2 a pool where one node in two has. eth_capabilities is the gateway's,
+ * declaring all of it kept.
+ */
+export function expired(keep: number, every: number): NonNullable<Fault['rewrite']> {
+  let old = 0;
+  return async (req, res, ctx) => {
+    if (req.method === 'eth_capabilities') return res;
+    const head = BigInt(String((await ctx.upstream('eth_blockNumber', [])).result));
+    const pruned = pruneAnswer(req as never, res as never, head, keep) as RpcResponse;
+    return pruned === res || old++ % every !== 0 ? res : pruned;
+  };
+}
+
+const HISTORY = HISTORY_RESOURCES.map((r) => `history/${r}`);
+
 export function servedWindow(served: number): NonNullable<Fault['rewrite']> {
   return async (req, res, ctx) => {
     if ((req.method !== M.tx && req.method !== M.receipt) || !('result' in res) || res.result === null) return res;

@@ -1,0 +1,145 @@
+// How deep the endpoint serves history, against what it declares. For blocks, transactions, receipts and the state
+// eth_estimateGas runs on, the oldest height served is found by a bounded search (core/history.ts), its boundary
+// re-probed; a node that prunes answers error 4444 or its kin (core/not-kept.ts), named "pruned", never a generic
+// error. What is declared: the near-head window (§8: --near-head-window, fixtures/networks.json) for transactions and
+// receipts, and eth_capabilities where the endpoint serves it, per resource. A height declared kept and answered
+// pruned fails, naming both; with nothing declared the depth is reported and not judged.
+import { isObject, q, toQuantity } from '../core/hex.ts';
+import { capabilitiesOf, type Capabilities, declaredOldest, depthText, findServedDepth, type HistoryDepth, HISTORY_RESOURCES, type HistoryResource, type Probe, type ProbeAnswer, type ServedDepth } from '../core/history.ts';
+import { windowEdge } from '../core/near-head-window.ts';
+import { notKept } from '../core/not-kept.ts';
+import { resultOf, RpcError, type TransportError } from '../core/node/rpc-client.ts';
+import { type CheckContext, MethodSuite } from './framework/check.ts';
+import { PROBE_TRANSFER } from './framework/common.ts';
+
+const HERE = 'conformance/history.ts';
+const suite = new MethodSuite('history', HERE);
+export default suite;
+
+/** Blocks the probe at a declared oldest height walks up for a transaction to ask. */
+const EDGE_WALK = 64;
+
+/** The call that asks each resource at a height, and whether its answer is the thing served. */
+const ASKS: Record<Exclude<HistoryResource, 'transactions'>, { method: string; params: (n: string) => unknown[]; served: (v: unknown) => boolean; what: string }> = {
+  blocks: { method: 'eth_getBlockByNumber', params: (n) => [n, false], served: isObject, what: 'the block' },
+  receipts: { method: 'eth_getBlockReceipts', params: (n) => [n], served: Array.isArray, what: 'the block\'s receipts' },
+  state: { method: 'eth_estimateGas', params: (n) => [PROBE_TRANSFER, n], served: (v) => typeof v === 'string' && q(v) !== undefined, what: 'an estimate of a plain transfer at the block (its state)' },
+};
+
+type Answer = { kind: 'served' | 'pruned'; detail: string; value?: unknown };
+
+/** One call's answer as served or pruned: null, or an error saying the history is not kept. Any other error, or no answer, cannot tell. */
+async function answerOf(t: CheckContext, method: string, params: unknown[], served: (v: unknown) => boolean, fresh: boolean): Promise<Answer> {
+  const ex = await t.exchange(method, params, { fresh });
+  let value: unknown;
+  try {
+    value = resultOf(ex);
+  } catch (err) {
+    // An answer that is no answer, or an error that is not "pruned", is judged by that method's own checks: here it
+    // leaves the depth untold.
+    if (!(err instanceof RpcError)) return t.inconclusive(`leans on ${method}, which gave no usable answer (${(err as TransportError).message.slice(0, 160)}): the depth cannot be told`);
+    if (notKept(err.code, err.rpcMessage)) return { kind: 'pruned', detail: `pruned (error ${err.code}: ${err.rpcMessage.slice(0, 120)})` };
+    return t.inconclusive(`leans on ${method}, which answered error ${err.code}: ${err.rpcMessage.slice(0, 120)} for ${String(params[0] === PROBE_TRANSFER ? params[1] : params[0])}: neither served nor pruned, the depth cannot be told`);
+  }
+  if (value === null) return { kind: 'pruned', detail: 'null (for a block the chain has)' };
+  return served(value) ? { kind: 'served', detail: 'served', value } : t.inconclusive(`leans on ${method}, which answered neither its object nor null nor an error for ${String(params[0])}: the depth cannot be told`);
+}
+
+function probeOf(t: CheckContext, resource: HistoryResource): Probe {
+  if (resource === 'transactions') return (n, walk, below) => transactionAt(t, n, walk, below);
+  const ask = ASKS[resource];
+  return async (n) => {
+    const params = ask.params(toQuantity(n));
+    const a = await answerOf(t, ask.method, params, ask.served, false);
+    return { kind: a.kind, at: n, detail: a.detail, again: async () => (await answerOf(t, ask.method, params, ask.served, true)).kind };
+  };
+}
+
+/** A transaction looked up by hash: the first of the first block with one from n up (walk blocks, below `below`). */
+async function transactionAt(t: CheckContext, n: bigint, walk: number, below: bigint): Promise<ProbeAnswer> {
+  for (let m = n; m < n + BigInt(walk) && m < below; m++) {
+    const block = await answerOf(t, 'eth_getBlockByNumber', [toQuantity(m), false], isObject, false);
+    // A block not served has no transaction to look up: its transactions are not served either.
+    if (block.kind === 'pruned') return { kind: 'pruned', at: m, detail: `its block not served: ${block.detail}`, again: async () => (await answerOf(t, 'eth_getBlockByNumber', [toQuantity(m), false], isObject, true)).kind };
+    const txs = isObject(block.value) && Array.isArray(block.value['transactions']) ? block.value['transactions'] : [];
+    const hash = txs[0];
+    if (typeof hash !== 'string') continue;
+    const served = (v: unknown) => isObject(v) && v['hash'] === hash;
+    const a = await answerOf(t, 'eth_getTransactionByHash', [hash], served, false);
+    return { kind: a.kind, at: m, detail: a.detail, again: async () => (await answerOf(t, 'eth_getTransactionByHash', [hash], served, true)).kind };
+  }
+  return { kind: 'empty', at: n, detail: `no transaction in blocks ${n}-${n + BigInt(walk) - 1n}` };
+}
+
+async function headOf(t: CheckContext): Promise<bigint> {
+  return q(await t.result<string>('eth_blockNumber', [], { fresh: true })) ?? t.inconclusive('eth_blockNumber did not answer a block number');
+}
+
+/** eth_capabilities, asked once a run (the exchange is shared); undefined where the endpoint does not serve it. */
+async function capabilities(t: CheckContext): Promise<Capabilities | undefined> {
+  const ex = await t.exchange('eth_capabilities', []);
+  try {
+    return capabilitiesOf(resultOf(ex));
+  } catch {
+    return undefined;
+  }
+}
+
+interface Declared {
+  oldest: bigint;
+  from: string;
+}
+
+/** What declares this resource kept, at `head`: the strictest (the oldest block) of the window and eth_capabilities. */
+function declarations(t: CheckContext, resource: HistoryResource, caps: Capabilities | undefined, head: bigint): { declared?: Declared; notes: string[] } {
+  const all: Declared[] = [];
+  const notes: string[] = [];
+  const window = t.window;
+  if (window && (resource === 'transactions' || resource === 'receipts')) all.push({ oldest: windowEdge(head, window.blocks), from: `the near-head window of ${window.blocks} blocks (${window.from})` });
+  const keep = caps?.resources[resource];
+  if (keep?.disabled) notes.push(`eth_capabilities declares ${resource} not served (disabled)`);
+  else if (keep) all.push({ oldest: declaredOldest(keep, caps!.head, head), from: `eth_capabilities (oldestBlock ${keep.oldestBlock}${keep.window === undefined ? '' : `, a window of ${keep.window} blocks`} at head ${caps!.head})` });
+  const declared = all.sort((a, b) => (a.oldest < b.oldest ? -1 : a.oldest > b.oldest ? 1 : 0))[0];
+  return { ...(declared ? { declared } : {}), notes };
+}
+
+const depthOf = (resource: HistoryResource, found: ServedDepth, declared: Declared | undefined): HistoryDepth => ({
+  resource,
+  head: Number(found.head),
+  ...(found.oldestServed !== undefined ? { oldestServed: Number(found.oldestServed) } : {}),
+  ...(found.newestPruned !== undefined ? { newestPruned: Number(found.newestPruned), prunedAnswer: found.prunedAnswer ?? 'pruned' } : {}),
+  exact: found.exact,
+  ...(found.moving ? { moving: found.moving } : {}),
+  ...(declared ? { declared: { oldestBlock: Number(declared.oldest), from: declared.from } } : {}),
+  probes: found.probes,
+});
+
+for (const resource of HISTORY_RESOURCES) {
+  const what = resource === 'transactions' ? 'transactions looked up by hash (eth_getTransactionByHash, their blocks by number)' : `${ASKS[resource].what} (${ASKS[resource].method})`;
+  suite.check(
+    { id: `history/${resource}`, clause: [{ section: '8' }, { invariant: 'history as deep as declared' }], layer: 'spec', title: `${what}: the oldest height served is found (a bounded search, its boundary re-probed ${3} times; error 4444 and its kin named pruned) and is no newer than what is declared kept: ${resource === 'transactions' || resource === 'receipts' ? 'the near-head window (§8) and ' : ''}eth_capabilities where served; with nothing declared, reported and not judged`, covers: ['hit'] },
+    async (t) => {
+      const head = await headOf(t);
+      const caps = await capabilities(t);
+      const found = await findServedDepth(head, probeOf(t, resource), () => headOf(t));
+      const after = await headOf(t);
+      const { declared, notes } = declarations(t, resource, caps, after);
+      const depth = depthOf(resource, found, declared);
+      t.history = depth;
+      t.note(`${resource} served: ${depthText(depth)}${found.moving ? `; the boundary moves: ${found.moving}` : ''}`);
+      for (const n of notes) t.note(n);
+      if (!declared) return t.notOnThisChain('no-declared-depth', `not judged: nothing declares how deep ${resource === 'state' ? 'state is' : `${resource} are`} kept (no near-head window${resource === 'transactions' || resource === 'receipts' ? '' : ' applies'}, ${caps ? `eth_capabilities names no ${resource}` : 'no eth_capabilities'}); served: ${depthText(depth)}`);
+      if (found.newestPruned !== undefined && found.newestPruned >= declared.oldest) {
+        t.fail(`served shallower than declared: block ${found.newestPruned} answered ${found.prunedAnswer ?? 'pruned'}, though ${declared.from} declares ${resource} kept from block ${declared.oldest}; served: ${depthText(depth)}`, { expected: `kept from block ${declared.oldest}`, actual: depthText(depth) });
+      }
+      if (found.servedThenPruned !== undefined && found.servedThenPruned >= declared.oldest) {
+        t.fail(`served shallower than declared by some of the endpoint's nodes: ${found.moving ?? ''}; ${declared.from} declares ${resource} kept from block ${declared.oldest}`, { expected: `kept from block ${declared.oldest}`, actual: depthText(depth) });
+      }
+      // The decisive ask: at the declared oldest height itself (walking up for a transaction to ask).
+      const edge = await probeOf(t, resource)(declared.oldest, resource === 'transactions' ? EDGE_WALK : 1, after + 1n);
+      if (edge.kind === 'pruned') t.fail(`served shallower than declared: block ${edge.at} answered ${edge.detail}, though ${declared.from} declares ${resource} kept from block ${declared.oldest}; served: ${depthText(depth)}`, { expected: `kept from block ${declared.oldest}`, actual: depthText(depth) });
+      if (edge.kind === 'empty') t.partly(`no transaction in blocks ${declared.oldest}-${declared.oldest + BigInt(EDGE_WALK) - 1n} at the declared oldest height to look up: judged on the search's heights`);
+    },
+    HERE,
+  );
+}

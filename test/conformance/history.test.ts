@@ -1,0 +1,73 @@
+// History by depth on a pruned endpoint: the embedded default in pruned mode (devnet --serve-latest 64: error 4444
+// beyond the latest 64 blocks, and eth_capabilities declaring that window). Without a declared near-head window the
+// run fails, each failure naming the history pruned and the depth the history checks found; with
+// --near-head-window 64 it passes; the history checks find the depth and judge it against eth_capabilities.
+import { expect } from 'chai';
+import { type Devnet, startDevnet } from '../../devnet/index.ts';
+import { runConformance, type RunResult } from '../../conformance/framework/runner.ts';
+import { allSuites } from '../../conformance/methods.ts';
+import { summarize } from '../../conformance/report/model.ts';
+import { historyLines } from '../../conformance/report/text.ts';
+import { loadExpectations } from '../../conformance/framework/expectations.ts';
+import { checkIds } from '../../conformance/framework/check.ts';
+import { HISTORY_RESOURCES } from '../../core/history.ts';
+
+describe('history by depth: an endpoint serving only the latest 64 blocks', function () {
+  let devnet: Devnet;
+  let undeclared: RunResult;
+  let declared: RunResult;
+  let head: number;
+
+  before(async function () {
+    devnet = await startDevnet({ serveLatest: 64 });
+    const expect = await loadExpectations('fixtures/expectations/embedded.json', checkIds(allSuites));
+    const settings = { suites: allSuites, url: devnet.url, fixtures: [{ targets: { reverts: devnet.seed.reverts }, source: 'seed' as const }], expect };
+    undeclared = await runConformance(settings);
+    declared = await runConformance({ ...settings, nearHeadWindow: 64 });
+    head = Number(BigInt(devnet.seed.blocks.multiTx.number));
+  });
+  after(async () => devnet?.stop());
+
+  const byId = (r: RunResult, id: string) => r.checks.find((c) => c.id === id);
+
+  it('the history checks find the depth exactly, name error 4444 pruned, and judge it against eth_capabilities (a window of 64)', () => {
+    for (const resource of ['blocks', 'receipts', 'state'] as const) {
+      const c = byId(undeclared, `history/${resource}`)!;
+      expect(c.verdict, `${resource}: ${c.reason}`).to.equal('pass');
+      expect(c.history, resource).to.deep.include({ oldestServed: head - 63, newestPruned: head - 64, exact: true });
+      expect(c.history?.prunedAnswer).to.match(/^pruned \(error 4444: /);
+      expect(c.history?.declared?.from).to.match(/^eth_capabilities \(oldestBlock \d+, a window of 64 blocks/);
+    }
+    // The seed's transactions are all among the latest 64 blocks: none older to find pruned.
+    expect(byId(undeclared, 'history/transactions')?.verdict).to.equal('pass');
+  });
+
+  it('without a declared near-head window the run fails, and each failure on pruned history says so with the depth served', () => {
+    const summary = summarize(undeclared.checks, false, undeclared.complete);
+    expect(summary.verdict).to.equal('fail');
+    const failed = undeclared.checks.filter((c) => c.verdict === 'fail' && !c.expectation);
+    expect(failed.length).to.be.greaterThan(0);
+    for (const c of failed) expect(c.reason, c.id).to.match(/error 4444: .* \[pruned history: the endpoint serves blocks: the latest 64 blocks \(oldest served \d+; block \d+: pruned/);
+    const lines = historyLines({ checks: undeclared.checks } as never);
+    expect(lines.join('\n')).to.match(/blocks: the latest 64 blocks \(oldest served \d+; block \d+: pruned \(error 4444: [^)]*\)\); as declared: eth_capabilities/);
+  });
+
+  it('with --near-head-window 64 declared it passes: what is older than the window is archive, answered pruned, left out of the judged share', () => {
+    const summary = summarize(declared.checks, false, declared.complete);
+    expect(summary.verdict, summary.verdictReason).to.equal('pass');
+    const archive = summary.judged.inapplicable.filter((c) => c.premise === 'archive');
+    expect(archive.map((c) => c.id)).to.include('eth_getBlockReceipts/tag-earliest');
+    for (const c of archive) expect(c.reason).to.match(/older than the declared near-head window of 64 blocks .*archive requests are unavailable there \(§8\)/);
+    for (const resource of ['transactions', 'receipts'] as const) expect(byId(declared, `history/${resource}`)?.history?.declared?.from, resource).to.match(/^eth_capabilities|^the near-head window of 64 blocks/);
+  });
+
+  it('a window declared larger than what is served fails the history checks, naming both', async () => {
+    const r = await runConformance({ suites: allSuites, url: devnet.url, methods: ['history'], nearHeadWindow: 100 });
+    for (const resource of ['transactions', 'receipts']) {
+      const c = byId(r, `history/${resource}`)!;
+      expect(c.verdict, resource).to.equal('fail');
+      expect(c.reason).to.match(/^served shallower than declared: block \d+ answered .*pruned.* the near-head window of 100 blocks \(--near-head-window\) declares/);
+    }
+    for (const resource of HISTORY_RESOURCES) expect(byId(r, `history/${resource}`)?.history?.oldestServed, resource).to.be.a('number');
+  });
+});

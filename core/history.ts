@@ -57,6 +57,9 @@ export function declaredOldest(keep: DeclaredKeep, declaredAt: bigint, head: big
  */
 export const DEPTH_STRATA = [0, 128, 1_000, 10_000, 100_000, 1_000_000] as const;
 
+/** The strata's names, shallowest first. */
+export const STRATA: readonly string[] = DEPTH_STRATA.map((s) => stratumName(s));
+
 /** The stratum of a depth: its name ("head", "128+", "1k+" …). */
 export function stratumOf(depth: number): string {
   let at: number = DEPTH_STRATA[0];

@@ -49,6 +49,8 @@ func (m *instance) Exports() modules.Exports {
 	rt := m.vu.Runtime()
 	return modules.Exports{Named: map[string]any{
 		"rule": Rule,
+		// The samples carry the entries' depth strata (send.go withDepth): the scenario refuses a build without.
+		"depthTags": true,
 		// configure(plan JSON) once per process (send.go); configured() whether it was.
 		"configure": func(call sobek.FunctionCall) sobek.Value {
 			if err := configure(call.Argument(0).String()); err != nil {
@@ -58,13 +60,14 @@ func (m *instance) Exports() modules.Exports {
 		},
 		"configured": func(sobek.FunctionCall) sobek.Value { return rt.ToValue(current.Load() != nil) },
 		"call":       m.call,
-		// latency(ms) and count(what, code or null): the scenario's Recorder, into the metrics configure registered.
+		// latency(ms, depth) and count(what, code or null, depth): the scenario's Recorder, into the metrics configure
+		// registered; depth is the entry's stratum ('' for none).
 		"latency": func(call sobek.FunctionCall) sobek.Value {
 			p, state, s, err := m.recording()
 			if err != nil {
 				common.Throw(rt, err)
 			}
-			m.latency(state, p, s, call.Argument(0).ToFloat())
+			m.latency(state, p, s, call.Argument(0).ToFloat(), call.Argument(1).String())
 			return sobek.Undefined()
 		},
 		"count": func(call sobek.FunctionCall) sobek.Value {
@@ -75,7 +78,7 @@ func (m *instance) Exports() modules.Exports {
 					n := int(c.ToInteger())
 					code = &n
 				}
-				err = m.count(state, p, s, call.Argument(0).String(), code)
+				err = m.count(state, p, s, call.Argument(0).String(), code, call.Argument(2).String())
 			}
 			if err != nil {
 				common.Throw(rt, err)

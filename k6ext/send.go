@@ -39,8 +39,8 @@ type planText struct {
 	Mix           []string `json:"mix"`
 	Methods       map[string]struct {
 		// Entries: [params JSON text, the reply fingerprint or "" where the JavaScript judges it, 1 where a null is due,
-		// 1 where sampling validated that answer in full and found nothing].
-		Entries [][4]json.RawMessage `json:"entries"`
+		// 1 where sampling validated that answer in full and found nothing, the depth stratum its samples are tagged with or ""].
+		Entries [][5]json.RawMessage `json:"entries"`
 		Stripes [][]int              `json:"stripes"`
 	} `json:"methods"`
 	// Subjects: each one's metric names (load/shared/answer-classes.ts metricName), which configure registers.
@@ -64,6 +64,8 @@ type entry struct {
 	params string
 	reply  string
 	null   bool
+	// depth: the hit's depth stratum (corpus.ts CorpusEntry.depth), tagged `d` on its samples; "" for none.
+	depth string
 	// shapeValid: sampling (CorpusEntry.shaped) or the JavaScript in this run (validatedShape) validated this entry's
 	// sampled answer in full and found nothing, so a validated iteration that gets those bytes again, but for the id, is
 	// done here by that verdict.
@@ -151,8 +153,8 @@ func configure(text string) error {
 		for k, e := range m.Entries {
 			one := &out.entries[k]
 			var null, shaped int
-			if json.Unmarshal(e[0], &one.params) != nil || json.Unmarshal(e[1], &one.reply) != nil || json.Unmarshal(e[2], &null) != nil || (e[3] != nil && json.Unmarshal(e[3], &shaped) != nil) {
-				return fmt.Errorf("rpccertify: %s entry %d is not [params, reply, null, shaped]", name, k)
+			if json.Unmarshal(e[0], &one.params) != nil || json.Unmarshal(e[1], &one.reply) != nil || json.Unmarshal(e[2], &null) != nil || json.Unmarshal(e[3], &shaped) != nil || json.Unmarshal(e[4], &one.depth) != nil {
+				return fmt.Errorf("rpccertify: %s entry %d is not [params, reply, null, shaped, depth]", name, k)
 			}
 			one.null = null == 1
 			one.shapeValid.Store(shaped == 1)
@@ -331,9 +333,9 @@ func (m *instance) call(sobek.FunctionCall) sobek.Value {
 	}
 	body, isText := res.Body.(string)
 	if res.Status == http.StatusOK && isText && reply.Recognised(body, id, e.reply) {
-		m.record(state, p, s, res.Timings.Duration, e.null)
+		m.record(state, p, s, res.Timings.Duration, e.null, e.depth)
 		if validate {
-			if err := m.count(state, p, s, "validated", nil); err != nil {
+			if err := m.count(state, p, s, "validated", nil, ""); err != nil {
 				common.Throw(rt, err)
 			}
 		}
@@ -412,10 +414,10 @@ func (m *instance) discarded(state *lib.State) chan metrics.SampleContainer {
 }
 
 // record is what scenario.ts records for a recognised answer: its latency, and an ok_null's count.
-func (m *instance) record(state *lib.State, p *plan, s *subject, ms float64, null bool) {
-	m.latency(state, p, s, ms)
+func (m *instance) record(state *lib.State, p *plan, s *subject, ms float64, null bool, depth string) {
+	m.latency(state, p, s, ms, depth)
 	if null {
-		m.count(state, p, s, "ok_null", nil)
+		m.count(state, p, s, "ok_null", nil, depth)
 	}
 }
 
@@ -429,11 +431,11 @@ func (m *instance) push(state *lib.State, metric *metrics.Metric, with func(*met
 	metrics.PushIfNotDone(m.vu.Context(), state.Samples, metrics.Sample{TimeSeries: metrics.TimeSeries{Metric: metric, Tags: set}, Time: time.Now(), Metadata: tags.Metadata, Value: value})
 }
 
-// latency is scenario.ts's Recorder.latency: the histogram bucket's count, and the latency's min and max where this VU
-// has not yet seen it.
-func (m *instance) latency(state *lib.State, p *plan, s *subject, ms float64) {
+// latency is scenario.ts's Recorder.latency: the histogram bucket's count (tagged with the entry's depth stratum, if
+// any), and the latency's min and max where this VU has not yet seen it.
+func (m *instance) latency(state *lib.State, p *plan, s *subject, ms float64, depth string) {
 	b := p.bucket(ms)
-	m.push(state, s.histogram[b/p.groupBuckets], func(t *metrics.TagSet) *metrics.TagSet { return t.With("b", p.bucketTags[b]) }, 1)
+	m.push(state, s.histogram[b/p.groupBuckets], func(t *metrics.TagSet) *metrics.TagSet { return withDepth(t.With("b", p.bucketTags[b]), depth) }, 1)
 	seen, ok := m.bounds[s]
 	if !ok {
 		seen = &bounds{low: math.Inf(1), high: math.Inf(-1)}
@@ -447,13 +449,17 @@ func (m *instance) latency(state *lib.State, p *plan, s *subject, ms float64) {
 
 // count is scenario.ts's Recorder.count: one more of `what`, tagged with its JSON-RPC code if it has one (a VU tags at
 // most maxCodeTags codes, then otherCode).
-func (m *instance) count(state *lib.State, p *plan, s *subject, what string, code *int) error {
+func (m *instance) count(state *lib.State, p *plan, s *subject, what string, code *int, depth string) error {
 	metric := s.counted[what]
 	if metric == nil {
 		return fmt.Errorf("rpccertify: %s is not counted", what)
 	}
 	if code == nil {
-		m.push(state, metric, nil, 1)
+		var with func(*metrics.TagSet) *metrics.TagSet
+		if depth != "" {
+			with = func(t *metrics.TagSet) *metrics.TagSet { return t.With("d", depth) }
+		}
+		m.push(state, metric, with, 1)
 		return nil
 	}
 	tag, ok := m.codeTags[*code]
@@ -464,8 +470,16 @@ func (m *instance) count(state *lib.State, p *plan, s *subject, what string, cod
 			m.codeTags[*code] = tag
 		}
 	}
-	m.push(state, metric, func(t *metrics.TagSet) *metrics.TagSet { return t.With("code", tag) }, 1)
+	m.push(state, metric, func(t *metrics.TagSet) *metrics.TagSet { return withDepth(t.With("code", tag), depth) }, 1)
 	return nil
+}
+
+// withDepth is the tag set with the depth stratum `d`, when there is one.
+func withDepth(t *metrics.TagSet, depth string) *metrics.TagSet {
+	if depth == "" {
+		return t
+	}
+	return t.With("d", depth)
 }
 
 // recording is the plan, the VU's state and its scenario's subject, for a call from the scenario's iteration.

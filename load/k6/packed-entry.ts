@@ -18,6 +18,8 @@ export interface PackedEntry extends Expectation {
   windowBlock?: number;
   /** The answer seen at sampling conforms to the schemas (CorpusEntry.shaped). */
   shaped?: true;
+  /** The depth stratum a hit reads (CorpusEntry.depth): its latency and failures are counted under it too. */
+  depth?: string;
   /** The params as JSON text. */
   params: string;
 }
@@ -27,7 +29,7 @@ const EXPECTED: Record<string, Expectation['expect']> = { v: 'value', n: 'null',
 
 export function packEntry(e: CorpusEntry): string {
   const expected = expectationOf(e.kind);
-  return [EXPECT[expected.expect], expected.errorCode ?? '', onMissSide(e.kind) ? 1 : 0, e.reply ?? '', e.answer ?? '', e.bounds ?? '', e.settled ? 1 : '', e.windowBlock === undefined ? '' : Number(e.windowBlock), e.shaped ? 1 : '', JSON.stringify(e.params)].join('|');
+  return [EXPECT[expected.expect], expected.errorCode ?? '', onMissSide(e.kind) ? 1 : 0, e.reply ?? '', e.answer ?? '', e.bounds ?? '', e.settled ? 1 : '', e.windowBlock === undefined ? '' : Number(e.windowBlock), e.shaped ? 1 : '', e.depth ?? '', JSON.stringify(e.params)].join('|');
 }
 
 export function unpackEntry(line: string): PackedEntry {
@@ -40,7 +42,8 @@ export function unpackEntry(line: string): PackedEntry {
   const h = line.indexOf('|', g + 1);
   const w = line.indexOf('|', h + 1);
   const x = line.indexOf('|', w + 1);
-  const entry: PackedEntry = { expect: EXPECTED[line.slice(0, a)] ?? 'value', miss: line.slice(b + 1, c) === '1', params: line.slice(x + 1) };
+  const y = line.indexOf('|', x + 1);
+  const entry: PackedEntry = { expect: EXPECTED[line.slice(0, a)] ?? 'value', miss: line.slice(b + 1, c) === '1', params: line.slice(y + 1) };
   if (b > a + 1) entry.errorCode = Number(line.slice(a + 1, b));
   if (d > c + 1) entry.reply = line.slice(c + 1, d);
   if (f > d + 1) entry.answer = line.slice(d + 1, f);
@@ -48,5 +51,6 @@ export function unpackEntry(line: string): PackedEntry {
   if (line.slice(g + 1, h) === '1') entry.settled = true;
   if (w > h + 1) entry.windowBlock = Number(line.slice(h + 1, w));
   if (line.slice(w + 1, x) === '1') entry.shaped = true;
+  if (y > x + 1) entry.depth = line.slice(x + 1, y);
   return entry;
 }

@@ -74,8 +74,10 @@ interface GoRecognition {
   /** undefined: sent, recognised and recorded in Go; null: this iteration is the JavaScript's; else the response to judge. */
   call(): Sent | null | undefined;
   /** The current scenario's latency histogram and bounds, and its counts (Recorder), in the metrics Go registered. */
-  latency(ms: number): void;
-  count(what: string, code: number | null): void;
+  latency(ms: number, depth: string): void;
+  count(what: string, code: number | null, depth: string): void;
+  /** Present where the samples carry the entries' depth strata. */
+  depthTags?: true;
   /** The method's entry (its index in the corpus) had its sampled answer validated in full, and passed: call() validates
    * those bytes' next visits by that verdict. */
   validatedShape(method: string, index: number): void;
@@ -95,8 +97,8 @@ function goRecognition(): GoRecognition {
   const module = require(EXTENSION.name) as GoRecognition;
   if (module.rule !== EXTENSION.rule) throw new Error(`${EXTENSION.name} in this k6 follows rule ${String(module.rule)}, not ${EXTENSION.rule}: rebuild k6 (npm run setup)`);
   // A build from before the whole iteration moved into Go (k6ext/send.go) recognises by the same rule but lacks the rest.
-  if (typeof module.call !== 'function' || typeof module.configure !== 'function' || typeof module.validatedShape !== 'function') {
-    throw new Error(`${EXTENSION.name} in this k6 is older than this harness (no call, configure or validatedShape): rebuild k6 (npm run setup)`);
+  if (typeof module.call !== 'function' || typeof module.configure !== 'function' || typeof module.validatedShape !== 'function' || module.depthTags !== true) {
+    throw new Error(`${EXTENSION.name} in this k6 is older than this harness (no call, configure, validatedShape or depth tags): rebuild k6 (npm run setup)`);
   }
   return module;
 }
@@ -167,16 +169,26 @@ const bucketTags: Array<{ b: string }> = [];
 const codeTags = new Map<number, { code: string }>();
 const MAX_CODE_TAGS = 16;
 const OTHER_CODE = { code: 'other' };
+// A hit's depth stratum tags its samples (`d`): few strata, so a VU builds each bucket's tag set once per stratum.
+const depthTags: Record<string, { d: string }> = {};
+const bucketDepthTags = new Map<string, { b: string; d: string }>();
+function depthTagsOf(b: number, d: string): { b: string; d: string } {
+  const key = `${b}|${d}`;
+  let tags = bucketDepthTags.get(key);
+  if (!tags) bucketDepthTags.set(key, (tags = { b: String(b), d }));
+  return tags;
+}
 /** What the scenario counts and times, per subject: the calls per class, the answers parsed and validated in full, the latency. */
 interface Recorder {
-  latency(subject: Subject, ms: number): void;
-  count(subject: Subject, what: RpcClass | 'validated' | 'parsed', code?: number): void;
+  /** `depth`: the entry's depth stratum (PackedEntry.depth), a tag `d` on its samples: the report's figures per depth. */
+  latency(subject: Subject, ms: number, depth?: string): void;
+  count(subject: Subject, what: RpcClass | 'validated' | 'parsed', code?: number, depth?: string): void;
 }
 // With k6/x/rpccertify, Go registers the subjects' metrics (in the first VU's init, before k6 reads the thresholds) and
 // records into them, the JavaScript's samples too: a VU then creates none (~45 metric objects through reflection, most of
 // what starting a VU mid-run costs).
 if (go && !go.configured()) go.configure(JSON.stringify(goPlan()));
-const recorder: Recorder = go ? { latency: (_s, ms) => go.latency(ms), count: (_s, what, code) => go.count(what, code ?? null) } : scriptRecorder();
+const recorder: Recorder = go ? { latency: (_s, ms, depth) => go.latency(ms, depth ?? ''), count: (_s, what, code, depth) => go.count(what, code ?? null, depth ?? '') } : scriptRecorder();
 
 /** The metrics in this script, for a k6 without the extension. */
 function scriptRecorder(): Recorder {
@@ -195,21 +207,21 @@ function scriptRecorder(): Recorder {
     ]),
   ) as Record<Subject, Metrics>;
   return {
-    latency(subject, ms) {
+    latency(subject, ms, depth) {
       const m = metrics[subject];
       const b = bucketOf(ms);
-      m.histogram[groupOf(b)]?.add(1, (bucketTags[b] ??= { b: String(b) }));
+      m.histogram[groupOf(b)]?.add(1, depth ? depthTagsOf(b, depth) : (bucketTags[b] ??= { b: String(b) }));
       if (ms < m.low || ms > m.high) {
         m.bounds.add(ms);
         m.low = Math.min(m.low, ms);
         m.high = Math.max(m.high, ms);
       }
     },
-    count(subject, what, code) {
+    count(subject, what, code, depth) {
       const m = metrics[subject];
       if (what === 'validated' || what === 'parsed') m[what].add(1);
-      else if (code === undefined) m.calls[what]?.add(1);
-      else m.calls[what]?.add(1, codeTag(code));
+      else if (code === undefined) m.calls[what]?.add(1, depth ? (depthTags[depth] ??= { d: depth }) : undefined);
+      else m.calls[what]?.add(1, depth ? { ...codeTag(code), d: depth } : codeTag(code));
     },
   };
 }
@@ -222,7 +234,7 @@ function goPlan(): GoPlan {
     const r = requests[m];
     const entries = Array.from({ length: r.all.length }, (_, k) => unpackEntry(r.all[k] ?? ''));
     const judgedInGo = (e: PackedEntry) => e.reply !== undefined && e.expect !== 'error' && !asksLatest(r, e) && !(e.windowBlock !== undefined && nearHeadWindow > 0);
-    return [m, { entries: entries.map((e): GoPlanMethod['entries'][number] => [e.params, judgedInGo(e) ? (e.reply ?? '') : '', e.expect === 'null' ? 1 : 0, e.shaped ? 1 : 0]), stripes: stripesOf(r) }];
+    return [m, { entries: entries.map((e): GoPlanMethod['entries'][number] => [e.params, judgedInGo(e) ? (e.reply ?? '') : '', e.expect === 'null' ? 1 : 0, e.shaped ? 1 : 0, e.depth ?? '']), stripes: stripesOf(r) }];
   });
   const subjects = plan.scenarios.map(({ name }) => [
     name,
@@ -338,10 +350,10 @@ function judge(sentInGo: Sent | null): void {
   if (tagged && cls === 'ok' && verdict.envelope) judgeTagged(method, verdict.envelope.result, plan.fresh?.graceMs ?? 0);
   else if (latest && SUCCESS_CLASSES.includes(cls)) notJudgeable(method);
   if (SUCCESS_CLASSES.includes(cls)) {
-    recorder.latency(subject, res.duration);
+    recorder.latency(subject, res.duration, entry.depth);
     if (cls === 'ok') return;
   }
-  recorder.count(subject, cls, code);
+  recorder.count(subject, cls, code, entry.depth);
 }
 
 /** Blocks read by hash for the `latest` answers naming them: immutable, so kept (a few per VU: latest moves on). */

@@ -21,7 +21,7 @@ import type { Targets } from '../../core/targets.ts';
 import { answerDigest, IMMUTABLE_LOOKUPS } from '../shared/answer.ts';
 import { anchored, anchorOf, aroundSampled, boundsFault, boundsOf, GAS_CAP_BLOCKS } from '../shared/bounds.ts';
 import { type Classification, classify } from '../shared/classify.ts';
-import { type Corpus, type CorpusEntry, composeEntries, type EntryKind, expectationOf, type Finding, type MethodSampling, onMissSide, type TargetHead } from '../shared/corpus.ts';
+import { type Corpus, type CorpusEntry, composeEntries, type DepthSampled, type EntryKind, expectationOf, type Finding, type MethodSampling, onMissSide, type TargetHead } from '../shared/corpus.ts';
 import { DEFAULT_GRACE_MS } from '../shared/freshness.ts';
 import { type MethodFacts, METHODS, METHOD_FACTS, type RpcMethod } from '../../core/methods.ts';
 import { nearHeadWindowOf } from '../../core/networks.ts';
@@ -29,6 +29,7 @@ import { windowEdge, windowMargin } from '../../core/near-head-window.ts';
 import { createRng, type Rng } from '../shared/rng.ts';
 import { shapeFault } from '../shared/shapes.ts';
 import { notKept } from '../../core/not-kept.ts';
+import { DEPTH_STRATA, STRATA, stratumOf } from '../../core/history.ts';
 import { type NamedBlock, namedBlockFault, namedHash, namesLatest, noneNamedFault } from '../shared/named-block.ts';
 
 export interface SampleOptions {
@@ -107,7 +108,7 @@ export async function sampleCorpus(opts: SampleOptions): Promise<Corpus> {
     heads.add(reference === target ? head : q(await usable<string>(target, 'eth_blockNumber', [])));
     const finalBlock = await finalBlockOf(reference, head);
     const rng = createRng(opts.seed);
-    const blocks = await fetchBlocks(reference, chainSpread(head, MAX_BLOCKS, rng));
+    const { blocks, pruned } = await fetchBlocks(reference, chainSpread(head, MAX_BLOCKS, rng));
     // A declared near-head window (§8): the methods it limits are sampled inside it, a quarter clear of its edge,
     // so the chain moving during the run does not carry their hits out (archive the endpoint need not serve).
     const window = nearHeadWindowOf(chainId, opts.nearHeadWindow);
@@ -126,6 +127,7 @@ export async function sampleCorpus(opts: SampleOptions): Promise<Corpus> {
       head: toQuantity(head),
       ...(finalBlock === undefined ? {} : { finalBlock: toQuantity(finalBlock) }),
       blocksSampled: blocks.length,
+      depth: depthOf(head, blocks, pruned),
       ...(window ? { nearHeadWindow: window.blocks } : {}),
       entries: Object.fromEntries(METHODS.map((m) => [m, []])) as unknown as Corpus['entries'],
       sampling: {},
@@ -205,21 +207,46 @@ async function finalBlockOf(client: RpcClient, head: bigint): Promise<bigint | u
   return candidates.length ? candidates.reduce((a, b) => (a > b ? a : b)) : undefined;
 }
 
-/** The most recent blocks, then older ones at log-uniform distances from the head: recent history weighs more. */
+/**
+ * The most recent blocks, then blocks drawn evenly within each depth stratum the chain reaches (128, 1k, 10k, 100k, 1M
+ * blocks back: core/history.ts), each stratum an equal share: the load measures cold history beside the head.
+ */
 function chainSpread(head: bigint, maxBlocks: number, rng: Rng): bigint[] {
   const numbers = new Set<bigint>();
   for (let n = head; n >= 0n && head - n < BigInt(RECENT_BLOCKS) && numbers.size < maxBlocks; n--) numbers.add(n);
-  const span = Number(head);
-  for (let tries = 0; numbers.size < maxBlocks && span > RECENT_BLOCKS && tries < maxBlocks * 4; tries++) {
-    const distance = Math.floor(Math.exp(Math.log(RECENT_BLOCKS) + rng.next() * (Math.log(span + 1) - Math.log(RECENT_BLOCKS))));
-    numbers.add(head - BigInt(Math.min(distance, span)));
+  const strata = DEPTH_STRATA.map((from, i) => ({ from: Math.max(from, RECENT_BLOCKS), to: Math.min(DEPTH_STRATA[i + 1] ?? Infinity, Number(head) + 1) })).filter((s) => s.from < s.to);
+  const share = Math.floor((maxBlocks - numbers.size) / Math.max(1, strata.length));
+  for (const s of strata) {
+    const goal = numbers.size + Math.min(share, s.to - s.from);
+    for (let tries = 0; numbers.size < goal && tries < share * 4; tries++) numbers.add(head - BigInt(s.from + rng.int(s.to - s.from)));
   }
   return [...numbers];
 }
 
-async function fetchBlocks(client: RpcClient, numbers: bigint[]): Promise<RawBlock[]> {
-  const blocks = await Promise.all(numbers.map((n) => client.call<RawBlock | null>('eth_getBlockByNumber', [toQuantity(n), true]).catch(() => null)));
-  return blocks.filter((b): b is RawBlock => b !== null && typeof b === 'object' && Array.isArray(b.transactions));
+/** The blocks served, and the numbers answered as pruned history (error 4444 and its kin). */
+async function fetchBlocks(client: RpcClient, numbers: bigint[]): Promise<{ blocks: RawBlock[]; pruned: bigint[] }> {
+  const pruned: bigint[] = [];
+  const blocks = await Promise.all(
+    numbers.map((n) =>
+      client.call<RawBlock | null>('eth_getBlockByNumber', [toQuantity(n), true]).catch((e: unknown) => {
+        if (e instanceof RpcError && notKept(e.code, e.rpcMessage)) pruned.push(n);
+        return null;
+      }),
+    ),
+  );
+  return { blocks: blocks.filter((b): b is RawBlock => b !== null && typeof b === 'object' && Array.isArray(b.transactions)), pruned };
+}
+
+/** The blocks sampled per depth stratum, and those answered pruned (Corpus.depth). */
+function depthOf(head: bigint, blocks: RawBlock[], pruned: bigint[]): DepthSampled[] {
+  const out = new Map<string, DepthSampled>();
+  const at = (n: bigint) => {
+    const stratum = stratumOf(Number(head - n));
+    return out.get(stratum) ?? (out.set(stratum, { stratum, blocks: 0, pruned: 0 }).get(stratum) as DepthSampled);
+  };
+  for (const b of blocks) at(q(b.number) ?? 0n).blocks++;
+  for (const n of pruned) at(n).pruned++;
+  return STRATA.flatMap((s) => out.get(s) ?? []);
 }
 
 /** A candidate entry, with the block whose data it looks up, and whether it names that block by number. */
@@ -252,11 +279,17 @@ function buildCandidates(blocks: RawBlock[], chain: Pick<ChainPoint, 'head' | 'f
       note: kind === 'miss' ? `miss: ${note}` : note,
       kind,
       ...(at ? { block: q(at.block) ?? 0n, byNumber: at.byNumber === true } : {}),
+      // The depth stratum a hit reads from (the head for `latest`): the load's figures per depth.
+      ...(kind !== 'hit' ? {} : at ? { depth: stratumOf(Number(head - (q(at.block) ?? 0n))) } : params.includes('latest') ? { depth: stratumOf(0) } : {}),
       // Under load, such a hit answered null or an error once its block has left the window is archive, not judged.
       ...(windowFloor !== undefined && METHOD_FACTS[m].windowed && kind === 'hit' && at ? { windowBlock: at.block } : {}),
     });
   const pastHead = toQuantity(head + PAST_HEAD);
-  const age = (b: RawBlock) => (head - (q(b.number) ?? 0n) < BigInt(RECENT_BLOCKS) ? 'recent block' : 'older block');
+  // Hits with equal notes form a stratum composeEntries puts first: one per depth stratum.
+  const age = (b: RawBlock) => {
+    const depth = Number(head - (q(b.number) ?? 0n));
+    return depth < RECENT_BLOCKS ? 'recent block' : `older block (${stratumOf(depth)} deep)`;
+  };
 
   // Every method from its row (core/methods.ts): what its first parameter names says where its hits and misses come
   // from; a call object (eth_estimateGas) is the one recipe the table cannot give (replays, a transfer, reverts).
@@ -326,6 +359,8 @@ function indexes(n: number, rng: Rng): number[] {
 }
 
 const REPLAY = 'replay of';
+/** How sampling names a hit left out because the endpoint answered it as pruned history. */
+const NOT_KEPT_REJECT = 'history not kept';
 const REPLAY_OF_CREATION = `${REPLAY} a creation`;
 
 /** The call object of a real transaction; `data` is the service spec's name for the input. */
@@ -356,6 +391,11 @@ async function preflight(client: RpcClient, method: RpcMethod, candidates: Candi
           aboveTargetHead: block !== undefined && announced !== undefined && block > announced,
         });
     sampling.tried[entry.kind] = (sampling.tried[entry.kind] ?? 0) + 1;
+    if (entry.depth !== undefined) {
+      const d = ((sampling.depth ??= {})[entry.depth] ??= { tried: 0, pruned: 0 });
+      d.tried++;
+      if ('reject' in judged && judged.reject.startsWith(NOT_KEPT_REJECT)) d.pruned++;
+    }
     if ('reject' in judged) sampling.rejected[judged.reject] = (sampling.rejected[judged.reject] ?? 0) + 1;
     else if ('lag' in judged) {
       const above = (sampling.aboveTargetHead ??= { count: 0, example: judged.lag });
@@ -464,7 +504,7 @@ function judge(method: RpcMethod, entry: CorpusEntry, verdict: Classification, e
   if (cls === 'rpc_error' && entry.kind === 'hit') {
     // A replay runs at its parent block's state: a transaction that failed, or depended on an earlier one in its block, fails there too.
     if (entry.note.startsWith(REPLAY)) return { reject: `replay fails at its parent state (error ${code ?? '?'})` };
-    if (notKept(code, message)) return { reject: `history not kept (error ${code ?? '?'})` };
+    if (notKept(code, message)) return { reject: `${NOT_KEPT_REJECT} (error ${code ?? '?'})` };
   }
   return { finding: { kind: entry.kind, cls, ...(code === undefined ? {} : { code }), example: example(entry, `${describeAnswer(ex)}${verdict.why ? `: ${verdict.why}` : ''}`) } };
 }

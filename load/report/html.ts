@@ -88,6 +88,7 @@ ${groupedBars({
   }),
 })}
 <p class="legend"><span><i style="background:#9ecae1"></i>p50</span><span><i style="background:#3182bd"></i>p95</span><span><i style="background:#08519c"></i>p99</span></p>
+${depthSection(r)}
 
 <h2>p95 latency over time</h2>
 ${lineChart({ series: series('p95'), xLabel: `seconds (one point per ${r.timeline.periodSec} s)`, yLabel: 'p95 ms' })}
@@ -192,6 +193,20 @@ ${lineChart({
   height: 220,
 })}
 <p class="legend"><span><i style="background:#d62728"></i>endpoint behind the reference</span><span><i style="background:#1f77b4"></i>reference behind the endpoint</span><span><i style="background:#999"></i>limit (dashed)</span></p>`;
+}
+
+/** Latency and failures by depth: one table, a row per method and stratum (not served: pruned at sampling, never failures). */
+function depthSection(r: LoadReport): string {
+  const rows = Object.entries(r.methods).flatMap(([n, m]) =>
+    (m.depth ?? []).map((d) =>
+      d.notServed
+        ? `<tr><td>${esc(n)}</td><td>${esc(d.stratum)}</td><td colspan="5" class="fail">${esc(d.notServed)}</td></tr>`
+        : `<tr><td>${esc(n)}</td><td>${esc(d.stratum)}</td><td>${d.requests}</td><td>${d.latencyMs?.p50 ?? '-'}</td><td>${d.latencyMs?.p90 ?? '-'}</td><td>${d.latencyMs?.p99 ?? '-'}</td><td>${(d.failureRate * 100).toFixed(2)}%</td></tr>`,
+    ),
+  );
+  if (!rows.length) return '';
+  const sampled = (r.corpus.depth ?? []).map((d) => `${d.stratum}: ${d.blocks} block(s)${d.pruned ? `, ${d.pruned} pruned` : ''}`).join('; ');
+  return `<h2>By depth: what cold history costs</h2><p>Hits by how far back their block is (head: the latest 128 blocks; then 128, 1k, 10k, 100k and 1M blocks back). Blocks sampled: ${esc(sampled || 'not recorded')}.</p><div class="scroll"><table><tr><th>method</th><th>depth</th><th>requests</th><th>p50 ms</th><th>p90 ms</th><th>p99 ms</th><th>failures</th></tr>${rows.join('')}</table></div>`;
 }
 
 function driftSection(r: LoadReport): string {

@@ -7,17 +7,18 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import schema from '../../schemas/files/load-report.json' with { type: 'json' };
 import { reportHeader } from '../../core/node/report-header.ts';
 import { coresGiven, driftOf, SATURATED_CPU_SHARE } from './analysis.ts';
-import { compositionOf, type Corpus } from '../shared/corpus.ts';
+import { compositionOf, type Corpus, type DepthSampled, type MethodSampling } from '../shared/corpus.ts';
+import { STRATA } from '../../core/history.ts';
 import { quantile, RELATIVE_ERROR } from '../shared/histogram.ts';
 import { FRESH_METHODS, type FreshnessShard } from '../shared/freshness.ts';
 import type { Measurement } from '../shared/measurement.ts';
 import { judgeThresholds } from './judge.ts';
 import type { RpcMethod } from '../../core/methods.ts';
 import { expectedIterations, type Plan, RPS_PER_PROC } from '../shared/profiles.ts';
-import { failureRate, latencyOf, requestsOf } from '../shared/shard.ts';
+import { failureRate, latencyOf, requestsOf, type SubjectShard } from '../shared/shard.ts';
 import { round } from '../shared/summary.ts';
 import { withVerdict } from './verdict.ts';
-import type { CapacityResult, CorpusInfo, Freshness, FreshChase, HeadLag, LoadReport, MethodReport } from '../shared/load-report.ts';
+import type { CapacityResult, CorpusInfo, DepthReport, Freshness, FreshChase, HeadLag, LoadReport, MethodReport } from '../shared/load-report.ts';
 
 export interface ReportInput {
   /** Redacted. */
@@ -63,6 +64,7 @@ export function buildReport(input: ReportInput): LoadReport {
       parsed: subject.parsed,
       ...(invalidSample ? { invalidSample } : {}),
       ...(wrongSample ? { wrongSample } : {}),
+      ...((depth) => (depth.length ? { depth } : {}))(depthReport(subject, input.corpus.methods[s.name]?.depth, input.corpus.depth)),
     };
   }
   const { corpus } = input;
@@ -130,11 +132,31 @@ export function freshnessReport(graceMs: number, shard: FreshnessShard, samples:
   return { graceMs, methods, ...(seen ? { reorgs: { seen, maxDepth: Math.max(0, ...FRESH_METHODS.map((m) => shard[m]?.reorgDepth ?? 0)) } } : {}) };
 }
 
+/**
+ * A method's hits per depth stratum, shallowest first: each stratum measured under load, and each whose hits sampling
+ * found all pruned as not served (never as failures: the corpus left them out).
+ */
+export function depthReport(subject: SubjectShard, sampled: MethodSampling['depth'], blocks: readonly DepthSampled[] = []): DepthReport[] {
+  return STRATA.flatMap((stratum): DepthReport[] => {
+    const measured = subject.depth?.[stratum];
+    const tried = sampled?.[stratum];
+    const drawn = blocks.find((b) => b.stratum === stratum);
+    if (measured) {
+      const ok = measured.latency.count > 0;
+      return [{ stratum, requests: requestsOf(measured.classes), failureRate: round(failureRate(measured.classes), 4), latencyMs: ok ? { p50: round(quantile(measured.latency, 0.5)), p90: round(quantile(measured.latency, 0.9)), p99: round(quantile(measured.latency, 0.99)) } : null }];
+    }
+    if (tried && tried.tried > 0 && tried.pruned === tried.tried) return [{ stratum, requests: 0, failureRate: 0, latencyMs: null, notServed: `not served: all ${tried.tried} hit(s) sampled here were answered as pruned history` }];
+    // No hit to try: every block drawn at this depth was answered as pruned history.
+    if (!tried && drawn && drawn.blocks === 0 && drawn.pruned > 0) return [{ stratum, requests: 0, failureRate: 0, latencyMs: null, notServed: `not served: all ${drawn.pruned} block(s) drawn at this depth were answered as pruned history` }];
+    return [];
+  });
+}
+
 /** What the report says of a corpus, for the methods selected (those it has nothing to ask included). */
 export function corpusInfo(corpus: Corpus, selected: readonly RpcMethod[]): CorpusInfo {
-  const { seed, missShare, chainId, head, finalBlock, blocksSampled, targetHead } = corpus;
+  const { seed, missShare, chainId, head, finalBlock, blocksSampled, depth, targetHead } = corpus;
   const methods = Object.fromEntries(selected.map((m) => [m, { ...compositionOf(corpus.entries[m] ?? []), ...corpus.sampling[m] }]));
-  return { seed, missShare, chainId, head, ...(finalBlock === undefined ? {} : { finalBlock }), blocksSampled, ...(targetHead ? { targetHead } : {}), methods };
+  return { seed, missShare, chainId, head, ...(finalBlock === undefined ? {} : { finalBlock }), blocksSampled, ...(depth ? { depth } : {}), ...(targetHead ? { targetHead } : {}), methods };
 }
 
 /** Error codes per class in load.json: the most frequent few, the rest added up under "other" (an endpoint can answer any number of codes). */

@@ -5,7 +5,7 @@ import { generatorSentence, headline, samplingLag } from './headline.ts';
 import { decide } from './verdict.ts';
 import { lagBeyond } from './head-lag.ts';
 import { recognitionNote } from '../shared/recognition.ts';
-import type { LoadReport, MethodCorpus } from '../shared/load-report.ts';
+import type { DepthReport, LoadReport, MethodCorpus } from '../shared/load-report.ts';
 
 export function summaryText(r: LoadReport, reportPaths: string[]): string {
   const pad = (s: string | number, n: number) => String(s).padStart(n);
@@ -20,6 +20,7 @@ export function summaryText(r: LoadReport, reportPaths: string[]): string {
       const latency = l ? `${pad(l.p50, 9)}${pad(l.p95, 9)}${pad(l.p99, 9)}` : pad(m.requests ? 'no successful answer' : 'completed no request', 27);
       return `${name.padEnd(42)}${pad(m.requests, 9)}${pad(`${m.achievedRps}/${m.targetRps}`, 14)}${latency}${pad(`${(m.failureRate * 100).toFixed(2)}%`, 10)}${pad(m.classes.wrong, 7)}`;
     }),
+    ...depthLines(r),
     ...freshLines(r),
     ...headLagLines(r),
     ...archiveLines(r),
@@ -30,6 +31,16 @@ export function summaryText(r: LoadReport, reportPaths: string[]): string {
     `reports: ${reportPaths.join(', ')}`,
   ];
   return lines.join('\n');
+}
+
+/** The hits per depth stratum, per method: what cold history costs beside the head, and the strata not served. */
+export function depthLines(r: LoadReport): string[] {
+  const rows = Object.entries(r.methods).filter(([, m]) => m.depth?.length);
+  if (!rows.length) return [];
+  const pad = (s: string | number, n: number) => String(s).padStart(n);
+  const cell = (d: DepthReport) => (d.notServed ? `${d.stratum} NOT SERVED (pruned at sampling)` : `${d.stratum} ${d.requests} req ${d.latencyMs ? `p50/p90/p99 ${d.latencyMs.p50}/${d.latencyMs.p90}/${d.latencyMs.p99} ms` : 'no successful answer'} ${(d.failureRate * 100).toFixed(2)}% failed`);
+  const sampled = (r.corpus.depth ?? []).map((d) => `${d.stratum} ${d.blocks}${d.pruned ? ` (+${d.pruned} pruned)` : ''}`).join(', ');
+  return [`by depth (hits by how far back their block is; blocks sampled: ${sampled || 'not recorded'}):`, ...rows.map(([name, m]) => `  ${name.padEnd(40)}${m.depth!.map(cell).join('; ')}`)];
 }
 
 /** Lookups answered null or an error after their block left the declared near-head window (§8): counted apart, not judged. */

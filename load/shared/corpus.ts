@@ -58,6 +58,16 @@ export interface CorpusEntry {
    * an error for it once that block has left the window is `archive` (not served, allowed), never judged.
    */
   windowBlock?: string;
+  /** For a hit: the depth stratum of the block it reads (core/history.ts: "head", "128+", "1k+" …), the head's for
+   * `latest`. The load's latency and failures are reported per stratum. */
+  depth?: string;
+}
+
+/** Blocks sampling drew in one depth stratum: served, and answered as pruned history. */
+export interface DepthSampled {
+  stratum: string;
+  blocks: number;
+  pruned: number;
 }
 
 /** Sampled answers that contradicted their entry's kind: one line per kind, class and code. */
@@ -90,6 +100,8 @@ export interface MethodSampling {
   aboveTargetHead?: { count: number; example: string };
   /** Hits the target did not know at first although its head covered them, known when asked again past the grace (counted correct). */
   lateWithinGrace?: number;
+  /** Per depth stratum: the hits tried, and those left out as pruned history (all of them: the stratum is not served). */
+  depth?: Record<string, { tried: number; pruned: number }>;
 }
 
 /** What sampling saw of the target's own head (sample.ts), beside the reference's (`head`). */
@@ -124,6 +136,8 @@ export interface Corpus {
   latencyMs?: number;
   /** The near-head window (§8) declared at sampling (--near-head-window, or the network's), in blocks. */
   nearHeadWindow?: number;
+  /** The blocks sampled per depth stratum the chain reaches (absent from corpora sampled before strata). */
+  depth?: DepthSampled[];
 }
 
 /** What a method's corpus holds: the entries per kind, the distinct requests, and how many are compared with a sampled answer. */

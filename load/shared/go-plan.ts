@@ -2,9 +2,10 @@
 // (load/k6/scenario.ts goPlan); test/load/k6ext.test.ts holds the Go struct's json tags to these keys, so a field
 // renamed or added on one side only fails a test instead of arriving as Go's zero value.
 
-/** One method's entries and stripes: [params JSON, reply fingerprint or '', 1 where a null is due, 1 where sampling found the answer conforming]. */
+/** One method's entries and stripes: [params JSON, reply fingerprint or '', 1 where a null is due, 1 where sampling found the answer
+ * conforming, the depth stratum its samples are tagged with (`d`) or '']. */
 export interface GoPlanMethod {
-  entries: Array<[string, string, 0 | 1, 0 | 1]>;
+  entries: Array<[string, string, 0 | 1, 0 | 1, string]>;
   stripes: number[][];
 }
 

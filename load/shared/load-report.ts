@@ -3,7 +3,7 @@
 // each other for a type. Types only.
 import type { Recognition } from './recognition.ts';
 import type { ReportHeader } from '../../core/report-header.ts';
-import type { Composition, MethodSampling, TargetHead } from './corpus.ts';
+import type { Composition, DepthSampled, MethodSampling, TargetHead } from './corpus.ts';
 import type { Latency } from './shard.ts';
 import type { TimelinePoint } from './measurement.ts';
 import type { RpcClass } from './answer-classes.ts';
@@ -33,6 +33,19 @@ export interface MethodReport {
   invalidSample?: string;
   /** The first answer that differed from the one recorded at sampling. */
   wrongSample?: string;
+  /** The hits per depth stratum they read (head, 128+, 1k+ …: core/history.ts), shallowest first: what cold history costs. */
+  depth?: DepthReport[];
+}
+
+/** One depth stratum of a method's hits: measured, or not served (every hit sampled there was answered as pruned history). */
+export interface DepthReport {
+  stratum: string;
+  requests: number;
+  failureRate: number;
+  /** Percentiles of the successful answers (from the histogram, within 1%); null when none succeeded. */
+  latencyMs: { p50: number; p90: number; p99: number } | null;
+  /** Why the stratum is not measured: sampling found its history pruned (error 4444 and its kin), so it asked none. */
+  notServed?: string;
 }
 
 /** The report's corpus section, but for the file it was written to. */
@@ -62,7 +75,7 @@ export interface LoadReport extends ReportHeader<'rpc-certify-load', 3> {
   /** inGo: iterations k6/x/rpccertify did whole in Go (sent, recognised, recorded), but for the last second's. */
   k6: { version: string; source: string; exitCode: number; recognition?: Recognition; inGo?: number };
   plan: { rate: number; durationSec: number; totalSec: number; periodSec: number; validateShare: number; instances: number; latencyRelativeError: number; slo: Slo };
-  corpus: { file: string; seed: number; missShare: number; chainId: string; head: string; finalBlock?: string; blocksSampled: number; targetHead?: TargetHead; methods: Record<string, MethodCorpus> };
+  corpus: { file: string; seed: number; missShare: number; chainId: string; head: string; finalBlock?: string; blocksSampled: number; depth?: DepthSampled[]; targetHead?: TargetHead; methods: Record<string, MethodCorpus> };
   durationSec: number;
   /** Per method, plus "mix" for the capacity profile's weighted mix. */
   methods: Record<string, MethodReport>;

@@ -17,6 +17,14 @@ export interface SubjectShard {
   parsed: number;
   /** Latency of the answers in the success classes: percentiles and sum from its buckets (within 1%), min and max exact. */
   latency: Histogram;
+  /** The same, of the hits per depth stratum they read (core/history.ts): absent where no hit carried one. */
+  depth?: Record<string, DepthShard>;
+}
+
+/** One depth stratum's hits of a subject: their classes, and their latency (extremes from the buckets). */
+export interface DepthShard {
+  classes: Record<RpcClass, number>;
+  latency: Histogram;
 }
 
 export const PERCENTILES = { p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.99, 'p99.9': 0.999 } as const;
@@ -85,6 +93,7 @@ export function mergeShards(shards: readonly Shard[]): Merged {
       validated: sum(parts.map((p) => p.validated)),
       parsed: sum(parts.map((p) => p.parsed)),
       latency: mergeHistograms(parts.map((p) => p.latency)),
+      ...((depth) => (depth ? { depth } : {}))(mergeDepth(parts)),
     };
   }
   return {
@@ -102,6 +111,17 @@ export function mergeShards(shards: readonly Shard[]): Merged {
     ...(shards.some((s) => s.inGo !== undefined) ? { inGo: sum(shards.map((s) => s.inGo ?? 0)) } : {}),
     scriptErrors: sum(shards.map((s) => s.scriptErrors ?? 0)),
   };
+}
+
+function mergeDepth(parts: readonly SubjectShard[]): Record<string, DepthShard> | undefined {
+  const names = [...new Set(parts.flatMap((p) => Object.keys(p.depth ?? {})))];
+  if (!names.length) return undefined;
+  return Object.fromEntries(
+    names.map((d) => {
+      const of = parts.flatMap((p) => p.depth?.[d] ?? []);
+      return [d, { classes: Object.fromEntries(CLASSES.map((c) => [c, sum(of.map((p) => p.classes[c] ?? 0))])) as Record<RpcClass, number>, latency: mergeHistograms(of.map((p) => p.latency)) }];
+    }),
+  );
 }
 
 function mergeRecognition(paths: ReadonlyArray<Recognition | undefined>): Recognition | undefined {

@@ -6,7 +6,8 @@
 import { BUCKETS, bucketValue, groupOf } from './histogram.ts';
 import { CLASSES, metricName, type RpcClass, SUCCESS_CLASSES, type Subject } from './answer-classes.ts';
 import { BOOKKEEPING, type Plan } from './profiles.ts';
-import type { Shard } from './shard.ts';
+import type { DepthShard, Shard } from './shard.ts';
+import { STRATA } from '../../core/history.ts';
 import { freshnessOf } from './freshness.ts';
 import type { Recognition } from './recognition.ts';
 
@@ -21,8 +22,8 @@ export interface K6Summary {
   state?: { testRunDurationMs?: number };
 }
 
-/** The sub-metric k6 counts the samples of one histogram bucket in. */
-export const bucketMetric = (s: Subject, bucket: number) => `${metricName.histogram(s, groupOf(bucket))}{b:${bucket}}`;
+/** The sub-metric k6 counts the samples of one histogram bucket in (of one depth stratum's hits: their samples' tag `d`). */
+export const bucketMetric = (s: Subject, bucket: number, depth?: string) => `${metricName.histogram(s, groupOf(bucket))}{b:${bucket}${depth ? `,d:${depth}` : ''}}`;
 
 /** A metric's statistic as k6 shows it, 0 when absent. */
 export type MetricReader = (metric: string, stat: string) => number;
@@ -37,17 +38,17 @@ export interface SubjectCounts {
 
 /** One subject's class counts and latency buckets from k6's metrics (the end-of-test summary, the OpenTelemetry export, a timeline
  * period). k6 counts no `ok`: every successful answer has its one histogram sample, so `ok` is their count less the other successes. */
-export function subjectCounts(read: MetricReader, s: Subject): SubjectCounts {
+export function subjectCounts(read: MetricReader, s: Subject, depth?: string): SubjectCounts {
   const buckets: Record<string, number> = {};
   let successes = 0;
   for (let b = 0; b < BUCKETS; b++) {
-    const n = read(bucketMetric(s, b), 'count');
+    const n = read(bucketMetric(s, b, depth), 'count');
     if (n > 0) {
       buckets[b] = n;
       successes += n;
     }
   }
-  const classes = Object.fromEntries(CLASSES.map((c) => [c, c === 'ok' ? 0 : read(metricName.calls(s, c), 'count')])) as Record<RpcClass, number>;
+  const classes = Object.fromEntries(CLASSES.map((c) => [c, c === 'ok' ? 0 : read(`${metricName.calls(s, c)}${depth ? `{d:${depth}}` : ''}`, 'count')])) as Record<RpcClass, number>;
   classes.ok = successes - SUCCESS_CLASSES.reduce((a, c) => a + classes[c], 0);
   return { classes, buckets, successes };
 }
@@ -81,7 +82,8 @@ export function shardFrom(value: MetricReader, durationMs: number, plan: Plan, p
       validated: value(metricName.validated(name), 'count'),
       parsed: value(metricName.parsed(name), 'count'),
       // The sum is the buckets' (within 1%, as the percentiles); min and max are exact.
-      latency: { count: successes, sum: Object.entries(buckets).reduce((a, [b, n]) => a + n * bucketValue(Number(b)), 0), min: value(bounds, 'min'), max: value(bounds, 'max'), buckets },
+      latency: { count: successes, sum: sumOf(buckets), min: value(bounds, 'min'), max: value(bounds, 'max'), buckets },
+      ...((depth) => (depth ? { depth } : {}))(depthCounts(value, name)),
     };
   }
   return {
@@ -101,6 +103,21 @@ export function shardFrom(value: MetricReader, durationMs: number, plan: Plan, p
     ...(recognition === 'go' ? { inGo: value(metricName.inGo, 'count') } : {}),
     scriptErrors: value(metricName.scriptErrors, 'count'),
   };
+}
+
+const sumOf = (buckets: Record<string, number>) => Object.entries(buckets).reduce((a, [b, n]) => a + n * bucketValue(Number(b)), 0);
+
+/** A subject's hits per depth stratum (their samples' tag `d`), strata no hit of it read left out; undefined for none. The
+ * extremes are the buckets' (within 1%): k6's min/max Trend is not tagged. */
+function depthCounts(read: MetricReader, s: Subject): Record<string, DepthShard> | undefined {
+  const out: Record<string, DepthShard> = {};
+  for (const d of STRATA) {
+    const { classes, buckets, successes } = subjectCounts(read, s, d);
+    if (Object.values(classes).every((n) => n === 0) && successes === 0) continue;
+    const held = Object.keys(buckets).map(Number);
+    out[d] = { classes, latency: { count: successes, sum: sumOf(buckets), min: held.length ? bucketValue(Math.min(...held)) : 0, max: held.length ? bucketValue(Math.max(...held)) : 0, buckets } };
+  }
+  return Object.keys(out).length ? out : undefined;
 }
 
 export function round(n: number | undefined, digits = 3): number {

@@ -73,7 +73,7 @@ function sampleReport(opts: { strict?: boolean; complete?: boolean } = {}): Conf
       headAfter: { number: '0x11', hash: `0x${'b'.repeat(64)}` },
       strict,
       requestCount: 99,
-      methods: [...METHODS, 'service'],
+      methods: [...METHODS, 'history', 'service'],
       complete,
       ...(complete ? {} : { incompleteReason: 'rate limited for too long' }),
     },
@@ -225,8 +225,8 @@ describe('conformance report', () => {
 
     it('writes JUnit with one suite per method and only fatal failures as <failure>', async () => {
       const xml = await readFile(paths.junit, 'utf8');
-      // The run's own suite (rpc-certify) leads, with the judged share: 4 of 8 fatal checks, a failure below the floor.
-      expect(count(xml, '<testsuite ')).to.equal(METHODS.length + 2);
+      // The run's own suite (rpc-certify) leads, with the judged share: 4 of 8 fatal checks, a failure below the floor; then the methods, history and service.
+      expect(count(xml, '<testsuite ')).to.equal(METHODS.length + 3);
       expect(count(xml, '<testcase ')).to.equal(13);
       expect(count(xml, '<failure')).to.equal(3);
       expect(xml).to.match(/<testsuite name="rpc-certify"[^>]*>\s*<testcase classname="rpc-certify.run" name="judged share 4\/8 \(50%\)"[^>]*>\s*<failure message="judged: 4 of the 8 fatal checks this chain can have \(50%; --min-judged 90%\) BELOW THE FLOOR; 1 × (spec|invariant)-(skip|inconclusive): /);

@@ -20,9 +20,9 @@ describe('load: corpus entries as the VUs read them (packed-entry.ts)', () => {
       { params: ['0x1', '0x0'], note: 'miss: no uncle', kind: 'miss' },
       { params: ['0x1', '0x0'], note: 'block without uncles', kind: 'empty' },
       { params: ['0x5', '0x1'], note: 'recent block', kind: 'hit', bounds: 'n:0x5:0x1', reply: 'e'.repeat(64), shaped: true },
-      { params: ['0xcd'], note: 'older block', kind: 'hit', answer: 'k3x9', settled: true },
+      { params: ['0xcd'], note: 'older block', kind: 'hit', answer: 'k3x9', settled: true, depth: '1k+' },
     ];
-    const unpacked = (e: CorpusEntry) => ({ ...(e.answer ? { answer: e.answer } : {}), ...(e.bounds ? { bounds: e.bounds } : {}), ...(e.reply ? { reply: e.reply } : {}), ...(e.settled ? { settled: true } : {}), ...(e.shaped ? { shaped: true } : {}), params: JSON.stringify(e.params) });
+    const unpacked = (e: CorpusEntry) => ({ ...(e.answer ? { answer: e.answer } : {}), ...(e.bounds ? { bounds: e.bounds } : {}), ...(e.reply ? { reply: e.reply } : {}), ...(e.settled ? { settled: true } : {}), ...(e.shaped ? { shaped: true } : {}), ...(e.depth ? { depth: e.depth } : {}), params: JSON.stringify(e.params) });
     // The expectation follows from the kind alone.
     expect(entries.map((e) => unpackEntry(packEntry(e)))).to.deep.equal([
       { expect: 'value', miss: false, ...unpacked(entries[0]!) },

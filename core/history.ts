@@ -96,7 +96,7 @@ export interface HistoryDepth {
 export function depthText(d: HistoryDepth): string {
   if (d.oldestServed === undefined) return `none served (block ${d.newestPruned ?? '?'}: ${d.prunedAnswer ?? 'pruned'})`;
   const span = `${d.head - d.oldestServed + 1} blocks`;
-  if (d.newestPruned === undefined) return `the whole chain (${span}, from block ${d.oldestServed} to the head ${d.head})`;
+  if (d.newestPruned === undefined) return `the whole chain (from block ${d.oldestServed} to the head ${d.head}: nothing asked was pruned)`;
   const pruned = `block ${d.newestPruned}: ${d.prunedAnswer ?? 'pruned'}`;
   if (d.exact) return `the latest ${span} (oldest served ${d.oldestServed}; ${pruned})`;
   return `at least the latest ${span} (served at ${d.oldestServed}; ${pruned}; the boundary lies between, where there was nothing to ask or the search stopped)`;
@@ -143,7 +143,7 @@ export const WALK = 8;
 const MAX_PROBES = 40;
 
 /**
- * The oldest height served, by a bounded search: genesis first (all served ends it), then halving the span between
+ * The oldest height served, by a bounded search: block 1 first (served: the whole chain), then halving the span between
  * the newest pruned and the oldest served height until it is exact (or within 1% of the depth, for deep chains). The
  * boundary is then asked REPROBES times more on each side; `headNow` shifts the served side's re-probe up by the blocks
  * mined since, so a window moving with the head is not taken for a pool answering at random.
@@ -159,7 +159,9 @@ export async function findServedDepth(head: bigint, probe: Probe, headNow: () =>
     if (a.kind === 'pruned' && (!pruned || a.at > pruned.at)) pruned = a;
     return a;
   };
-  const first = await ask(0n, head + 1n);
+  // Block 1, not genesis: a node that expired its history may still serve genesis (geth keeps it), and a search that
+  // began there would call the whole chain served.
+  const first = await ask(head > 0n ? 1n : 0n, head + 1n);
   if (first.kind !== 'served') {
     // The head itself: a resource served nowhere has no boundary to find.
     const top = await ask(head, head + 1n);

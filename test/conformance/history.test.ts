@@ -71,3 +71,22 @@ describe('history by depth: an endpoint serving only the latest 64 blocks', func
     for (const resource of HISTORY_RESOURCES) expect(byId(r, `history/${resource}`)?.history?.oldestServed, resource).to.be.a('number');
   });
 });
+
+describe('history by depth: a window declared larger than the chain', function () {
+  let devnet: Devnet;
+  before(async () => {
+    devnet = await startDevnet();
+  });
+  after(async () => devnet?.stop());
+
+  it('is the whole chain: the embedded default (all of its history kept, as its eth_capabilities says) passes', async () => {
+    const r = await runConformance({ suites: allSuites, url: devnet.url, methods: ['history'], nearHeadWindow: 1000 });
+    for (const resource of HISTORY_RESOURCES) {
+      const c = r.checks.find((x) => x.id === `history/${resource}`)!;
+      expect(c.verdict, `${resource}: ${c.reason}`).to.equal('pass');
+      expect(c.history?.declared?.oldestBlock, resource).to.equal(0);
+      expect(c.history?.newestPruned, resource).to.equal(undefined);
+    }
+    expect(r.checks.find((x) => x.id === 'history/receipts')?.history?.declared?.from).to.equal('the near-head window of 1000 blocks (--near-head-window)');
+  });
+});

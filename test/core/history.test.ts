@@ -33,12 +33,19 @@ describe('the served-depth search', () => {
     expect(depthText({ resource: 'blocks', head: 1000, oldestServed: 937, newestPruned: 936, prunedAnswer: 'pruned (error 4444: gone)', exact: true, probes: d.probes })).to.equal('the latest 64 blocks (oldest served 937; block 936: pruned (error 4444: gone))');
   });
 
-  it('an archive answers genesis: the whole chain, nothing pruned, after one probe and its re-probes', async () => {
+  it('an archive answers block 1: the whole chain, nothing pruned, after one probe and its re-probes', async () => {
     const { probe, asks } = servedFrom(() => 0n);
     const d = await findServedDepth(20_000_000n, probe, still(20_000_000n));
-    expect(d).to.deep.include({ oldestServed: 0n, exact: true });
+    expect(d).to.deep.include({ oldestServed: 1n, exact: true });
     expect(d.newestPruned).to.equal(undefined);
     expect(asks()).to.equal(1 + REPROBES);
+  });
+
+  it('a node that expired its history but keeps genesis (as geth does) is not taken for an archive', async () => {
+    const { probe } = servedFrom(() => 937n);
+    const genesisKept: Probe = async (n, walk, below) => (n === 0n ? { kind: 'served', at: 0n, detail: 'served', again: async () => 'served' } : probe(n, walk, below));
+    const d = await findServedDepth(1000n, genesisKept, still(1000n));
+    expect(d).to.deep.include({ oldestServed: 937n, newestPruned: 936n });
   });
 
   it('on a chain of 20M blocks stops within 1% of the depth and says the boundary is between', async () => {

@@ -1,5 +1,5 @@
 // Load by depth (issue 38, part 3): the corpus drawn in depth strata (head, 128, 1k … blocks back), and latency and
-// failures reported per stratum in load.json, the terminal and load.html. On a chain of 170 blocks the gate
+// failures reported per stratum in load.json, the terminal and load.html. On a chain of 310 blocks the gate
 // measures the head and the 128+ stratum; behind the gateway's pruned mode (devnet --serve-latest 64), the stratum
 // whose blocks are all pruned is reported as not served, not as failures, and the gate still passes.
 import { expect } from 'chai';
@@ -23,13 +23,13 @@ describe('load: latency and failures by depth', function () {
     return { ...r, report: JSON.parse(await readFile(join(out, 'load.json'), 'utf8')) as LoadReport, html: await readFile(join(out, 'load.html'), 'utf8') };
   };
 
-  describe('a chain of 170 blocks', () => {
+  describe('a chain of 310 blocks', () => {
     let devnet: Devnet;
     before(async function () {
       await requireTool(this, 'k6');
       devnet = await startDevnet();
-      // 160 blocks of a transfer each past the seed: transactions at the head and 128+ blocks back.
-      await transferBlocks(nodeRpc(() => devnet.nodeUrl), 160);
+      // 300 blocks of a transfer each past the seed: transactions at the head and 128+ blocks back.
+      await transferBlocks(nodeRpc(() => devnet.nodeUrl), 300);
     });
     after(async () => devnet?.stop());
 

@@ -53,6 +53,8 @@ Options:
                           latest N blocks only (spec §8; wins over fixtures/networks.json nearHeadWindow):
                           targets stay inside it, its oldest blocks must be served, one older lookup per
                           method is listed as archive not served, never judged
+  --archive               the endpoint is sold as archive: blocks, transactions, receipts and state must be
+                          served from genesis (history/*: the depth found, a pruned height fails)
   --discovery-budget N    requests discovery may spend on that walk (default 256)
   --receipts-budget N     receipts the block checks may fetch one by one, over the blocks judged (default 512);
                           a block over it is named in their notes (docs/conformance.md)
@@ -110,6 +112,7 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
       'discovery-depth': { type: 'string' },
       'discovery-budget': { type: 'string' },
       'near-head-window': { type: 'string' },
+      archive: { type: 'boolean', default: false },
       'receipts-budget': { type: 'string' },
       'min-judged': { type: 'string' },
       timeout: { type: 'string' },
@@ -141,6 +144,7 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
     discoveryDepth: given(values['discovery-depth'], '--discovery-depth', positive),
     discoveryBudget: given(values['discovery-budget'], '--discovery-budget', positive),
     nearHeadWindow: given(values['near-head-window'], '--near-head-window', positive),
+    ...(values.archive ? { archive: true } : {}),
     receiptsBudget: given(values['receipts-budget'], '--receipts-budget', positive),
     judging: { strict: values.strict, network: values.network || undefined, minJudged: given(values['min-judged'], '--min-judged', percentage) },
     timeoutMs: given(values.timeout, '--timeout', milliseconds),

@@ -19,11 +19,16 @@ export default suite;
 /** Blocks the probe at a declared oldest height walks up for a transaction to ask. */
 const EDGE_WALK = 64;
 
-/** The call that asks each resource at a height, and whether its answer is the thing served. */
-const ASKS: Record<Exclude<HistoryResource, 'transactions'>, { method: string; params: (n: string) => unknown[]; served: (v: unknown) => boolean; what: string }> = {
+/** The call that asks blocks and state at a height, and whether its answer is the thing served. */
+const ASKS: Record<'blocks' | 'state', { method: string; params: (n: string) => unknown[]; served: (v: unknown) => boolean; what: string }> = {
   blocks: { method: 'eth_getBlockByNumber', params: (n) => [n, false], served: isObject, what: 'the block' },
-  receipts: { method: 'eth_getBlockReceipts', params: (n) => [n], served: Array.isArray, what: 'the block\'s receipts' },
   state: { method: 'eth_estimateGas', params: (n) => [PROBE_TRANSFER, n], served: (v) => typeof v === 'string' && q(v) !== undefined, what: 'an estimate of a plain transfer at the block (its state)' },
+};
+
+/** Transactions and receipts are looked up by a transaction's hash (the §8 window's methods): the first of a block. */
+const BY_HASH: Record<'transactions' | 'receipts', { method: string; key: string; what: string }> = {
+  transactions: { method: 'eth_getTransactionByHash', key: 'hash', what: 'transactions looked up by hash' },
+  receipts: { method: 'eth_getTransactionReceipt', key: 'transactionHash', what: 'receipts looked up by transaction hash' },
 };
 
 type Answer = { kind: 'served' | 'pruned'; detail: string; value?: unknown };
@@ -46,7 +51,7 @@ async function answerOf(t: CheckContext, method: string, params: unknown[], serv
 }
 
 function probeOf(t: CheckContext, resource: HistoryResource): Probe {
-  if (resource === 'transactions') return (n, walk, below) => transactionAt(t, n, walk, below);
+  if (resource === 'transactions' || resource === 'receipts') return (n, walk, below) => byHashAt(t, BY_HASH[resource], n, walk, below);
   const ask = ASKS[resource];
   return async (n) => {
     const params = ask.params(toQuantity(n));
@@ -55,18 +60,18 @@ function probeOf(t: CheckContext, resource: HistoryResource): Probe {
   };
 }
 
-/** A transaction looked up by hash: the first of the first block with one from n up (walk blocks, below `below`). */
-async function transactionAt(t: CheckContext, n: bigint, walk: number, below: bigint): Promise<ProbeAnswer> {
+/** The first transaction of the first block with one from n up (walk blocks, below `below`), looked up by its hash. */
+async function byHashAt(t: CheckContext, lookup: (typeof BY_HASH)[keyof typeof BY_HASH], n: bigint, walk: number, below: bigint): Promise<ProbeAnswer> {
   for (let m = n; m < n + BigInt(walk) && m < below; m++) {
     const block = await answerOf(t, 'eth_getBlockByNumber', [toQuantity(m), false], isObject, false);
-    // A block not served has no transaction to look up: its transactions are not served either.
+    // A block not served has no transaction to look up: neither its transactions nor its receipts are served.
     if (block.kind === 'pruned') return { kind: 'pruned', at: m, detail: `its block not served: ${block.detail}`, again: async () => (await answerOf(t, 'eth_getBlockByNumber', [toQuantity(m), false], isObject, true)).kind };
     const txs = isObject(block.value) && Array.isArray(block.value['transactions']) ? block.value['transactions'] : [];
     const hash = txs[0];
     if (typeof hash !== 'string') continue;
-    const served = (v: unknown) => isObject(v) && v['hash'] === hash;
-    const a = await answerOf(t, 'eth_getTransactionByHash', [hash], served, false);
-    return { kind: a.kind, at: m, detail: a.detail, again: async () => (await answerOf(t, 'eth_getTransactionByHash', [hash], served, true)).kind };
+    const served = (v: unknown) => isObject(v) && v[lookup.key] === hash;
+    const a = await answerOf(t, lookup.method, [hash], served, false);
+    return { kind: a.kind, at: m, detail: a.detail, again: async () => (await answerOf(t, lookup.method, [hash], served, true)).kind };
   }
   return { kind: 'empty', at: n, detail: `no transaction in blocks ${n}-${n + BigInt(walk) - 1n}` };
 }
@@ -96,6 +101,7 @@ function declarations(t: CheckContext, resource: HistoryResource, caps: Capabili
   const notes: string[] = [];
   const window = t.window;
   if (window && (resource === 'transactions' || resource === 'receipts')) all.push({ oldest: windowEdge(head, window.blocks), from: `the near-head window of ${window.blocks} blocks (${window.from})` });
+  if (t.soldAsArchive) all.push({ oldest: 0n, from: '--archive (all history kept from genesis)' });
   const keep = caps?.resources[resource];
   if (keep?.disabled) notes.push(`eth_capabilities declares ${resource} not served (disabled)`);
   else if (keep) all.push({ oldest: declaredOldest(keep, caps!.head, head), from: `eth_capabilities (oldestBlock ${keep.oldestBlock}${keep.window === undefined ? '' : `, a window of ${keep.window} blocks`} at head ${caps!.head})` });
@@ -115,7 +121,7 @@ const depthOf = (resource: HistoryResource, found: ServedDepth, declared: Declar
 });
 
 for (const resource of HISTORY_RESOURCES) {
-  const what = resource === 'transactions' ? 'transactions looked up by hash (eth_getTransactionByHash, their blocks by number)' : `${ASKS[resource].what} (${ASKS[resource].method})`;
+  const what = resource === 'transactions' || resource === 'receipts' ? `${BY_HASH[resource].what} (${BY_HASH[resource].method}; the first of a block read by number)` : `${ASKS[resource].what} (${ASKS[resource].method})`;
   suite.check(
     { id: `history/${resource}`, clause: [{ section: '8' }, { invariant: 'history as deep as declared' }], layer: 'spec', title: `${what}: the oldest height served is found (a bounded search, its boundary re-probed ${3} times; error 4444 and its kin named pruned) and is no newer than what is declared kept: ${resource === 'transactions' || resource === 'receipts' ? 'the near-head window (§8) and ' : ''}eth_capabilities where served; with nothing declared, reported and not judged`, covers: ['hit'] },
     async (t) => {
@@ -128,7 +134,7 @@ for (const resource of HISTORY_RESOURCES) {
       t.history = depth;
       t.note(`${resource} served: ${depthText(depth)}${found.moving ? `; the boundary moves: ${found.moving}` : ''}`);
       for (const n of notes) t.note(n);
-      if (!declared) return t.notOnThisChain('no-declared-depth', `not judged: nothing declares how deep ${resource === 'state' ? 'state is' : `${resource} are`} kept (no near-head window${resource === 'transactions' || resource === 'receipts' ? '' : ' applies'}, ${caps ? `eth_capabilities names no ${resource}` : 'no eth_capabilities'}); served: ${depthText(depth)}`);
+      if (!declared) return t.notOnThisChain('no-declared-depth', `not judged: nothing declares how deep ${resource === 'state' ? 'state is' : `${resource} are`} kept (no near-head window${resource === 'transactions' || resource === 'receipts' ? '' : ' applies'}, ${caps ? `eth_capabilities names no ${resource}` : 'no eth_capabilities'}, no --archive); served: ${depthText(depth)}`);
       if (found.newestPruned !== undefined && found.newestPruned >= declared.oldest) {
         t.fail(`served shallower than declared: block ${found.newestPruned} answered ${found.prunedAnswer ?? 'pruned'}, though ${declared.from} declares ${resource} kept from block ${declared.oldest}; served: ${depthText(depth)}`, { expected: `kept from block ${declared.oldest}`, actual: depthText(depth) });
       }
@@ -136,7 +142,7 @@ for (const resource of HISTORY_RESOURCES) {
         t.fail(`served shallower than declared by some of the endpoint's nodes: ${found.moving ?? ''}; ${declared.from} declares ${resource} kept from block ${declared.oldest}`, { expected: `kept from block ${declared.oldest}`, actual: depthText(depth) });
       }
       // The decisive ask: at the declared oldest height itself (walking up for a transaction to ask).
-      const edge = await probeOf(t, resource)(declared.oldest, resource === 'transactions' ? EDGE_WALK : 1, after + 1n);
+      const edge = await probeOf(t, resource)(declared.oldest, resource in BY_HASH ? EDGE_WALK : 1, after + 1n);
       if (edge.kind === 'pruned') t.fail(`served shallower than declared: block ${edge.at} answered ${edge.detail}, though ${declared.from} declares ${resource} kept from block ${declared.oldest}; served: ${depthText(depth)}`, { expected: `kept from block ${declared.oldest}`, actual: depthText(depth) });
       if (edge.kind === 'empty') t.partly(`no transaction in blocks ${declared.oldest}-${declared.oldest + BigInt(EDGE_WALK) - 1n} at the declared oldest height to look up: judged on the search's heights`);
     },

@@ -177,6 +177,8 @@ export interface RunState {
   reference?: ReferenceState;
   /** The near-head window declared for the endpoint's network (§8), if any. */
   window?: NearHeadWindow;
+  /** --archive: every kind of history declared kept from genesis. */
+  archive?: true;
   /** The envelope of every answer of the run (every-answer.ts). */
   envelopes: EnvelopeLog;
   /** Every block the run was shown (ForkLog), for the check of what is served after a reorg. */
@@ -241,6 +243,11 @@ export class CheckContext {
 
   get window(): NearHeadWindow | undefined {
     return this.state.window;
+  }
+
+  /** Whether the run declares the endpoint archive (--archive). */
+  get soldAsArchive(): boolean {
+    return this.state.archive === true;
   }
 
   /**

@@ -57,6 +57,8 @@ export interface RunSettings {
   maxHeadLagBlocks?: number;
   /** --near-head-window N (§8): wins over the network's own (fixtures/networks.json). */
   nearHeadWindow?: number;
+  /** --archive: the endpoint is sold as archive: every kind of history kept from genesis (the history/* checks judge it). */
+  archive?: boolean;
   /** The endpoint's name in the report instead of its redacted URL: the embedded default, gone when the run ends. */
   endpointName?: string;
 }
@@ -189,7 +191,7 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
       if (!stop.signal.aborted) throw err;
     }
 
-    const runChecks = (on: Targets) => runMocha(suites, { client, targets: on, memo: new Map(), receiptsBudget: opts.receiptsBudget ?? RECEIPTS_BUDGET, heads, envelopes, forks, ...(reference ? { reference } : {}), ...(window ? { window } : {}) }, opts.onResult, stop.signal, opts.expect);
+    const runChecks = (on: Targets) => runMocha(suites, { client, targets: on, memo: new Map(), receiptsBudget: opts.receiptsBudget ?? RECEIPTS_BUDGET, heads, envelopes, forks, ...(reference ? { reference } : {}), ...(window ? { window } : {}), ...(opts.archive ? { archive: true as const } : {}) }, opts.onResult, stop.signal, opts.expect);
     let checks = targets && !stop.signal.aborted ? await runChecks(targets) : [];
     // A reorg that took a target block away during the run fails checks an honest chain passes (its hash answers null,
     // its transactions name another block): the checks run again on targets below the reach of the reorgs seen.

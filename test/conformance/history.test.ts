@@ -31,15 +31,22 @@ describe('history by depth: an endpoint serving only the latest 64 blocks', func
   const byId = (r: RunResult, id: string) => r.checks.find((c) => c.id === id);
 
   it('the history checks find the depth exactly, name error 4444 pruned, and judge it against eth_capabilities (a window of 64)', () => {
-    for (const resource of ['blocks', 'receipts', 'state'] as const) {
+    for (const resource of ['blocks', 'state'] as const) {
       const c = byId(undeclared, `history/${resource}`)!;
       expect(c.verdict, `${resource}: ${c.reason}`).to.equal('pass');
       expect(c.history, resource).to.deep.include({ oldestServed: head - 63, newestPruned: head - 64, exact: true });
       expect(c.history?.prunedAnswer).to.match(/^pruned \(error 4444: /);
       expect(c.history?.declared?.from).to.match(/^eth_capabilities \(oldestBlock \d+, a window of 64 blocks/);
     }
-    // The seed's transactions are all among the latest 64 blocks: none older to find pruned.
-    expect(byId(undeclared, 'history/transactions')?.verdict).to.equal('pass');
+    // The seed's transactions are all among the latest 64 blocks, the empty blocks below them: the boundary lies
+    // somewhere in that empty stretch, bracketed, with the pruned block the newest asked below it.
+    for (const resource of ['transactions', 'receipts'] as const) {
+      const c = byId(undeclared, `history/${resource}`)!;
+      expect(c.verdict, `${resource}: ${c.reason}`).to.equal('pass');
+      expect(c.history?.oldestServed, resource).to.be.at.least(head - 9);
+      expect(c.history?.newestPruned, resource).to.be.below(head - 63);
+      expect(c.history?.prunedAnswer, resource).to.match(/^its block not served: pruned \(error 4444: /);
+    }
   });
 
   it('without a declared near-head window the run fails, and each failure on pruned history says so with the depth served', () => {
@@ -59,6 +66,15 @@ describe('history by depth: an endpoint serving only the latest 64 blocks', func
     expect(archive.map((c) => c.id)).to.include('eth_getBlockReceipts/tag-earliest');
     for (const c of archive) expect(c.reason).to.match(/older than the declared near-head window of 64 blocks .*archive requests are unavailable there \(§8\)/);
     for (const resource of ['transactions', 'receipts'] as const) expect(byId(declared, `history/${resource}`)?.history?.declared?.from, resource).to.match(/^eth_capabilities|^the near-head window of 64 blocks/);
+  });
+
+  it('sold as archive (--archive): every kind of history is declared kept from genesis, and each check fails on the pruned depth', async () => {
+    const r = await runConformance({ suites: allSuites, url: devnet.url, methods: ['history'], archive: true });
+    for (const resource of HISTORY_RESOURCES) {
+      const c = byId(r, `history/${resource}`)!;
+      expect(c.verdict, resource).to.equal('fail');
+      expect(c.reason).to.match(/^served shallower than declared: block \d+ answered .*pruned.*, though --archive \(all history kept from genesis\) declares \w+ kept from block 0; served: /);
+    }
   });
 
   it('a window declared larger than what is served fails the history checks, naming both', async () => {

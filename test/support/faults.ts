@@ -191,7 +191,7 @@ export function faultCatalogue(targets: Targets): Fault[] {
     fault('tx: an L2 field added', [`${M.tx}/extra-fields`], results(M.tx, (tx: Json) => ({ ...tx, sourceHash: targets.head.hash }))),
 
     // §8 on both lookups by hash: a window declared 6 blocks wide, served 3 (the seeded chain's head is block 10).
-    fault('a near-head window smaller than declared: 3 blocks served, 6 declared', [`${M.tx}/near-head-window`, `${M.receipt}/near-head-window`, 'history/transactions'], servedWindow(3), { nearHeadWindow: 6 }),
+    fault('a near-head window smaller than declared: 3 blocks served, 6 declared', [`${M.tx}/near-head-window`, `${M.receipt}/near-head-window`, 'history/transactions', 'history/receipts'], servedWindow(3), { nearHeadWindow: 6 }),
     // History expiry (EIP-4444) against eth_capabilities, which still declares everything kept from genesis.
     fault('history: only the latest 4 blocks served (error 4444 beyond), all of it declared kept', HISTORY, expired(4, 1)),
     // A pool of nodes behind one endpoint: every other answer for old history comes from a node that expired it.

@@ -153,7 +153,7 @@ func configure(text string) error {
 		for k, e := range m.Entries {
 			one := &out.entries[k]
 			var null, shaped int
-			if json.Unmarshal(e[0], &one.params) != nil || json.Unmarshal(e[1], &one.reply) != nil || json.Unmarshal(e[2], &null) != nil || json.Unmarshal(e[3], &shaped) != nil || json.Unmarshal(e[4], &one.depth) != nil {
+			if json.Unmarshal(e[0], &one.params) != nil || json.Unmarshal(e[1], &one.reply) != nil || json.Unmarshal(e[2], &null) != nil || (e[3] != nil && json.Unmarshal(e[3], &shaped) != nil) || (e[4] != nil && json.Unmarshal(e[4], &one.depth) != nil) {
 				return fmt.Errorf("rpccertify: %s entry %d is not [params, reply, null, shaped, depth]", name, k)
 			}
 			one.null = null == 1

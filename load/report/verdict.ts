@@ -7,6 +7,7 @@ import { describeCheck } from './compare.ts';
 import type { LoadReport } from '../shared/load-report.ts';
 import { ALWAYS_ASKED } from '../shared/freshness.ts';
 import { lagBeyond } from './head-lag.ts';
+import { metricName, type Subject } from '../shared/answer-classes.ts';
 
 export type Verdict = LoadReport['verdict'];
 
@@ -111,6 +112,18 @@ function rateLimitCheck(r: LoadReport, p: string): GateCheck {
   };
 }
 
+/**
+ * A latency threshold of a method every one of whose answers was archive (§8: null or an error once its block had left
+ * the declared near-head window): no latency was measured, and none was due, so it is not judged (never a pass).
+ */
+function allArchive(r: LoadReport, t: LoadReport['thresholds'][number]): string | undefined {
+  if (t.value !== undefined) return undefined;
+  const hit = Object.entries(r.methods).find(([name]) => t.metric === metricName.latency(name as Subject));
+  const m = hit?.[1];
+  const archive = m?.classes.archive ?? 0;
+  return hit && archive > 0 && archive === m?.requests ? `${hit[0]}: every answer (${archive}) was archive (§8: its block had left the declared near-head window since sampling), so no latency was measured: ${t.metric} ${t.expression} not judged` : undefined;
+}
+
 const isIncomplete = (r: Pick<LoadReport, 'verdict' | 'incompleteReason'>) => r.incompleteReason !== undefined || r.verdict === 'incomplete';
 
 function gateChecks(r: LoadReport): GateCheck[] {
@@ -118,7 +131,10 @@ function gateChecks(r: LoadReport): GateCheck[] {
   const checks: GateCheck[] = [
     { kind: 'run', className: `${p}.run`, name: 'the run completed as planned', ...(isIncomplete(r) ? { failure: `incomplete: ${r.incompleteReason ?? 'stopped early'}` } : uncountedOf(r)) },
     { kind: 'run', className: `${p}.script`, name: "every iteration of the harness's script ran to its verdict", ...thrownOf(r) },
-    ...r.thresholds.map((t): GateCheck => ({ kind: 'threshold', className: `${p}.${t.metric}`, name: `${t.metric} ${t.expression}`, ...(t.ok ? {} : { failure: thresholdFailure(t) }) })),
+    ...r.thresholds.map((t): GateCheck => {
+      const unjudged = t.ok ? undefined : allArchive(r, t);
+      return { kind: 'threshold', className: `${p}.${t.metric}`, name: `${t.metric} ${t.expression}`, ...(t.ok ? {} : unjudged ? { inconclusive: unjudged } : { failure: thresholdFailure(t) }) };
+    }),
     rateLimitCheck(r, p),
     {
       kind: 'head',

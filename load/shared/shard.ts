@@ -159,10 +159,12 @@ export function requestsOf(classes: Record<RpcClass, number>): number {
   return sum(CLASSES.map((c) => classes[c] ?? 0));
 }
 
-/** Share of the judged requests (archive not served, §8, left out) outside the success classes; 1 where none completed (a stall is no 0% failure rate). */
+/** Share of the judged requests (archive not served, §8, left out) outside the success classes; 1 where none completed
+ * (a stall is no 0% failure rate), 0 where every answer was archive (answered, and none of them a failure). */
 export function failureRate(classes: Record<RpcClass, number>): number {
   const requests = sum(JUDGED_CLASSES.map((c) => classes[c] ?? 0));
-  return requests === 0 ? 1 : 1 - sum(SUCCESS_CLASSES.map((c) => classes[c])) / requests;
+  if (requests === 0) return (classes.archive ?? 0) > 0 ? 0 : 1;
+  return 1 - sum(SUCCESS_CLASSES.map((c) => classes[c])) / requests;
 }
 
 /** Every shard in a text: a shard file, or logs with marked lines (one per pod). */

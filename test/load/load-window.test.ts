@@ -21,7 +21,7 @@ describe('load: the near-head window of §8', function () {
   let devnet: Devnet;
   let proxy: FaultProxy;
   const grow = (n: number) => transferBlocks(nodeRpc(() => devnet.nodeUrl), n);
-  const gate = async (extra: { corpus?: string; nearHeadWindow?: number }) => {
+  const gate = async (extra: { corpus?: string; nearHeadWindow?: number; missShare?: number; rate?: number }) => {
     const out = await mkdtemp(join(tmpdir(), 'rc-load-window-'));
     // Latency limits five times the service's: 8 answers a method make p95 the slowest one, and the window, not a busy
     // machine's stall, is what these runs are about.
@@ -53,11 +53,12 @@ describe('load: the near-head window of §8', function () {
 
   it('declared 24, served 24: the clean run passes; once the chain has moved 30 blocks past the sampled ones, their nulls are archive, counted apart, and the replayed gate still passes', async () => {
     proxy.fault = { name: 'served 24', kills: [], rewrite: servedWindow(24) };
-    const first = await gate({ nearHeadWindow: 24 });
+    // A third of the corpus misses, and 20 requests a method on replay: misses (null due, judged) beside the archive.
+    const first = await gate({ nearHeadWindow: 24, missShare: 0.3 });
     expect(first.exitCode, first.summary).to.equal(0);
     for (const m of METHODS) expect(first.report.methods[m]!.classes.archive, m).to.equal(0);
     await grow(30);
-    const replay = await gate({ corpus: join(first.out, 'load.corpus.json') });
+    const replay = await gate({ corpus: join(first.out, 'load.corpus.json'), rate: 5 });
     expect(replay.exitCode, replay.summary).to.equal(0);
     for (const m of METHODS) {
       const c = replay.report.methods[m]!.classes;
@@ -66,5 +67,21 @@ describe('load: the near-head window of §8', function () {
       expect(replay.report.methods[m]!.failureRate, m).to.equal(0);
     }
     expect(replay.summary).to.match(/archive not served \(§8: the block left the declared near-head window since sampling; not judged\): eth_getTransactionByHash \d+, eth_getTransactionReceipt \d+/);
+  });
+
+  it('a method every answer of which is archive has no latency to judge: its latency thresholds are not judged, the run inconclusive (never a pass, never a failure)', async () => {
+    proxy.fault = { name: 'served 24', kills: [], rewrite: servedWindow(24) };
+    // Hits only (no miss), 30 blocks past the window: every answer is archive.
+    const first = await gate({ nearHeadWindow: 24, missShare: 0 });
+    expect(first.exitCode, first.summary).to.equal(0);
+    await grow(30);
+    const replay = await gate({ corpus: join(first.out, 'load.corpus.json') });
+    expect(replay.exitCode, replay.summary).to.equal(3);
+    for (const m of METHODS) {
+      const r = replay.report.methods[m]!;
+      expect(r.classes.archive, m).to.equal(r.requests);
+      expect(r.failureRate, m).to.equal(0);
+    }
+    expect(replay.report.reasons?.join('\n')).to.match(/not judged: eth_getTransactionByHash: every answer \(\d+\) was archive .*latency_eth_getTransactionByHash p\(95\)<2500 not judged/);
   });
 });

@@ -8,6 +8,10 @@ import { runConformance, type RunResult } from '../../conformance/framework/runn
 import { allSuites } from '../../conformance/methods.ts';
 import { summarize } from '../../conformance/report/model.ts';
 import { historyLines } from '../../conformance/report/text.ts';
+import { assembleReport } from '../../conformance/report/assemble.ts';
+import { reportFaults } from '../../conformance/report/json.ts';
+import { formatSummary } from '../../conformance/report/index.ts';
+import { renderHtml } from '../../conformance/report/html.ts';
 import { loadExpectations } from '../../conformance/framework/expectations.ts';
 import { checkIds } from '../../conformance/framework/check.ts';
 import { HISTORY_RESOURCES } from '../../core/history.ts';
@@ -57,6 +61,14 @@ describe('history by depth: an endpoint serving only the latest 64 blocks', func
     for (const c of failed) expect(c.reason, c.id).to.match(/error 4444: .* \[pruned history: the endpoint serves blocks: the latest 64 blocks \(oldest served \d+; block \d+: pruned/);
     const lines = historyLines({ checks: undeclared.checks } as never);
     expect(lines.join('\n')).to.match(/blocks: the latest 64 blocks \(oldest served \d+; block \d+: pruned \(error 4444: [^)]*\)\); as declared: eth_capabilities/);
+  });
+
+  it('the reports carry the depths: conformance.json validates, the terminal and the HTML say what is served', () => {
+    const report = assembleReport(undeclared, { strict: false });
+    expect(reportFaults(report)).to.deep.equal([]);
+    const text = formatSummary(report, { json: 'conformance.json', junit: 'conformance.junit.xml', html: 'conformance.html' });
+    expect(text).to.match(/history served \(found by a search over heights[^\n]*\n {4}blocks: the latest 64 blocks/);
+    expect(renderHtml(report)).to.match(/state: the latest 64 blocks \(oldest served \d+; block \d+: pruned \(error 4444: [^<]*as declared: eth_capabilities/);
   });
 
   it('with --near-head-window 64 declared it passes: what is older than the window is archive, answered pruned, left out of the judged share', () => {

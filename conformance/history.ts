@@ -5,7 +5,7 @@
 // receipts, and eth_capabilities where the endpoint serves it, per resource. A height declared kept and answered
 // pruned fails, naming both; with nothing declared the depth is reported and not judged.
 import { isObject, q, toQuantity } from '../core/hex.ts';
-import { capabilitiesOf, type Capabilities, declaredOldest, depthText, findServedDepth, type HistoryDepth, HISTORY_RESOURCES, type HistoryResource, type Probe, type ProbeAnswer, type ServedDepth } from '../core/history.ts';
+import { capabilitiesOf, type Capabilities, declaredOldest, depthText, findServedDepth, type HistoryDepth, HISTORY_RESOURCES, type HistoryResource, type Probe, type ProbeAnswer, REPROBES, type ServedDepth } from '../core/history.ts';
 import { windowEdge } from '../core/near-head-window.ts';
 import { notKept } from '../core/not-kept.ts';
 import { resultOf, RpcError, type TransportError } from '../core/node/rpc-client.ts';
@@ -31,6 +31,8 @@ const BY_HASH: Record<'transactions' | 'receipts', { method: string; key: string
   receipts: { method: 'eth_getTransactionReceipt', key: 'transactionHash', what: 'receipts looked up by transaction hash' },
 };
 
+const byHash = (r: HistoryResource): r is keyof typeof BY_HASH => r in BY_HASH;
+
 type Answer = { kind: 'served' | 'pruned'; detail: string; value?: unknown };
 
 /** One call's answer as served or pruned: null, or an error saying the history is not kept. Any other error, or no answer, cannot tell. */
@@ -51,7 +53,7 @@ async function answerOf(t: CheckContext, method: string, params: unknown[], serv
 }
 
 function probeOf(t: CheckContext, resource: HistoryResource): Probe {
-  if (resource === 'transactions' || resource === 'receipts') return (n, walk, below) => byHashAt(t, BY_HASH[resource], n, walk, below);
+  if (byHash(resource)) return (n, walk, below) => byHashAt(t, BY_HASH[resource], n, walk, below);
   const ask = ASKS[resource];
   return async (n) => {
     const params = ask.params(toQuantity(n));
@@ -100,7 +102,7 @@ function declarations(t: CheckContext, resource: HistoryResource, caps: Capabili
   const all: Declared[] = [];
   const notes: string[] = [];
   const window = t.window;
-  if (window && (resource === 'transactions' || resource === 'receipts')) all.push({ oldest: windowEdge(head, window.blocks), from: `the near-head window of ${window.blocks} blocks (${window.from})` });
+  if (window && byHash(resource)) all.push({ oldest: windowEdge(head, window.blocks), from: `the near-head window of ${window.blocks} blocks (${window.from})` });
   if (t.soldAsArchive) all.push({ oldest: 0n, from: '--archive (all history kept from genesis)' });
   const keep = caps?.resources[resource];
   if (keep?.disabled) notes.push(`eth_capabilities declares ${resource} not served (disabled)`);
@@ -121,9 +123,9 @@ const depthOf = (resource: HistoryResource, found: ServedDepth, declared: Declar
 });
 
 for (const resource of HISTORY_RESOURCES) {
-  const what = resource === 'transactions' || resource === 'receipts' ? `${BY_HASH[resource].what} (${BY_HASH[resource].method}; the first of a block read by number)` : `${ASKS[resource].what} (${ASKS[resource].method})`;
+  const what = byHash(resource) ? `${BY_HASH[resource].what} (${BY_HASH[resource].method}; the first of a block read by number)` : `${ASKS[resource].what} (${ASKS[resource].method})`;
   suite.check(
-    { id: `history/${resource}`, clause: [{ section: '8' }, { invariant: 'history as deep as declared' }], layer: 'spec', title: `${what}: the oldest height served is found (a bounded search, its boundary re-probed ${3} times; error 4444 and its kin named pruned) and is no newer than what is declared kept: ${resource === 'transactions' || resource === 'receipts' ? 'the near-head window (§8) and ' : ''}eth_capabilities where served; with nothing declared, reported and not judged`, covers: ['hit'] },
+    { id: `history/${resource}`, clause: [{ section: '8' }, { invariant: 'history as deep as declared' }], layer: 'spec', title: `${what}: the oldest height served is found (a bounded search, its boundary re-probed ${REPROBES} times; error 4444 and its kin named pruned) and is no newer than what is declared kept: ${byHash(resource) ? 'the near-head window (§8), ' : ''}eth_capabilities where served, --archive; with nothing declared, reported and not judged`, covers: ['hit'] },
     async (t) => {
       const head = await headOf(t);
       const caps = await capabilities(t);
@@ -134,7 +136,7 @@ for (const resource of HISTORY_RESOURCES) {
       t.history = depth;
       t.note(`${resource} served: ${depthText(depth)}${found.moving ? `; the boundary moves: ${found.moving}` : ''}`);
       for (const n of notes) t.note(n);
-      if (!declared) return t.notOnThisChain('no-declared-depth', `not judged: nothing declares how deep ${resource === 'state' ? 'state is' : `${resource} are`} kept (no near-head window${resource === 'transactions' || resource === 'receipts' ? '' : ' applies'}, ${caps ? `eth_capabilities names no ${resource}` : 'no eth_capabilities'}, no --archive); served: ${depthText(depth)}`);
+      if (!declared) return t.notOnThisChain('no-declared-depth', `not judged: nothing declares how deep ${resource === 'state' ? 'state is' : `${resource} are`} kept (no near-head window${byHash(resource) ? '' : ' applies'}, ${caps ? `eth_capabilities names no ${resource}` : 'no eth_capabilities'}, no --archive); served: ${depthText(depth)}`);
       if (found.newestPruned !== undefined && found.newestPruned >= declared.oldest) {
         t.fail(`served shallower than declared: block ${found.newestPruned} answered ${found.prunedAnswer ?? 'pruned'}, though ${declared.from} declares ${resource} kept from block ${declared.oldest}; served: ${depthText(depth)}`, { expected: `kept from block ${declared.oldest}`, actual: depthText(depth) });
       }
@@ -142,7 +144,7 @@ for (const resource of HISTORY_RESOURCES) {
         t.fail(`served shallower than declared by some of the endpoint's nodes: ${found.moving ?? ''}; ${declared.from} declares ${resource} kept from block ${declared.oldest}`, { expected: `kept from block ${declared.oldest}`, actual: depthText(depth) });
       }
       // The decisive ask: at the declared oldest height itself (walking up for a transaction to ask).
-      const edge = await probeOf(t, resource)(declared.oldest, resource in BY_HASH ? EDGE_WALK : 1, after + 1n);
+      const edge = await probeOf(t, resource)(declared.oldest, byHash(resource) ? EDGE_WALK : 1, after + 1n);
       if (edge.kind === 'pruned') t.fail(`served shallower than declared: block ${edge.at} answered ${edge.detail}, though ${declared.from} declares ${resource} kept from block ${declared.oldest}; served: ${depthText(depth)}`, { expected: `kept from block ${declared.oldest}`, actual: depthText(depth) });
       if (edge.kind === 'empty') t.partly(`no transaction in blocks ${declared.oldest}-${declared.oldest + BigInt(EDGE_WALK) - 1n} at the declared oldest height to look up: judged on the search's heights`);
     },

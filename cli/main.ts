@@ -131,6 +131,8 @@ async function checksCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
+const MAX_SERVE_LATEST = 10_000;
+
 async function devnetCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { port: { type: 'string' }, 'api-key': { type: 'string' }, node: { type: 'string', default: 'anvil' }, 'block-time': { type: 'string' }, without: { type: 'string' }, 'reorg-every': { type: 'string' }, 'reorg-depth': { type: 'string' }, 'serve-latest': { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
   if (values.help) return print(devnetHelp);
@@ -142,6 +144,8 @@ async function devnetCommand(argv: string[]): Promise<number> {
   const listen = values.port ? { port: port(values.port, '--port') } : {};
   const reorgs = reorgOptions(values['reorg-every'], values['reorg-depth'], values.node, blockTimeS);
   const serveLatest = values['serve-latest'] === undefined ? undefined : positive(values['serve-latest'], '--serve-latest');
+  // 2N blocks are mined first: past this, anvil takes minutes to mine them.
+  if (serveLatest !== undefined && serveLatest > MAX_SERVE_LATEST) throw new UsageError(`--serve-latest takes at most ${MAX_SERVE_LATEST} blocks (2N empty blocks are mined before the seed), got ${serveLatest}`);
   if (serveLatest !== undefined && values.node !== 'anvil') throw new UsageError('--serve-latest prunes the embedded default (anvil) only: geth --dev is served as it is');
   const { startDevnet } = await import('../devnet/index.ts');
   const devnet = await startDevnet({ node: values.node, ...listen, ...(values['api-key'] ? { apiKey: values['api-key'] } : {}), ...(blockTimeS ? { blockTimeS } : {}), without: without as Omittable[], ...(reorgs ? { reorgs } : {}), ...(serveLatest ? { serveLatest } : {}) });

@@ -106,7 +106,12 @@ function declarations(t: CheckContext, resource: HistoryResource, caps: Capabili
   if (t.soldAsArchive) all.push({ oldest: 0n, from: '--archive (all history kept from genesis)' });
   const keep = caps?.resources[resource];
   if (keep?.disabled) notes.push(`eth_capabilities declares ${resource} not served (disabled)`);
-  else if (keep) all.push({ oldest: declaredOldest(keep, caps!.head, head), from: `eth_capabilities (oldestBlock ${keep.oldestBlock}${keep.window === undefined ? '' : `, a window of ${keep.window} blocks`} at head ${caps!.head})` });
+  else if (keep) {
+    const oldest = declaredOldest(keep, head);
+    // Kept from above the head is no history kept at all: nothing of it to judge.
+    if (oldest > head) notes.push(`eth_capabilities declares ${resource} kept from block ${keep.oldestBlock}, above the head ${head}: nothing declared to judge`);
+    else all.push({ oldest, from: `eth_capabilities (oldestBlock ${keep.oldestBlock}${keep.window === undefined ? '' : `, a window of ${keep.window} blocks`} at head ${caps!.head})` });
+  }
   const declared = all.sort((a, b) => (a.oldest < b.oldest ? -1 : a.oldest > b.oldest ? 1 : 0))[0];
   return { ...(declared ? { declared } : {}), notes };
 }
@@ -136,16 +141,20 @@ for (const resource of HISTORY_RESOURCES) {
       t.history = depth;
       t.note(`${resource} served: ${depthText(depth)}${found.moving ? `; the boundary moves: ${found.moving}` : ''}`);
       for (const n of notes) t.note(n);
-      if (!declared) return t.notOnThisChain('no-declared-depth', `not judged: nothing declares how deep ${resource === 'state' ? 'state is' : `${resource} are`} kept (no near-head window${byHash(resource) ? '' : ' applies'}, ${caps ? `eth_capabilities names no ${resource}` : 'no eth_capabilities'}, no --archive); served: ${depthText(depth)}`);
+      if (found.nothingToAsk) return t.skip(`no transaction to look up at the ${found.probes} heights searched: how deep ${resource} are served is not known`);
+      if (!declared) return t.notOnThisChain('no-declared-depth', `not judged: nothing declares how deep ${resource === 'state' ? 'state is' : `${resource} are`} kept (no near-head window${byHash(resource) ? '' : ' applies'}, ${!caps ? 'no eth_capabilities' : notes.length ? notes.join('; ') : `eth_capabilities names no ${resource}`}, no --archive); served: ${depthText(depth)}`);
       if (found.newestPruned !== undefined && found.newestPruned >= declared.oldest) {
         t.fail(`served shallower than declared: block ${found.newestPruned} answered ${found.prunedAnswer ?? 'pruned'}, though ${declared.from} declares ${resource} kept from block ${declared.oldest}; served: ${depthText(depth)}`, { expected: `kept from block ${declared.oldest}`, actual: depthText(depth) });
       }
       if (found.servedThenPruned !== undefined && found.servedThenPruned >= declared.oldest) {
         t.fail(`served shallower than declared by some of the endpoint's nodes: ${found.moving ?? ''}; ${declared.from} declares ${resource} kept from block ${declared.oldest}`, { expected: `kept from block ${declared.oldest}`, actual: depthText(depth) });
       }
-      // The decisive ask: at the declared oldest height itself (walking up for a transaction to ask).
+      // The decisive ask: at the declared oldest height itself (walking up for a transaction to ask). A window moves up
+      // with the head: judged against what it declares at a head read after the answer, so a block mined meanwhile
+      // that carried the height out of it is no failure.
       const edge = await probeOf(t, resource)(declared.oldest, byHash(resource) ? EDGE_WALK : 1, after + 1n);
-      if (edge.kind === 'pruned') t.fail(`served shallower than declared: block ${edge.at} answered ${edge.detail}, though ${declared.from} declares ${resource} kept from block ${declared.oldest}; served: ${depthText(depth)}`, { expected: `kept from block ${declared.oldest}`, actual: depthText(depth) });
+      const still = edge.kind === 'pruned' ? declarations(t, resource, caps, await headOf(t)).declared : undefined;
+      if (edge.kind === 'pruned' && still && edge.at >= still.oldest) t.fail(`served shallower than declared: block ${edge.at} answered ${edge.detail}, though ${declared.from} declares ${resource} kept from block ${declared.oldest}; served: ${depthText(depth)}`, { expected: `kept from block ${declared.oldest}`, actual: depthText(depth) });
       if (edge.kind === 'empty') t.partly(`no transaction in blocks ${declared.oldest}-${declared.oldest + BigInt(EDGE_WALK) - 1n} at the declared oldest height to look up: judged on the search's heights`);
     },
     HERE,

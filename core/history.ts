@@ -46,9 +46,12 @@ export function capabilitiesOf(result: unknown): Capabilities | undefined {
   return { head, resources };
 }
 
-/** The oldest block a declaration keeps at `head`: a window's oldest moves up with the head since it was declared. */
-export function declaredOldest(keep: DeclaredKeep, declaredAt: bigint, head: bigint): bigint {
-  return keep.window === undefined || head <= declaredAt ? keep.oldestBlock : keep.oldestBlock + (head - declaredAt);
+/** The oldest block a declaration keeps at `head`: a window keeps the latest `window` blocks (as it moves up with the head),
+ * and never less than its oldestBlock said when it was declared. */
+export function declaredOldest(keep: DeclaredKeep, head: bigint): bigint {
+  if (keep.window === undefined) return keep.oldestBlock;
+  const edge = head - keep.window + 1n;
+  return edge > keep.oldestBlock ? edge : keep.oldestBlock;
 }
 
 /**
@@ -94,7 +97,8 @@ export interface HistoryDepth {
 
 /** The depth as the report states it: "the latest 64 blocks (oldest served 137; 136 pruned: error 4444 …)". */
 export function depthText(d: HistoryDepth): string {
-  if (d.oldestServed === undefined) return `none served (block ${d.newestPruned ?? '?'}: ${d.prunedAnswer ?? 'pruned'})`;
+  if (d.oldestServed === undefined) return d.newestPruned === undefined ? 'not known: nothing to ask at the heights searched' : `none served (block ${d.newestPruned}: ${d.prunedAnswer ?? 'pruned'})`;
+  if (d.newestPruned !== undefined && d.newestPruned > d.oldestServed) return `HOLES: block ${d.oldestServed} served, but block ${d.newestPruned} above it ${d.prunedAnswer ?? 'pruned'}`;
   const span = `${d.head - d.oldestServed + 1} blocks`;
   if (d.newestPruned === undefined) return `the whole chain (from block ${d.oldestServed} to the head ${d.head}: nothing asked was pruned)`;
   const pruned = `block ${d.newestPruned}: ${d.prunedAnswer ?? 'pruned'}`;
@@ -131,6 +135,8 @@ export interface ServedDepth {
   moving?: string;
   /** The served side's height when a re-probe of it was answered pruned (a node of the pool keeps less). */
   servedThenPruned?: bigint;
+  /** No height searched had anything to ask (no transaction there): the depth is not known. */
+  nothingToAsk?: true;
   /** Requests of the search (each probe's calls are counted by the caller). */
   probes: number;
 }
@@ -177,12 +183,21 @@ export async function findServedDepth(head: bigint, probe: Probe, headNow: () =>
       else lo = mid;
     }
   }
+  // The search takes history to be served from one height up. Spot checks above the oldest served (each stratum's
+  // depth, and half way to the head) find a node that serves block 1 but expired the middle: a hole is a pruned height
+  // above it.
+  const low = served?.at;
+  if (low !== undefined) {
+    const spots = [...DEPTH_STRATA.slice(1).map((d) => head - BigInt(d)), low + (head - low) / 2n].filter((n) => n > low + BigInt(WALK));
+    for (const n of [...new Set(spots)].sort((a, b) => (a < b ? -1 : 1))) await ask(n, head + 1n);
+  }
   const { moving, servedThenPruned } = await reprobe(served, pruned, head, headNow);
   return {
     head,
     ...(served ? { oldestServed: served.at } : {}),
     ...(pruned ? { newestPruned: pruned.at, prunedAnswer: pruned.detail } : {}),
     exact: !pruned || (served !== undefined && served.at - pruned.at === 1n),
+    ...(!served && !pruned ? { nothingToAsk: true } : {}),
     ...(moving ? { moving } : {}),
     ...(servedThenPruned !== undefined ? { servedThenPruned } : {}),
     probes: probes + (served ? REPROBES : 0) + (pruned ? REPROBES : 0),
@@ -195,9 +210,11 @@ async function reprobe(served: ProbeAnswer | undefined, pruned: ProbeAnswer | un
   for (let i = 0; i < REPROBES; i++) {
     if (pruned?.again && (await pruned.again()) !== 'pruned') changed.push(`block ${pruned.at}, answered ${pruned.detail} first, was served on re-probe ${i + 1}`);
     if (served?.again && (await served.again()) !== 'served') {
-      // A window kept by the head moves up with it: a height that left it since is not a contradiction.
+      // A window kept by the head moves up with it: the oldest served height may leave it as blocks are mined, by as
+      // many heights as were mined, above the newest pruned one. Any other served height answered pruned is a node
+      // keeping less (with nothing pruned seen, there is no window edge to have moved past it).
       const moved = (await headNow()) - head;
-      if (moved <= 0n) {
+      if (!pruned || served.at > pruned.at + moved) {
         changed.push(`block ${served.at}, served first, was answered pruned on re-probe ${i + 1}`);
         servedThenPruned = served.at;
       }

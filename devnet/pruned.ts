@@ -40,15 +40,23 @@ export function blockReached(call: Json, answer: Json): bigint | undefined {
   return numberOf(named.blockNumber ?? named.number);
 }
 
+/** State the gateway declares kept: anvil keeps some thousands of blocks of it in memory (3,610 measured, then "block
+ * height is N but requested was M"), a full node 128; the gateway promises a full node's. */
+export const STATE_KEPT = 128;
+
 /**
- * The gateway's eth_capabilities (execution-apis #755, as geth serves it): anvil keeps everything from genesis; in
- * pruned mode blocks, transactions, receipts and state are kept in a window of the latest `keep` blocks.
+ * The gateway's eth_capabilities (execution-apis #755, as geth serves it): anvil keeps its blocks, transactions and
+ * receipts from genesis, and state for a window of STATE_KEPT blocks; in pruned mode all of them for the latest `keep`.
  */
 export function capabilities(head: bigint, hash: string, keep: number | undefined): JsonObject {
   const hex = (n: bigint) => `0x${n.toString(16)}`;
-  const oldest = keep === undefined || head < BigInt(keep) ? 0n : head - BigInt(keep) + 1n;
-  const resource = (): JsonObject => ({ disabled: false, oldestBlock: hex(oldest), ...(keep === undefined ? {} : { deleteStrategy: { type: 'window', retentionBlocks: hex(BigInt(keep)) } }) });
-  return { head: { number: hex(head), hash }, state: resource(), tx: resource(), logs: resource(), receipts: resource(), blocks: resource() };
+  const resource = (window: number | undefined): JsonObject => ({
+    disabled: false,
+    oldestBlock: hex(window === undefined || head < BigInt(window) ? 0n : head - BigInt(window) + 1n),
+    ...(window === undefined ? {} : { deleteStrategy: { type: 'window', retentionBlocks: hex(BigInt(window)) } }),
+  });
+  const state = resource(Math.min(keep ?? STATE_KEPT, STATE_KEPT));
+  return { head: { number: hex(head), hash }, state, tx: resource(keep), logs: resource(keep), receipts: resource(keep), blocks: resource(keep) };
 }
 
 /** The answer as a node keeping only the latest `keep` blocks gives it at `head`. */

@@ -36,7 +36,7 @@ export const NOT_HERE = {
   'no-reference': 'no --reference-url on this run',
   methods: 'a method --methods leaves out',
   'no-window': 'no near-head window declared for this network',
-  archive: 'history older than the declared near-head window, answered pruned: archive requests are unavailable there (§8)',
+  archive: 'history older than the declared near-head window, answered pruned: a network that declares the window is read as serving no archive (§8: "archive requests are unavailable"; --archive holds it to all history)',
   'no-key': 'no /v3/<API_KEY> segment in the endpoint URL',
   'no-reorg': 'no reorg seen during the run (a remote endpoint\'s chain cannot be made to reorganise: what it serves after one is judged only when the run sees one)',
   'no-declared-depth': 'nothing declares how deep the endpoint keeps this history (no near-head window for it, no eth_capabilities naming it): the depth served is reported, not judged',
@@ -450,10 +450,11 @@ export class CheckContext {
     const at = factsOf(method)?.params.indexOf('block') ?? (method === 'eth_getBlockByNumber' ? 0 : -1);
     const param = at >= 0 ? params[at] : undefined;
     const block = param === 'earliest' ? 0n : typeof param === 'string' && /^0x[0-9a-f]{1,16}$/i.test(param) ? q(param) : undefined;
-    if (!window || block === undefined || !notKept(err.code, err.rpcMessage)) return;
+    // Sold as archive (--archive), old history is due whatever window the network declares.
+    if (!window || this.state.archive || block === undefined || !notKept(err.code, err.rpcMessage)) return;
     const head = q(await this.result<string>('eth_blockNumber', [], { fresh: true }));
     if (head === undefined || insideWindow(block, head, window.blocks)) return;
-    this.notOnThisChain('archive', `${method} answered pruned history (error ${err.code}: ${err.rpcMessage.slice(0, 120)}) for block ${block}${param === 'earliest' ? ' ("earliest")' : ''}, older than the declared near-head window of ${window.blocks} blocks (${window.from}) at head ${head}: archive requests are unavailable there (§8), not judged`);
+    this.notOnThisChain('archive', `${method} answered pruned history (error ${err.code}: ${err.rpcMessage.slice(0, 120)}) for block ${block}${param === 'earliest' ? ' ("earliest")' : ''}, older than the declared near-head window of ${window.blocks} blocks (${window.from}) at head ${head}: a network that declares the window is read as serving no archive (§8: "archive requests are unavailable"), not judged`);
   }
 
   /**

@@ -84,7 +84,9 @@ export function windowLine(report: ConformanceReport): string | undefined {
   if (!w) return undefined;
   const archive = report.summary.archive ?? [];
   const lookups = archive.map((a) => `${a.method} at depth ${a.depth} (${inert(a.answer, 80)}${a.answer === 'served' ? '' : ': archive not served'})`);
-  return `near-head window (§8): ${w.blocks} blocks (${w.from}); lookups older than it, not judged: ${lookups.length ? lookups.join('; ') : 'none made'}`;
+  const byNumber = report.checks.filter((c) => c.inapplicable === 'archive').map((c) => c.id);
+  const pruned = byNumber.length ? `; ${byNumber.length} check(s) whose lookup by number older than it was answered pruned, left out as archive: ${byNumber.join(', ')}` : '';
+  return `near-head window (§8): ${w.blocks} blocks (${w.from}); lookups older than it, not judged: ${lookups.length ? lookups.join('; ') : 'none made'}${pruned}`;
 }
 
 /** The spec's methods and the service-wide checks a --methods subset (`methods`, the run's) left out: not certified by it, whatever its verdict. */

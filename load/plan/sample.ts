@@ -223,18 +223,22 @@ function chainSpread(head: bigint, maxBlocks: number, rng: Rng): bigint[] {
   return [...numbers];
 }
 
-/** The blocks served, and the numbers answered as pruned history (error 4444 and its kin). */
+/** The blocks served, and the numbers answered as pruned history: error 4444 and its kin, or null (the numbers are at
+ * or below the head, so null is a block the endpoint does not serve). Any other failure is neither. */
 async function fetchBlocks(client: RpcClient, numbers: bigint[]): Promise<{ blocks: RawBlock[]; pruned: bigint[] }> {
-  const pruned: bigint[] = [];
-  const blocks = await Promise.all(
+  const PRUNED = Symbol('pruned');
+  const answers = await Promise.all(
     numbers.map((n) =>
-      client.call<RawBlock | null>('eth_getBlockByNumber', [toQuantity(n), true]).catch((e: unknown) => {
-        if (e instanceof RpcError && notKept(e.code, e.rpcMessage)) pruned.push(n);
-        return null;
-      }),
+      client.call<RawBlock | null>('eth_getBlockByNumber', [toQuantity(n), true]).then(
+        (b) => b ?? PRUNED,
+        (e: unknown) => (e instanceof RpcError && notKept(e.code, e.rpcMessage) ? PRUNED : undefined),
+      ),
     ),
   );
-  return { blocks: blocks.filter((b): b is RawBlock => b !== null && typeof b === 'object' && Array.isArray(b.transactions)), pruned };
+  return {
+    blocks: answers.filter((b): b is RawBlock => typeof b === 'object' && b !== null && Array.isArray(b.transactions)),
+    pruned: numbers.filter((_, i) => answers[i] === PRUNED),
+  };
 }
 
 /** The blocks sampled per depth stratum, and those answered pruned (Corpus.depth). */

@@ -33,12 +33,12 @@ describe('the served-depth search', () => {
     expect(depthText({ resource: 'blocks', head: 1000, oldestServed: 937, newestPruned: 936, prunedAnswer: 'pruned (error 4444: gone)', exact: true, probes: d.probes })).to.equal('the latest 64 blocks (oldest served 937; block 936: pruned (error 4444: gone))');
   });
 
-  it('an archive answers block 1: the whole chain, nothing pruned, after one probe and its re-probes', async () => {
+  it('an archive answers block 1: the whole chain, nothing pruned, after block 1, a spot check a stratum (128 … 1M back) and half way, and the re-probes', async () => {
     const { probe, asks } = servedFrom(() => 0n);
     const d = await findServedDepth(20_000_000n, probe, still(20_000_000n));
     expect(d).to.deep.include({ oldestServed: 1n, exact: true });
     expect(d.newestPruned).to.equal(undefined);
-    expect(asks()).to.equal(1 + REPROBES);
+    expect(asks()).to.equal(1 + 6 + REPROBES);
   });
 
   it('a node that expired its history but keeps genesis (as geth does) is not taken for an archive', async () => {
@@ -63,6 +63,37 @@ describe('the served-depth search', () => {
     expect(d.newestPruned! < 480n && d.oldestServed! >= 560n, 'the empty stretch is between them').to.equal(true);
     expect(d.exact).to.equal(false);
     expect(depthText({ resource: 'transactions', head: 1000, oldestServed: Number(d.oldestServed), newestPruned: Number(d.newestPruned), exact: false, probes: 1 })).to.match(/^at least the latest \d+ blocks \(served at \d+; block \d+: pruned; the boundary lies between/);
+  });
+
+  it('a node that serves block 1 but expired the middle is caught by the spot checks above the oldest served: a hole', async () => {
+    const holes: Probe = async (n) => {
+      const kind = n >= 20n && n <= 240n ? 'pruned' : 'served';
+      return { kind, at: n, detail: kind, again: async () => kind };
+    };
+    const d = await findServedDepth(308n, holes, still(308n));
+    expect(d.oldestServed).to.equal(1n);
+    expect(d.newestPruned! > 20n && d.newestPruned! <= 240n, String(d.newestPruned)).to.equal(true);
+    expect(depthText({ resource: 'blocks', head: 308, oldestServed: 1, newestPruned: Number(d.newestPruned), prunedAnswer: 'pruned', exact: false, probes: 1 })).to.match(/^HOLES: block 1 served, but block \d+ above it pruned$/);
+  });
+
+  it('nothing to ask anywhere (a chain without transactions) is not known, never "pruned"', async () => {
+    const d = await findServedDepth(1000n, async (n) => ({ kind: 'empty', at: n, detail: 'nothing' }), still(1000n));
+    expect(d).to.deep.include({ nothingToAsk: true });
+    expect(d.newestPruned).to.equal(undefined);
+  });
+
+  it('a served height answered pruned on re-probe while the head moved is forgiven only at a window edge that moved past it', async () => {
+    // The first ask of a height is served, every later one pruned (a pool), on a chain mining between the asks.
+    const asked = new Set<bigint>();
+    const flip: Probe = async (n) => {
+      const kind = asked.has(n) ? 'pruned' : 'served';
+      asked.add(n);
+      return { kind, at: n, detail: kind, again: async () => 'pruned' };
+    };
+    let head = 300n;
+    const d = await findServedDepth(300n, flip, async () => (head += 3n));
+    expect(d.servedThenPruned, 'no pruned height seen: no window edge to have moved').to.equal(1n);
+    expect(d.moving).to.match(/block 1, served first, was answered pruned/);
   });
 
   it('a pool mixing archive and pruned nodes: a re-probe answered otherwise is reported as a moving boundary', async () => {
@@ -91,8 +122,10 @@ describe('eth_capabilities', () => {
     expect(caps.resources.state).to.deep.equal({ disabled: false, oldestBlock: 38n, window: 128n });
     expect(caps.resources.blocks).to.deep.equal({ disabled: false, oldestBlock: 0n });
     expect(caps.resources.transactions?.window).to.equal(2_350_000n);
-    expect(declaredOldest(caps.resources.state!, caps.head, 170n)).to.equal(43n);
-    expect(declaredOldest(caps.resources.blocks!, caps.head, 170n)).to.equal(0n);
+    expect(declaredOldest(caps.resources.state!, 170n)).to.equal(43n);
+    expect(declaredOldest(caps.resources.blocks!, 170n)).to.equal(0n);
+    // A window on a chain shorter than it keeps the whole chain, whatever head a lying declaration names.
+    expect(declaredOldest({ disabled: false, oldestBlock: 0n, window: 128n }, 11n)).to.equal(0n);
     expect(capabilitiesOf({ blocks: {} }), 'no head: not eth_capabilities').to.equal(undefined);
     expect(capabilitiesOf('0x1')).to.equal(undefined);
   });
@@ -116,9 +149,10 @@ describe('the gateway\'s pruned mode', () => {
     expect(pruneAnswer(call('eth_getBlockByNumber', ['0x1', false]), kept, 30n, 64), 'a chain shorter than the window keeps it all').to.equal(kept);
   });
 
-  it('declares what it keeps as geth does: everything, or a window of the latest N', () => {
-    const all = capabilitiesOf(capabilities(100n, '0xab', undefined))!;
+  it('declares what it keeps as geth does: everything (state a full node\'s 128 blocks), or a window of the latest N', () => {
+    const all = capabilitiesOf(capabilities(1000n, '0xab', undefined))!;
     expect(all.resources.blocks).to.deep.equal({ disabled: false, oldestBlock: 0n });
+    expect(all.resources.state).to.deep.equal({ disabled: false, oldestBlock: 873n, window: 128n });
     const pruned = capabilitiesOf(capabilities(100n, '0xab', 64))!;
     expect(pruned.resources.state).to.deep.equal({ disabled: false, oldestBlock: 37n, window: 64n });
   });

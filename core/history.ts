@@ -82,7 +82,7 @@ export interface HistoryDepth {
   head: number;
   /** The oldest height answered served (absent: none was). */
   oldestServed?: number;
-  /** The newest height answered pruned below it (absent: all asked were served), and what it answered. */
+  /** The newest height answered pruned (below oldestServed, or above it: a hole; absent: all asked were served), and what it answered. */
   newestPruned?: number;
   prunedAnswer?: string;
   /** oldestServed is newestPruned + 1 (or nothing was pruned); else the boundary lies between them. */
@@ -91,7 +91,7 @@ export interface HistoryDepth {
   moving?: string;
   /** The strictest declaration (the oldest block it keeps) and what made it. */
   declared?: { oldestBlock: number; from: string };
-  /** Requests the search made. */
+  /** Heights the search asked, re-probes included (one may take several requests: the walk to a transaction). */
   probes: number;
 }
 
@@ -125,7 +125,7 @@ export interface ServedDepth {
   head: bigint;
   /** The oldest height answered served; undefined when none was. */
   oldestServed?: bigint;
-  /** The newest height answered pruned below it; undefined when everything asked was served. */
+  /** The newest height answered pruned (below the oldest served, or above it: a hole); undefined when everything asked was served. */
   newestPruned?: bigint;
   /** What the pruned height answered. */
   prunedAnswer?: string;
@@ -137,7 +137,7 @@ export interface ServedDepth {
   servedThenPruned?: bigint;
   /** No height searched had anything to ask (no transaction there): the depth is not known. */
   nothingToAsk?: true;
-  /** Requests of the search (each probe's calls are counted by the caller). */
+  /** Heights asked, re-probes included (each may take several requests: the probe's own). */
   probes: number;
 }
 

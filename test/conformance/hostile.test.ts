@@ -13,6 +13,7 @@ import { EndpointUnusable, runConformance } from '../../conformance/framework/ru
 import { loadExpectations } from '../../conformance/framework/expectations.ts';
 import { outcomeOf, summarize } from '../../conformance/report/model.ts';
 import { allSuites } from '../../conformance/methods.ts';
+import { METHODS } from '../../core/methods.ts';
 import { FaultProxy } from '../support/fault-proxy.ts';
 import { checkIds } from '../../conformance/framework/check.ts';
 
@@ -197,7 +198,7 @@ describe('hostile endpoints get a clear verdict', function () {
     it('HTTP 429 on every call of the eight methods fails no check, advisory ones included: each is inconclusive or skipped, the run INCONCLUSIVE (red team B2)', async () => {
       const proxy = new FaultProxy(devnet.url);
       await proxy.start();
-      const methods = allSuites.map((s) => s.method).filter((m) => m !== 'service');
+      const methods: string[] = [...METHODS];
       proxy.fault = { name: 'every method rate limited', kills: [], raw: (req) => (methods.includes(req.method) ? { status: 429, contentType: 'application/json', body: '{"error":"rate limited"}', headers: { 'retry-after': '0' } } : undefined) };
       try {
         const run = await runConformance({ suites: allSuites, url: proxy.url, methods });

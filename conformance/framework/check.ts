@@ -119,7 +119,6 @@ export interface CheckResult {
   history?: HistoryDepth;
 }
 
-
 /** One lookup of a transaction older than the declared near-head window, and what the endpoint answered. */
 export interface ArchiveLookup {
   hash: string;

@@ -11,6 +11,7 @@ import { coverageOf, discoverTargets, loadTargets, lockBlocksMissing, mergeFixtu
 import { expectationFor, type Expectations } from './expectations.ts';
 import { fixtureTargets } from './fixtures.ts';
 import { ForkLog } from './fork-log.ts';
+import type { HistoryDepth } from '../../core/history.ts';
 import { namePruned } from './pruned.ts';
 import { HeadLog } from './head-log.ts';
 import { EnvelopeLog } from './envelope-log.ts';
@@ -391,7 +392,7 @@ async function runMocha(suites: readonly MethodSuite[], state: RunState, onResul
           if (t.notes.length) result.note = redactCapped(t.notes.join('\n'), MAX_NOTE);
           if (t.partial) result.partial = redactCapped(t.partial, MAX_TEXT);
           if (t.archive) result.archive = { ...t.archive, answer: redactCapped(t.archive.answer, 200) };
-          if (t.history) result.history = redactDeep(t.history);
+          if (t.history) result.history = redactedHistory(t.history);
           const picked = [...new Set(t.blockScope.picked.values())];
           if (picked.length > 0) result.blocks = { picked: picked.length, whole: result.verdict === 'pass' || result.verdict === 'fail' ? picked.filter((h) => !t.blockScope.left.has(h)) : [] };
           results.push(result);
@@ -408,6 +409,18 @@ async function runMocha(suites: readonly MethodSuite[], state: RunState, onResul
   });
   mocha.dispose();
   return results;
+}
+
+/** A history depth with its texts redacted (what the endpoint answered, what declared it): its keys and enum values are the
+ * report's own words, which a short key must not cut through. */
+function redactedHistory(h: HistoryDepth): HistoryDepth {
+  const { prunedAnswer, moving, declared, ...rest } = h;
+  return {
+    ...rest,
+    ...(prunedAnswer === undefined ? {} : { prunedAnswer: redactCapped(prunedAnswer, MAX_TEXT) }),
+    ...(moving === undefined ? {} : { moving: redactCapped(moving, MAX_TEXT) }),
+    ...(declared ? { declared: { oldestBlock: declared.oldestBlock, from: redactCapped(declared.from, MAX_TEXT) } } : {}),
+  };
 }
 
 /** The check's result with everything that came from the endpoint redacted and capped. */

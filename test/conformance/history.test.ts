@@ -143,3 +143,20 @@ describe('history by depth: an honest pruned endpoint on a moving chain, 200 ms 
     expect(r.checks.find((c) => c.id === 'history/blocks')?.verdict).to.equal('pass');
   });
 });
+
+describe('history by depth: a short API key inside the depths\' own field names', function () {
+  let devnet: Devnet;
+  before(async () => {
+    // "ldest" is in oldestServed and oldestBlock, and in no other word of the report.
+    devnet = await startDevnet({ apiKey: 'ldest' });
+  });
+  after(async () => devnet?.stop());
+
+  it('is redacted from what the endpoint said, never from the report\'s own words: the depths\' keys and values stay valid', async () => {
+    const r = await runConformance({ suites: allSuites, url: devnet.url, methods: ['history'] });
+    const report = assembleReport(r, { strict: false });
+    expect(reportFaults(report)).to.deep.equal([]);
+    for (const c of r.checks) expect(c.history, c.id).to.include.keys('resource', 'head', 'exact', 'probes');
+    expect(r.checks.map((c) => c.history?.resource)).to.deep.equal([...HISTORY_RESOURCES]);
+  });
+});

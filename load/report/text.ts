@@ -37,7 +37,6 @@ export function summaryText(r: LoadReport, reportPaths: string[]): string {
 export function depthLines(r: LoadReport): string[] {
   const rows = Object.entries(r.methods).filter(([, m]) => m.depth?.length);
   if (!rows.length) return [];
-  const pad = (s: string | number, n: number) => String(s).padStart(n);
   const cell = (d: DepthReport) => (d.notServed ? `${d.stratum} NOT SERVED (pruned at sampling)` : `${d.stratum} ${d.requests} req ${d.latencyMs ? `p50/p90/p99 ${d.latencyMs.p50}/${d.latencyMs.p90}/${d.latencyMs.p99} ms` : 'no successful answer'} ${(d.failureRate * 100).toFixed(2)}% failed`);
   const sampled = (r.corpus.depth ?? []).map((d) => `${d.stratum} ${d.blocks}${d.pruned ? ` (+${d.pruned} pruned)` : ''}`).join(', ');
   return [`by depth (hits by how far back their block is; blocks sampled: ${sampled || 'not recorded'}):`, ...rows.map(([name, m]) => `  ${name.padEnd(40)}${m.depth!.map(cell).join('; ')}`)];

@@ -11,6 +11,7 @@ import { notKept } from '../core/not-kept.ts';
 import { resultOf, RpcError, type TransportError } from '../core/node/rpc-client.ts';
 import { type CheckContext, MethodSuite } from './framework/check.ts';
 import { PROBE_TRANSFER } from './framework/common.ts';
+import { headOf } from './framework/near-head-window.ts';
 
 const HERE = 'conformance/history.ts';
 const suite = new MethodSuite('history', HERE);
@@ -76,10 +77,6 @@ async function byHashAt(t: CheckContext, lookup: (typeof BY_HASH)[keyof typeof B
     return { kind: a.kind, at: m, detail: a.detail, again: async () => (await answerOf(t, lookup.method, [hash], served, true)).kind };
   }
   return { kind: 'empty', at: n, detail: `no transaction in blocks ${n}-${n + BigInt(walk) - 1n}` };
-}
-
-async function headOf(t: CheckContext): Promise<bigint> {
-  return q(await t.result<string>('eth_blockNumber', [], { fresh: true })) ?? t.inconclusive('eth_blockNumber did not answer a block number');
 }
 
 /** eth_capabilities, asked once a run (the exchange is shared); undefined where the endpoint does not serve it. */

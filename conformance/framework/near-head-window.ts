@@ -20,7 +20,8 @@ async function firstTx(t: CheckContext, numbers: bigint[]): Promise<{ block: big
   return undefined;
 }
 
-async function headOf(t: CheckContext): Promise<bigint> {
+/** The head read fresh, or the check inconclusive when eth_blockNumber gives none. */
+export async function headOf(t: CheckContext): Promise<bigint> {
   const head = q(await t.result<string>('eth_blockNumber', [], { fresh: true }));
   return head ?? t.inconclusive('eth_blockNumber did not answer a block number');
 }

@@ -10,7 +10,7 @@ export const k8sHelp = `rpc-certify k8s: run the load test on Kubernetes with k6
 
 Usage:
   rpc-certify k8s [--url <URL> | --corpus FILE] --parallelism N [options]
-  rpc-certify k8s merge <run.json> <pod logs...> [--out DIR] [--baseline FILE]
+  rpc-certify k8s merge <run.json> <pod logs...> [--out DIR] [--baseline FILE|DIR]
 
 The first form samples the corpus (or replays --corpus) and writes <out>/k8s.yaml (a ConfigMap with the
 bundled script, the corpus in ConfigMaps of under 256 KiB each, and a TestRun with spec.parallelism N: the
@@ -32,7 +32,7 @@ ${FRESH_HELP}
   --runner-image IMAGE  the runners' k6 image, built by load/k8s/Dockerfile
                         (default ${K6_RUNNER_IMAGE}: a local name, to load into the nodes; name your registry's to push)
   --out DIR             where the manifests go, and for merge the reports (default: k8s, merge: reports)
-  --baseline FILE       merge: an earlier load.json; fail on a regression
+  --baseline FILE|DIR   merge: an earlier load.json or a baseline of several runs; fail on a regression
   --tolerance F         merge: allowed growth over the baseline
   -h, --help            this text
 

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { inert, inertLines } from '../core/inert.ts';
 import { redact, redactUrl } from '../core/redact.ts';
-import { compareReports, DEFAULT_TOLERANCE, describeCheck, EMBEDDED_ENDPOINT, incompleteness, shapeDifferences, shapeOf } from '../load/report/compare.ts';
+import { compareReports, DEFAULT_TOLERANCE, describeCheck, EMBEDDED_ENDPOINT, FAMILY_ALPHA, gateOutcome, incompleteness, shapeDifferences, shapeOf } from '../load/report/compare.ts';
 import { METHODS } from '../core/methods.ts';
 import { DEFAULT_MAX_STEPS, DEFAULT_MISS_SHARE, parseDuration, profileQuestion, PROFILES, type Profile, type Slo, sloReasons } from '../load/shared/profiles.ts';
 import type { LoadOptions, TestOptions } from '../load/run/run.ts';
@@ -86,7 +86,7 @@ Profiles (the question each answers, then what it runs):
   smoke      ${profileQuestion('smoke')}
              every method at a low constant rate for a short time (default 5 rps x 10 s)
   gate       ${profileQuestion('gate')}
-             fixed per-method rates with the SLO's thresholds (default 20 rps x 60 s); with --baseline, also
+             fixed per-method rates with the SLO's thresholds (default 20 rps x 120 s); with --baseline, also
              fails when a method regresses against an earlier run
   capacity   ${profileQuestion('capacity')}
              each method alone, then a weighted mix, at a rate raised in steps (default
@@ -132,10 +132,12 @@ ${TEST_OPTIONS_HELP}
   --step-rate N         capacity: what each step adds (default: --rate)
   --max-steps N         capacity: the most steps per method (default ${DEFAULT_MAX_STEPS})
   --out DIR             where the reports go (default: reports)
-  --baseline FILE       an earlier load.json of the same test (profile, rate, duration, methods, endpoint,
-                        chain; refused otherwise, and never the load.json this run writes): fail when a
-                        method's p95/p99 or failure rate regresses
-  --tolerance F         allowed growth over the baseline (default ${DEFAULT_TOLERANCE}: +${DEFAULT_TOLERANCE * 100}%)
+  --baseline FILE|DIR   an earlier load.json of the same test (profile, rate, duration, methods, endpoint,
+                        chain; refused otherwise, and never the load.json this run writes), or a baseline
+                        of several runs (rpc-certify baseline add): fail when the interval of a method's
+                        p95/p99 ratio (or failure-rate rise) lies beyond the tolerance; inconclusive when
+                        the run is too small to tell (see rpc-certify compare --help)
+  --tolerance F         the smallest growth that is a regression (default ${DEFAULT_TOLERANCE}: +${DEFAULT_TOLERANCE * 100}%)
   --keep-work           keep the bundled script, k6's shards and event records, and print where
   -h, --help            this text
 
@@ -148,18 +150,34 @@ Reports: <out>/load.json, load.html, load.junit.xml, load.corpus.json.`;
 export const compareHelp = `rpc-certify compare: the regression gate, offline
 
 Usage:
-  rpc-certify compare <BASELINE load.json> <CURRENT load.json> [--tolerance F] [--allow-mismatch]
+  rpc-certify compare <BASELINE load.json or baseline dir> <CURRENT load.json> [--tolerance F] [--allow-mismatch]
 
 Only runs of the same test compare: the same profile, rate, duration and methods, against the same
 endpoint and chain. Reports of different tests are refused (exit 2), saying what differs;
 --allow-mismatch prints their figures side by side anyway, marked NOT COMPARABLE (still exit 2).
 
-A method regresses when its p95 or p99 grows by more than the tolerance (default ${DEFAULT_TOLERANCE}) and
-2 ms, or its failure rate rises by more than the tolerance and half a percent.
-A failed or incomplete run is no baseline (exit 2); a current run that failed on its own fails (exit 1);
-one with a check it could not judge (its head lag, say) and no regression is inconclusive (exit 3).
-Exit codes: 0 no regression, 1 a regression or a failed current run, 2 usage error or unreadable report,
-3 no regression but the current run could not be judged in full.`;
+For each method, the ratio of its p95 and p99 to the baseline's gets an interval from both runs' histograms
+(widened for latency that wanders within a run, and for the spread between a baseline's runs: rpc-certify
+baseline add). A comparison REGRESSED when its interval lies above 1 + tolerance (default ${DEFAULT_TOLERANCE}, and
+2 ms), HELD when below, UNCLEAR across it, and UNJUDGEABLE when the runs are too small to tell a change of
+the tolerance from none (it says how many requests would do). False alarms are held to ${FAMILY_ALPHA * 100}% a run over
+all its comparisons (Bonferroni). The failure rate's rise gets a binomial interval the same way.
+A method with no percentile shown to hold is INCONCLUSIVE. docs/load.md says how, and what it assumes.
+A failed or incomplete run is no baseline (exit 2); a current run that failed on its own fails (exit 1).
+Exit codes: 0 no regression, every method judged; 1 a regression or a failed current run; 2 usage error or
+unreadable report; 3 no regression, but a method (or a check of the current run) could not be judged.`;
+
+export const baselineHelp = `rpc-certify baseline: a baseline of several runs
+
+Usage:
+  rpc-certify baseline add <DIR> <load.json>
+
+Copies a passing run's load.json into DIR (made if missing) and lists it in DIR/baseline.json. Give DIR to
+--baseline or compare: the gate then counts the spread between the baseline's runs as well as each run's
+sampling error, so drift between runs of an unchanged release (a shared machine, a provider's time of day) is
+not called a regression. With fewer than 5 runs the spread is widened (x3 for 2 runs, x2 for 3, x1.5 for 4);
+one run cannot tell drift from a regression, and says so.
+Refused (exit 2): a failed or incomplete run, another test than the runs already there, a run already there.`;
 
 export const doctorHelp = `rpc-certify doctor: show the tools the harness uses
 
@@ -265,7 +283,7 @@ export async function loadCommand(argv: string[]): Promise<number> {
     };
     const url = resolveEndpoint(values);
     if (url && blockTimeS !== undefined) throw new UsageError('--block-time makes the embedded default move: it takes no --url or --network');
-    if (values.baseline) await inputFile(values.baseline, '--baseline');
+    if (values.baseline) await inputFile(values.baseline, '--baseline', { orDirectory: true });
     if (values.corpus) await inputFile(values.corpus, '--corpus');
     await outDir(values.out, Object.values(LOAD_FILES), [values.corpus, values.baseline]);
     // Loaded once the command line is known good: a usage error costs no more than node's start-up.
@@ -293,36 +311,53 @@ export async function compareCommand(argv: string[]): Promise<number> {
     if (values.help) return print(compareHelp);
     const [basePath, currentPath, ...extra] = positionals;
     if (!basePath || !currentPath || extra.length) throw new UsageError('compare takes two reports: BASELINE CURRENT (see --help)');
-    const [{ readReport }, { failedOnItsOwn, unjudgedOnItsOwn }] = await Promise.all([import('../load/report/report.ts'), import('../load/report/verdict.ts')]);
-    const read = (path: string) => readReport(path).catch((e: unknown) => Promise.reject(new UsageError(`${path}: ${(e as Error).message}`)));
-    const [base, current] = [await read(basePath), await read(currentPath)];
-    const incomplete = [incompleteness(base, basePath), incompleteness(current, currentPath)].filter((why) => why !== undefined);
-    if (incomplete.length) throw new UsageError(`not comparable: ${incomplete.join('; ')}; compare reports of completed runs`);
-    const failedBase = failedOnItsOwn(base, basePath);
-    if (failedBase) throw new UsageError(`not a baseline: ${failedBase}: its limits would allow the same failures; compare against the report of a passing run`);
+    const [{ readReport }, { failedOnItsOwn, unjudgedOnItsOwn }, { readBaselineRuns, spreadText }] = await Promise.all([import('../load/report/report.ts'), import('../load/report/verdict.ts'), import('../load/run/baseline.ts')]);
+    const base = await readBaselineRuns(basePath).catch((e: unknown) => Promise.reject(new UsageError(`${basePath}: ${(e as Error).message}`)));
+    const current = await readReport(currentPath).catch((e: unknown) => Promise.reject(new UsageError(`${currentPath}: ${(e as Error).message}`)));
+    const incomplete = incompleteness(current, currentPath);
+    if (incomplete) throw new UsageError(`not comparable: ${incomplete}; compare reports of completed runs`);
     // A current run that failed on its own fails the comparison whatever its figures: compare is the gate's judgement, offline.
     const failedCurrent = failedOnItsOwn(current, currentPath);
-    const differences = shapeDifferences(shapeOf(base), shapeOf(current));
+    const differences = base.runs.flatMap((r) => shapeDifferences(shapeOf(r), shapeOf(current))).filter((d, i, all) => all.indexOf(d) === i);
     if (differences.length && !values['allow-mismatch']) {
       throw new UsageError(`not comparable: the two reports are not the same test (${differences.join('; ')}); run the same profile, rates, duration and methods against the same endpoint, or --allow-mismatch to see the figures side by side anyway`);
     }
-    const checks = compareReports(base, current, values.tolerance ? share(values.tolerance, '--tolerance', 10) : DEFAULT_TOLERANCE);
+    const tolerance = values.tolerance ? share(values.tolerance, '--tolerance', 10) : DEFAULT_TOLERANCE;
+    const checks = compareReports(base, current, tolerance);
     if (checks.length === 0) throw new UsageError('the two reports have no method with latency in common');
     const unlike = differences.length > 0;
     if (unlike) console.log(`NOT COMPARABLE (--allow-mismatch): ${differences.join('; ')}. The figures below are not a regression verdict.`);
-    for (const c of checks) console.log(`${c.ok ? 'ok        ' : unlike ? 'higher    ' : 'REGRESSED '} ${describeCheck(c)}`);
-    const regressed = checks.filter((c) => !c.ok).length;
+    console.log(`baseline ${basePath}: ${spreadText(base.runs)}`);
+    console.log(`regression: a ratio's interval above x${1 + tolerance} (false alarms at most ${FAMILY_ALPHA * 100}% a run, over its ${checks.length} comparisons)`);
+    for (const c of checks) console.log(`${(unlike && c.judgement === 'regressed' ? 'higher' : (c.judgement ?? '')).toUpperCase().padEnd(12)}${describeCheck(c)}`);
+    const outcome = gateOutcome(checks);
+    const regressed = Object.entries(outcome.methods).filter(([, o]) => o.verdict === 'regressed').map(([m]) => m);
+    const unjudged = Object.entries(outcome.methods).filter(([, o]) => o.verdict === 'inconclusive');
     if (unlike) {
-      console.log(`not comparable with ${basePath}: ${regressed} figure(s) beyond the tolerance, not judged`);
+      console.log(`not comparable with ${basePath}: ${regressed.length} method(s) above the tolerance, not judged`);
       return 2;
     }
-    console.log(regressed ? `${regressed} regression(s) against ${basePath}` : `no regression against ${basePath}`);
+    console.log(regressed.length ? `REGRESSED against ${basePath}: ${regressed.join(', ')}` : unjudged.length ? `no regression shown against ${basePath}` : `no regression against ${basePath}`);
+    for (const [m, o] of unjudged) console.log(`INCONCLUSIVE: ${m}: ${o.why ?? ''}`);
     if (failedCurrent) console.log(`FAIL: ${failedCurrent}`);
-    if (regressed || failedCurrent) return 1;
-    // No regression, but a check of the current run could not be judged (its head lag, say): not a pass.
+    if (regressed.length || failedCurrent) return 1;
+    // No regression, but a method could not be judged against the baseline, or a check of the current run could not be (its head lag, say): not a pass.
     const unjudgedCurrent = unjudgedOnItsOwn(current, currentPath);
     if (unjudgedCurrent) console.log(`INCONCLUSIVE: ${unjudgedCurrent}`);
-    return unjudgedCurrent ? EXIT.inconclusive : 0;
+    return unjudgedCurrent || unjudged.length ? EXIT.inconclusive : 0;
+  });
+}
+
+export async function baselineCommand(argv: string[]): Promise<number> {
+  return oneLineErrors(async () => {
+    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { help: { type: 'boolean', short: 'h' } } });
+    if (values.help) return print(baselineHelp);
+    const [action, dir, report, ...extra] = positionals;
+    if (action !== 'add' || !dir || !report || extra.length) throw new UsageError('baseline takes: add <DIR> <load.json> (see --help)');
+    const { addToBaseline, spreadText } = await import('../load/run/baseline.ts');
+    const { runs, file } = await addToBaseline(dir, report).catch((e: unknown) => Promise.reject(new UsageError((e as Error).message)));
+    console.log(`added ${report} to ${dir} as ${file}: ${spreadText(runs)}`);
+    return 0;
   });
 }
 

@@ -24,6 +24,7 @@ Commands:
   conformance    certify any endpoint against the spec (--url, or --network with --api-key)
   load           load-test the eight methods with k6 (--profile smoke|gate|capacity|soak)
   compare        compare two load reports (regression gate, offline)
+  baseline       add a run to a baseline of several runs (baseline add DIR load.json)
   k8s            the load test as k6-operator manifests (--parallelism N); \`k8s merge\` turns the pods' logs into one report
   devnet         start the embedded default, print its URL, run until stopped
   checks         list every check: id, layer, spec clause, title, file (--markdown for a table)
@@ -82,6 +83,7 @@ const commands: Record<string, Command> = {
   checks: checksCommand,
   load: async (argv) => (await import('./load.ts')).loadCommand(argv),
   compare: async (argv) => (await import('./load.ts')).compareCommand(argv),
+  baseline: async (argv) => (await import('./load.ts')).baselineCommand(argv),
   k8s: async (argv) => (await import('./k8s.ts')).k8sCommand(argv),
   doctor: async (argv) => (await import('./load.ts')).doctorCommand(argv),
 };

@@ -72,10 +72,10 @@ export async function outDir(out: string, names: readonly string[], keep: Readon
   await removeEarlierReports(out, names, keep.filter((k): k is string => k !== undefined));
 }
 
-/** A file an option names, there and readable as a file: else a usage error naming the option, before anything starts. */
-export async function inputFile(path: string, flag: string): Promise<string> {
+/** A file an option names (or a directory, where it takes one), there and readable: else a usage error naming the option, before anything starts. */
+export async function inputFile(path: string, flag: string, opts: { orDirectory?: boolean } = {}): Promise<string> {
   const found = await stat(path).catch((e: NodeJS.ErrnoException) => Promise.reject(new UsageError(`${flag} ${path}: cannot read it (${e.code ?? e.message})`)));
-  if (!found.isFile()) throw new UsageError(`${flag} ${path}: not a file`);
+  if (!found.isFile() && !(opts.orDirectory && found.isDirectory())) throw new UsageError(`${flag} ${path}: not a file${opts.orDirectory ? ' or a baseline directory' : ''}`);
   return path;
 }
 

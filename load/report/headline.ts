@@ -37,7 +37,7 @@ export function headline(r: LoadReport): Headline {
   const held = [
     `${r.thresholds.length} threshold${r.thresholds.length === 1 ? '' : 's'} held (per method p95, p99 and failure rate${r.thresholds.some((t) => t.metric === 'dropped_iterations') ? ', dropped iterations' : ''})`,
     `no wrong answer among ${requests} requests`,
-    ...(r.baseline ? [`no regression against ${r.baseline.file} (tolerance +${r.baseline.tolerance * 100}%)${r.baseline.note ? `; ${r.baseline.note}` : ''}`] : []),
+    ...(r.baseline ? [`no regression against ${r.baseline.file} (tolerance +${r.baseline.tolerance * 100}%${r.baseline.runs ? `, ${r.baseline.runs}-run baseline` : ''})${r.baseline.note ? `; ${r.baseline.note}` : ''}`] : []),
     `eth_blockNumber never went back (${r.head.checks} checks)`,
     ...headLagHeld(r),
   ];

@@ -73,7 +73,8 @@ ${names
     const m = r.methods[n]!;
     const l = m.latencyMs;
     const cell = (v: number | undefined) => `<td>${v ?? '–'}</td>`;
-    const latency = l ? `${cell(l.p50)}${cell(l.p90)}${cell(l.p95)}${cell(l.p99)}${cell(l['p99.9'])}${cell(l.max)}` : `<td colspan="6" class="fail">${m.requests ? 'no successful answer' : 'completed no request'}</td>`;
+    const within = (v: number, at: [number, number] | null | undefined) => `<td>${v}${at === undefined ? '' : `<br><span class="small muted" title="${(m.latencyIntervals?.confidence ?? 0) * 100}% interval">${at ? `${at[0]}–${at[1]}` : 'unbounded'}</span>`}</td>`;
+    const latency = l ? `${cell(l.p50)}${cell(l.p90)}${within(l.p95, m.latencyIntervals?.p95)}${within(l.p99, m.latencyIntervals?.p99)}${cell(l['p99.9'])}${cell(l.max)}` : `<td colspan="6" class="fail">${m.requests ? 'no successful answer' : 'completed no request'}</td>`;
     return `<tr><td>${esc(n)}</td><td>${m.requests}</td><td>${m.targetRps}</td><td>${m.achievedRps}</td><td>${m.dropped}</td>${latency}<td class="${m.failureRate > r.plan.slo.maxFailureRate ? 'fail' : ''}">${(m.failureRate * 100).toFixed(2)}%</td><td>${m.validated}</td><td class="${m.classes.wrong ? 'fail' : ''}">${m.classes.wrong}</td></tr>`;
   })
   .join('\n')}
@@ -218,7 +219,12 @@ function driftSection(r: LoadReport): string {
 }
 
 function baselineSection(r: LoadReport): string {
-  if (!r.baseline) return '';
-  const rows = r.baseline.checks.map((c) => `<tr><td>${esc(describeCheck(c))}</td><td class="${c.ok ? 'pass' : 'fail'}">${c.ok ? 'pass' : 'regressed'}</td></tr>`);
-  return `<h2>Against the baseline ${esc(r.baseline.file)} (tolerance ${r.baseline.tolerance * 100}%)</h2>${r.baseline.note ? `<p>${esc(r.baseline.note)}.</p>` : ''}<div class="scroll"><table>${rows.join('')}</table></div>`;
+  const b = r.baseline;
+  if (!b) return '';
+  const label = (c: (typeof b.checks)[number]) => c.judgement ?? (c.ok ? 'pass' : 'regressed');
+  const css = (j: string) => (j === 'regressed' ? 'fail' : j === 'held' || j === 'pass' ? 'pass' : 'inconclusive');
+  const rows = b.checks.map((c) => `<tr><td>${esc(describeCheck(c))}</td><td class="${css(label(c))}">${esc(label(c))}</td></tr>`);
+  const methods = Object.entries(b.outcome?.methods ?? {}).map(([m, o]) => `<tr><td>${esc(m)}</td><td class="${css(o.verdict)}">${esc(o.verdict)}</td><td>${esc(o.why ?? '')}</td></tr>`);
+  const how = b.outcome ? `<p>A comparison regressed when the interval of current over baseline lies above x${1 + b.tolerance} (false alarms at most ${(b.familyAlpha ?? 0) * 100}% a run, over all its comparisons), held when it lies below, and is unclear across it; unjudgeable when the runs are too small or noisy to tell. ${esc(b.spread ?? '')}.</p><div class="scroll"><table><tr><th>method</th><th>verdict</th><th></th></tr>${methods.join('')}</table></div>` : '';
+  return `<h2>Against the baseline ${esc(b.file)} (tolerance ${b.tolerance * 100}%)</h2>${b.note ? `<p>${esc(b.note)}.</p>` : ''}${how}<div class="scroll"><table>${rows.join('')}</table></div>`;
 }

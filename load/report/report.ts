@@ -18,7 +18,8 @@ import { expectedIterations, type Plan, RPS_PER_PROC } from '../shared/profiles.
 import { failureRate, latencyOf, requestsOf, type SubjectShard } from '../shared/shard.ts';
 import { round } from '../shared/summary.ts';
 import { withVerdict } from './verdict.ts';
-import type { CapacityResult, CorpusInfo, DepthReport, Freshness, FreshChase, HeadLag, LoadReport, MethodReport } from '../shared/load-report.ts';
+import type { CapacityResult, CorpusInfo, DepthReport, Freshness, FreshChase, GateSample, HeadLag, LoadReport, MethodReport } from '../shared/load-report.ts';
+import { CONFIDENCE, gateSample, percentileInterval } from './intervals.ts';
 
 export interface ReportInput {
   /** Redacted. */
@@ -57,6 +58,7 @@ export function buildReport(input: ReportInput): LoadReport {
       achievedRps: round(requests / (ran(s) || s.durationSec), 2),
       dropped: subject.dropped,
       latencyMs: latencyOf(subject),
+      ...precision(gateSample(subject.latency, timeline.counts?.map((c) => c[s.name]))),
       classes: subject.classes,
       errorCodes: cappedCodes(timeline.codes[s.name] ?? {}),
       failureRate: round(failureRate(subject.classes), 4),
@@ -105,6 +107,16 @@ export function buildReport(input: ReportInput): LoadReport {
     }
   }
   return withVerdict(report);
+}
+
+/** A method's gate sample, and its p95 and p99 intervals from it (none where it has no success). */
+function precision(gate: GateSample): Pick<MethodReport, 'gate' | 'latencyIntervals'> {
+  if (gate.histogram.count === 0) return {};
+  const interval = (q: number): [number, number] | null => {
+    const i = percentileInterval(gate.histogram, q, gate.designEffect[q === 0.95 ? 'p95' : 'p99']);
+    return i ? [round(i.low, 3), round(i.high, 3)] : null;
+  };
+  return { latencyIntervals: { confidence: CONFIDENCE, p95: interval(0.95), p99: interval(0.99) }, gate };
 }
 
 /** The freshness section: per method asked, its stale reads and time to visible (percentiles from the histogram, max exact). */

@@ -3,9 +3,33 @@ import { ENTRY_KINDS, isDegenerate } from '../shared/corpus.ts';
 import { ESTIMATE_SPREAD } from '../shared/bounds.ts';
 import { generatorSentence, headline, samplingLag } from './headline.ts';
 import { decide } from './verdict.ts';
+import { briefCheck } from './compare.ts';
 import { lagBeyond } from './head-lag.ts';
 import { recognitionNote } from '../shared/recognition.ts';
 import type { DepthReport, LoadReport, MethodCorpus } from '../shared/load-report.ts';
+
+/** p95 and p99 beside their intervals, per method: how far the run's own figures can be trusted. */
+function intervalLines(r: LoadReport): string[] {
+  const rows = Object.entries(r.methods).flatMap(([name, m]) => {
+    const l = m.latencyMs;
+    const i = m.latencyIntervals;
+    if (!l || !i) return [];
+    const cell = (v: number, at: [number, number] | null) => `${v} (${at ? `${at[0]}-${at[1]}` : 'unbounded: too few answers above it'})`;
+    return [`  ${name.padEnd(40)}p95 ${cell(l.p95, i.p95)}  p99 ${cell(l.p99, i.p99)}`];
+  });
+  const confidence = Object.values(r.methods).find((m) => m.latencyIntervals)?.latencyIntervals?.confidence;
+  return rows.length && confidence ? [`latency intervals, ms (${confidence * 100}%; order statistics, widened for the run's own wander: docs/load.md):`, ...rows] : [];
+}
+
+/** The comparison with the baseline, per method: its verdict, and the comparisons that did not hold. */
+function baselineLines(r: LoadReport): string[] {
+  const b = r.baseline;
+  if (!b?.outcome) return [];
+  return [
+    `against the baseline ${b.file}: a regression is a ratio's interval above x${1 + b.tolerance}, false alarms at most ${(b.familyAlpha ?? 0) * 100}% a run; ${b.spread ?? `${b.runs ?? 1} run(s)`}`,
+    ...Object.entries(b.outcome.methods).map(([method, o]) => `  ${method.padEnd(40)}${o.verdict.toUpperCase().padEnd(14)}${b.checks.filter((c) => c.method === method).map(briefCheck).join('; ')}`),
+  ];
+}
 
 export function summaryText(r: LoadReport, reportPaths: string[]): string {
   const pad = (s: string | number, n: number) => String(s).padStart(n);
@@ -20,6 +44,8 @@ export function summaryText(r: LoadReport, reportPaths: string[]): string {
       const latency = l ? `${pad(l.p50, 9)}${pad(l.p95, 9)}${pad(l.p99, 9)}` : pad(m.requests ? 'no successful answer' : 'completed no request', 27);
       return `${name.padEnd(42)}${pad(m.requests, 9)}${pad(`${m.achievedRps}/${m.targetRps}`, 14)}${latency}${pad(`${(m.failureRate * 100).toFixed(2)}%`, 10)}${pad(m.classes.wrong, 7)}`;
     }),
+    ...intervalLines(r),
+    ...baselineLines(r),
     ...depthLines(r),
     ...freshLines(r),
     ...headLagLines(r),

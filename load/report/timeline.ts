@@ -8,7 +8,7 @@ import { CLASSES, metricName, type RpcClass, type Subject } from '../shared/answ
 import { requestsOf } from '../shared/shard.ts';
 import { type ScenarioPlan, targetRpsAt } from '../shared/profiles.ts';
 import { type MetricReader, round, type SubjectCounts, subjectCounts } from '../shared/summary.ts';
-import type { PeriodStats, Timeline, TimelinePoint } from '../shared/measurement.ts';
+import type { PeriodCounts, PeriodStats, Timeline, TimelinePoint } from '../shared/measurement.ts';
 
 /** One export: when it was collected (epoch ms), each subject's cumulative counts then and, with fresh reads on,
  * the head-chasing scenario's cumulative counters (by k6 name, those not 0). */
@@ -40,8 +40,9 @@ export function totalsAt(read: MetricReader, timeMs: number, methods: readonly S
  * origin of the points' t. Periods before the test are dropped, and the first one's rate counts only its time since the
  * test start. Without it, the totals' start is the origin.
  */
-export function timelineOf(exports: readonly TotalsAt[], methods: readonly Subject[], startMs: number | undefined, testStartMs?: number): TimelinePoint[] {
+export function timelineOf(exports: readonly TotalsAt[], methods: readonly Subject[], startMs: number | undefined, testStartMs?: number): Pick<Timeline, 'points' | 'counts'> {
   const points: TimelinePoint[] = [];
+  const counts: NonNullable<Timeline['counts']> = [];
   let previous: TotalsAt | undefined;
   let previousMs = startMs ?? exports[0]?.timeMs;
   const origin = testStartMs ?? previousMs;
@@ -51,24 +52,31 @@ export function timelineOf(exports: readonly TotalsAt[], methods: readonly Subje
     // Periods are not exactly periodSec long (exports jitter): rates use the real interval. A period before any answer
     // was recorded (a slow first export) is left out: the points keep their time from the start, so the gap shows.
     if (e.timeMs > from) {
-      const point = periodPoint(e, previous, (e.timeMs - origin) / 1000, (e.timeMs - from) / 1000, methods);
-      if (points.length || recorded(point)) points.push(point);
+      const [point, count] = periodPoint(e, previous, (e.timeMs - origin) / 1000, (e.timeMs - from) / 1000, methods);
+      if (points.length || recorded(point)) {
+        points.push(point);
+        counts.push(count);
+      }
     } else {
       // A period that ended before the test started, while k6 ran the VUs' init code: nothing sent, unless the start was seen late.
-      const early = periodPoint(e, previous, 0, (e.timeMs - previousMs) / 1000, methods);
-      if (recorded(early)) points.push(early);
+      const [early, count] = periodPoint(e, previous, 0, (e.timeMs - previousMs) / 1000, methods);
+      if (recorded(early)) {
+        points.push(early);
+        counts.push(count);
+      }
     }
     previous = e;
     previousMs = e.timeMs;
   }
-  return points;
+  return { points, counts };
 }
 
 /** A period in which something was recorded: a method's answers or the head-chasing scenario's reads. */
 const recorded = (p: TimelinePoint): boolean => Object.keys(p.methods).length > 0 || p.fresh !== undefined;
 
-function periodPoint(now: TotalsAt, before: TotalsAt | undefined, t: number, seconds: number, methods: readonly Subject[]): TimelinePoint {
+function periodPoint(now: TotalsAt, before: TotalsAt | undefined, t: number, seconds: number, methods: readonly Subject[]): [TimelinePoint, Partial<Record<Subject, PeriodCounts>>] {
   const point: TimelinePoint = { t: round(t, 1), methods: {} };
+  const counts: Partial<Record<Subject, PeriodCounts>> = {};
   for (const m of methods) {
     const at = now.subjects[m];
     if (!at) continue;
@@ -82,6 +90,7 @@ function periodPoint(now: TotalsAt, before: TotalsAt | undefined, t: number, sec
     const successes = at.successes - (was?.successes ?? 0);
     const requests = requestsOf(classes);
     if (requests <= 0) continue;
+    counts[m] = { requests, successes, buckets };
     const p = (q: number) => round(bucketQuantile(buckets, successes, q), 3);
     point.methods[m] = {
       rps: round(requests / seconds, 2),
@@ -94,7 +103,7 @@ function periodPoint(now: TotalsAt, before: TotalsAt | undefined, t: number, sec
     const fresh = freshPeriodOf((name) => (now.fresh?.get(name) ?? 0) - (before?.fresh?.get(name) ?? 0));
     if (Object.keys(fresh).length) point.fresh = fresh;
   }
-  return point;
+  return [point, counts];
 }
 
 /** The error codes of the final totals: the class counters' `code` tag (`calls_rpc_error_eth_estimateGas{code:-32000}`). */
@@ -155,7 +164,26 @@ export function mergeTimelines(timelines: readonly Timeline[]): Timeline {
     }
   }
   const starts = timelines.map((t) => t.startMs).filter((v): v is number => v !== undefined);
-  return { ...(starts.length ? { startMs: Math.min(...starts) } : {}), points, codes };
+  return { ...(starts.length ? { startMs: Math.min(...starts) } : {}), points, codes, ...mergeCounts(timelines, length) };
+}
+
+/** The instances' counts of each period added up, when every instance kept them. */
+function mergeCounts(timelines: readonly Timeline[], length: number): Pick<Timeline, 'counts'> {
+  if (timelines.some((t) => !t.counts)) return {};
+  const counts: NonNullable<Timeline['counts']> = [];
+  for (let i = 0; i < length; i++) {
+    const into: Partial<Record<Subject, PeriodCounts>> = {};
+    for (const period of timelines.map((t) => t.counts?.[i] ?? {})) {
+      for (const [subject, c] of Object.entries(period) as Array<[Subject, PeriodCounts]>) {
+        const sum = (into[subject] ??= { requests: 0, successes: 0, buckets: {} });
+        sum.requests += c.requests;
+        sum.successes += c.successes;
+        for (const [b, n] of Object.entries(c.buckets)) sum.buckets[b] = (sum.buckets[b] ?? 0) + n;
+      }
+    }
+    counts.push(into);
+  }
+  return { counts };
 }
 
 /** Adds to each period the rate the plan asked for (at the period's middle), for achieved vs target. */

@@ -189,13 +189,29 @@ function gateChecks(r: LoadReport): GateCheck[] {
     }
   }
   if (r.headLag) checks.push(headLagCheck(r.headLag));
-  for (const c of r.baseline?.checks ?? []) {
-    checks.push({ kind: 'baseline', className: `load.baseline.${c.method}`, name: `${c.method} ${c.metric}`, ...(c.ok ? {} : { failure: `regressed against ${r.baseline?.file}: ${describeCheck(c)}` }) });
-  }
+  if (r.baseline) checks.push(...baselineChecks(r.baseline));
   for (const [name, d] of Object.entries(r.drift ?? {})) {
     checks.push({ kind: 'drift', className: `load.drift.${name}`, name: `${name} p95 drift`, ...(d.drifted ? { failure: `${name} drifted: p95 ${d.startP95Ms} ms at the start, ${d.endP95Ms} ms at the end (x${d.ratio})` } : {}) });
   }
   return checks;
+}
+
+/**
+ * The comparison with the baseline, one check per method (compare.ts gateOutcome): regressed fails it, naming each
+ * comparison whose interval lay above the limit; a method none of whose percentiles could be shown to hold leaves the
+ * run inconclusive, named with what it would take. Reports written before the outcome was kept: per comparison, as then.
+ */
+function baselineChecks(b: NonNullable<LoadReport['baseline']>): GateCheck[] {
+  if (!b.outcome) return b.checks.map((c) => ({ kind: 'baseline', className: `load.baseline.${c.method}`, name: `${c.method} ${c.metric}`, ...(c.ok ? {} : { failure: `regressed against ${b.file}: ${describeCheck(c)}` }) }));
+  const methods = Object.entries(b.outcome.methods);
+  if (!methods.length) return [{ kind: 'baseline', className: 'load.baseline', name: 'against the baseline', inconclusive: `no method of ${b.file} has figures to compare with this run's` }];
+  return methods.map(([method, o]) => {
+    const regressed = b.checks.filter((c) => c.method === method && c.judgement === 'regressed');
+    const check = { kind: 'baseline' as const, className: `load.baseline.${method}`, name: `${method} against the baseline` };
+    if (o.verdict === 'regressed') return { ...check, failure: `regressed against ${b.file}: ${regressed.map(describeCheck).join('; ')}` };
+    if (o.verdict === 'inconclusive') return { ...check, inconclusive: `${method} against ${b.file}: ${o.why ?? ''}` };
+    return check;
+  });
 }
 
 /**

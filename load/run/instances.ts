@@ -96,7 +96,7 @@ export async function measure(input: MeasureInput): Promise<Measurement> {
         await writeFile(files.shard, JSON.stringify(shard));
         if (kept.at(-1)?.timeMs !== totals.lastTimeMs) kept.push(at(totals));
         const startMs = result.testStartMs ?? totals.startMs;
-        const timeline = { ...(startMs === undefined ? {} : { startMs }), points: timelineOf(kept, subjects, totals.startMs, result.testStartMs), codes: errorCodes(totals.read, totals.tagValues.bind(totals), subjects) };
+        const timeline = { ...(startMs === undefined ? {} : { startMs }), ...timelineOf(kept, subjects, totals.startMs, result.testStartMs), codes: errorCodes(totals.read, totals.tagValues.bind(totals), subjects) };
         return { result, shard, timeline, console: await readFile(files.console, 'utf8').catch(() => '') };
       } finally {
         await receiver.close();

@@ -16,7 +16,8 @@ import loadSchema from '../../schemas/files/load-report.json' with { type: 'json
 import type { Targets } from '../../core/targets.ts';
 import { ensureK6 } from '../../core/node/tools/k6.ts';
 import { findCapacity, type StepOptions } from './capacity.ts';
-import { compareReports, DEFAULT_TOLERANCE, incompleteness, type RunShape, shapeDifferences, shapeOf } from '../report/compare.ts';
+import { type BaselineRuns, compareReports, DEFAULT_TOLERANCE, FAMILY_ALPHA, gateOutcome, type RunShape, shapeDifferences, shapeOf } from '../report/compare.ts';
+import { readBaselineRuns, spreadText } from './baseline.ts';
 import { type Corpus, fromLearnedCorpus, type LearnedCorpus } from '../shared/corpus.ts';
 import { renderHtml } from '../report/html.ts';
 import { measure } from './instances.ts';
@@ -282,14 +283,10 @@ function notServed(corpus: Corpus, methods: RpcMethod[]): string {
 }
 
 /** The baseline, read before the run; never the load.json this run is about to write over. */
-export async function readBaseline(path: string | undefined, out: string): Promise<LoadReport | undefined> {
+export async function readBaseline(path: string | undefined, out: string): Promise<BaselineRuns | undefined> {
   if (!path) return undefined;
   await refuseOverwrite(path, out);
-  const baseline = await readReport(path).catch((e: unknown) => usage(`--baseline ${path}: ${(e as Error).message}`));
-  const incomplete = incompleteness(baseline, `--baseline ${path}`);
-  if (incomplete) return usage(`${incomplete}: give the report of a completed run`);
-  const failed = failedOnItsOwn(baseline, `--baseline ${path}`);
-  return failed ? usage(`${failed}: its limits would allow the same failures; give the report of a passing run`) : baseline;
+  return readBaselineRuns(path).catch((e: unknown) => usage(`--baseline ${path}: ${(e as Error).message}`));
 }
 
 /** The README's first gate (`--baseline reports/load.json` with the default --out) would replace its own baseline. */
@@ -301,17 +298,17 @@ export async function refuseOverwrite(baseline: string, out: string): Promise<vo
 }
 
 /** A baseline of another test (profile, rate, duration, methods, endpoint, chain) is no baseline: refused before the run. */
-export function refuseUnlike(baseline: LoadReport, current: RunShape): void {
-  const differences = shapeDifferences(shapeOf(baseline), current);
+export function refuseUnlike(baseline: BaselineRuns, current: RunShape): void {
+  const differences = baseline.runs.flatMap((r) => shapeDifferences(shapeOf(r), current)).filter((d, i, all) => all.indexOf(d) === i);
   if (differences.length) usage(`--baseline is not the same test, so its figures are not comparable: ${differences.join('; ')}`);
 }
 
 /** Judges the report against the baseline, writes it, and says how the run went. */
-export async function conclude(report: LoadReport, opts: { out: string; baseline?: string; tolerance?: number }, baseline: LoadReport | undefined, extra: { corpus: boolean }): Promise<LoadOutcome> {
+export async function conclude(report: LoadReport, opts: { out: string; baseline?: string; tolerance?: number }, baseline: BaselineRuns | undefined, extra: { corpus: boolean }): Promise<LoadOutcome> {
   if (baseline) refuseUnlike(baseline, shapeOf(report));
   // The one decision (verdict.ts), taken on the report as written: load.json stores it, the other files, the summary and
   // the exit code print it.
-  const judged = withVerdict(baseline && opts.baseline ? withBaseline(report, baseline, opts.baseline, opts.tolerance ?? DEFAULT_TOLERANCE) : report);
+  const judged = withVerdict(baseline ? withBaseline(report, baseline, opts.tolerance ?? DEFAULT_TOLERANCE) : report);
   const reportPaths = await writeReports(judged, opts.out, extra);
   return { exitCode: exitCodeOf(judged.verdict), reportPaths, summary: summaryText(judged, reportPaths) };
 }
@@ -328,10 +325,14 @@ async function writeReports(loaded: LoadReport, dir: string, extra: { corpus: bo
   return [LOAD_FILES.json, LOAD_FILES.html, LOAD_FILES.junit, ...(extra.corpus ? [LOAD_FILES.corpus] : [])].map(out);
 }
 
-function withBaseline(report: LoadReport, baseline: LoadReport, file: string, tolerance: number): LoadReport {
+function withBaseline(report: LoadReport, baseline: BaselineRuns, tolerance: number): LoadReport {
   const checks = compareReports(baseline, report, tolerance);
-  const note = freshNote(baseline, report);
-  return { ...report, baseline: { file, tolerance, ok: checks.every((c) => c.ok), checks, ...(note ? { note } : {}) } };
+  const outcome = gateOutcome(checks);
+  const notes = [...baseline.runs.map((b) => freshNote(b, report)).filter((n, i, all): n is string => n !== undefined && all.indexOf(n) === i)];
+  return {
+    ...report,
+    baseline: { file: baseline.file, tolerance, ok: outcome.verdict !== 'regressed', checks, runs: baseline.runs.length, spread: spreadText(baseline.runs), familyAlpha: FAMILY_ALPHA, outcome, ...(notes.length ? { note: notes.join('; ') } : {}) },
+  };
 }
 
 /** Fresh reads chased in one run only: never compared (their figures are judged on their own), but said. */

@@ -6,6 +6,7 @@ import type { ReportHeader } from '../../core/report-header.ts';
 import type { Composition, DepthSampled, MethodSampling, TargetHead } from './corpus.ts';
 import type { Latency } from './shard.ts';
 import type { TimelinePoint } from './measurement.ts';
+import type { Histogram } from './histogram.ts';
 import type { RpcClass } from './answer-classes.ts';
 import type { Profile, Slo } from './profiles.ts';
 
@@ -33,6 +34,10 @@ export interface MethodReport {
   invalidSample?: string;
   /** The first answer that differed from the one recorded at sampling. */
   wrongSample?: string;
+  /** p95's and p99's intervals at `confidence` (intervals.ts), null where the sample bounds none; absent from older reports. */
+  latencyIntervals?: { confidence: number; p95: [number, number] | null; p99: [number, number] | null };
+  /** What the regression gate reads; absent from older reports (they are still baselines, judged unjudgeable). */
+  gate?: GateSample;
   /** The hits per depth stratum they read (head, 128+, 1k+ …: core/history.ts), shallowest first: what cold history costs. */
   depth?: DepthReport[];
 }
@@ -96,7 +101,8 @@ export interface LoadReport extends ReportHeader<'rpc-certify-load', 3> {
   capacity?: Record<string, CapacityResult>;
   drift?: Record<string, DriftResult>;
   /** `note`: what the comparison left out (fresh reads chased in one run only). */
-  baseline?: { file: string; tolerance: number; ok: boolean; checks: RegressionCheck[]; note?: string };
+  /** `runs`: how many runs the baseline holds (baseline add); `outcome`: each method's judgement (compare.ts gateOutcome). */
+  baseline?: { file: string; tolerance: number; ok: boolean; checks: RegressionCheck[]; note?: string; runs?: number; spread?: string; familyAlpha?: number; outcome?: GateOutcome };
 }
 
 /** within: met the SLO; slo: the endpoint broke it; generator: k6 could not offer the load (not the endpoint's fault). */
@@ -155,9 +161,34 @@ export interface RegressionCheck {
   metric: 'p95' | 'p99' | 'failureRate';
   baseline: number;
   current: number;
-  /** The largest current value that passes. */
+  /** Latency: the largest ratio of current to baseline that is no regression; failure rate: the largest rate. */
   limit: number;
+  /** False only when regressed (absent from reports written before intervals: there, whether the point estimate passed). */
   ok: boolean;
+  /** regressed: the interval lies above the limit; held: below it; unclear: across it; unjudgeable: the samples cannot tell
+   * a change of the tolerance from none (or have no interval at all). Absent from reports written before it was judged. */
+  judgement?: 'regressed' | 'held' | 'unclear' | 'unjudgeable';
+  /** Latency: current over baseline. */
+  ratio?: number;
+  /** Latency: the ratio's interval; failure rate: the rise's. Its lower bound at the family's level, its upper at 95%. */
+  interval?: [number, number];
+  why?: string;
+  /** About how many requests a run of this shape needs before this comparison can be judged. */
+  needRequests?: number;
+}
+
+/** What the comparisons say of each method: regressed (any regressed), held (a latency percentile held, none regressed:
+ * a failure rate not shown to hold is named, and the SLO's failure threshold still judges it), or inconclusive (named why); and of the run: regressed if any method did, held if all did. */
+export interface GateOutcome {
+  verdict: 'regressed' | 'held' | 'inconclusive';
+  methods: Record<string, { verdict: 'regressed' | 'held' | 'inconclusive'; why?: string }>;
+}
+
+/** What the gate reads of a method's run (compare.ts): its latency histogram, and how much more its figures varied
+ * between blocks of time than independent samples would (intervals.ts), per figure; `assumed` where no period was kept. */
+export interface GateSample {
+  histogram: Histogram;
+  designEffect: { p95: number; p99: number; failureRate: number; assumed?: boolean };
 }
 
 export interface FreshMethodReport {

@@ -38,10 +38,20 @@ export interface TimelinePoint {
   fresh?: Partial<Record<FreshMethod, FreshPeriod>>;
 }
 
+/** A period's counts of one subject, kept beside its point (never written): the gate's blocks of time (report/intervals.ts). */
+export interface PeriodCounts {
+  requests: number;
+  successes: number;
+  /** The successes' latency histogram buckets (histogram.ts). */
+  buckets: Record<string, number>;
+}
+
 export interface Timeline {
   /** When k6 started the test (epoch ms), the origin of the points' t (the earliest instance's); absent when unknown. */
   startMs?: number;
   points: TimelinePoint[];
+  /** Each point's counts, per subject, in the points' order; absent where no period was kept (k6-operator pods). */
+  counts?: Array<Partial<Record<Subject, PeriodCounts>>>;
   /** JSON-RPC error codes per method and class over the whole run ("rpc_error" -> {"-32000": 3}). */
   codes: Partial<Record<Subject, Record<string, Record<string, number>>>>;
 }

@@ -61,10 +61,15 @@ const DEFAULTS: Record<Profile, ProfileDefaults> = {
     },
     gating: true,
   },
-  gate: { question: 'does this release hold each method\'s thresholds (and, with --baseline, the last release\'s figures)?', rate: 20, durationSec: 60, validateShare: 0.05, slo: SERVICE_SLO, gating: true },
+  gate: { question: 'does this release hold each method\'s thresholds (and, with --baseline, the last release\'s figures)?', rate: 20, durationSec: 120, validateShare: 0.05, slo: SERVICE_SLO, gating: true },
   capacity: { question: 'at what rate does each method alone, then the weighted mix, stop meeting the SLO?', rate: 50, durationSec: 10, validateShare: 0.05, slo: SERVICE_SLO, gating: false },
   soak: { question: 'does a steady rate held for half an hour keep its thresholds, with no drift in latency?', rate: 10, durationSec: 1800, validateShare: 0.05, slo: SERVICE_SLO, gating: true },
 };
+
+/** A profile's default rate (per method) and duration. */
+export function planDefaults(profile: Profile): { rate: number; durationSec: number } {
+  return { rate: DEFAULTS[profile].rate, durationSec: DEFAULTS[profile].durationSec };
+}
 
 /** The question a profile answers. */
 export function profileQuestion(profile: Profile): string {

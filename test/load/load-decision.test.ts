@@ -189,7 +189,7 @@ describe('load: one decision, printed alike everywhere (verdict.ts)', () => {
     expectAgreement(reportOf({ notServed: 'eth_getBlockByHash' }));
     const base = reportOf();
     const slower = reportOf({ ms: 30 });
-    const regressed = withVerdict({ ...slower, baseline: { file: 'b.json', tolerance: 0.25, ok: false, checks: compareReports(base, slower) } });
+    const regressed = withVerdict({ ...slower, baseline: { file: 'b.json', tolerance: 0.25, ok: false, checks: compareReports({ file: 'b.json', runs: [base] }, slower) } });
     expect(regressed.reasons?.[0]).to.match(/^regressed against b.json: eth_getBlockByHash p95/);
     expectAgreement(regressed);
     const stopped = withVerdict({ ...reportOf({ classes: { eth_getBlockByHash: { wrong: 1 } } }), incompleteReason: 'interrupted by SIGINT' });

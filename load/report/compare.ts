@@ -77,7 +77,9 @@ function baselineVariance(runs: readonly MethodReport[], metric: keyof typeof PE
   if (runs.length === 1) return { sampling: (se[0] ?? 0) ** 2, drift: 0 };
   // The pooled histogram's error: the runs' errors as if one sample of all their answers.
   const pooled = 1 / se.reduce((a, e) => a + 1 / (e * e), 0);
-  const logs = runs.map((r) => Math.log(r.latencyMs?.[metric] ?? 0));
+  const figures = runs.map((r) => r.latencyMs?.[metric] ?? 0);
+  if (figures.some((v) => !(v > 0))) return `the baseline's: a run with no ${metric} of this method (no successful answer)`;
+  const logs = figures.map(Math.log);
   const mean = logs.reduce((a, v) => a + v, 0) / logs.length;
   const spread = logs.reduce((a, v) => a + (v - mean) ** 2, 0) / (logs.length - 1);
   const withinRuns = se.reduce((a, e) => a + e * e, 0) / se.length;

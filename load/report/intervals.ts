@@ -1,7 +1,7 @@
 // How precise a run's figures are: distribution-free intervals for a percentile, read from the latency histogram by
 // order statistics (bucket edges, not middles), and a binomial interval for a share, both widened for a run whose
 // samples are not independent (its periods differ more than independent samples would). Pure.
-import { bucketOf, GROWTH, type Histogram, MIN_MS, quantile } from '../shared/histogram.ts';
+import { bucketAtRank, bucketOf, GROWTH, type Histogram, MIN_MS, quantile } from '../shared/histogram.ts';
 import type { GateSample } from '../shared/load-report.ts';
 import type { PeriodCounts } from '../shared/measurement.ts';
 
@@ -112,17 +112,8 @@ export function percentileInterval(h: Histogram, q: number, designEffect: number
   const lowRank = Math.floor(h.count * (q - spread));
   const highRank = Math.ceil(h.count * (q + spread));
   if (highRank > h.count - 1 || lowRank < 0) return undefined;
-  const ordered = Object.entries(h.buckets)
-    .map(([b, n]): [number, number] => [Number(b), n])
-    .sort((a, b) => a[0] - b[0]);
-  const bucketAt = (rank: number): number => {
-    let seen = 0;
-    for (const [b, n] of ordered) {
-      seen += n;
-      if (rank < seen) return b;
-    }
-    return ordered[ordered.length - 1]?.[0] ?? 0;
-  };
+  const at = bucketAtRank(h.buckets);
+  const bucketAt = (rank: number): number => at(rank) ?? 0;
   const low = Math.max(h.min, edges(bucketAt(lowRank))[0]);
   const high = Math.min(h.max, edges(bucketAt(highRank))[1]);
   return { low, high: Math.max(low, high), effective };

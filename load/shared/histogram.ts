@@ -100,17 +100,26 @@ export function quantile(h: Histogram, q: number): number {
   if (h.count === 0) return 0;
   const position = q * (h.count - 1);
   const lower = Math.floor(position);
-  const ordered = Object.entries(h.buckets)
-    .map(([b, n]): [number, number] => [Number(b), n])
-    .sort((a, b) => a[0] - b[0]);
+  const bucketAt = bucketAtRank(h.buckets);
   const valueAt = (rank: number): number => {
-    let seen = 0;
-    for (const [b, n] of ordered) {
-      seen += n;
-      if (rank < seen) return Math.min(h.max, Math.max(h.min, bucketValue(b)));
-    }
-    return h.max;
+    const b = bucketAt(rank);
+    return b === undefined ? h.max : Math.min(h.max, Math.max(h.min, bucketValue(b)));
   };
   const low = valueAt(lower);
   return low + (valueAt(Math.ceil(position)) - low) * (position - lower);
+}
+
+/** The bucket holding the sample of a rank (0-based, in ascending order); undefined past the last sample. */
+export function bucketAtRank(buckets: Record<string, number>): (rank: number) => number | undefined {
+  const ordered = Object.entries(buckets)
+    .map(([b, n]): [number, number] => [Number(b), n])
+    .sort((a, b) => a[0] - b[0]);
+  return (rank) => {
+    let seen = 0;
+    for (const [b, n] of ordered) {
+      seen += n;
+      if (rank < seen) return b;
+    }
+    return undefined;
+  };
 }

@@ -311,11 +311,14 @@ export async function compareCommand(argv: string[]): Promise<number> {
     if (values.help) return print(compareHelp);
     const [basePath, currentPath, ...extra] = positionals;
     if (!basePath || !currentPath || extra.length) throw new UsageError('compare takes two reports: BASELINE CURRENT (see --help)');
-    const [{ readReport }, { failedOnItsOwn, unjudgedOnItsOwn }, { readBaselineRuns, spreadText }] = await Promise.all([import('../load/report/report.ts'), import('../load/report/verdict.ts'), import('../load/run/baseline.ts')]);
-    const base = await readBaselineRuns(basePath).catch((e: unknown) => Promise.reject(new UsageError(`${basePath}: ${(e as Error).message}`)));
+    const [{ readReport }, { failedOnItsOwn, unjudgedOnItsOwn }, { baselineFault, readBaselineRuns, spreadText }] = await Promise.all([import('../load/report/report.ts'), import('../load/report/verdict.ts'), import('../load/run/baseline.ts')]);
+    const runs = await readBaselineRuns(basePath).catch((e: unknown) => Promise.reject(new UsageError(`${basePath}: ${(e as Error).message}`)));
     const current = await readReport(currentPath).catch((e: unknown) => Promise.reject(new UsageError(`${currentPath}: ${(e as Error).message}`)));
-    const incomplete = incompleteness(current, currentPath);
-    if (incomplete) throw new UsageError(`not comparable: ${incomplete}; compare reports of completed runs`);
+    const { incomplete: baseIncomplete, failed: failedBase } = baselineFault(runs, (file) => file);
+    const incomplete = [baseIncomplete, incompleteness(current, currentPath)].filter((why) => why !== undefined);
+    if (incomplete.length) throw new UsageError(`not comparable: ${incomplete.join('; ')}; compare reports of completed runs`);
+    if (failedBase) throw new UsageError(`not a baseline: ${failedBase}: its limits would allow the same failures; compare against the report of a passing run`);
+    const base = { file: basePath, runs: runs.map((r) => r.report) };
     // A current run that failed on its own fails the comparison whatever its figures: compare is the gate's judgement, offline.
     const failedCurrent = failedOnItsOwn(current, currentPath);
     const differences = base.runs.flatMap((r) => shapeDifferences(shapeOf(r), shapeOf(current))).filter((d, i, all) => all.indexOf(d) === i);

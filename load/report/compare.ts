@@ -6,7 +6,7 @@
 import { mergeHistograms, quantile } from '../shared/histogram.ts';
 import { round } from '../shared/summary.ts';
 import type { GateOutcome, GateSample, LoadReport, MethodReport, RegressionCheck } from '../shared/load-report.ts';
-import { CONFIDENCE, logStandardError, normalQuantile, percentileInterval, wilson } from './intervals.ts';
+import { CONFIDENCE, logStandardError, normalQuantile, percentileBounds, percentileInterval, wilson } from './intervals.ts';
 
 /** The smallest slowdown that is a regression: 15% (why: docs/load.md, "How the gate decides"). */
 export const DEFAULT_TOLERANCE = 0.15;
@@ -44,7 +44,7 @@ export function compareReports(baseline: BaselineRuns, current: LoadReport, tole
       const b = pooledPercentile(base, metric);
       const c = cur.latencyMs?.[metric];
       if (b === undefined || c === undefined) continue;
-      checks.push(latencyCheck(method, metric, base, cur, b, c, tolerance, zFamily, zHeld));
+      checks.push(latencyCheck(method, metric, base, cur, b, c, tolerance, m, zFamily, zHeld));
     }
     checks.push(failureCheck(method, base, cur, tolerance, zFamily, zHeld));
   }
@@ -89,7 +89,7 @@ function baselineVariance(runs: readonly MethodReport[], metric: keyof typeof PE
   return { sampling: pooled, drift };
 }
 
-function latencyCheck(method: string, metric: keyof typeof PERCENTILES, base: readonly MethodReport[], cur: MethodReport, b: number, c: number, tolerance: number, zFamily: number, zHeld: number): RegressionCheck {
+function latencyCheck(method: string, metric: keyof typeof PERCENTILES, base: readonly MethodReport[], cur: MethodReport, b: number, c: number, tolerance: number, m: number, zFamily: number, zHeld: number): RegressionCheck {
   // The limit on the ratio: the tolerance, or the loopback floor where that is larger.
   const limit = round(Math.max(1 + tolerance, (b + LATENCY_FLOOR_MS) / b), 4);
   const common = { method, metric, baseline: b, current: c, limit, ratio: round(c / b, 4) };
@@ -97,6 +97,9 @@ function latencyCheck(method: string, metric: keyof typeof PERCENTILES, base: re
   const baseline = baselineVariance(base, metric);
   const missing = typeof current === 'string' ? `this run's: ${current}` : typeof baseline === 'string' ? baseline : undefined;
   if (missing !== undefined || typeof current === 'string' || typeof baseline === 'string') {
+    // No two-sided interval; a slowdown too large for any doubt is still one: this run's lower bound over the baseline's upper.
+    const floor = oneSidedRatio(base, cur, metric, m, zFamily);
+    if (floor !== undefined && floor > limit) return { ...common, ok: false, judgement: 'regressed', interval: [round(floor, 4), null], why: `one-sided: ${missing ?? ''}` };
     return { ...common, ok: true, judgement: 'unjudgeable', why: missing ?? '', ...needed(cur, metric) };
   }
   const se = Math.sqrt(current ** 2 + baseline.sampling + baseline.drift);
@@ -116,6 +119,29 @@ function latencyCheck(method: string, metric: keyof typeof PERCENTILES, base: re
     return { ...common, ok: true, judgement: 'unjudgeable', interval, why, ...(requests ? { needRequests: requests } : {}) };
   }
   return { ...common, ok: true, judgement: high <= limit ? 'held' : 'unclear', interval };
+}
+
+/**
+ * The least the ratio can be, at the family's level, from bounds alone: this run's lower bound over the baseline's
+ * upper (each at half the level), the latter stretched by the spread between the baseline's runs (their sample
+ * deviation, sampling error and all, widened as in baselineVariance). Undefined where either bound is missing.
+ */
+function oneSidedRatio(base: readonly MethodReport[], cur: MethodReport, metric: keyof typeof PERCENTILES, m: number, zFamily: number): number | undefined {
+  const q = PERCENTILES[metric];
+  // Each bound errs on its side at most half the comparison's share of the family's alpha: their ratio, at most all of it.
+  const confidence = 1 - FAMILY_ALPHA / m;
+  const samples = base.map((r) => r.gate);
+  if (!cur.gate || samples.some((s) => s === undefined)) return undefined;
+  const pooled = mergeHistograms(samples.map((s) => (s as GateSample).histogram));
+  const deff = Math.max(...samples.map((s) => (s as GateSample).designEffect[metric]));
+  const low = percentileBounds(cur.gate.histogram, q, cur.gate.designEffect[metric], confidence).low;
+  const high = percentileBounds(pooled, q, deff, confidence).high;
+  if (low === undefined || high === undefined || !(high > 0)) return undefined;
+  const logs = base.map((r) => Math.log(r.latencyMs?.[metric] ?? 0)).filter(Number.isFinite);
+  const mean = logs.reduce((a, v) => a + v, 0) / (logs.length || 1);
+  const sd = logs.length > 1 ? Math.sqrt(logs.reduce((a, v) => a + (v - mean) ** 2, 0) / (logs.length - 1)) : 0;
+  const widen = SPREAD_WIDENING[base.length] ?? 1;
+  return low / (high * Math.exp(zFamily * sd * widen * Math.sqrt(1 + 1 / base.length)));
 }
 
 /** The requests a run needs before its percentile has an upper bound at all: n(1-q) − z√(q(1-q)·deff·n) ≥ 1. */
@@ -225,7 +251,7 @@ export function describeCheck(c: RegressionCheck): string {
     const interval = c.interval ? `, rise ${c.interval[0]} to ${c.interval[1]}` : '';
     return `${c.method} failureRate: ${c.current} (baseline ${c.baseline}${interval}, limit ${c.limit})${because(c)}`;
   }
-  const ratio = c.ratio === undefined ? '' : `, ratio ${c.ratio}${c.interval ? ` in ${c.interval[0]}-${c.interval[1]}` : ''}`;
+  const ratio = c.ratio === undefined ? '' : `, ratio ${c.ratio}${c.interval ? ` in ${c.interval[0]}-${c.interval[1] ?? '∞'}` : ''}`;
   return `${c.method} ${c.metric}: ${c.current} ms (baseline ${c.baseline} ms${ratio}, limit x${c.limit})${because(c)}`;
 }
 
@@ -241,7 +267,7 @@ function needs(c: RegressionCheck): string {
 
 /** One comparison in a few words: "p95 x1.04 in 0.93-1.11 held", "p99 unjudgeable (needs at least 955 requests)". */
 export function briefCheck(c: RegressionCheck): string {
-  const what = c.metric === 'failureRate' ? `failure rate ${c.current} (baseline ${c.baseline})` : `${c.metric} x${c.ratio ?? round(c.current / c.baseline, 4)}${c.interval ? ` in ${c.interval[0]}-${c.interval[1]}` : ''}`;
+  const what = c.metric === 'failureRate' ? `failure rate ${c.current} (baseline ${c.baseline})` : `${c.metric} x${c.ratio ?? round(c.current / c.baseline, 4)}${c.interval ? ` in ${c.interval[0]}-${c.interval[1] ?? '∞'}` : ''}`;
   const more = c.judgement === 'unjudgeable' ? (c.needRequests ? ` (${needs(c).slice(2)})` : c.why ? ` (${c.why})` : '') : '';
   return `${what} ${c.judgement ?? (c.ok ? 'ok' : 'regressed')}${more}`;
 }

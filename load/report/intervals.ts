@@ -101,22 +101,26 @@ function edges(bucket: number): [number, number] {
 /**
  * The distribution-free interval of the q-quantile: the order statistics at ranks n(q ∓ z·√(q(1-q)/n_eff)), read as the
  * lower edge of the lower rank's bucket and the upper edge of the upper rank's (kept within the exact min and max).
- * Undefined when the upper rank lies past the sample (too few answers above the percentile to bound it from above):
+ * Undefined when either rank lies past the sample (too few answers above the percentile to bound it from above):
  * such a percentile is the run's largest answers, not a figure to compare.
  */
 export function percentileInterval(h: Histogram, q: number, designEffect: number, confidence = CONFIDENCE): PercentileInterval | undefined {
-  if (h.count === 0) return undefined;
+  const { low, high, effective } = percentileBounds(h, q, designEffect, confidence);
+  return low === undefined || high === undefined ? undefined : { low, high: Math.max(low, high), effective };
+}
+
+/** Each bound of percentileInterval on its own: the one whose rank lies within the sample, where the other does not. */
+export function percentileBounds(h: Histogram, q: number, designEffect: number, confidence: number): { low?: number; high?: number; effective: number } {
   const effective = h.count / Math.max(1, designEffect);
+  if (h.count === 0) return { effective };
   const z = normalQuantile(1 - (1 - confidence) / 2);
   const spread = z * Math.sqrt((q * (1 - q)) / effective);
   const lowRank = Math.floor(h.count * (q - spread));
   const highRank = Math.ceil(h.count * (q + spread));
-  if (highRank > h.count - 1 || lowRank < 0) return undefined;
   const at = bucketAtRank(h.buckets);
-  const bucketAt = (rank: number): number => at(rank) ?? 0;
-  const low = Math.max(h.min, edges(bucketAt(lowRank))[0]);
-  const high = Math.min(h.max, edges(bucketAt(highRank))[1]);
-  return { low, high: Math.max(low, high), effective };
+  const low = lowRank >= 0 ? at(lowRank) : undefined;
+  const high = highRank <= h.count - 1 ? at(highRank) : undefined;
+  return { effective, ...(low === undefined ? {} : { low: Math.max(h.min, edges(low)[0]) }), ...(high === undefined ? {} : { high: Math.min(h.max, edges(high)[1]) }) };
 }
 
 /** The standard error of ln(percentile), from the width of its 95% interval (McKean and Schrader's estimator, on the log scale). */

@@ -2,7 +2,7 @@
 // lists them), so the gate sees how much runs of an unchanged release differ before it calls a difference a regression.
 import { copyFile, mkdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { type BaselineRuns, incompleteness, SPREAD_WIDENING, shapeDifferences, shapeOf } from '../report/compare.ts';
+import { incompleteness, SPREAD_WIDENING, shapeDifferences, shapeOf } from '../report/compare.ts';
 import { readReport } from '../report/report.ts';
 import { failedOnItsOwn } from '../report/verdict.ts';
 import { writeFileAtomic } from '../../core/node/atomic.ts';
@@ -17,9 +17,18 @@ interface BaselineIndex {
   runs: Array<{ file: string; createdAt: string; source: string }>;
 }
 
-/** Why a report cannot be a baseline's run (or the baseline), if it cannot. */
-function unfit(r: LoadReport, which: string): string | undefined {
-  return incompleteness(r, which) ?? ((f) => (f ? `${f}: its limits would allow the same failures; give the report of a passing run` : undefined))(failedOnItsOwn(r, which));
+/** Why a baseline's runs cannot serve, if one cannot: an incomplete run (its figures cover part of the test), or a
+ * failed one (its limits would allow the same failures); `label` names a run as the caller's messages do. */
+export function baselineFault(runs: ReadonlyArray<{ report: LoadReport; file: string }>, label: (file: string) => string): { incomplete?: string; failed?: string } {
+  for (const { report, file } of runs) {
+    const incomplete = incompleteness(report, label(file));
+    if (incomplete) return { incomplete };
+  }
+  for (const { report, file } of runs) {
+    const failed = failedOnItsOwn(report, label(file));
+    if (failed) return { failed };
+  }
+  return {};
 }
 
 async function isDirectory(path: string): Promise<boolean> {
@@ -29,37 +38,37 @@ async function isDirectory(path: string): Promise<boolean> {
 async function readIndex(dir: string): Promise<BaselineIndex | undefined> {
   const text = await readFile(join(dir, BASELINE_INDEX), 'utf8').catch(() => undefined);
   if (text === undefined) return undefined;
-  const index = JSON.parse(text) as BaselineIndex;
-  if (index.kind !== 'rpc-certify-baseline' || !Array.isArray(index.runs)) throw new Error(`${join(dir, BASELINE_INDEX)} is not a baseline's index`);
+  let index: BaselineIndex;
+  try {
+    index = JSON.parse(text) as BaselineIndex;
+  } catch (e) {
+    throw new Error(`${join(dir, BASELINE_INDEX)} is not JSON (${(e as Error).message}): not a baseline's index`);
+  }
+  if (index?.kind !== 'rpc-certify-baseline' || !Array.isArray(index.runs) || index.runs.some((r) => typeof r?.file !== 'string' || basename(r.file) !== r.file)) {
+    throw new Error(`${join(dir, BASELINE_INDEX)} is not a baseline's index (written by rpc-certify baseline add)`);
+  }
   return index;
 }
 
-/** A baseline's runs: a load.json alone, or every run a baseline directory lists; each checked as `--baseline` checks one. */
-export async function readBaselineRuns(path: string): Promise<BaselineRuns> {
-  if (!(await isDirectory(path))) {
-    const report = await readReport(path);
-    const why = unfit(report, `--baseline ${path}`);
-    if (why) throw new Error(why);
-    return { file: path, runs: [report] };
-  }
+/** A baseline's runs, each with its file: a load.json alone, or every run a baseline directory lists. */
+export async function readBaselineRuns(path: string): Promise<Array<{ report: LoadReport; file: string }>> {
+  if (!(await isDirectory(path))) return [{ report: await readReport(path), file: path }];
   const index = await readIndex(path);
-  if (!index?.runs.length) throw new Error(`${path} is a directory with no runs in it: add runs with \`rpc-certify baseline add ${path} <load.json>\``);
-  const runs: LoadReport[] = [];
+  if (!index?.runs.length) throw new Error(`a directory with no runs in it: add runs with \`rpc-certify baseline add ${path} <load.json>\``);
+  const runs = [];
   for (const run of index.runs) {
     const file = join(path, run.file);
-    const report = await readReport(file);
-    const why = unfit(report, file);
-    if (why) throw new Error(why);
-    runs.push(report);
+    runs.push({ report: await readReport(file).catch((e: unknown) => Promise.reject(new Error(`${file}: ${(e as Error).message}`))), file });
   }
-  return { file: path, runs };
+  return runs;
 }
 
 /** Adds a run to a baseline directory (made when missing): refused when it is no baseline, another test, or there already. */
 export async function addToBaseline(dir: string, reportPath: string): Promise<{ runs: LoadReport[]; file: string }> {
   const report = await readReport(reportPath);
-  const why = unfit(report, reportPath);
-  if (why) throw new Error(why);
+  const fault = baselineFault([{ report, file: reportPath }], (f) => f);
+  if (fault.incomplete) throw new Error(`${fault.incomplete}: add the report of a completed run`);
+  if (fault.failed) throw new Error(`${fault.failed}: its limits would allow the same failures; add the report of a passing run`);
   if (Object.values(report.methods).some((m) => m.latencyMs && !m.gate)) throw new Error(`${reportPath} was written before load reports kept their latency histograms: the gate could judge none of its figures; run the test again`);
   if (await isDirectory(reportPath)) throw new Error(`${reportPath} is a directory: give a load.json`);
   await mkdir(dir, { recursive: true });

@@ -17,7 +17,7 @@ import type { Targets } from '../../core/targets.ts';
 import { ensureK6 } from '../../core/node/tools/k6.ts';
 import { findCapacity, type StepOptions } from './capacity.ts';
 import { type BaselineRuns, compareReports, DEFAULT_TOLERANCE, FAMILY_ALPHA, gateOutcome, type RunShape, shapeDifferences, shapeOf } from '../report/compare.ts';
-import { readBaselineRuns, spreadText } from './baseline.ts';
+import { baselineFault, readBaselineRuns, spreadText } from './baseline.ts';
 import { type Corpus, fromLearnedCorpus, type LearnedCorpus } from '../shared/corpus.ts';
 import { renderHtml } from '../report/html.ts';
 import { measure } from './instances.ts';
@@ -286,7 +286,11 @@ function notServed(corpus: Corpus, methods: RpcMethod[]): string {
 export async function readBaseline(path: string | undefined, out: string): Promise<BaselineRuns | undefined> {
   if (!path) return undefined;
   await refuseOverwrite(path, out);
-  return readBaselineRuns(path).catch((e: unknown) => usage(`--baseline ${path}: ${(e as Error).message}`));
+  const runs = await readBaselineRuns(path).catch((e: unknown) => usage(`--baseline ${path}: ${(e as Error).message}`));
+  const { incomplete, failed } = baselineFault(runs, (file) => `--baseline ${file}`);
+  if (incomplete) return usage(`${incomplete}: give the report of a completed run`);
+  if (failed) return usage(`${failed}: its limits would allow the same failures; give the report of a passing run`);
+  return { file: path, runs: runs.map((r) => r.report) };
 }
 
 /** The README's first gate (`--baseline reports/load.json` with the default --out) would replace its own baseline. */

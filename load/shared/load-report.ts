@@ -170,8 +170,9 @@ export interface RegressionCheck {
   judgement?: 'regressed' | 'held' | 'unclear' | 'unjudgeable';
   /** Latency: current over baseline. */
   ratio?: number;
-  /** Latency: the ratio's interval; failure rate: the rise's. Its lower bound at the family's level, its upper at 95%. */
-  interval?: [number, number];
+  /** Latency: the ratio's interval; failure rate: the rise's. Its lower bound at the family's level, its upper at 95%;
+   * null above: a regression shown from bounds alone (this run's percentile had no upper bound). */
+  interval?: [number, number | null];
   why?: string;
   /** About how many requests a run of this shape needs before this comparison can be judged. */
   needRequests?: number;

@@ -111,6 +111,19 @@ describe('the regression gate', () => {
     expect(gateOutcome([]).verdict, 'no comparison at all: never held').to.equal('inconclusive');
   });
 
+  it('a run too short to bound its percentile still regresses when its lower bound alone clears the baseline by far', () => {
+    const random = rng(9);
+    const checks = compareReports({ file: 'b', runs: [runOf(random, 10, 2400)] }, runOf(random, 100, 41));
+    const p99 = checks.find((c) => c.metric === 'p99');
+    expect(p99?.judgement).to.equal('regressed');
+    expect(p99?.interval?.[1]).to.equal(null);
+    expect(p99?.interval?.[0]).to.be.above(1.15);
+    expect(describeCheck(p99 ?? expect.fail())).to.match(/ratio [\d.]+ in [\d.]+-∞/);
+    // The same run, not slower: no bound to judge by, so unjudgeable, not held.
+    const same = compareReports({ file: 'b', runs: [runOf(random, 10, 2400)] }, runOf(random, 10, 41)).find((c) => c.metric === 'p99');
+    expect(same?.judgement).to.equal('unjudgeable');
+  });
+
   it('a baseline written before histograms were kept judges nothing', () => {
     const random = rng(4);
     const old = runOf(random, 30, 2400);

@@ -1,7 +1,7 @@
 // Real k6 runs through the CLI, against the embedded default served under a sentinel API key: the key
 // must reach no file the run writes (reports, corpus, work files) and no output line.
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -12,6 +12,7 @@ import { type Devnet, startDevnet } from '../../devnet/index.ts';
 import { METHODS } from '../../core/methods.ts';
 import { metricName } from '../../load/shared/answer-classes.ts';
 import { DROPPED } from '../../load/shared/profiles.ts';
+import { bucketOf } from '../../load/shared/histogram.ts';
 import { assertReport } from '../../load/report/report.ts';
 import { requireTool } from '../support/tools.ts';
 import { redactUrl } from '../../core/redact.ts';
@@ -172,7 +173,11 @@ describe('load: real k6 runs against the embedded default (sentinel API key)', f
     doctored.plan = { ...doctored.plan, rate: 5, durationSec: 2 };
     doctored.endpoint = redactUrl(url);
     // Far below any real answer (not a share of the first run's figures, which a machine stall can inflate past the gated run's).
-    for (const m of Object.values(doctored.methods)) if (m.latencyMs) m.latencyMs = { ...m.latencyMs, p95: 0.01, p99: 0.01 };
+    // Its histogram too (what the gate's intervals read): 10,000 answers of 0.01 ms, every bound 0.01 ms.
+    for (const m of Object.values(doctored.methods)) {
+      if (m.latencyMs) m.latencyMs = { ...m.latencyMs, p95: 0.01, p99: 0.01 };
+      m.gate = { histogram: { count: 10_000, sum: 100, min: 0.01, max: 0.01, buckets: { [bucketOf(0.01)]: 10_000 } }, designEffect: { p95: 1, p99: 1, failureRate: 1 } };
+    }
     await writeFile(base, JSON.stringify(doctored));
 
     const out = join(dir, 'gated');
@@ -258,6 +263,16 @@ describe('load: real k6 runs against the embedded default (sentinel API key)', f
     expect(compared.stdout).to.match(/^baseline .*several: 3 runs \(fewer than 5/);
     const index = JSON.parse(await readFile(join(base, 'baseline.json'), 'utf8')) as { runs: unknown[] };
     expect(index.runs).to.have.length(3);
+    // A baseline directory whose index is not one: one line, exit 2, for compare and for load --baseline.
+    const broken = join(dir, 'broken-baseline');
+    await mkdir(broken);
+    await writeFile(join(broken, 'baseline.json'), '{"kind": "rpc-certify-baseline", "runs": [{"file": "../../etc/passwd"}]}');
+    for (const args of [['compare', broken, passed], ['load', '--url', devnet.url, '--corpus', join(dir, 'out', 'load.corpus.json'), '--duration', '2s', '--baseline', broken, '--out', join(dir, 'on-broken')]]) {
+      const r = await cli(args, dir);
+      expect(r.code, r.stdout + r.stderr).to.equal(2);
+      expect(r.stderr.trim().split('\n')).to.have.length(1);
+      expect(r.stderr).to.match(/broken-baseline\/baseline\.json is not a baseline's index \(written by rpc-certify baseline add\)/);
+    }
   });
 
   it('takes no failed run as baseline, and fails a failed current run whatever its figures (exit 2; exit 1)', async () => {

@@ -5,8 +5,7 @@
 // `npm run bench:gate-noise -- [seconds per run] [reruns]` (defaults: the gate profile's 120 s, 20 reruns).
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startDevnet } from '../devnet/index.ts';
 import { runLoad } from '../load/run/run.ts';
@@ -45,7 +44,9 @@ const proxy = createServer((req, res) => {
 });
 await new Promise<void>((done) => proxy.listen(0, '127.0.0.1', done));
 const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}${target.pathname}`;
-const dir = await mkdtemp(join(tmpdir(), 'rpc-certify-gate-noise-'));
+// Kept (reports/ is generated output): every run's load.json, to judge again offline (`compare reports/gate-noise/baseline …`).
+const dir = join('reports', 'gate-noise');
+await rm(dir, { recursive: true, force: true });
 try {
   let corpus: string | undefined;
   const gate = async (name: string, baseline?: string) => {
@@ -78,5 +79,4 @@ try {
 } finally {
   proxy.close();
   await devnet.stop();
-  await rm(dir, { recursive: true, force: true });
 }

@@ -287,8 +287,9 @@ export async function loadCommand(argv: string[]): Promise<number> {
     if (values.corpus) await inputFile(values.corpus, '--corpus');
     await outDir(values.out, Object.values(LOAD_FILES), [values.corpus, values.baseline]);
     // Loaded once the command line is known good: a usage error costs no more than node's start-up.
-    const [{ refuseOverwrite, runLoad }, { startDevnet }] = await Promise.all([import('../load/run/run.ts'), import('../devnet/index.ts')]);
-    if (values.baseline) await refuseOverwrite(values.baseline, values.out);
+    const [{ readBaseline, runLoad }, { startDevnet }] = await Promise.all([import('../load/run/run.ts'), import('../devnet/index.ts')]);
+    // The baseline read and judged in full before any node starts (runLoad reads it again, as the k8s path does).
+    if (values.baseline) await readBaseline(values.baseline, values.out);
     if (url) {
       warnShortKey(url);
       return report(await runLoad({ ...opts, url }));
@@ -331,7 +332,7 @@ export async function compareCommand(argv: string[]): Promise<number> {
     const unlike = differences.length > 0;
     if (unlike) console.log(`NOT COMPARABLE (--allow-mismatch): ${differences.join('; ')}. The figures below are not a regression verdict.`);
     console.log(`baseline ${basePath}: ${spreadText(base.runs)}`);
-    console.log(`regression: a ratio's interval above x${1 + tolerance} (false alarms at most ${FAMILY_ALPHA * 100}% a run, over its ${checks.length} comparisons)`);
+    console.log(`regression: a ratio's interval above x${1 + tolerance} (or 2 ms over the baseline, where that is more), false alarms at most ${FAMILY_ALPHA * 100}% a run over its ${checks.length} comparisons`);
     for (const c of checks) console.log(`${(unlike && c.judgement === 'regressed' ? 'higher' : (c.judgement ?? '')).toUpperCase().padEnd(12)}${describeCheck(c)}`);
     const outcome = gateOutcome(checks);
     const regressed = Object.entries(outcome.methods).filter(([, o]) => o.verdict === 'regressed').map(([m]) => m);

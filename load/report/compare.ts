@@ -43,7 +43,12 @@ export function compareReports(baseline: BaselineRuns, current: LoadReport, tole
     for (const metric of ['p95', 'p99'] as const) {
       const b = pooledPercentile(base, metric);
       const c = cur.latencyMs?.[metric];
-      if (b === undefined || c === undefined) continue;
+      if (b === undefined || c === undefined) {
+        // Nothing to compare is said, never skipped: the method then has no held percentile, and is inconclusive.
+        const why = c === undefined ? 'this run has no successful answer to time' : "the baseline's runs have no successful answer to time, or one lacks its histogram";
+        checks.push({ method, metric, baseline: b ?? 0, current: c ?? 0, limit: round(1 + tolerance, 4), ok: true, judgement: 'unjudgeable', why });
+        continue;
+      }
       checks.push(latencyCheck(method, metric, base, cur, b, c, tolerance, m, zFamily, zHeld));
     }
     checks.push(failureCheck(method, base, cur, tolerance, zFamily, zHeld));
@@ -100,7 +105,9 @@ function latencyCheck(method: string, metric: keyof typeof PERCENTILES, base: re
     // No two-sided interval; a slowdown too large for any doubt is still one: this run's lower bound over the baseline's upper.
     const floor = oneSidedRatio(base, cur, metric, m, zFamily);
     if (floor !== undefined && floor > limit) return { ...common, ok: false, judgement: 'regressed', interval: [round(floor, 4), null], why: `one-sided: ${missing ?? ''}` };
-    return { ...common, ok: true, judgement: 'unjudgeable', why: missing ?? '', ...needed(cur, metric) };
+    // What it would take: runs whose percentile has an upper bound at all, by the design effect of the run that lacked one.
+    const lacking = typeof current === 'string' ? [cur] : base;
+    return { ...common, ok: true, judgement: 'unjudgeable', why: missing ?? '', ...needed(lacking, metric) };
   }
   const se = Math.sqrt(current ** 2 + baseline.sampling + baseline.drift);
   const r = Math.log(c / b);
@@ -114,7 +121,7 @@ function latencyCheck(method: string, metric: keyof typeof PERCENTILES, base: re
     const room = reach ** 2 - baseline.drift;
     const why = room <= 0
       ? `the baseline's runs differ by more than the tolerance: no run of this size can tell a ${round(tolerance * 100, 1)}% change from none against it`
-      : `too few answers to tell a ${round(tolerance * 100, 1)}% change from none (the ratio's interval ${interval[0]}-${interval[1]})`;
+      : `the ratio's interval (${interval[0]}-${interval[1]}) is wider than the tolerance: too few answers to tell whether it grew by ${round(tolerance * 100, 1)}%`;
     const requests = room > 0 ? Math.ceil((cur.requests * samplingShare) / room) : undefined;
     return { ...common, ok: true, judgement: 'unjudgeable', interval, why, ...(requests ? { needRequests: requests } : {}) };
   }
@@ -144,13 +151,16 @@ function oneSidedRatio(base: readonly MethodReport[], cur: MethodReport, metric:
   return low / (high * Math.exp(zFamily * sd * widen * Math.sqrt(1 + 1 / base.length)));
 }
 
-/** The requests a run needs before its percentile has an upper bound at all: n(1-q) − z√(q(1-q)·deff·n) ≥ 1. */
-function needed(cur: MethodReport, metric: keyof typeof PERCENTILES): { needRequests?: number } {
+/** The requests a run needs before its percentile has an upper bound at all: n(1-q) − z√(q(1-q)·deff·n) ≥ 1, with the
+ * largest design effect among `runs`; none where a run has no histogram (no run of any size mends that one). */
+function needed(runs: readonly MethodReport[], metric: keyof typeof PERCENTILES): { needRequests?: number } {
+  const samples = runs.map((r) => r.gate);
+  if (samples.some((s) => s === undefined)) return {};
   const q = PERCENTILES[metric];
-  const deff = cur.gate?.designEffect[metric] ?? 1;
+  const deff = Math.max(1, ...samples.map((s) => s?.designEffect[metric] ?? 1));
   const b = normalQuantile(1 - (1 - CONFIDENCE) / 2) * Math.sqrt(q * (1 - q) * deff);
   const root = (b + Math.sqrt(b * b + 4 * (1 - q))) / (2 * (1 - q));
-  return cur.gate ? { needRequests: Math.ceil(root * root) } : {};
+  return { needRequests: Math.ceil(root * root) };
 }
 
 function failureCheck(method: string, base: readonly MethodReport[], cur: MethodReport, tolerance: number, zFamily: number, zHeld: number): RegressionCheck {
@@ -276,12 +286,28 @@ export function gateOutcome(checks: readonly RegressionCheck[]): GateOutcome {
   const methods: GateOutcome['methods'] = {};
   for (const method of new Set(checks.map((c) => c.method))) {
     const of = checks.filter((c) => c.method === method);
-    const latencyHeld = of.some((c) => c.metric !== 'failureRate' && c.judgement === 'held');
+    const latency = of.filter((c) => c.metric !== 'failureRate');
+    const worse = of.filter(leansWorse);
     if (of.some((c) => c.judgement === 'regressed')) methods[method] = { verdict: 'regressed' };
-    else if (latencyHeld) methods[method] = { verdict: 'held' };
-    else methods[method] = { verdict: 'inconclusive', why: `neither p95 nor p99 shown to hold (${of.filter((c) => c.metric !== 'failureRate').map(briefCheck).join('; ') || 'no latency to compare'})` };
+    else if (worse.length) methods[method] = { verdict: 'inconclusive', why: `worse than the baseline, not shown within the tolerance: ${worse.map(briefCheck).join('; ')}` };
+    else if (latency.some((c) => c.judgement === 'held')) methods[method] = { verdict: 'held' };
+    else methods[method] = { verdict: 'inconclusive', why: `neither p95 nor p99 shown to hold (${latency.map(briefCheck).join('; ') || 'no latency to compare'})` };
   }
   const verdicts = Object.values(methods).map((m) => m.verdict);
   const verdict = verdicts.includes('regressed') ? 'regressed' : verdicts.length && verdicts.every((v) => v === 'held') ? 'held' : 'inconclusive';
   return { verdict, methods };
+}
+
+/**
+ * A comparison neither held nor regressed that still says the run got worse: its interval excludes no change (its
+ * lower bound, at the family's level, above a ratio of 1 or a rise of 0), or it is unclear with its figure past the
+ * limit. A method with one is inconclusive however its other figures held: a p95 that held says nothing of a p99 that
+ * grew by half.
+ */
+function leansWorse(c: RegressionCheck): boolean {
+  if (c.judgement !== 'unclear' && c.judgement !== 'unjudgeable') return false;
+  const failure = c.metric === 'failureRate';
+  const low = c.interval?.[0];
+  if (low !== undefined && (failure ? low > 0 : low > 1)) return true;
+  return c.judgement === 'unclear' && (failure ? c.current > c.limit : (c.ratio ?? 0) > c.limit);
 }

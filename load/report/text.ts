@@ -26,7 +26,7 @@ function baselineLines(r: LoadReport): string[] {
   const b = r.baseline;
   if (!b?.outcome) return [];
   return [
-    `against the baseline ${b.file}: a regression is a ratio's interval above x${1 + b.tolerance}, false alarms at most ${(b.familyAlpha ?? 0) * 100}% a run; ${b.spread ?? `${b.runs ?? 1} run(s)`}`,
+    `against the baseline ${b.file}: a regression is a ratio's interval above x${1 + b.tolerance} (or 2 ms over the baseline), false alarms at most ${(b.familyAlpha ?? 0) * 100}% a run; ${b.spread ?? `${b.runs ?? 1} run(s)`}`,
     ...Object.entries(b.outcome.methods).map(([method, o]) => `  ${method.padEnd(40)}${o.verdict.toUpperCase().padEnd(14)}${b.checks.filter((c) => c.method === method).map(briefCheck).join('; ')}`),
   ];
 }

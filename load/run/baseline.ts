@@ -55,22 +55,27 @@ export async function readBaselineRuns(path: string): Promise<Array<{ report: Lo
   if (!(await isDirectory(path))) return [{ report: await readReport(path), file: path }];
   const index = await readIndex(path);
   if (!index?.runs.length) throw new Error(`a directory with no runs in it: add runs with \`rpc-certify baseline add ${path} <load.json>\``);
-  const runs = [];
+  const runs: Array<{ report: LoadReport; file: string }> = [];
   for (const run of index.runs) {
     const file = join(path, run.file);
     runs.push({ report: await readReport(file).catch((e: unknown) => Promise.reject(new Error(`${file}: ${(e as Error).message}`))), file });
   }
+  // Checked again here, not only by baseline add: an index edited by hand is read the same way.
+  const twice = runs.find((r, i) => runs.findIndex((o) => o.report.createdAt === r.report.createdAt) !== i);
+  if (twice) throw new Error(`${join(path, BASELINE_INDEX)} lists one run twice (${twice.file}, written at ${twice.report.createdAt}): the same run twice would show less spread than there is`);
+  const old = runs.find((r) => Object.values(r.report.methods).some((m) => m.latencyMs && !m.gate));
+  if (old) throw new Error(`${old.file} was written before load reports kept their latency histograms: a baseline of several runs needs them; run it again`);
   return runs;
 }
 
 /** Adds a run to a baseline directory (made when missing): refused when it is no baseline, another test, or there already. */
 export async function addToBaseline(dir: string, reportPath: string): Promise<{ runs: LoadReport[]; file: string }> {
-  const report = await readReport(reportPath);
+  if (await isDirectory(reportPath)) throw new Error(`${reportPath} is a directory: give a load.json`);
+  const report = await readReport(reportPath).catch((e: unknown) => Promise.reject(new Error(`${reportPath}: ${(e as Error).message}`)));
   const fault = baselineFault([{ report, file: reportPath }], (f) => f);
   if (fault.incomplete) throw new Error(`${fault.incomplete}: add the report of a completed run`);
   if (fault.failed) throw new Error(`${fault.failed}: its limits would allow the same failures; add the report of a passing run`);
   if (Object.values(report.methods).some((m) => m.latencyMs && !m.gate)) throw new Error(`${reportPath} was written before load reports kept their latency histograms: the gate could judge none of its figures; run the test again`);
-  if (await isDirectory(reportPath)) throw new Error(`${reportPath} is a directory: give a load.json`);
   await mkdir(dir, { recursive: true });
   const index = (await readIndex(dir)) ?? { kind: 'rpc-certify-baseline', version: 1, runs: [] };
   const runs: LoadReport[] = [];

@@ -178,8 +178,8 @@ export interface RegressionCheck {
   needRequests?: number;
 }
 
-/** What the comparisons say of each method: regressed (any regressed), held (a latency percentile held, none regressed:
- * a failure rate not shown to hold is named, and the SLO's failure threshold still judges it), or inconclusive (named why); and of the run: regressed if any method did, held if all did. */
+/** What the comparisons say of each method: regressed (any regressed), held (a latency percentile held, none regressed,
+ * none worse than the baseline without being shown within the tolerance), or inconclusive (named why); and of the run: regressed if any method did, held if all did. */
 export interface GateOutcome {
   verdict: 'regressed' | 'held' | 'inconclusive';
   methods: Record<string, { verdict: 'regressed' | 'held' | 'inconclusive'; why?: string }>;

@@ -69,8 +69,8 @@ describe('gate statistics', () => {
 });
 
 /** A one-method report of `n` answers drawn log-normal around `median`, with 20-answer periods. */
-function runOf(random: () => number, median: number, n: number, failures = 0): LoadReport {
-  const samples = Array.from({ length: n }, () => logNormal(random, median, 0.4));
+function runOf(random: () => number, median: number, n: number, failures = 0, tail = { share: 0, factor: 1 }): LoadReport {
+  const samples = Array.from({ length: n }, () => logNormal(random, median, 0.4) * (random() < tail.share ? tail.factor : 1));
   const periods = Array.from({ length: Math.ceil(n / 20) }, (_, i) => {
     const of = samples.slice(i * 20, i * 20 + 20);
     const buckets: Record<string, number> = {};
@@ -122,6 +122,37 @@ describe('the regression gate', () => {
     // The same run, not slower: no bound to judge by, so unjudgeable, not held.
     const same = compareReports({ file: 'b', runs: [runOf(random, 10, 2400)] }, runOf(random, 10, 41)).find((c) => c.metric === 'p99');
     expect(same?.judgement).to.equal('unjudgeable');
+  });
+
+  it('a p95 that held does not pass a method whose p99 grew by half, nor does a latency that held pass a failure rate ten times higher', () => {
+    const random = rng(12);
+    let inconclusive = 0;
+    for (let t = 0; t < 10; t++) {
+      const checks = compareReports({ file: 'b', runs: [runOf(random, 30, 2400)] }, runOf(random, 30, 2400, 0, { share: 0.02, factor: 4 }));
+      const outcome = gateOutcome(checks).methods.eth_getBlockByHash;
+      expect(outcome?.verdict, JSON.stringify(checks)).to.not.equal('held');
+      if (outcome?.verdict === 'inconclusive') {
+        inconclusive++;
+        expect(outcome.why).to.match(/^worse than the baseline, not shown within the tolerance: p99 x/);
+      }
+    }
+    expect(inconclusive, 'some runs regress outright; the others are inconclusive').to.be.above(0);
+    const failing = compareReports({ file: 'b', runs: [runOf(random, 30, 2400, 2)] }, runOf(random, 30, 2400, 22));
+    expect(failing.find((c) => c.metric === 'failureRate')?.judgement).to.be.oneOf(['unclear', 'regressed']);
+    expect(gateOutcome(failing).methods.eth_getBlockByHash?.verdict).to.not.equal('held');
+  });
+
+  it("what an unjudgeable comparison needs comes from the run that lacked the bound; a missing histogram needs a new baseline, not more requests", () => {
+    const random = rng(13);
+    const short = runOf(random, 30, 60);
+    const shortDeff = short.methods.eth_getBlockByHash?.gate?.designEffect.p99 ?? 1;
+    const fromBaseline = compareReports({ file: 'b', runs: [short] }, runOf(random, 30, 2400)).find((c) => c.metric === 'p99');
+    expect(fromBaseline?.why).to.match(/^the baseline's: too few answers above p99/);
+    const alone = compareReports({ file: 'b', runs: [runOf(random, 30, 2400)] }, short).find((c) => c.metric === 'p99');
+    expect(fromBaseline?.needRequests, `deff ${shortDeff}`).to.equal(alone?.needRequests);
+    const old = runOf(random, 30, 2400);
+    delete (old.methods.eth_getBlockByHash as { gate?: unknown }).gate;
+    expect(compareReports({ file: 'b', runs: [old] }, runOf(random, 30, 2400)).find((c) => c.metric === 'p99')?.needRequests).to.equal(undefined);
   });
 
   it('a baseline written before histograms were kept judges nothing', () => {

@@ -179,7 +179,7 @@ export interface RegressionCheck {
 }
 
 /** What the comparisons say of each method: regressed (any regressed), held (a latency percentile held, none regressed,
- * none worse than the baseline without being shown within the tolerance), or inconclusive (named why); and of the run: regressed if any method did, held if all did. */
+ * none whose interval shows it worse than the baseline yet not beyond the tolerance), or inconclusive (named why); and of the run: regressed if any method did, held if all did. */
 export interface GateOutcome {
   verdict: 'regressed' | 'held' | 'inconclusive';
   methods: Record<string, { verdict: 'regressed' | 'held' | 'inconclusive'; why?: string }>;

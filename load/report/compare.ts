@@ -299,13 +299,15 @@ export function gateOutcome(checks: readonly RegressionCheck[]): GateOutcome {
 }
 
 /**
- * A comparison neither held nor regressed that still shows the run got worse: its interval excludes no change (its
- * lower bound, at the family's level, above a ratio of 1 or a rise of 0). A method with one is inconclusive however its
- * other figures held: a p95 that held says nothing of a p99 that grew by half. (A point figure past the limit inside
- * an interval that holds no change is noise as often as not: an unchanged endpoint shows one in about half its runs.)
+ * A comparison neither held nor regressed that still shows the run got worse: its figure past the limit, and its
+ * interval excluding no change (its lower bound, at the family's level, above a ratio of 1 or a rise of 0). A method
+ * with one is inconclusive however its other figures held: a p95 that held says nothing of a p99 that grew by half.
+ * (Either alone is not enough: a point past the limit inside an interval holding no change is noise in about half an
+ * unchanged endpoint's runs, and a shared machine's drift between runs makes a few percent significant.)
  */
 function leansWorse(c: RegressionCheck): boolean {
   if (c.judgement !== 'unclear' && c.judgement !== 'unjudgeable') return false;
   const low = c.interval?.[0];
-  return low !== undefined && (c.metric === 'failureRate' ? low > 0 : low > 1);
+  if (c.metric === 'failureRate') return low !== undefined && low > 0 && c.current > c.limit;
+  return low !== undefined && low > 1 && (c.ratio ?? 0) > c.limit;
 }

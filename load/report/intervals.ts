@@ -7,7 +7,7 @@ import type { PeriodCounts } from '../shared/measurement.ts';
 
 /** The confidence of the intervals printed beside p95 and p99 (two-sided). */
 export const CONFIDENCE = 0.95;
-/** Blocks a run's periods are grouped into to see how much its latency wanders (batch means): ~5 s each at the gate's 60 s. */
+/** Blocks a run's periods are grouped into to see how much its latency wanders (batch means): 10 s each at the gate's 120 s. */
 export const BLOCKS = 12;
 /** The design effect assumed where a run kept no periods to measure it (k6-operator pods): twice the independent-sample variance. */
 export const ASSUMED_DESIGN_EFFECT = 2;

@@ -31,6 +31,11 @@ export function baselineFault(runs: ReadonlyArray<{ report: LoadReport; file: st
   return {};
 }
 
+/** A report written before load reports kept their latency histograms: the gate can judge none of its percentiles. */
+function lacksHistograms(r: LoadReport): boolean {
+  return Object.values(r.methods).some((m) => m.latencyMs && !m.gate);
+}
+
 async function isDirectory(path: string): Promise<boolean> {
   return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
 }
@@ -63,7 +68,7 @@ export async function readBaselineRuns(path: string): Promise<Array<{ report: Lo
   // Checked again here, not only by baseline add: an index edited by hand is read the same way.
   const twice = runs.find((r, i) => runs.findIndex((o) => o.report.createdAt === r.report.createdAt) !== i);
   if (twice) throw new Error(`${join(path, BASELINE_INDEX)} lists one run twice (${twice.file}, written at ${twice.report.createdAt}): the same run twice would show less spread than there is`);
-  const old = runs.find((r) => Object.values(r.report.methods).some((m) => m.latencyMs && !m.gate));
+  const old = runs.find((r) => lacksHistograms(r.report));
   if (old) throw new Error(`${old.file} was written before load reports kept their latency histograms: a baseline of several runs needs them; run it again`);
   return runs;
 }
@@ -75,7 +80,7 @@ export async function addToBaseline(dir: string, reportPath: string): Promise<{ 
   const fault = baselineFault([{ report, file: reportPath }], (f) => f);
   if (fault.incomplete) throw new Error(`${fault.incomplete}: add the report of a completed run`);
   if (fault.failed) throw new Error(`${fault.failed}: its limits would allow the same failures; add the report of a passing run`);
-  if (Object.values(report.methods).some((m) => m.latencyMs && !m.gate)) throw new Error(`${reportPath} was written before load reports kept their latency histograms: the gate could judge none of its figures; run the test again`);
+  if (lacksHistograms(report)) throw new Error(`${reportPath} was written before load reports kept their latency histograms: the gate could judge none of its figures; run the test again`);
   await mkdir(dir, { recursive: true });
   const index = (await readIndex(dir)) ?? { kind: 'rpc-certify-baseline', version: 1, runs: [] };
   const runs: LoadReport[] = [];

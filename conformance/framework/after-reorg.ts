@@ -10,6 +10,8 @@ const HERE = 'conformance/framework/after-reorg.ts';
 const REREAD = 8;
 /** How far back the head's parent chain is walked, in blocks. */
 const WALK_MAX = 64;
+/** Walks of the parent chain begun again when a reorg takes a parent away mid-walk. */
+const WALKS = 3;
 /** Orphaned transactions asked again, per orphaned block. */
 const TXS_PER_BLOCK = 4;
 /** A pool catching up after the reorg gets this long before a mismatch is judged again, and failed. */
@@ -26,12 +28,13 @@ export function afterReorg(suite: MethodSuite): void {
       layer: 'invariant',
       title: 'after a reorg the run saw (a height answered under two hashes), the block by number at each such height is the one on the head\'s parent chain, and the orphaned blocks\' transactions and receipts found by hash name a block on that chain (or are null)',
       covers: ['tag:latest'],
+      alone: true,
     },
     async (t) => {
       // The newest heights the run read, by number once more, and the head's parent chain down to them by hash: a
       // reorg among them since, or a by-number answer off the head's own chain, shows as a height under two hashes.
       const newest = t.forks.newest(REREAD);
-      for (const n of newest) await t.exchange('eth_getBlockByNumber', [toQuantity(n), false], { fresh: true });
+      await Promise.all(newest.map((n) => t.exchange('eth_getBlockByNumber', [toQuantity(n), false], { fresh: true })));
       const walked = newest.length ? await parentChain(t, newest.at(-1)!, false) : undefined;
       const reorged = t.forks.reorged();
       if (!reorged.length) t.notOnThisChain('no-reorg', `no reorg seen in this run (${t.forks.shown} blocks read, none of their heights under two hashes): what the endpoint serves after a reorg is NOT JUDGED`);
@@ -90,18 +93,24 @@ async function mismatches(t: CheckContext, walked?: Map<bigint, string>): Promis
 }
 
 /**
- * The head and its ancestors by parentHash, down to `lowest` (WALK_MAX blocks at most): number -> hash. `needed`: a walk
- * that cannot get there leaves the check inconclusive (a reorg to judge); otherwise it only shows what it walked.
+ * The head and its ancestors by parentHash, down to `lowest` (WALK_MAX blocks at most): number -> hash. A parent the
+ * endpoint no longer has is a reorg during the walk (the chain moves while it is read): walked again from the new head,
+ * WALKS times at most. `needed`: a walk that cannot get there leaves the check inconclusive (a reorg to judge);
+ * otherwise it only shows what it walked.
  */
 async function parentChain(t: CheckContext, lowest: bigint, needed = true): Promise<Map<bigint, string>> {
-  const chain = new Map<bigint, string>();
-  let b = await t.result<unknown>('eth_getBlockByNumber', ['latest', false], { fresh: true });
-  for (let k = 0; isBlock(b) && k < WALK_MAX; k++) {
-    const n = BigInt(b.number);
-    chain.set(n, b.hash);
-    if (n <= lowest) break;
-    b = await t.result<unknown>('eth_getBlockByHash', [b.parentHash, false], { fresh: true });
+  let chain = new Map<bigint, string>();
+  for (let walk = 0; walk < WALKS && !chain.has(lowest); walk++) {
+    chain = new Map();
+    let b = await t.result<unknown>('eth_getBlockByNumber', ['latest', false], { fresh: true });
+    for (let k = 0; isBlock(b) && k < WALK_MAX; k++) {
+      const n = BigInt(b.number);
+      chain.set(n, b.hash);
+      if (n <= lowest) break;
+      b = await t.result<unknown>('eth_getBlockByHash', [b.parentHash, false], { fresh: true });
+    }
+    if (chain.size >= WALK_MAX) break;
   }
-  if (needed && !chain.has(lowest)) t.inconclusive(`the head's parent chain could not be walked down to block ${lowest}, where the run saw a reorg (${chain.size} blocks walked)`);
+  if (needed && !chain.has(lowest)) t.inconclusive(`the head's parent chain could not be walked down to block ${lowest}, where the run saw a reorg (${chain.size} blocks walked, ${WALKS} tries)`);
   return chain;
 }

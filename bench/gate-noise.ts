@@ -3,14 +3,13 @@
 // of the same, unchanged endpoint against it, then SLOWER_RUNS with every delay 30% longer. How many unchanged reruns
 // were flagged (false alarms), passed or stayed inconclusive, and how many slower ones the gate caught.
 // `npm run bench:gate-noise -- [seconds per run] [reruns]` (defaults: the gate profile's 120 s, 20 reruns).
-import { createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startDevnet } from '../devnet/index.ts';
 import { runLoad } from '../load/run/run.ts';
 import { addToBaseline } from '../load/run/baseline.ts';
 import { rng } from './support/gate-sim.ts';
+import { startDelayProxy } from './support/delay-proxy.ts';
 import { type Row, saveFigure } from './support/lib.ts';
 
 const seconds = Number(process.argv[2] ?? 120);
@@ -27,23 +26,8 @@ function delayMs(): number {
 }
 
 const devnet = await startDevnet();
-const target = new URL(devnet.url);
-const proxy = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
-    setTimeout(() => {
-      const out = request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
-      out.on('error', () => res.destroy());
-      out.end(Buffer.concat(chunks));
-    }, delayMs());
-  });
-});
-await new Promise<void>((done) => proxy.listen(0, '127.0.0.1', done));
-const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}${target.pathname}`;
+const proxy = await startDelayProxy(devnet.url, delayMs);
+const { url } = proxy;
 // Kept (reports/ is generated output): every run's load.json, to judge again offline (`compare reports/gate-noise/baseline …`).
 const dir = join('reports', 'gate-noise');
 await rm(dir, { recursive: true, force: true });
@@ -77,6 +61,6 @@ try {
   ];
   await saveFigure('gate-noise', { seconds, reruns, baselineRuns: BASELINE_RUNS, jitter: 'log-normal, median 15 ms, σ 0.4; 1 in 50 +150 ms', rows });
 } finally {
-  proxy.close();
+  await proxy.close();
   await devnet.stop();
 }

@@ -161,8 +161,11 @@ interface Judged {
  */
 async function judgedBlocks(t: CheckContext, hashes = false): Promise<Judged[]> {
   const out: Judged[] = [];
-  for (const { name, ref } of judgedRefs(t)) {
-    const flags = hashes && ref.hash === t.targets.multiTxBlock?.hash ? [true, false] : [true];
+  const refs = judgedRefs(t);
+  const flagsOf = (ref: { hash: string }) => (hashes && ref.hash === t.targets.multiTxBlock?.hash ? [true, false] : [true]);
+  t.warm(refs.flatMap(({ ref }) => flagsOf(ref).map((flag) => [suite.method, [ref.hash, flag]] as const)));
+  for (const { name, ref } of refs) {
+    const flags = flagsOf(ref);
     for (const flag of flags) {
       const label = flags.length > 1 ? `${name}, ${flag ? 'full' : 'hashes'}` : name;
       out.push({ name: label, ref, block: t.found(await t.result<Json | null>(suite.method, [ref.hash, flag]), `${label} ${ref.hash} returned null`) });

@@ -168,7 +168,9 @@ suite.check(
 /** Each block judged (judgedRefs) with its receipts and its header and full transactions (eth_getBlockByHash, as its own checks ask). */
 async function receiptsAndBlocks(t: CheckContext): Promise<Array<{ name: string; receipts: Json[]; block: Json }>> {
   const out: Array<{ name: string; receipts: Json[]; block: Json }> = [];
-  for (const { name, ref } of judgedRefs(t)) {
+  const refs = judgedRefs(t);
+  t.warm(refs.flatMap(({ ref }) => [[suite.method, [ref.number]], ['eth_getBlockByHash', [ref.hash, true]]] as const));
+  for (const { name, ref } of refs) {
     const receipts = t.found(await t.result<Json[] | null>(suite.method, [ref.number]), `${name} ${ref.number} returned null`);
     if (!Array.isArray(receipts)) return t.fail(`${name}: the result is not an array`, { pointer: '/result' });
     const block = await t.leaned<Json>('eth_getBlockByHash', [ref.hash, true], `${name} ${ref.hash}`);

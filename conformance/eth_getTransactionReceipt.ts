@@ -159,7 +159,9 @@ async function receiptsOfJudgedBlocks(t: CheckContext): Promise<{ whole: BlockRe
   const over: JudgedBlockTxs[] = [];
   const budget = new ReceiptsBudget(t);
   // A receipt answered null is a violation of its own; the other receipts and blocks are still fetched and judged.
-  await t.each(judgedRefs(t), async ({ name, ref }) => {
+  const refs = judgedRefs(t);
+  t.warm(refs.map(({ ref }) => ['eth_getBlockByHash', [ref.hash, true]] as const));
+  await t.each(refs, async ({ name, ref }) => {
     const block = await t.leaned<Json>('eth_getBlockByHash', [ref.hash, true], `${name} ${ref.hash}`);
     const txs = fullTxs(t, block, name);
     if (!budget.admits(name, txs.length)) return void over.push({ name, block, txs });

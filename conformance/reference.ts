@@ -36,7 +36,7 @@ const TX_BY_HASH = byHash('transaction', ['txHash'])!;
 
 function lagCheck(suite: MethodSuite, at: 'start' | 'end'): void {
   suite.check(
-    { id: `reference/head-lag-${at}`, clause: [{ section: '1' }, { invariant: 'head as fresh as a reference' }], layer: 'invariant', title: `at the ${at} of the checks, the endpoint's head (eth_blockNumber) trails the reference's by no more than the allowance (--max-head-lag, in seconds of chain time; --max-head-lag-blocks on a chain of 1 s blocks or slower), read between two reads of the reference's; a reference behind the endpoint is named, not blamed`, covers: ['tag:latest'] },
+    { id: `reference/head-lag-${at}`, clause: [{ section: '1' }, { invariant: 'head as fresh as a reference' }], layer: 'invariant', title: `at the ${at} of the checks, the endpoint's head (eth_blockNumber) trails the reference's by no more than the allowance (--max-head-lag, in seconds of chain time; --max-head-lag-blocks on a chain of 1 s blocks or slower), read between two reads of the reference's; a reference behind the endpoint is named, not blamed`, covers: ['tag:latest'], alone: true },
     async (t) => judgeLag(t, at),
   );
 }

@@ -3,7 +3,7 @@
 import { factsOf } from '../../core/methods.ts';
 import { validateShape, type ShapeName } from '../../core/schemas.ts';
 import type { Targets } from '../../core/targets.ts';
-import { redact } from '../../core/redact.ts';
+import { redactCapped, redactDeep } from '../../core/redact.ts';
 import { type Exchange, NO_ANSWER, type RpcClient, resultOf, RpcError, TransportError } from '../../core/node/rpc-client.ts';
 import type { ExpectationNote } from './expectations.ts';
 import { beforeFork } from './era.ts';
@@ -65,8 +65,14 @@ export interface CheckSpec {
    * format. Only what the body really compares: docs/checks.md's field table is written from it (fields.ts).
    */
   ties?: Tie[];
+  /**
+   * Runs by itself (schedule.ts): after every check before it in the catalogue has ended, before any after it starts.
+   * For a check that judges what the run read so far (every answer, every head read) or the head at one moment.
+   */
+  alone?: true;
 }
 
+/** What a check recorded of one exchange, redacted when recorded (evidenceOf). */
 export interface Evidence {
   request: unknown;
   httpStatus?: number;
@@ -254,17 +260,26 @@ export class CheckContext {
    * well-formed call that is owed a result; `apart` (fresh only) sends it over a new connection of its own.
    */
   async exchange(method: string, params: unknown[], opts: { fresh?: boolean; due?: boolean; apart?: boolean } = {}): Promise<Exchange> {
-    let pending: Promise<Exchange>;
-    const key = JSON.stringify([method, params]);
-    const known = opts.fresh ? undefined : this.state.memo.get(key);
-    if (known) pending = known;
-    else {
-      pending = this.state.client.exchange(method, params, { apart: opts.fresh === true && opts.apart === true });
-      if (!opts.fresh) this.state.memo.set(key, pending);
-    }
+    const pending = opts.fresh ? this.state.client.exchange(method, params, { apart: opts.apart === true }) : this.shared(method, params);
     const ex = await pending;
     this.record(ex, opts.due);
     return ex;
+  }
+
+  /** The run's one exchange of this call (the memo), sent now if no check sent it yet. */
+  private shared(method: string, params: unknown[]): Promise<Exchange> {
+    const key = JSON.stringify([method, params]);
+    let pending = this.state.memo.get(key);
+    if (!pending) this.state.memo.set(key, (pending = this.state.client.exchange(method, params)));
+    return pending;
+  }
+
+  /**
+   * Sends at once calls the check will then make one after another (not fresh): over a real network they cost one
+   * round trip, not one each. Nothing is recorded or judged here: each is, as before, when the check asks for it.
+   */
+  warm(calls: ReadonlyArray<readonly [method: string, params: unknown[]]>): void {
+    for (const [method, params] of calls) void this.shared(method, params);
   }
 
   /** Records an exchange as evidence; one the endpoint could not be tested by ends the check inconclusive. */
@@ -552,21 +567,33 @@ export function stable(v: unknown): string | undefined {
   return JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? `${x}n` : x));
 }
 
-/** An exchange as evidence: the request, what the transport saw, a redacted excerpt of the body. */
+/**
+ * An exchange as evidence, redacted: the request, what the transport saw, an excerpt of the body. Made once per
+ * exchange: the checks sharing one (the run's memo) record the same evidence.
+ */
 function evidenceOf(ex: Exchange): Evidence {
-  return {
-    request: ex.request,
-    ...(ex.httpStatus !== undefined ? { httpStatus: ex.httpStatus } : {}),
-    ...(ex.contentType !== undefined ? { contentType: ex.contentType } : {}),
-    ...(ex.bodyText !== undefined ? { response: excerpt(ex.bodyText) } : {}),
-    durationMs: ex.durationMs,
-    ...(ex.fault ? { fault: `${ex.fault}: ${ex.faultDetail ?? ''}` } : {}),
-  };
+  let evidence = evidenceMade.get(ex);
+  if (!evidence) {
+    evidence = {
+      ...redactDeep({
+        request: ex.request,
+        ...(ex.httpStatus !== undefined ? { httpStatus: ex.httpStatus } : {}),
+        ...(ex.contentType !== undefined ? { contentType: ex.contentType } : {}),
+        durationMs: ex.durationMs,
+        ...(ex.fault ? { fault: `${ex.fault}: ${ex.faultDetail ?? ''}` } : {}),
+      }),
+      ...(ex.bodyText !== undefined ? { response: excerpt(ex.bodyText) } : {}),
+    };
+    evidenceMade.set(ex, evidence);
+  }
+  return evidence;
 }
+const evidenceMade = new WeakMap<Exchange, Evidence>();
 
+/** The body's first EXCERPT characters, redacted (only as much as the cut keeps: a blob block's body is megabytes). */
 function excerpt(text: string): string {
-  const clean = redact(text);
-  return clean.length > EXCERPT ? `${clean.slice(0, EXCERPT)}… (${clean.length} chars)` : clean;
+  const clean = redactCapped(text, EXCERPT);
+  return text.length > EXCERPT ? `${clean}… (${text.length} chars)` : clean;
 }
 
 function joinPointer(at: string, inner: string): string {

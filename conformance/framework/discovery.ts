@@ -27,6 +27,8 @@ export interface DiscoveryOptions {
   /** The chain and head the preflight read: discovery walks back from there. */
   chainId: string;
   head: BlockRef;
+  /** Blocks (and their receipts) read ahead of the walk at once (default READ_AHEAD): a walk over a real network pays a round trip per window, not per block. */
+  width?: number;
 }
 
 export const KNOWN_TYPES = ['0x0', '0x1', '0x2', '0x3', '0x4'];
@@ -35,6 +37,7 @@ const REPLAYABLE_TYPES = ['0x0', '0x1', '0x2'];
 export const DEFAULT_DISCOVERY_BUDGET = 256;
 /** How many blocks the block-level invariants judge at most. */
 export const JUDGED_BLOCKS = 16;
+export const READ_AHEAD = 8;
 /** Receipts fetched one by one per block when eth_getBlockReceipts is not served. */
 const RECEIPTS_ONE_BY_ONE = 16;
 
@@ -95,16 +98,22 @@ export async function discoverTargets(client: RpcClient, opts: DiscoveryOptions)
   const receipts = { perBlock: true };
   let stoppedBy: NonNullable<Targets['scanned']['stoppedBy']> = 'range';
 
-  for (let n = headNumber; n >= 0n && headNumber - n < BigInt(opts.depth); n--) {
-    if (spent() >= budget) {
+  const inRange = (n: bigint) => n >= 0n && headNumber - n < BigInt(opts.depth);
+  const ahead = readAhead(client, receipts, () => spent() < budget);
+  for (let n = headNumber; inRange(n); n--) {
+    if (spent() >= budget && !ahead.has(n)) {
       stoppedBy = 'budget';
       break;
     }
     // Discovery reads what an untrusted endpoint says: a block it cannot make sense of never crashes the
     // run. Full transaction objects only while a class still needs them: once all are found, the rest of
-    // the walk costs a hash list a block.
+    // the walk costs a hash list a block. The blocks below are read ahead as this one is, within the budget.
     const full = needsTransactions(t);
-    const raw = await client.call<unknown>('eth_getBlockByNumber', [toQuantity(n), full]).catch(() => null);
+    // A block read full while receipts are wanted costs two requests of the budget.
+    const cost = full && needsReceipts(t) ? 2 : 1;
+    for (let k = 0n, room = Math.floor((budget - spent()) / cost); k < BigInt(opts.width ?? READ_AHEAD) && inRange(n - k) && (ahead.has(n - k) || room-- > 0); k++) ahead.start(n - k, full, needsReceipts(t));
+    const read = await ahead.take(n, full);
+    const raw = read.raw;
     if (client.stopped) break;
     if (!isObject(raw)) continue;
     // Every block read is held to the block shape: one that fails it is recorded (walked-shape fails on it)
@@ -137,7 +146,7 @@ export async function discoverTargets(client: RpcClient, opts: DiscoveryOptions)
       }
     }
     if (full && txs.length > 0 && needsReceipts(t)) {
-      const list = await blockReceipts(client, block, receipts, () => spent() < budget);
+      const list = await (read.receipts ?? blockReceipts(client, block, receipts, () => spent() < budget));
       for (const r of list) {
         const tx = txs.find((x) => x['hash'] === r['transactionHash']);
         if (!tx) continue;
@@ -244,6 +253,46 @@ function collectReceiptClasses(t: Targets, tx: Json, r: Json, first: boolean, fo
     }
   }
   return hit;
+}
+
+/** A block read ahead, and its receipts when they were wanted as it came in. */
+interface AheadRead {
+  raw: unknown;
+  receipts?: Promise<Json[]>;
+}
+
+/**
+ * The walk's reads ahead: `start` reads a block (full or not) and, when it comes in full with transactions while
+ * receipts are still wanted, its receipts; `take` hands a block to the walk as it would have read it itself (a block
+ * read full for a walk that no longer needs its transactions is given their hashes).
+ */
+function readAhead(client: RpcClient, state: { perBlock: boolean }, within: () => boolean) {
+  const reads = new Map<bigint, { full: boolean; read: Promise<AheadRead> }>();
+  const blockOf = (n: bigint, full: boolean) => client.call<unknown>('eth_getBlockByNumber', [toQuantity(n), full]).catch(() => null);
+  return {
+    has: (n: bigint) => reads.has(n),
+    start(n: bigint, full: boolean, wantReceipts: boolean): void {
+      if (reads.has(n)) return;
+      const read = blockOf(n, full).then((raw): AheadRead => {
+        const txs = isObject(raw) && Array.isArray(raw['transactions']) ? raw['transactions'] : [];
+        if (!full || !wantReceipts || !isObject(raw) || txs.length === 0 || typeof raw['number'] !== 'string' || typeof raw['hash'] !== 'string') return { raw };
+        const receipts = blockReceipts(client, raw as RawBlock, state, within);
+        // Awaited when the walk comes to it; an error it throws is thrown there, never unhandled here.
+        receipts.catch(() => undefined);
+        return { raw, receipts };
+      });
+      reads.set(n, { full, read });
+    },
+    async take(n: bigint, full: boolean): Promise<AheadRead> {
+      const got = reads.get(n);
+      reads.delete(n);
+      // Not read yet, or read without transactions the walk needs: read now, as the walk would have.
+      if (!got || (full && !got.full)) return { raw: await blockOf(n, full) };
+      const read = await got.read;
+      if (full || !got.full || !isObject(read.raw) || !Array.isArray(read.raw['transactions'])) return full ? read : { raw: read.raw };
+      return { raw: { ...read.raw, transactions: read.raw['transactions'].map((tx) => (isObject(tx) ? tx['hash'] : tx)) } };
+    },
+  };
 }
 
 /**

@@ -20,7 +20,7 @@ const RULES: ReadonlyArray<{ rule: EnvelopeRule; intent: string; clause: Clause;
 export function everyAnswerChecks(suite: MethodSuite): void {
   for (const r of RULES) {
     suite.check(
-      { id: `${suite.method}/${r.intent}`, clause: r.clause, layer: r.layer, title: r.title },
+      { id: `${suite.method}/${r.intent}`, clause: r.clause, layer: r.layer, title: r.title, alone: true },
       async (t) => {
         const log = t.envelopes;
         const broken = log.broken.get(r.rule);

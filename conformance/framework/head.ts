@@ -50,7 +50,7 @@ export async function atHead<T>(t: CheckContext, read: () => Promise<T>, judge: 
  */
 export function headNeverGoesBack(suite: MethodSuite): void {
   suite.check(
-    { id: `${suite.method}/head-never-goes-back`, clause: { invariant: 'the chain only grows' }, layer: 'invariant', title: 'no read of the head (eth_blockNumber, the latest block) during the run names a lower block number than a read answered before it was asked (a reorg at the same height is not going back)', covers: ['tag:latest'] },
+    { id: `${suite.method}/head-never-goes-back`, clause: { invariant: 'the chain only grows' }, layer: 'invariant', title: 'no read of the head (eth_blockNumber, the latest block) during the run names a lower block number than a read answered before it was asked (a reorg at the same height is not going back)', covers: ['tag:latest'], alone: true },
     async (t) => {
       // The runner's client logs every head read (HeadLog); these two are the run's last before its closing read.
       await t.exchange('eth_blockNumber', [], { fresh: true });

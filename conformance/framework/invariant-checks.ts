@@ -102,7 +102,9 @@ export function fullTxs(t: CheckContext, block: Json, name: string): Json[] {
  */
 export async function placedTxs(t: CheckContext): Promise<Array<{ name: string; ref: JudgedBlock; txs: Json[] }>> {
   const out: Array<{ name: string; ref: JudgedBlock; txs: Json[] }> = [];
-  for (const { name, ref } of judgedRefs(t)) {
+  const refs = judgedRefs(t);
+  t.warm(refs.map(({ ref }) => ['eth_getBlockByHash', [ref.hash, true]] as const));
+  for (const { name, ref } of refs) {
     const block = await t.leaned<Json>('eth_getBlockByHash', [ref.hash, true], `${name} ${ref.hash}`);
     const all = fullTxs(t, block, name);
     // A sample is not the whole block: the summary's block coverage says so.

@@ -2,11 +2,13 @@
 // framework imports no method file): preflight, discovery, then the method suites as Mocha suites (one Mocha
 // test per check), collecting a CheckResult per check. Mocha suites are built fresh per run, so one process can
 // run the suite many times (the self-tests do, once per injected fault).
+import { setMaxListeners } from 'node:events';
 import Mocha from 'mocha';
 import { redactCapped, redactDeep, redactUrl } from '../../core/redact.ts';
 import { isObject, toQuantity } from '../../core/hex.ts';
 import type { BlockRef, Targets } from '../../core/targets.ts';
-import { CheckContext, CheckOutcome, stable, type CheckResult, type CheckSpec, type MethodSuite, type RunState } from './check.ts';
+import { type CheckBody, CheckContext, CheckOutcome, stable, type CheckResult, type CheckSpec, type MethodSuite, type RunState } from './check.ts';
+import { schedule } from './schedule.ts';
 import { coverageOf, discoverTargets, loadTargets, lockBlocksMissing, mergeFixtures } from './discovery.ts';
 import { expectationFor, type Expectations } from './expectations.ts';
 import { fixtureTargets } from './fixtures.ts';
@@ -67,7 +69,9 @@ export interface RunSettings {
 export interface RunOptions extends RunSettings {
   /** The suites to run (conformance/methods.ts: allSuites), `methods` picking among them. */
   suites: readonly MethodSuite[];
-  /** Called as each check ends, for progress output. */
+  /** Checks run at once (default --concurrency): 1 runs them one after another, as the benchmark compares. */
+  checksAtOnce?: number;
+  /** Called as each check ends, in the catalogue's order, for progress output. */
   onResult?: (r: CheckResult) => void;
   /** Called when a reorg took a target away and the checks start again (the terminal says why before their results). */
   onRerun?: (why: string) => void;
@@ -130,6 +134,8 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
   const suites = opts.referenceUrl ? picked : picked.filter((x) => x.method !== 'reference');
   // One signal stops everything in flight: Ctrl-C (opts.signal) or the deadline.
   const stop = new AbortController();
+  // Every call in flight and every paced wait listens to it: more than Node's default of 10 with checks run at once.
+  setMaxListeners(0, stop.signal);
   // Every head the run reads, from the preflight on, is logged: service/head-never-goes-back judges them.
   const heads = new HeadLog();
   const envelopes = new EnvelopeLog();
@@ -192,7 +198,7 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
       if (!stop.signal.aborted) throw err;
     }
 
-    const runChecks = (on: Targets) => runMocha(suites, { client, targets: on, memo: new Map(), receiptsBudget: opts.receiptsBudget ?? RECEIPTS_BUDGET, heads, envelopes, forks, ...(reference ? { reference } : {}), ...(window ? { window } : {}), ...(opts.archive ? { archive: true as const } : {}) }, opts.onResult, stop.signal, opts.expect);
+    const runChecks = (on: Targets) => runMocha(suites, { client, targets: on, memo: new Map(), receiptsBudget: opts.receiptsBudget ?? RECEIPTS_BUDGET, heads, envelopes, forks, ...(reference ? { reference } : {}), ...(window ? { window } : {}), ...(opts.archive ? { archive: true as const } : {}) }, opts.checksAtOnce ?? opts.concurrency ?? 8, opts.onResult, stop.signal, opts.expect);
     let checks = targets && !stop.signal.aborted ? await runChecks(targets) : [];
     // A reorg that took a target block away during the run fails checks an honest chain passes (its hash answers null,
     // its transactions name another block): the checks run again on targets below the reach of the reorgs seen.
@@ -258,11 +264,8 @@ const REORG_RERUNS = 2;
 async function reorgedTargets(client: RpcClient, t: Targets): Promise<{ lowest: bigint; head: bigint; why: string } | undefined> {
   const refs = new Map<string, BlockRef>();
   for (const r of [t.head, t.multiTxBlock, t.emptyBlock, t.withdrawalsBlock, ...(t.judgedBlocks ?? []), ...Object.values(t.eraBlocks ?? {})]) if (r) refs.set(r.hash, r);
-  const gone: Array<{ ref: BlockRef; now: string }> = [];
-  for (const ref of refs.values()) {
-    const now = await client.call<{ hash?: unknown } | null>('eth_getBlockByNumber', [ref.number, false]).catch(() => undefined);
-    if (isObject(now) && typeof now.hash === 'string' && now.hash !== ref.hash) gone.push({ ref, now: now.hash });
-  }
+  const now = await Promise.all([...refs.values()].map((ref) => client.call<{ hash?: unknown } | null>('eth_getBlockByNumber', [ref.number, false]).then((b) => ({ ref, b }), () => ({ ref, b: undefined }))));
+  const gone = now.flatMap(({ ref, b }) => (isObject(b) && typeof b.hash === 'string' && b.hash !== ref.hash ? [{ ref, now: b.hash }] : []));
   if (!gone.length) return undefined;
   const head = await client.call<string>('eth_blockNumber', []).catch(() => undefined);
   const lowest = gone.map((g) => BigInt(g.ref.number)).reduce((a, b) => (a < b ? a : b));
@@ -324,9 +327,11 @@ async function preflight(client: RpcClient): Promise<{ chainId: string; clientVe
     // HTTP exchange carries one call, so it is matched by the exchange. The envelope checks fail it.
     const chainId = resultOf<string>(await client.exchange('eth_chainId', []));
     if (typeof chainId !== 'string') throw new EndpointUnusable(`eth_chainId returned ${JSON.stringify(chainId)}, not a hex quantity`);
+    // Both at once: a round trip less over a real network.
+    const version = client.call<string>('web3_clientVersion', []).catch(() => undefined);
     const head = await client.call<{ number: string; hash: string } | null>('eth_getBlockByNumber', ['latest', false]);
     if (!isObject(head) || typeof head.number !== 'string' || typeof head.hash !== 'string') throw new EndpointUnusable(`eth_getBlockByNumber("latest") returned ${JSON.stringify(head)?.slice(0, 80)}, not a block`);
-    const clientVersion = await client.call<string>('web3_clientVersion', []).catch(() => undefined);
+    const clientVersion = await version;
     return { chainId, head: { number: head.number, hash: head.hash }, ...(typeof clientVersion === 'string' ? { clientVersion } : {}) };
   } catch (err) {
     if (err instanceof EndpointUnusable) throw err;
@@ -356,48 +361,40 @@ function describeTransport(err: TransportError): string {
   }
 }
 
-async function runMocha(suites: readonly MethodSuite[], state: RunState, onResult?: (r: CheckResult) => void, signal?: AbortSignal, expect?: Expectations): Promise<CheckResult[]> {
-  const results: CheckResult[] = [];
+/**
+ * The checks as a Mocha suite, one Mocha test per check, in the catalogue's order; their bodies run concurrently
+ * (schedule.ts: `width` at once, a check marked `alone` by itself), and each test reports its check's result in
+ * turn, so results, progress and reports keep the catalogue's order whatever finished first.
+ */
+async function runMocha(suites: readonly MethodSuite[], state: RunState, width: number, onResult?: (r: CheckResult) => void, signal?: AbortSignal, expect?: Expectations): Promise<CheckResult[]> {
   const today = new Date().toISOString().slice(0, 10);
+  const catalogue = suites.flatMap((suite) => suite.checks.map(({ spec, body }) => ({ suite, spec, body })));
+  const running = schedule(
+    catalogue.map(({ suite, spec, body }) => ({ alone: spec.alone === true, run: () => runCheck(suite, spec, body, state, today, expect) })),
+    width,
+    () => signal?.aborted === true,
+  );
+  const reported = new Set<number>();
+  const results: CheckResult[] = [];
+  const report = (i: number, result: CheckResult | undefined) => {
+    if (!result || reported.has(i)) return;
+    reported.add(i);
+    results.push(result);
+    onResult?.(result);
+  };
   // No Mocha timeout: a check timed out by Mocha would go on in the background and lose its verdict. Request
   // timeouts and the run deadline bound every check instead.
   const mocha = new Mocha({ reporter: class {} as unknown as Mocha.ReporterConstructor, timeout: 0 });
+  let i = 0;
   for (const suite of suites) {
     const mochaSuite = Mocha.Suite.create(mocha.suite, suite.method);
-    for (const { spec, body } of suite.checks) {
+    for (const { spec } of suite.checks) {
+      const at = i++;
       mochaSuite.addTest(
         new Mocha.Test(`${spec.id} [${renderClause(spec.clause)}] ${spec.title}`, async function (this: Mocha.Context) {
-          const t = new CheckContext(state, suite.method);
-          const started = performance.now();
-          const base = baseOf(suite, spec);
-          let result: CheckResult;
-          try {
-            await body(t);
-            result = judged(base, t.violations.length > 0 ? violated(t.violations) : (judgedNothing(t) ?? { verdict: 'pass' }), t);
-          } catch (err) {
-            try {
-              // A violation found before the check stopped stands, whatever stopped it.
-              const last = verdictOf(err);
-              const all = last.verdict === 'fail' ? [...t.violations, err instanceof CheckOutcome ? err : new CheckOutcome('fail', last.reason ?? '', last)] : t.violations;
-              result = judged(base, all.length > 0 && (last.verdict !== 'fail' || all.length > 1) ? violated(all) : last, t);
-            } catch (inner) {
-              // Even an answer that defeats the verdict's own rendering (a stack overflow) ends in a verdict.
-              result = judged(base, { verdict: 'fail', reason: `the answer could not be judged: ${(inner as Error).message ?? String(inner)}` }, t);
-            }
-          }
-          result.durationMs = Math.round(performance.now() - started);
-          const expectation = expect && expectationFor(spec.id, expect, today);
-          if (expectation) result.expectation = expectation;
-          // Notes can quote the endpoint (the fields it added, the blocks it served): redacted like a verdict's texts.
-          if (t.notes.length) result.note = redactCapped(t.notes.join('\n'), MAX_NOTE);
-          if (t.partial) result.partial = redactCapped(t.partial, MAX_TEXT);
-          if (t.archive) result.archive = { ...t.archive, answer: redactCapped(t.archive.answer, 200) };
-          if (t.history) result.history = redactedHistory(t.history);
-          const picked = [...new Set(t.blockScope.picked.values())];
-          if (picked.length > 0) result.blocks = { picked: picked.length, whole: result.verdict === 'pass' || result.verdict === 'fail' ? picked.filter((h) => !t.blockScope.left.has(h)) : [] };
-          results.push(result);
-          onResult?.(result);
-          if (result.verdict === 'skip' || result.verdict === 'inconclusive') this.skip();
+          const result = await running[at];
+          report(at, result);
+          if (!result || result.verdict === 'skip' || result.verdict === 'inconclusive') this.skip();
           if (result.verdict === 'fail') throw new Error(result.reason);
         }),
       );
@@ -408,7 +405,43 @@ async function runMocha(suites: readonly MethodSuite[], state: RunState, onResul
     signal?.addEventListener('abort', () => runner.abort(), { once: true });
   });
   mocha.dispose();
+  // Stopped: the checks that were running still end (their calls are cut short) and keep their verdicts.
+  const left = await Promise.all(running);
+  left.forEach((result, at) => report(at, result));
   return results;
+}
+
+/** One check run: its body judged into a result, whatever the body does (throws, violations, nothing judged). */
+async function runCheck(suite: MethodSuite, spec: CheckSpec, body: CheckBody, state: RunState, today: string, expect?: Expectations): Promise<CheckResult> {
+  const t = new CheckContext(state, suite.method);
+  const started = performance.now();
+  const base = baseOf(suite, spec);
+  let result: CheckResult;
+  try {
+    await body(t);
+    result = judged(base, t.violations.length > 0 ? violated(t.violations) : (judgedNothing(t) ?? { verdict: 'pass' }), t);
+  } catch (err) {
+    try {
+      // A violation found before the check stopped stands, whatever stopped it.
+      const last = verdictOf(err);
+      const all = last.verdict === 'fail' ? [...t.violations, err instanceof CheckOutcome ? err : new CheckOutcome('fail', last.reason ?? '', last)] : t.violations;
+      result = judged(base, all.length > 0 && (last.verdict !== 'fail' || all.length > 1) ? violated(all) : last, t);
+    } catch (inner) {
+      // Even an answer that defeats the verdict's own rendering (a stack overflow) ends in a verdict.
+      result = judged(base, { verdict: 'fail', reason: `the answer could not be judged: ${(inner as Error).message ?? String(inner)}` }, t);
+    }
+  }
+  result.durationMs = Math.round(performance.now() - started);
+  const expectation = expect && expectationFor(spec.id, expect, today);
+  if (expectation) result.expectation = expectation;
+  // Notes can quote the endpoint (the fields it added, the blocks it served): redacted like a verdict's texts.
+  if (t.notes.length) result.note = redactCapped(t.notes.join('\n'), MAX_NOTE);
+  if (t.partial) result.partial = redactCapped(t.partial, MAX_TEXT);
+  if (t.archive) result.archive = { ...t.archive, answer: redactCapped(t.archive.answer, 200) };
+  if (t.history) result.history = redactedHistory(t.history);
+  const picked = [...new Set(t.blockScope.picked.values())];
+  if (picked.length > 0) result.blocks = { picked: picked.length, whole: result.verdict === 'pass' || result.verdict === 'fail' ? picked.filter((h) => !t.blockScope.left.has(h)) : [] };
+  return result;
 }
 
 /** A history depth with its texts redacted (what the endpoint answered, what declared it): its keys and enum values are the
@@ -435,7 +468,8 @@ function judged(base: ReturnType<typeof baseOf>, v: Pick<CheckResult, 'verdict' 
     ...(v.expected !== undefined ? { expected: redactCapped(v.expected, MAX_TEXT) } : {}),
     ...(v.actual !== undefined ? { actual: redactCapped(v.actual, MAX_TEXT) } : {}),
     durationMs: 0,
-    evidence: redactDeep(t.evidence),
+    // Redacted as recorded (check.ts, evidenceOf).
+    evidence: t.evidence,
   };
 }
 

@@ -163,7 +163,8 @@ describe('discovery as coverage', function () {
       return call(method, params);
     }) as typeof client.call;
     try {
-      const t = await discoverTargets(client, { depth: 64, chainId: '0x1', head: { number: toQuantity(head), hash: h(head, 'bb') } });
+      // One block at a time (no reads ahead): the walk has read exactly two blocks when it is stopped.
+      const t = await discoverTargets(client, { depth: 64, chainId: '0x1', head: { number: toQuantity(head), hash: h(head, 'bb') }, width: 1 });
       const coverage = coverageOf(t);
       expect(t.scanned.stoppedBy).to.equal('interrupted');
       expect(t.scanned.blocks).to.equal(2);

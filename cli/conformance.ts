@@ -66,7 +66,7 @@ Options:
   --timeout MS            per-request timeout (default 10000)
   --deadline D            the whole run's deadline: 90s, 10m (default ${DEFAULT_DEADLINE_MS / 60_000}m); what is unfinished
                           then is inconclusive, and the reports are written
-  --concurrency N         requests in flight at most (default 8)
+  --concurrency N         requests in flight, and checks run at once, at most (default 8; 1: one check at a time)
   --rate-limit N          the key's budget, in requests a second: the run sends at most N a second, evenly
                           spaced, and says how long its requests waited; a 429 or a -32005 answer is the budget
                           speaking (retried after its Retry-After, then inconclusive), never a failed check

@@ -10,6 +10,7 @@ import { blockSize } from '../core/invariants/block-size.ts';
 import { factsOf } from '../core/methods.ts';
 import type { ShapeName } from '../core/schemas.ts';
 import { capabilities, pruneAnswer } from './pruned.ts';
+import type { ReorgLock } from './reorg-lock.ts';
 
 export interface Gateway {
   url: string; // http://127.0.0.1:<port>/v3/<apiKey>
@@ -30,6 +31,8 @@ export interface GatewayOptions {
   raw?: boolean;
   /** Pruned mode (pruned.ts): history older than the latest N blocks answered error 4444. Not with `raw`. */
   serveLatest?: number;
+  /** On a devnet that reorganises: each request is answered outside the reorgs (reorg-lock.ts). */
+  reorgLock?: ReorgLock;
 }
 
 export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
@@ -101,11 +104,12 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     });
     req.on('end', () => {
       if (res.headersSent) return;
+      const outsideReorgs = <T>(call: () => Promise<T>): Promise<T> => (opts.reorgLock ? opts.reorgLock.read(call) : call());
       if (opts.raw) {
-        passThrough(agent, upstream, Buffer.concat(chunks), res).catch(() => refuse(res, 502, -32603, 'upstream node unavailable'));
+        outsideReorgs(() => passThrough(agent, upstream, Buffer.concat(chunks), res)).catch(() => refuse(res, 502, -32603, 'upstream node unavailable'));
         return;
       }
-      handle(Buffer.concat(chunks).toString('utf8'))
+      outsideReorgs(() => handle(Buffer.concat(chunks).toString('utf8')))
         .then((body) => {
           if (body === undefined) res.writeHead(204).end();
           else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));

@@ -27,6 +27,7 @@ import { type NodeProcess, rpcCall } from './process.ts';
 import { type SeedInfo, type SeedNode, seedChain } from './seed.ts';
 import { type Omittable, REORG_NEEDS } from './moving.ts';
 import { type Reorgs, startReorgs } from './reorg.ts';
+import { ReorgLock } from './reorg-lock.ts';
 import { startTraffic, type Traffic, type TrafficOptions } from './traffic.ts';
 
 export type { SeedInfo, SeedNode } from './seed.ts';
@@ -82,6 +83,8 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
   let upstreamNow: NodeProcess | undefined;
   let traffic: Traffic | undefined;
   let reorgs: Reorgs | undefined;
+  /** Shared by the reorgs and the gateway: no answer shows the node halfway through a reorg. */
+  const reorgLock = new ReorgLock();
   // Stopping the node fails the seed's next call at once (its transport does not retry): the start ends within a second.
   const onAbort = (): void => void (traffic?.stop() ?? Promise.resolve()).finally(() => upstreamNow?.stop());
   signal?.addEventListener('abort', onAbort, { once: true });
@@ -109,9 +112,9 @@ export async function startDevnet(opts: DevnetOptions = {}): Promise<Devnet> {
       // replaces it, so the traffic's transactions wait in the mempool for the next block.
       await rpcCall(upstream.url, 'evm_setIntervalMining', [blockTimeS]);
       traffic = await startTraffic(upstream.url, seed, { ...opts.traffic, blockTimeS, without });
-      if (opts.reorgs) reorgs = startReorgs(upstream.url, { ...opts.reorgs, seedHead: BigInt(seed.blocks.multiTx.number), traffic });
+      if (opts.reorgs) reorgs = startReorgs(upstream.url, { ...opts.reorgs, seedHead: BigInt(seed.blocks.multiTx.number), traffic, lock: reorgLock });
     }
-    const gateway = await startGateway({ upstream: upstream.url, apiKey, port: opts.port, raw: node === 'geth', ...(opts.serveLatest === undefined ? {} : { serveLatest: opts.serveLatest }) });
+    const gateway = await startGateway({ upstream: upstream.url, apiKey, port: opts.port, raw: node === 'geth', ...(opts.serveLatest === undefined ? {} : { serveLatest: opts.serveLatest }), ...(reorgs ? { reorgLock } : {}) });
     let stopping: Promise<void> | undefined;
     return {
       node,

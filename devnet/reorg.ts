@@ -7,6 +7,7 @@ import { type Hex, toHex } from 'viem';
 import { rpcCall as rpc } from './process.ts';
 import { devAccount } from './seed.ts';
 import type { Traffic } from './traffic.ts';
+import type { ReorgLock } from './reorg-lock.ts';
 
 export interface ReorgOptions {
   everyS: number;
@@ -16,6 +17,8 @@ export interface ReorgOptions {
   seedHead: bigint;
   /** The traffic whose senders' nonces are read again after a reorg (a dropped transaction leaves a gap). */
   traffic?: Traffic;
+  /** The gateway's: each reorg is made while no call through it is being answered (reorg-lock.ts). */
+  lock?: ReorgLock;
   log?: (line: string) => void;
 }
 
@@ -61,7 +64,8 @@ export function startReorgs(nodeUrl: string, opts: ReorgOptions): Reorgs {
       }
       again.push([{ from: MARKER, to: MARKER, value: toHex(done.length * 16 + k + 1) }, k]);
     }
-    await rpc(nodeUrl, 'anvil_reorg', [depth, again]);
+    const reorg = () => rpc(nodeUrl, 'anvil_reorg', [depth, again]);
+    await (opts.lock ? opts.lock.write(reorg) : reorg());
     // The new blocks copy their fork parent's timestamp: the next one is mined at the wall clock again.
     await rpc(nodeUrl, 'evm_setNextBlockTimestamp', [Math.max(Math.floor(Date.now() / 1000), Number(head.timestamp) + 1)]);
     opts.traffic?.resync();

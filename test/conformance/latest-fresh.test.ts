@@ -32,9 +32,13 @@ describe('latest-not-behind: latest judged against what the endpoint serves by h
     return body.result as T;
   };
   /** Discovery runs through the proxy, as `rpc-certify conformance --url` would: no lock, no reference. */
-  const run = (fault?: Fault, methods: string[] | 'all' = METHODS) => {
+  /**
+   * `oneAtATime`: for a fault that acts on the order of the calls (every other call, the reads after a lookup), so
+   * that each check meets it as its own calls come, not as the calls of the checks running beside it fall.
+   */
+  const run = (fault?: Fault, methods: string[] | 'all' = METHODS, oneAtATime = false) => {
     proxy.fault = fault;
-    return runConformance({ suites: allSuites, url: proxy.url, ...(methods !== 'all' ? { methods } : {}), fixtures: [{ targets: { reverts: devnet.seed.reverts }, source: 'seed' }] });
+    return runConformance({ suites: allSuites, url: proxy.url, ...(methods !== 'all' ? { methods } : {}), fixtures: [{ targets: { reverts: devnet.seed.reverts }, source: 'seed' }], ...(oneAtATime ? { checksAtOnce: 1 } : {}) });
   };
   const fault = (name: string, rewrite: Fault['rewrite']): Fault => ({ name, kills: IDS, rewrite });
 
@@ -104,7 +108,7 @@ describe('latest-not-behind: latest judged against what the endpoint serves by h
   });
 
   it('a round robin over a fresh backend and one 3 blocks behind fails each, naming both heads', async function () {
-    const r = await run(fault('round robin, one backend 3 behind', roundRobin(3n)));
+    const r = await run(fault('round robin, one backend 3 behind', roundRobin(3n)), METHODS, true);
     expect(verdicts(r, IDS)).to.deep.equal(Object.fromEntries(IDS.map((id) => [id, 'fail'])));
     for (const id of IDS) expect(byId(r, id)?.reason, id).to.match(new RegExp(`^latest is \\d block\\(s\\) behind what the endpoint serves by hash: it served .* in block (${head}|${head - 1n}|${head - 2n}), and 2 s later .* named block ${head - 3n} as the head`));
   });
@@ -119,12 +123,28 @@ describe('latest-not-behind: latest judged against what the endpoint serves by h
       return own;
     }));
     const methods = [...new Set([...METHODS, ...HEAD_METHODS])];
-    const runs = await Promise.all(balancers.map((b) => runConformance({ suites: allSuites, url: b.url, methods, fixtures: [{ targets: { reverts: devnet.seed.reverts }, source: 'seed' }] }))).finally(() => Promise.all(balancers.map((b) => b.stop())));
+    // One check at a time: each check's new connections alternate between the backends as it opens them.
+    const runs = await Promise.all(balancers.map((b) => runConformance({ suites: allSuites, url: b.url, methods, checksAtOnce: 1, fixtures: [{ targets: { reverts: devnet.seed.reverts }, source: 'seed' }] }))).finally(() => Promise.all(balancers.map((b) => b.stop())));
     for (const [k, r] of runs.entries()) {
       const i = k + 1;
       const all = [...IDS, ...HEAD_IDS];
       expect(verdicts(r, all), `run ${i}: ${all.map((id) => `${id}: ${byId(r, id)?.reason ?? ''}`).join('; ')}`).to.deep.equal(Object.fromEntries(all.map((id) => [id, 'fail'])));
       for (const id of HEAD_IDS) expect(byId(r, id)?.reason, id).to.match(new RegExp(`^block ${head} \\(0x[0-9a-f]{64}\\), which latest named, is not served right 2 s after it was first read: .* answered null`));
+    }
+  });
+
+  it('with the checks at once (the default), a round robin and a connection-pinned balancer over a backend 3 behind each fail the run, run after run (3 runs each): the head\'s checks name the stale backend', async function () {
+    // Beside the other checks' calls, a check meets the stale backend on some of its reads, not on every other one.
+    const methods = [...new Set([...METHODS, ...HEAD_METHODS, 'service'])];
+    const judged = [...IDS, ...HEAD_IDS, 'service/head-never-goes-back'];
+    for (const [name, rewrite] of [['round robin', () => roundRobin(3n)], ['sticky', () => sticky(3n)]] as const) {
+      for (let i = 1; i <= 3; i++) {
+        const r = await run(fault(`${name}, one backend 3 behind`, rewrite()), methods);
+        const failed = judged.filter((id) => byId(r, id)?.verdict === 'fail');
+        expect(failed, `${name}, run ${i}`).to.not.deep.equal([]);
+        // latest and the head's order name the stale head; head-served names the block it could not have served.
+        for (const id of failed) expect(byId(r, id)?.reason, id).to.include(HEAD_IDS.includes(id) ? `block ${head}` : `${head - 3n}`);
+      }
     }
   });
 
@@ -143,7 +163,7 @@ describe('latest-not-behind: latest judged against what the endpoint serves by h
       lagging--;
       return lag(req, res, ctx);
     });
-    const r = await run(momentary);
+    const r = await run(momentary, METHODS, true);
     expect(verdicts(r, IDS)).to.deep.equal(Object.fromEntries(IDS.map((id) => [id, 'pass'])));
     for (const id of IDS) expect(byId(r, id)?.note, id).to.match(new RegExp(`^latest named a block below block ${head} .* for a moment, and was at or above it 2 s later`));
   });

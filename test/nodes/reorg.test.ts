@@ -11,7 +11,7 @@ import { startDevnet, type Devnet } from '../../devnet/index.ts';
 import { runConformance, type RunResult } from '../../conformance/framework/runner.ts';
 import { allSuites } from '../../conformance/methods.ts';
 import { summarize } from '../../conformance/report/model.ts';
-import { type CheckResult, checkIds } from '../../conformance/framework/check.ts';
+import { type CheckContext, checkIds, MethodSuite } from '../../conformance/framework/check.ts';
 import { parseExpectations } from '../../conformance/framework/expectations.ts';
 import { runLoad } from '../../load/run/run.ts';
 import type { LoadReport } from '../../load/shared/load-report.ts';
@@ -41,7 +41,7 @@ describe('around the head: a chain that reorganises (devnet --reorg-every)', fun
     proxy.fault = undefined;
   });
 
-  const conformance = (onResult?: (c: CheckResult) => void) => runConformance({ suites: allSuites, url: proxy.url, expect: expectations, fixtures: [{ targets: { reverts: devnet.seed.reverts }, source: 'seed' }], ...(onResult ? { onResult } : {}) });
+  const conformance = (suites: MethodSuite[] = allSuites) => runConformance({ suites, url: proxy.url, expect: expectations, fixtures: [{ targets: { reverts: devnet.seed.reverts }, source: 'seed' }] });
   /**
    * A conformance run with a reorg inside it that replaces every block from the head the run started at: set off once
    * its receipt checks ran (discovery has read those blocks by number, and the checks their transactions by hash). A
@@ -51,10 +51,18 @@ describe('around the head: a chain that reorganises (devnet --reorg-every)', fun
     const head = async () => Number((await (await fetch(devnet.nodeUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }) })).json() as { result: string }).result);
     const started = await head();
     let reorg: Promise<void> | undefined;
-    const r = await conformance((c) => {
-      if (reorg || c.method !== 'eth_getTransactionReceipt') return;
-      reorg = head().then((now) => devnet.reorgs!.now(Math.min(now - started + 2, now - Number(devnet.seed.blocks.multiTx.number) - 1)));
+    const reorgNow = () => (reorg ??= head().then((now) => devnet.reorgs!.now(Math.min(now - started + 2, now - Number(devnet.seed.blocks.multiTx.number) - 1))));
+    // Set off as the first receipt check ends; the checks run at once, so service/after-reorg, which judges what the
+    // run saw, waits for the reorg to land.
+    const suites = allSuites.map((s) => {
+      const copy = new MethodSuite(s.method, s.file);
+      for (const c of s.checks) {
+        const body = c.spec.id === 'service/after-reorg' ? async (t: CheckContext) => (await reorg, c.body(t)) : s.method === 'eth_getTransactionReceipt' ? async (t: CheckContext) => c.body(t).finally(() => void reorgNow()) : c.body;
+        copy.check(c.spec, body, c.file);
+      }
+      return copy;
     });
+    const r = await conformance(suites);
     await reorg;
     return r;
   }

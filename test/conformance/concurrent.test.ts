@@ -10,7 +10,8 @@ import { checkIds, MethodSuite } from '../../conformance/framework/check.ts';
 import { parseExpectations } from '../../conformance/framework/expectations.ts';
 import { summarize } from '../../conformance/report/model.ts';
 import { startDevnet, type Devnet } from '../../devnet/index.ts';
-import { FaultProxy } from '../support/fault-proxy.ts';
+import type { FaultProxy } from '../support/fault-proxy.ts';
+import { faultyDevnet } from '../support/faulty-devnet.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const expectations = parseExpectations(readFileSync(new URL('../../fixtures/expectations/embedded.json', import.meta.url), 'utf8'), 'fixtures/expectations/embedded.json', checkIds(allSuites));
@@ -153,15 +154,7 @@ describe('conformance with its checks at once', function () {
   describe('an honest round robin over two in-step backends on a moving chain', () => {
     let devnet: Devnet;
     let proxy: FaultProxy;
-    before(async () => {
-      devnet = await startDevnet({ blockTimeS: 1 });
-      proxy = new FaultProxy(devnet.url);
-      await proxy.start();
-    });
-    after(async () => {
-      await proxy?.stop();
-      await devnet?.stop();
-    });
+    faultyDevnet((d, p) => ([devnet, proxy] = [d, p]), { blockTimeS: 1 });
 
     it('passes run after run (3 runs): reads made at once come back out of order, and no check compares two that overlapped', async () => {
       // Every other call goes to a backend on the same chain behind a slower link: its answer, read at once, arrives

@@ -1,13 +1,13 @@
 // The fixture most self-tests share: a seeded embedded default behind a FaultProxy for the enclosing
-// describe (started before its tests, the fault cleared after each, both stopped after).
-import { startDevnet, type Devnet } from '../../devnet/index.ts';
+// describe (started before its tests, the fault cleared after each, both stopped after); `opts`: a moving chain, say.
+import { startDevnet, type Devnet, type DevnetOptions } from '../../devnet/index.ts';
 import { FaultProxy } from './fault-proxy.ts';
 
-export function faultyDevnet(use: (devnet: Devnet, proxy: FaultProxy) => void): void {
+export function faultyDevnet(use: (devnet: Devnet, proxy: FaultProxy) => void, opts: DevnetOptions = {}): void {
   let devnet: Devnet | undefined;
   let proxy: FaultProxy | undefined;
   before(async () => {
-    devnet = await startDevnet();
+    devnet = await startDevnet(opts);
     proxy = new FaultProxy(devnet.url);
     await proxy.start();
     use(devnet, proxy);

@@ -17,14 +17,20 @@ export function tyingChecks(): Map<Tie, string[]> {
   return out;
 }
 
+/** What test/conformance/field-proofs.test.ts showed failing, per row, when the field was corrupted consistently. */
+const proofs = (): Record<string, string[]> => JSON.parse(readFileSync(new URL('../docs/field-proofs.json', import.meta.url), 'utf8')) as Record<string, string[]>;
+
 function fieldsTable(): string {
   const by = tyingChecks();
+  const shown = proofs();
   const rows = allFields().map(({ tie, entry }) => {
     const ids = by.get(tie) ?? [];
     const how = entry.none ? `none can exist: ${entry.none}` : (entry.how ?? '');
-    return `| \`${tie}\` | ${ids.length ? ids.map((id) => `\`${id}\``).join(', ') : '—'} | ${cell(how)} |`;
+    const failed = shown[tie] ?? [];
+    const proof = entry.unproven ? `not proven: ${entry.unproven}` : failed.length ? failed.map((id) => `\`${id}\``).join(', ') : 'not proven';
+    return `| \`${tie}\` | ${ids.length ? ids.map((id) => `\`${id}\``).join(', ') : '—'} | ${cell(proof)} | ${cell(how)} |`;
   });
-  return ['| field or tag | checks that tie its value | how, or why none can |', '|---|---|---|', ...rows].join('\n');
+  return ['| field or tag | checks that tie its value | fatal checks its consistent corruption failed | how, or why none can |', '|---|---|---|---|', ...rows].join('\n');
 }
 
 const TABLES = [

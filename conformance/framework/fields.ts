@@ -15,6 +15,11 @@ export interface FieldEntry {
   signed?: true;
   /** In the consensus encoding of a receipt, which receiptsRoot commits to (core/invariants/receipt.ts). */
   committed?: true;
+  /**
+   * Why no consistent corruption of it can be caught (test/conformance/field-proofs.test.ts): the table then says so
+   * beside its checks, instead of the check a corruption was shown to fail.
+   */
+  unproven?: string;
 }
 
 const ONLY_IN_HASH = 'no method here states it otherwise: tied through the block hash, which commits to it and is recomputed';
@@ -73,7 +78,7 @@ export const FIELDS = {
     gasUsed: {},
     logs: { committed: true },
     logsBloom: { committed: true },
-    root: { committed: true, how: 'pre-Byzantium receipts only: judged where a pre-Byzantium block is (a per-network fixture)' },
+    root: { committed: true, how: 'pre-Byzantium receipts only: judged where a pre-Byzantium block is (a per-network fixture)', unproven: 'no receipt of the seeded chain has one (post-Byzantium from genesis): there is nothing to corrupt; receiptsRoot commits to it where one is' },
     status: { committed: true },
     to: {},
     transactionHash: {},
@@ -95,7 +100,7 @@ export const FIELDS = {
     latest: {},
     earliest: {},
     pending: { how: 'the service\'s own rule (§4.8 rule 1): pending answers as latest' },
-    safe: {},
+    safe: { unproven: 'resolved to another block at or below the head and at or above finalized, in every method alike, it breaks no rule the spec gives: which block is safe is the consensus layer\'s word (a reference, reference/*-agrees, tells); on the seeded chain finalized is the genesis and every block up to the head is such a block' },
     finalized: {},
   },
 } as const satisfies Record<string, Record<string, FieldEntry>>;

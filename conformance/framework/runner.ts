@@ -67,6 +67,8 @@ export interface RunSettings {
 }
 
 export interface RunOptions extends RunSettings {
+  /** Targets already found (on this endpoint, or another serving the same chain): no discovery, no lock check. */
+  targets?: Targets;
   /** The suites to run (conformance/methods.ts: allSuites), `methods` picking among them. */
   suites: readonly MethodSuite[];
   /** Checks run at once (default --concurrency): 1 runs them one after another, as the benchmark compares. */
@@ -181,8 +183,9 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
         found.coverage = coverageOf(found);
         return found;
       };
-      discover = async (from) => withFixtures(mergeFixtures(await discoverTargets(client, { depth, ...(opts.discoveryBudget ? { budget: opts.discoveryBudget } : {}), chainId, head: from }), fixtures, 'fixture'));
-      targets = opts.targetsFile ? await loadTargets(opts.targetsFile) : await discover(head);
+      // Targets the caller found are kept whatever happens: none discovered again after a reorg.
+      if (!opts.targets) discover = async (from) => withFixtures(mergeFixtures(await discoverTargets(client, { depth, ...(opts.discoveryBudget ? { budget: opts.discoveryBudget } : {}), chainId, head: from }), fixtures, 'fixture'));
+      targets = opts.targets ?? (opts.targetsFile ? await loadTargets(opts.targetsFile) : await discover!(head));
       if (targets.chainId !== chainId) throw new EndpointUnusable(`targets are for chain ${targets.chainId}, the endpoint serves chain ${chainId}`);
       if (opts.targetsFile) {
         // Same chain id is not the same chain: a lock's blocks not here would fail every check that uses them.

@@ -17,18 +17,24 @@ export function tyingChecks(): Map<Tie, string[]> {
   return out;
 }
 
-/** What test/conformance/field-proofs.test.ts showed failing, per row, when the field was corrupted consistently. */
-const proofs = (): Record<string, string[]> => JSON.parse(readFileSync(new URL('../docs/field-proofs.json', import.meta.url), 'utf8')) as Record<string, string[]>;
+/**
+ * What test/conformance/field-proofs.test.ts showed failing, per row: the field corrupted consistently, and with what
+ * commits to it recomputed as well (an honest-looking liar).
+ */
+type Proof = { consistent: string[]; recomputed?: { what: string; failed: string[] } };
+const proofs = (): Record<string, Proof> => JSON.parse(readFileSync(new URL('../docs/field-proofs.json', import.meta.url), 'utf8')) as Record<string, Proof>;
+const ids = (list: string[]) => list.map((id) => `\`${id}\``).join(', ');
 
 function fieldsTable(): string {
   const by = tyingChecks();
   const shown = proofs();
   const rows = allFields().map(({ tie, entry }) => {
-    const ids = by.get(tie) ?? [];
+    const tying = by.get(tie) ?? [];
     const how = entry.none ? `none can exist: ${entry.none}` : (entry.how ?? '');
-    const failed = shown[tie] ?? [];
-    const proof = entry.unproven ? `not proven: ${entry.unproven}` : failed.length ? failed.map((id) => `\`${id}\``).join(', ') : 'not proven';
-    return `| \`${tie}\` | ${ids.length ? ids.map((id) => `\`${id}\``).join(', ') : '—'} | ${cell(proof)} | ${cell(how)} |`;
+    const { consistent = [], recomputed } = shown[tie] ?? {};
+    const liar = recomputed ? `; with \`${recomputed.what}\` recomputed too: ${recomputed.failed.length ? ids(recomputed.failed) : 'none'}` : '';
+    const proof = entry.unproven ? `not proven: ${entry.unproven}` : consistent.length ? `${ids(consistent)}${liar}` : 'not proven';
+    return `| \`${tie}\` | ${tying.length ? ids(tying) : '—'} | ${cell(proof)} | ${cell(how)} |`;
   });
   return ['| field or tag | checks that tie its value | fatal checks its consistent corruption failed | how, or why none can |', '|---|---|---|---|', ...rows].join('\n');
 }

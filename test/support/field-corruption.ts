@@ -2,7 +2,12 @@
 // answer of every method that returns it, hashes and roots not recomputed, so that no comparison between methods can
 // see it; only a check that ties the value to something recomputed or to the chain does.
 import { isObject, toQuantity } from '../../core/hex.ts';
-import type { Tie } from '../../conformance/framework/fields.ts';
+import { FIELDS, type FieldEntry, type Tie } from '../../conformance/framework/fields.ts';
+import { headerHash } from '../../core/invariants/header.ts';
+import { txHash } from '../../core/invariants/tx.ts';
+import { receiptEnvelope } from '../../core/invariants/receipt.ts';
+import { orderedTrieRoot } from '../../core/invariants/trie.ts';
+import type { Json as Encodable } from '../../core/invariants/encoding.ts';
 import type { Fault, RpcRequest, RpcResponse } from './fault-proxy.ts';
 
 type Json = Record<string, unknown>;
@@ -51,6 +56,9 @@ function tagFault(tag: string): NonNullable<Fault['rewrite']> {
   };
 }
 
+/** The one field changed in every object of its kind. */
+const fieldChange = (kind: Kind, field: string) => (k: Kind, o: Json): Json => (k === kind && field in o && o[field] !== null ? { ...o, [field]: changed(k, field, o[field]) } : o);
+
 /** The fault that corrupts one row of the field table consistently. */
 export function corruptField(tie: Tie): Fault {
   const [kind, field] = tie.split('.') as [Kind | 'tag', string];
@@ -59,8 +67,68 @@ export function corruptField(tie: Tie): Fault {
       ? tagFault(field)
       : (req, res) => {
           if (!('result' in res) || res.result === null) return res;
-          const visit = (k: Kind, o: Json): Json => (k === kind && field in o && o[field] !== null ? { ...o, [field]: changed(k, field, o[field]) } : o);
-          return { ...res, result: rewriteResult(req.method, res.result, visit) };
+          return { ...res, result: rewriteResult(req.method, res.result, fieldChange(kind, field)) };
         };
   return { name: `${tie} corrupted consistently`, kills: [], rewrite };
+}
+
+/** What an honest-looking liar recomputes after changing a field: the hash or root that commits to it (fields.ts flags). */
+export function liarRecomputes(tie: Tie): Tie | undefined {
+  const [kind, field] = tie.split('.') as [keyof typeof FIELDS, string];
+  const entry = (FIELDS[kind] as Record<string, FieldEntry>)[field];
+  if (tie === 'block.hash' || tie === 'transaction.hash') return undefined;
+  return entry?.header ? 'block.hash' : entry?.signed ? 'transaction.hash' : entry?.committed ? 'block.receiptsRoot' : undefined;
+}
+
+/** The hash recomputed, or the old one where the changed object cannot be encoded (a type the signature no longer fits): no liar can make that one consistent. */
+function orSame(old: string, recompute: () => string): string {
+  try {
+    return recompute();
+  } catch {
+    return old;
+  }
+}
+
+/** Every string of a value that `map` holds replaced by its image. */
+function substituted(v: unknown, map: ReadonlyMap<string, string>): unknown {
+  if (typeof v === 'string') return map.get(v) ?? v;
+  if (Array.isArray(v)) return v.map((x) => substituted(x, map));
+  return isObject(v) ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, substituted(x, map)])) : v;
+}
+
+/**
+ * The field changed as corruptField does, and what commits to it recomputed as an honest-looking liar would (issue 43's
+ * second variant): a header field's block hash (header.ts), a signed field's transaction hash (tx.ts), a receipt's or
+ * log's committed field's receiptsRoot (receipt.ts, trie.ts); every answer then names the new hash where the old one
+ * stood, and a call naming the new hash is answered as the old one would be. Worked out from the clean chain before the
+ * run (`blocks`: every block with full transactions, `receipts`: each block's receipts by its hash).
+ */
+export async function liarField(tie: Tie, chain: { blocks: Json[]; receipts: Map<string, Json[]> }): Promise<Fault> {
+  const [kind, field] = tie.split('.') as [Kind, string];
+  const change = fieldChange(kind, field);
+  const recomputed = liarRecomputes(tie);
+  const forward = new Map<string, string>();
+  const roots = new Map<string, string>();
+  for (const block of chain.blocks) {
+    const hash = String(block['hash']);
+    if (recomputed === 'block.hash') forward.set(hash, orSame(hash, () => headerHash(change('block', block) as Encodable)));
+    if (recomputed === 'transaction.hash') for (const tx of (block['transactions'] as unknown[]).filter(isObject)) forward.set(String(tx['hash']), orSame(String(tx['hash']), () => txHash(change('transaction', tx) as Encodable)));
+    if (recomputed === 'block.receiptsRoot') {
+      const receipts = (chain.receipts.get(hash) ?? []).map((r) => rewriteResult('eth_getTransactionReceipt', r, change) as Encodable);
+      roots.set(hash, await orderedTrieRoot(receipts.map((r) => receiptEnvelope(r))));
+    }
+  }
+  for (const [from, to] of [...forward]) if (from === to) forward.delete(from);
+  const back = new Map([...forward].map(([from, to]) => [to, from]));
+  const rewrite: NonNullable<Fault['rewrite']> = async (req, res, ctx) => {
+    const params = substituted(req.params, back) as unknown[];
+    const asked = JSON.stringify(params) === JSON.stringify(req.params) ? res : { ...(await ctx.upstream(req.method, params)), id: res.id };
+    if (!('result' in asked) || asked.result === null) return asked;
+    const visit = (k: Kind, o: Json): Json => {
+      const c = change(k, o);
+      return k === 'block' && roots.has(String(o['hash'])) ? { ...c, receiptsRoot: roots.get(String(o['hash'])) } : c;
+    };
+    return { ...asked, result: substituted(rewriteResult(req.method, asked.result, visit), forward) };
+  };
+  return { name: `${tie} corrupted, ${recomputed ?? 'nothing'} recomputed`, kills: [], rewrite };
 }

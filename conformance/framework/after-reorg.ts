@@ -100,7 +100,8 @@ async function mismatches(t: CheckContext, walked?: Map<bigint, string>): Promis
  */
 async function parentChain(t: CheckContext, lowest: bigint, needed = true): Promise<Map<bigint, string>> {
   let chain = new Map<bigint, string>();
-  for (let walk = 0; walk < WALKS && !chain.has(lowest); walk++) {
+  let walks = 0;
+  for (; walks < WALKS && !chain.has(lowest); walks++) {
     chain = new Map();
     let b = await t.result<unknown>('eth_getBlockByNumber', ['latest', false], { fresh: true });
     for (let k = 0; isBlock(b) && k < WALK_MAX; k++) {
@@ -111,6 +112,6 @@ async function parentChain(t: CheckContext, lowest: bigint, needed = true): Prom
     }
     if (chain.size >= WALK_MAX) break;
   }
-  if (needed && !chain.has(lowest)) t.inconclusive(`the head's parent chain could not be walked down to block ${lowest}, where the run saw a reorg (${chain.size} blocks walked, ${WALKS} tries)`);
+  if (needed && !chain.has(lowest)) t.inconclusive(`the head's parent chain could not be walked down to block ${lowest}, where the run saw a reorg (${chain.size} blocks walked${walks > 1 ? `, ${walks} walks: a reorg took a parent away during each` : ''})`);
   return chain;
 }

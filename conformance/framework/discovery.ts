@@ -95,7 +95,7 @@ export async function discoverTargets(client: RpcClient, opts: DiscoveryOptions)
   let plainFirst: string | undefined;
   /** A failure first in its block that used all its gas: a revert or an exceptional halt, the replay tells. */
   let allGasFailure: string | undefined;
-  const receipts = { perBlock: true };
+  const receipts: ReceiptsState = { perBlock: true, served: false };
   let stoppedBy: NonNullable<Targets['scanned']['stoppedBy']> = 'range';
 
   const inRange = (n: bigint) => n >= 0n && headNumber - n < BigInt(opts.depth);
@@ -109,9 +109,12 @@ export async function discoverTargets(client: RpcClient, opts: DiscoveryOptions)
     // run. Full transaction objects only while a class still needs them: once all are found, the rest of
     // the walk costs a hash list a block. The blocks below are read ahead as this one is, within the budget.
     const full = needsTransactions(t);
-    // A block read full while receipts are wanted costs two requests of the budget.
-    const cost = full && needsReceipts(t) ? 2 : 1;
-    for (let k = 0n, room = Math.floor((budget - spent()) / cost); k < BigInt(opts.width ?? READ_AHEAD) && inRange(n - k) && (ahead.has(n - k) || room-- > 0); k++) ahead.start(n - k, full, needsReceipts(t));
+    // Ahead only where the walk one block at a time would read as far: a block costs 1 request, 2 with its receipts by
+    // block, up to 17 one by one (never read ahead); near the budget's end, one block at a time, as before.
+    const cost = !full || !needsReceipts(t) ? 1 : receipts.served && receipts.perBlock ? 2 : Infinity;
+    const width = opts.width ?? READ_AHEAD;
+    const span = budget - spent() >= cost * width ? width : 1;
+    for (let k = 0; k < span && inRange(n - BigInt(k)); k++) ahead.start(n - BigInt(k), full, needsReceipts(t));
     const read = await ahead.take(n, full);
     const raw = read.raw;
     if (client.stopped) break;
@@ -266,7 +269,7 @@ interface AheadRead {
  * receipts are still wanted, its receipts; `take` hands a block to the walk as it would have read it itself (a block
  * read full for a walk that no longer needs its transactions is given their hashes).
  */
-function readAhead(client: RpcClient, state: { perBlock: boolean }, within: () => boolean) {
+function readAhead(client: RpcClient, state: ReceiptsState, within: () => boolean) {
   const reads = new Map<bigint, { full: boolean; read: Promise<AheadRead> }>();
   const blockOf = (n: bigint, full: boolean) => client.call<unknown>('eth_getBlockByNumber', [toQuantity(n), full]).catch(() => null);
   return {
@@ -275,7 +278,8 @@ function readAhead(client: RpcClient, state: { perBlock: boolean }, within: () =
       if (reads.has(n)) return;
       const read = blockOf(n, full).then((raw): AheadRead => {
         const txs = isObject(raw) && Array.isArray(raw['transactions']) ? raw['transactions'] : [];
-        if (!full || !wantReceipts || !isObject(raw) || txs.length === 0 || typeof raw['number'] !== 'string' || typeof raw['hash'] !== 'string') return { raw };
+        // Receipts ahead only once eth_getBlockReceipts answered one: read one by one, they are the budget's, in the walk's order.
+        if (!full || !wantReceipts || !state.served || !state.perBlock || !isObject(raw) || txs.length === 0 || typeof raw['number'] !== 'string' || typeof raw['hash'] !== 'string') return { raw };
         const receipts = blockReceipts(client, raw as RawBlock, state, within);
         // Awaited when the walk comes to it; an error it throws is thrown there, never unhandled here.
         receipts.catch(() => undefined);
@@ -299,11 +303,20 @@ function readAhead(client: RpcClient, state: { perBlock: boolean }, within: () =
  * A block's receipts: eth_getBlockReceipts, or one by one (the first few) where that method is not served.
  * Whatever the endpoint gets wrong here, the checks judge; discovery only reads what it can.
  */
-async function blockReceipts(client: RpcClient, block: RawBlock, state: { perBlock: boolean }, within: () => boolean): Promise<Json[]> {
+/** How the walk reads receipts: by block until eth_getBlockReceipts errs (perBlock), and whether it has answered one (served). */
+interface ReceiptsState {
+  perBlock: boolean;
+  served: boolean;
+}
+
+async function blockReceipts(client: RpcClient, block: RawBlock, state: ReceiptsState, within: () => boolean): Promise<Json[]> {
   if (state.perBlock) {
     try {
       const all = await client.call<unknown>('eth_getBlockReceipts', [block.number]);
-      if (Array.isArray(all)) return all.filter(isObject);
+      if (Array.isArray(all)) {
+        state.served = true;
+        return all.filter(isObject);
+      }
     } catch (err) {
       // Not served (or not for this parameter): the rest of the walk reads receipts one by one.
       if (err instanceof RpcError) state.perBlock = false;

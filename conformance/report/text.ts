@@ -177,7 +177,7 @@ export function referenceLines(ref: ReferenceMeta, differences = 10): string[] {
 /** The budget the run was paced at (--rate-limit), and what it cost. */
 export function rateLimitLine(report: ConformanceReport): string | undefined {
   const r = report.run.rateLimit;
-  return r ? `  rate limit: paced at ${r.perS} requests a second (--rate-limit); ${report.run.requestCount} requests waited ${(r.pacedMs / 1000).toFixed(1)} s in all for the budget` : undefined;
+  return r ? `  rate limit: paced at ${r.perS} requests a second (--rate-limit); its requests were held for the budget ${(r.pacedMs / 1000).toFixed(1)} s of the run` : undefined;
 }
 
 /** How deep each kind of history is served (the history/* checks), and whether that was judged: "history served: blocks …". */

@@ -88,8 +88,10 @@ export class TransportError extends Error {
 export class RpcClient {
   readonly url: string;
   requestCount = 0;
-  /** Time requests waited for the budget (ratePerS), summed over requests, ms. */
+  /** How long some request was waiting for the budget (ratePerS), ms: the waits' union, not their sum. */
   pacedMs = 0;
+  /** The end of the waits counted in pacedMs so far. */
+  private pacedUntil = 0;
   /** When the next request may go under the budget (performance.now()). */
   private nextSlot = 0;
   private nextId = 1;
@@ -267,7 +269,9 @@ export class RpcClient {
     const slot = Math.max(now, this.nextSlot);
     this.nextSlot = slot + 1000 / this.ratePerS;
     if (slot <= now || this.signal?.aborted) return;
-    this.pacedMs += slot - now;
+    // The run's time some request was held, not the sum of waits that overlap (requests wait together).
+    this.pacedMs += Math.max(0, slot - Math.max(now, this.pacedUntil));
+    this.pacedUntil = Math.max(this.pacedUntil, slot);
     await this.sleep(slot - now);
   }
 

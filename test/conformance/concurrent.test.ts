@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { schedule } from '../../conformance/framework/schedule.ts';
-import { runConformance, type RunOptions, type RunResult } from '../../conformance/framework/runner.ts';
+import { checksAtOnce, runConformance, type RunOptions, type RunResult } from '../../conformance/framework/runner.ts';
 import { allSuites } from '../../conformance/methods.ts';
 import { checkIds, MethodSuite } from '../../conformance/framework/check.ts';
 import { parseExpectations } from '../../conformance/framework/expectations.ts';
@@ -77,6 +77,16 @@ describe('schedule: jobs at once, up to a width; an alone job by itself', () => 
     const out = schedule(list, 3, () => stopped);
     const settled = await Promise.allSettled(out);
     expect(settled.map((s) => (s.status === 'fulfilled' ? s.value : `rejected: ${(s.reason as Error).message}`))).to.deep.equal([0, 'rejected: job 1 broke', 2, ...Array(7).fill(undefined)]);
+  });
+});
+
+describe('checks at once under a rate limit', () => {
+  it('--concurrency, held under --rate-limit to a step of 0.1 s a check (a review saw a nonce read around an estimate 1.6 s apart at 5 a second)', () => {
+    expect(checksAtOnce({})).to.equal(8);
+    expect(checksAtOnce({ concurrency: 3 })).to.equal(3);
+    expect(checksAtOnce({ rateLimit: 5 })).to.equal(1);
+    expect(checksAtOnce({ rateLimit: 40 })).to.equal(4);
+    expect(checksAtOnce({ rateLimit: 1000, concurrency: 6 })).to.equal(6);
   });
 });
 

@@ -86,11 +86,11 @@ const present = (status: string) => status === 'found' || status === 'malformed'
 
 describe('discovery as coverage', function () {
   const head = CHAIN.length - 1;
-  const walk = async (opts: { depth?: number; budget?: number; blockReceipts?: boolean } = {}): Promise<{ t: Targets; requests: number }> => {
+  const walk = async (opts: { depth?: number; budget?: number; blockReceipts?: boolean; width?: number } = {}): Promise<{ t: Targets; requests: number }> => {
     const { url, server } = await fakeEndpoint({ blockReceipts: opts.blockReceipts ?? true });
     const client = new RpcClient({ url });
     try {
-      const t = await discoverTargets(client, { depth: opts.depth ?? 64, ...(opts.budget ? { budget: opts.budget } : {}), chainId: '0x1', head: { number: toQuantity(head), hash: h(head, 'bb') } });
+      const t = await discoverTargets(client, { depth: opts.depth ?? 64, ...(opts.budget ? { budget: opts.budget } : {}), ...(opts.width ? { width: opts.width } : {}), chainId: '0x1', head: { number: toQuantity(head), hash: h(head, 'bb') } });
       t.coverage = coverageOf(t);
       return { t, requests: client.requestCount };
     } finally {
@@ -174,6 +174,17 @@ describe('discovery as coverage', function () {
     } finally {
       client.close();
       server.close();
+    }
+  });
+
+  it('reading 8 blocks ahead finds what a walk one block at a time finds, with and without eth_getBlockReceipts, at any budget (a review found classes lost to receipts read one by one ahead)', async function () {
+    for (const blockReceipts of [true, false]) {
+      for (const budget of [6, 10, 15, 25, 40, 256]) {
+        const [ahead, alone] = [await walk({ budget, blockReceipts }), await walk({ budget, blockReceipts, width: 1 })];
+        const found = (t: Targets) => Object.entries(t.coverage ?? {}).filter(([, c]) => present(c.status)).map(([k]) => k).sort();
+        expect(found(ahead.t), `budget ${budget}, eth_getBlockReceipts ${blockReceipts ? 'served' : 'not served'}`).to.deep.equal(found(alone.t));
+        expect(ahead.requests, `budget ${budget}: the reads ahead overspend it by a window at most`).to.be.at.most(alone.requests + 8);
+      }
     }
   });
 

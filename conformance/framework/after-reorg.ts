@@ -69,6 +69,8 @@ async function mismatches(t: CheckContext, walked?: Map<bigint, string>): Promis
     const b = await t.result<unknown>('eth_getBlockByNumber', [toQuantity(n), false], { fresh: true });
     return isBlock(b) ? b.hash : undefined;
   };
+  // Every block a reorg took away, whichever reorg: an index may name one orphaned two reorgs ago.
+  const orphaned = new Set(reorged.flatMap((r) => r.blocks.filter((b) => chain.has(r.number) && b.hash !== chain.get(r.number)).map((b) => b.hash)));
   for (const r of reorged) {
     const onChain = chain.get(r.number);
     if (!onChain) continue;
@@ -83,7 +85,7 @@ async function mismatches(t: CheckContext, walked?: Map<bigint, string>): Promis
           const named = BigInt(o['blockNumber']);
           const there = await canonical(named);
           if (there !== undefined && o['blockHash'] !== there) {
-            wrong.push(`${method}(${tx}) names block ${named} ${o['blockHash']}${o['blockHash'] === orphan.hash ? ', the block a reorg took away' : ''}, while the chain holds ${there} at that height (${since(seenAt)})`);
+            wrong.push(`${method}(${tx}) names block ${named} ${o['blockHash']}${orphaned.has(o['blockHash']) ? ', the block a reorg took away' : ''}, while the chain holds ${there} at that height (${since(seenAt)})`);
           }
         }
       }

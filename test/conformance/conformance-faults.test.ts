@@ -71,11 +71,12 @@ describe('conformance checks fire on their faults', function () {
     proxy.synthetic = undefined;
   });
 
-  const run = (methods: string[] | undefined, withSynthetic: boolean, reference = false, nearHeadWindow?: number) =>
+  const run = (methods: string[] | undefined, withSynthetic: boolean, reference = false, nearHeadWindow?: number, oneAtATime = false) =>
     runConformance({
       suites: allSuites,
       url: proxy.url,
       targetsFile: lockfile,
+      ...(oneAtATime ? { checksAtOnce: 1 } : {}),
       ...(nearHeadWindow ? { nearHeadWindow } : {}),
       ...(methods ? { methods } : {}),
       // Held to 1 s: the standing chain's blocks are a second apart at least, so 5 blocks behind is 4 s or more.
@@ -332,7 +333,7 @@ describe('conformance checks fire on their faults', function () {
       proxy.fault = f;
       if (f.synthetic) proxy.synthetic = synthetic.synthetic;
       const methods = f.methods ?? [...new Set(f.kills.map((id) => id.split('/')[0]!))];
-      const r = await run(methods, Boolean(f.synthetic), f.reference, f.nearHeadWindow);
+      const r = await run(methods, Boolean(f.synthetic), f.reference, f.nearHeadWindow, f.oneAtATime);
       expect(failedIds(r), `failures: ${r.checks.filter((c) => c.verdict !== 'pass').map((c) => `${c.id}=${c.verdict}${f.kills.includes(c.id) ? ` (${c.reason})` : ''}`).join(' ')}`).to.include.members(f.kills);
       if (f.exact) {
         expect(r.complete, 'the whole suite ran').to.equal(true);

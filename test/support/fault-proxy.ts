@@ -43,6 +43,8 @@ export interface Fault {
   serveAnyKey?: boolean;
   /** Needs the synthetic history. */
   synthetic?: boolean;
+  /** Acts on the order of the calls (one answer in two): run one check at a time, so each check meets it as its own calls come. */
+  oneAtATime?: boolean;
   /** The failures must be exactly `kills`: the rest of the suite runs and passes. */
   exact?: boolean;
   /** Runs with the clean gateway behind the proxy as the reference node (--reference-url): the reference/* checks judge. */

@@ -195,7 +195,7 @@ export function faultCatalogue(targets: Targets): Fault[] {
     // History expiry (EIP-4444) against eth_capabilities, which still declares everything kept from genesis.
     fault('history: only the latest 4 blocks served (error 4444 beyond), all of it declared kept', HISTORY, expired(4, 1)),
     // A pool of nodes behind one endpoint: every other answer for old history comes from a node that expired it.
-    fault('history: one answer in two from a node that expired all but the latest 4 blocks', HISTORY, expired(4, 2)),
+    fault('history: one answer in two from a node that expired all but the latest 4 blocks', HISTORY, expired(4, 2), { oneAtATime: true }),
     // eth_getTransactionReceipt
     ...envelopeFaults(M.receipt),
     fault('receipt: success reported as 0x0', [`${M.receipt}/success-receipt`], results(M.receipt, (r: Json) => ({ ...r, status: '0x0' }), (req) => req.params[0] === targets.successTx)),

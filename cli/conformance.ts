@@ -14,7 +14,8 @@ import type { Judging } from '../conformance/report/assemble.ts';
 import { explains } from '../conformance/report/model.ts';
 import { writeFileAtomic } from '../core/node/atomic.ts';
 import { CONFORMANCE_FILES } from '../core/report-files.ts';
-import { endpointOptions, expectedNetwork, inputFile, MAX_TIMER_MS, methodList, milliseconds, outDir, perSecond, positive, resolveEndpoint, seconds, warnShortKey } from './networks.ts';
+import { expectedNetwork, inputFile, MAX_TIMER_MS, methodList, milliseconds, outDir, perSecond, positive, seconds } from './networks.ts';
+import { endpointsGiven, type NamedEndpoint, severalEndpointOptions } from './endpoints.ts';
 import { UsageError } from '../core/node/errors.ts';
 import { METHODS } from '../core/methods.ts';
 import { interruptSignal } from '../core/node/interrupt.ts';
@@ -30,6 +31,14 @@ Usage:
 
 Endpoint (one of):
   --url URL               the full endpoint, e.g. https://host/v3/<KEY>
+  --url NAME=URL          several times: endpoints side by side (NAME: letters, digits, _ and -). Each is
+                          certified as alone, one after another, on the same targets (found on the first that
+                          serves them, or --targets); their immutable answers are held against one another
+                          (quorum/* checks, advisory: the field, the values, who agreed; a tie is no majority);
+                          one report opens with the matrix endpoint x method; the exit code is the worst one's
+                          (fail > unusable > inconclusive > pass). Each one's own reports: <out>/endpoints/NAME/
+  --endpoints FILE        the same from a file: [{"name": "a", "url": "https://host/v3/\${A_KEY}"}, ...], each
+                          \${VAR} read from the environment (the file holds no key)
   --network NAME          a network of fixtures/networks.json (mainnet, sepolia, ...), with
   --api-key KEY           the key (or the environment variable RPC_CERTIFY_API_KEY)
   --base-url URL          override the network's base address
@@ -102,7 +111,7 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
-      ...endpointOptions,
+      ...severalEndpointOptions,
       out: { type: 'string', default: 'reports' },
       methods: { type: 'string' },
       strict: { type: 'boolean', default: false },
@@ -131,14 +140,17 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
     console.log(conformanceHelp);
     return 0;
   }
-  const url = resolveEndpoint(values);
-  if (!url) throw new UsageError('give --url, or --network with --api-key (see --help); with no endpoint at all, `rpc-certify start` certifies the embedded default');
+  const chosen = await endpointsGiven(values);
+  if ('none' in chosen) throw new UsageError('give --url, or --network with --api-key (see --help); with no endpoint at all, `rpc-certify start` certifies the embedded default');
+  // Side by side, the first endpoint stands in for the settings' url: each run gets its own (certifySideBySide).
+  const url = 'one' in chosen ? chosen.one.url : chosen.several[0]!.url;
   if (values.methods?.split(',').includes('reference') && !values['reference-url']) throw new UsageError('--methods reference needs --reference-url: the reference checks compare the endpoint with that node');
   // An option not given stays undefined: the runner and the report read undefined as "the default".
   const opts: ConformanceOptions = {
     url,
+    ...('one' in chosen && chosen.one.name ? { endpointName: chosen.one.name } : {}),
     // --network: the chain the endpoint must serve (not with --url, which names the endpoint itself).
-    network: expectedNetwork(values),
+    network: expectedNetwork({ network: values.network, url: values.url?.[0] ?? values.endpoints }),
     methods: values.methods ? methodList(values.methods, [...METHODS, 'history', 'service', 'reference']) : undefined,
     targetsFile: values.targets || undefined,
     discoveryDepth: given(values['discovery-depth'], '--discovery-depth', positive),
@@ -165,8 +177,7 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
   if (values.reverts) opts.fixtures = [{ targets: { reverts: await readReverts(values.reverts) }, source: 'fixture' }];
   const { loadTargets } = await import('../conformance/framework/discovery.ts');
   if (values.targets) await loadTargets(values.targets).catch((e: unknown) => Promise.reject(new UsageError(`--targets ${(e as Error).message}`)));
-  warnShortKey(url);
-  return certify(opts);
+  return 'several' in chosen ? certifySideBySide(opts, chosen.several) : certify(opts);
 }
 
 /** --reference-url, checked as a URL (its key registered for redaction before anything is printed). */
@@ -297,6 +308,36 @@ export async function certify(opts: ConformanceOptions): Promise<number> {
   if (report.targets) console.log(`  targets:  ${lockfile} (reuse with --targets)`);
   return VERDICT_EXIT[report.summary.verdict];
 }
+
+/** Several endpoints side by side (--url NAME=URL repeated, --endpoints): one run each, one report; exits as the worst. */
+export async function certifySideBySide(opts: ConformanceOptions, endpoints: readonly NamedEndpoint[]): Promise<number> {
+  const [{ runSideBySide }, { assembleSideBySide }, { sideBySideSummary, writeSideBySide }, { allSuites }] = await Promise.all([
+    import('../conformance/framework/side-by-side.ts'),
+    import('../conformance/report/side-by-side.ts'),
+    import('../conformance/report/side-by-side-files.ts'),
+    suites(),
+  ]);
+  const { out, quiet, judging, url: _first, endpointName: _name, ...settings } = opts;
+  const startedAt = new Date().toISOString();
+  let shown: ReturnType<typeof progress> | undefined;
+  const onEndpoint = (name: string) => {
+    shown?.flush();
+    shown = quiet ? undefined : progress();
+    if (!quiet) console.log(`endpoint ${name}:`);
+  };
+  const result = await runSideBySide({ ...settings, endpoints, suites: allSuites, deadlineMs: settings.deadlineMs ?? DEFAULT_DEADLINE_MS, onEndpoint, onResult: (r) => shown?.onResult(r), onRerun: (why) => shown?.onRerun(why), signal: interruptSignal() });
+  shown?.flush();
+  const report = assembleSideBySide(result, judging, startedAt);
+  const paths = await writeSideBySide(report, out);
+  const targets = report.endpoints.find((e) => e.report?.targets)?.report?.targets;
+  const lockfile = join(out, 'targets.lock.json');
+  if (targets) await writeFileAtomic(lockfile, `${JSON.stringify(targets, null, 2)}\n`);
+  console.log(inertLines(sideBySideSummary(report, paths), SIDE_BY_SIDE_LINE));
+  if (targets) console.log(`  targets:  ${lockfile} (reuse with --targets)`);
+  return report.summary.exitCode;
+}
+
+const SIDE_BY_SIDE_LINE = 1000;
 
 /** One line per method as its checks finish: a person sees where the run is and what failed. */
 function progress(): { onResult: (r: CheckResult) => void; onRerun: (why: string) => void; flush: () => void } {

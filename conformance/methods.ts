@@ -16,6 +16,7 @@ import { headNeverGoesBack } from './framework/head.ts';
 import { afterReorg } from './framework/after-reorg.ts';
 import { everyAnswerChecks } from './framework/every-answer.ts';
 import { reference, referenceStart } from './reference.ts';
+import { quorum } from './quorum.ts';
 
 const suites = [estimateGas, blockByHash, uncleByNumber, uncleByHash, txByNumberAndIndex, txByHash, receipt, blockReceipts];
 // One suite per method of the table, in its order: a method added there without a suite stops every run here.
@@ -34,6 +35,6 @@ headNeverGoesBack(service);
 
 /**
  * The head lag against a reference first, the eight methods, the answers compared with the reference and its head lag
- * at the end, how deep history is served, then the service-wide checks (transport, authentication, the head; the head never going back is last).
+ * at the end, the answers held against other endpoints side by side, how deep history is served, then the service-wide checks (transport, authentication, the head; the head never going back is last).
  */
-export const allSuites: MethodSuite[] = [referenceStart, ...methodSuites, reference, history, service];
+export const allSuites: MethodSuite[] = [referenceStart, ...methodSuites, reference, quorum, history, service];

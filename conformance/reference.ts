@@ -221,7 +221,7 @@ function blockHashIn(result: unknown): string | undefined {
 }
 
 /** Every discovered block (the head, each class's, each era's, the blocks judged), once each. */
-function blocksOf(targets: Targets): BlockRef[] {
+export function blocksOf(targets: Targets): BlockRef[] {
   const all = [targets.head, targets.multiTxBlock, targets.emptyBlock, targets.withdrawalsBlock, targets.uncleBlock, ...Object.values(targets.eraBlocks ?? {}), ...(targets.judgedBlocks ?? [])];
   const seen = new Map<string, BlockRef>();
   for (const b of all) if (b && !seen.has(b.hash)) seen.set(b.hash, { number: b.number, hash: b.hash });
@@ -229,11 +229,11 @@ function blocksOf(targets: Targets): BlockRef[] {
 }
 
 /** Every discovered transaction, once each. */
-function txsOf(targets: Targets): string[] {
+export function txsOf(targets: Targets): string[] {
   return [...new Set([...Object.values(targets.txByType), targets.contractCreation, targets.txWithLogs, targets.failedTx, targets.successTx, targets.callToCode, targets.firstInBlockTx, targets.revertedTx, targets.preByzantiumTx].filter((h): h is string => typeof h === 'string'))];
 }
 
-const blockName = (b: BlockRef) => `block ${BigInt(b.number)} (${b.hash})`;
+export const blockName = (b: BlockRef) => `block ${BigInt(b.number)} (${b.hash})`;
 
 /** The reference's copy of a transaction, read by hash: where it has none, calls built from it are not made. */
 async function referenceTx(t: CheckContext, hash: string): Promise<MinedTx | undefined> {

@@ -2,7 +2,7 @@
 // (schemas/files/, raised when a reader must change) and the harness that wrote it. One shape, so a tool that
 // finds a report file knows what it holds before reading further. Types only: the k6-safe halves read them too.
 
-export type ReportKind = 'rpc-certify-conformance' | 'rpc-certify-load';
+export type ReportKind = 'rpc-certify-conformance' | 'rpc-certify-load' | 'rpc-certify-conformance-side-by-side' | 'rpc-certify-load-side-by-side';
 
 export interface ReportHeader<K extends ReportKind, V extends number> {
   kind: K;

@@ -14,6 +14,7 @@ import type { EnvelopeLog } from './envelope-log.ts';
 import type { Tie } from './fields.ts';
 import type { Clause } from './clause.ts';
 import type { ReferenceState } from './reference.ts';
+import type { Peers } from './quorum.ts';
 import { insideWindow, type NearHeadWindow } from '../../core/near-head-window.ts';
 import { q } from '../../core/hex.ts';
 import type { HistoryDepth } from '../../core/history.ts';
@@ -34,6 +35,7 @@ export const NOT_HERE = {
   'type-absent': 'a transaction type of a fork the chain reached, none in the range walked (and none at the reference, given one)',
   'no-recent-creation': 'no successful contract creation in the range walked, or the newest one deeper than the 128 blocks of state a node keeps',
   'no-reference': 'no --reference-url on this run',
+  'no-peers': 'one endpoint on this run (quorum/* compares the answers of several, side by side)',
   methods: 'a method --methods leaves out',
   'no-window': 'no near-head window declared for this network',
   archive: 'history older than the declared near-head window, answered pruned: a network that declares the window is read as serving no archive (§8: "archive requests are unavailable"; --archive holds it to all history)',
@@ -84,6 +86,8 @@ export interface Evidence {
   resultDue?: boolean;
   /** An exchange with the reference node (--reference-url), not with the endpoint: nothing of the endpoint's is judged by it. */
   reference?: true;
+  /** An exchange with another endpoint of a side-by-side run (quorum checks), by its name: not this endpoint's either. */
+  peer?: string;
 }
 
 export interface CheckResult {
@@ -180,6 +184,8 @@ export interface RunState {
   heads: HeadLog;
   /** The trusted node of --reference-url, when one was given (the reference/* checks compare with it). */
   reference?: ReferenceState;
+  /** The other endpoints of a side-by-side run (the quorum/* checks hold this one's answers against theirs). */
+  peers?: Peers;
   /** The near-head window declared for the endpoint's network (§8), if any. */
   window?: NearHeadWindow;
   /** --archive: every kind of history declared kept from genesis. */
@@ -192,7 +198,7 @@ export interface RunState {
 
 const EXCERPT = 4000;
 /** Suites that judge the endpoint as a whole: an answer to any call is their own. */
-const WHOLE_ENDPOINT = new Set(['service', 'reference', 'history']);
+const WHOLE_ENDPOINT = new Set(['service', 'reference', 'history', 'quorum']);
 
 /** What a check body gets: the targets, calls that record evidence, and verdict helpers. */
 export class CheckContext {
@@ -303,6 +309,21 @@ export class CheckContext {
     const ref = this.state.reference;
     if (!ref) this.notOnThisChain('no-reference', 'not on this run: no --reference-url was given (these checks compare the endpoint with a trusted node on the same chain)');
     return ref;
+  }
+
+  /** The other endpoints of a side-by-side run; a check that needs them is not on a run of one endpoint (left out of the judged share). */
+  get peers(): Peers {
+    const peers = this.state.peers;
+    if (!peers) this.notOnThisChain('no-peers', 'not on this run: one endpoint only (these checks hold its answers against other endpoints\' in a side-by-side run)');
+    return peers;
+  }
+
+  /** The same call made to every other endpoint, each exchange recorded as evidence marked with the peer's name. */
+  async peerExchanges(method: string, params: unknown[]): Promise<Array<{ name: string; exchange: Exchange }>> {
+    const answers = await this.peers.ask(method, params);
+    for (const a of answers) this.evidence.push({ ...evidenceOf(a.exchange), peer: a.name });
+    if (answers.some((a) => a.exchange.fault === 'interrupted')) this.inconclusive('endpoint could not be tested: interrupted');
+    return answers;
   }
 
   /**

@@ -29,6 +29,7 @@ export const INVARIANTS = {
   'head as fresh as a reference': 'facts.md: moving chains and stale providers: a backend consistently behind is revealed only by a fresh reference',
   'history as deep as declared': 'facts.md: history expiry (EIP-4444, error 4444); eth_capabilities declares per resource the oldest block kept',
   'same answer as a reference': 'facts.md: a provider on the same chain as a trusted node answers the same call with the same data',
+  'same answer as the other providers': 'facts.md: immutable data (a block by hash, a mined transaction, a settled receipt) is the same whoever serves it',
 } as const;
 export type Invariant = keyof typeof INVARIANTS;
 

@@ -16,6 +16,7 @@ import { ForkLog } from './fork-log.ts';
 import type { HistoryDepth } from '../../core/history.ts';
 import { namePruned } from './pruned.ts';
 import { HeadLog } from './head-log.ts';
+import type { Peers } from './quorum.ts';
 import { EnvelopeLog } from './envelope-log.ts';
 import { RpcClient, TransportError, RpcError, resultOf } from '../../core/node/rpc-client.ts';
 import { RECEIPTS_BUDGET } from './receipt-checks.ts';
@@ -79,6 +80,8 @@ export interface RunOptions extends RunSettings {
   onRerun?: (why: string) => void;
   /** Ctrl-C: stops the run at once, also in preflight and discovery; what ran is kept and the result is marked incomplete. */
   signal?: AbortSignal;
+  /** The other endpoints of a side-by-side run: the quorum/* checks hold this endpoint's answers against theirs. */
+  peers?: Peers;
 }
 
 /**
@@ -120,7 +123,7 @@ export interface RunResult extends RunMeta {
 }
 
 /** A method that left this many calls in a row without any answer is not waited on again (a stalled method cost ~4 min at a 10 s timeout). */
-const NO_ANSWER_LIMIT = 3;
+export const NO_ANSWER_LIMIT = 3;
 
 /** The endpoint cannot be certified at all: unreachable, not JSON-RPC, key refused. Exit code 2. */
 export class EndpointUnusable extends Error {}
@@ -132,8 +135,10 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
   const startedAt = new Date().toISOString();
   // The reference checks come with a reference, whatever --methods picks (they compare the methods it picks), and are
   // not on a run without one: neither passed, nor skipped against the judged share, nor listed.
-  const picked = selectSuites(opts.suites, opts.methods?.length && opts.referenceUrl ? [...opts.methods, 'reference'] : opts.methods);
-  const suites = opts.referenceUrl ? picked : picked.filter((x) => x.method !== 'reference');
+  // So do the quorum checks with other endpoints side by side (opts.peers).
+  const companions = [...(opts.referenceUrl ? ['reference'] : []), ...(opts.peers ? ['quorum'] : [])];
+  const picked = selectSuites(opts.suites, opts.methods?.length && companions.length ? [...opts.methods, ...companions] : opts.methods);
+  const suites = picked.filter((x) => (x.method !== 'reference' || opts.referenceUrl) && (x.method !== 'quorum' || opts.peers));
   // One signal stops everything in flight: Ctrl-C (opts.signal) or the deadline.
   const stop = new AbortController();
   // Every call in flight and every paced wait listens to it: more than Node's default of 10 with checks run at once.
@@ -201,7 +206,7 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
       if (!stop.signal.aborted) throw err;
     }
 
-    const runChecks = (on: Targets) => runMocha(suites, { client, targets: on, memo: new Map(), receiptsBudget: opts.receiptsBudget ?? RECEIPTS_BUDGET, heads, envelopes, forks, ...(reference ? { reference } : {}), ...(window ? { window } : {}), ...(opts.archive ? { archive: true as const } : {}) }, opts.checksAtOnce ?? checksAtOnce(opts), opts.onResult, stop.signal, opts.expect);
+    const runChecks = (on: Targets) => runMocha(suites, { client, targets: on, memo: new Map(), receiptsBudget: opts.receiptsBudget ?? RECEIPTS_BUDGET, heads, envelopes, forks, ...(reference ? { reference } : {}), ...(opts.peers ? { peers: opts.peers } : {}), ...(window ? { window } : {}), ...(opts.archive ? { archive: true as const } : {}) }, opts.checksAtOnce ?? checksAtOnce(opts), opts.onResult, stop.signal, opts.expect);
     let checks = targets && !stop.signal.aborted ? await runChecks(targets) : [];
     // A reorg that took a target block away during the run fails checks an honest chain passes (its hash answers null,
     // its transactions name another block): the checks run again on targets below the reach of the reorgs seen.

@@ -326,7 +326,7 @@ function exchange(ev: Evidence, endpoint: string, label = ''): string {
   return `<div class="exchange"><div class="meta">${label ? `<b>${esc(label)}</b> · ` : ''}${esc(exchangeMeta(ev))}</div><div class="io">
 <figure><figcaption>request</figcaption><pre>${esc(requestText(ev))}</pre></figure>
 <figure><figcaption>response</figcaption><pre>${esc(responseText(ev))}</pre></figure></div>
-${ev.reference ? '</div>' : `<details class="curl"><summary>copy as curl (${esc(curlWhere(endpoint))})</summary><pre>${esc(curlText(ev, endpoint))}</pre></details></div>`}`;
+${ev.reference || ev.peer !== undefined ? '</div>' : `<details class="curl"><summary>copy as curl (${esc(curlWhere(endpoint))})</summary><pre>${esc(curlText(ev, endpoint))}</pre></details></div>`}`;
 }
 
 function skippedSection(checks: Judged[]): string {

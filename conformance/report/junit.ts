@@ -1,6 +1,6 @@
 // conformance.junit.xml for CI: one testsuite per method, one testcase per check. Only fatal failures and
 // unexpected passes are <failure>s, so a CI job goes red exactly when the run's verdict is fail.
-import { type Builder, newJunitBuilder, type TestCase } from '../../core/node/junit.ts';
+import { newJunitBuilder, type TestCase, type TestSuite } from '../../core/node/junit.ts';
 import type { CheckResult } from '../framework/check.ts';
 import { xmlSafe } from '../../core/inert.ts';
 import { writeFileAtomic } from '../../core/node/atomic.ts';
@@ -9,7 +9,7 @@ import { exchangeMeta, inapplicableGroups, judgedLine, notServedLine, perMethodL
 
 export function junitXml(report: ConformanceReport): string {
   const builder = newJunitBuilder().name('rpc-certify');
-  runSuite(builder, report);
+  runCases(builder.testSuite().name('rpc-certify').timestamp(report.run.startedAt), report);
   const skips: string[] = [];
   for (const method of methodsOf(report)) {
     const checks = report.checks.filter((c) => c.method === method);
@@ -32,24 +32,45 @@ export function junitXml(report: ConformanceReport): string {
   return withSkipMessages(builder.build(), skips);
 }
 
+/** Several endpoints side by side: one suite per endpoint, its run's findings first, then every check (class rpc-certify.<name>.<method>). */
+export function sideBySideJunitXml(endpoints: ReadonlyArray<{ name: string; report?: ConformanceReport; unusable?: string }>): string {
+  const builder = newJunitBuilder().name('rpc-certify side by side');
+  const skips: string[] = [];
+  for (const e of endpoints) {
+    const suite = builder.testSuite().name(xmlSafe(e.name));
+    if (!e.report) {
+      suite.testCase().className(`rpc-certify.${e.name}`).name('endpoint usable').failure(xmlSafe(`not usable: ${e.unusable ?? 'not run'}`), 'unusable');
+      continue;
+    }
+    const report = e.report;
+    suite.timestamp(report.run.startedAt).time(seconds(report.checks.reduce((s, c) => s + c.durationMs, 0)));
+    runCases(suite, report, `rpc-certify.${e.name}`);
+    for (const check of report.checks) addCase(suite.testCase(), check, report.run.strict, skips, `rpc-certify.${e.name}.${check.method}`);
+    for (const method of uncertified(report)) {
+      suite.testCase().className(`rpc-certify.${e.name}.scope`).name(`${method} not certified`).skipped();
+      skips.push(`not certified: ${method} was left out of this run by --methods`);
+    }
+  }
+  return withSkipMessages(builder.build(), skips);
+}
+
 /**
  * The run's own findings, first: the judged share, each method not served (a failure unless the --expect file accounts for it), and a
  * run that cannot pass without failing a check (no answers, interrupted), which still turns CI red.
  */
-function runSuite(builder: Builder, report: ConformanceReport): void {
+function runCases(suite: TestSuite, report: ConformanceReport, className = 'rpc-certify.run'): void {
   const { verdict, verdictReason, notServed = [], judged } = report.summary;
   const open = verdict === 'inconclusive' || verdict === 'incomplete';
-  const suite = builder.testSuite().name('rpc-certify').timestamp(report.run.startedAt);
   // The judged share leads: part of the verdict, so below the floor it is a failure of its own (the run is INCONCLUSIVE).
-  const share = suite.testCase().className('rpc-certify.run').name(xmlSafe(`judged share ${judged.judged}/${judged.of} (${percent(judged.share)})`));
+  const share = suite.testCase().className(className).name(xmlSafe(`judged share ${judged.judged}/${judged.of} (${percent(judged.share)})`));
   const detail = [judgedLine(judged), perMethodLine(judged), ...reasonGroups(inapplicableGroups(judged)).map((l) => `not on this chain: ${l}`), ...reasonGroups(judged.notJudged).map((l) => `not judged: ${l}`)].join('\n');
   share.standardOutput(xmlSafe(detail));
   if (judged.share < judged.floor) share.failure(xmlSafe(`${judgedLine(judged)}; ${reasonGroups(judged.notJudged.slice(0, 3)).join('; ')}`), 'below-min-judged');
   // The reference section: its findings fail their own checks (reference/*); here, what it measured.
   const ref = report.run.reference;
-  if (ref) suite.testCase().className('rpc-certify.run').name(xmlSafe(`reference ${ref.endpoint}`)).standardOutput(xmlSafe(referenceLines(ref, Infinity).join('\n')));
+  if (ref) suite.testCase().className(className).name(xmlSafe(`reference ${ref.endpoint}`)).standardOutput(xmlSafe(referenceLines(ref, Infinity).join('\n')));
   for (const m of notServed) {
-    const tc = suite.testCase().className('rpc-certify.run').name(xmlSafe(`${m.method} ${m.expected ? 'not served (expected)' : 'NOT SERVED'}`));
+    const tc = suite.testCase().className(className).name(xmlSafe(`${m.method} ${m.expected ? 'not served (expected)' : 'NOT SERVED'}`));
     const line = xmlSafe(notServedLine(m, report.run.expectations?.file));
     if (m.expected) tc.standardOutput(line);
     else tc.failure(line, 'not-served');
@@ -58,7 +79,7 @@ function runSuite(builder: Builder, report: ConformanceReport): void {
     const why = verdict === 'incomplete' ? (report.run.incompleteReason ?? 'the run stopped early') : (verdictReason ?? 'too much could not be tested');
     suite
       .testCase()
-      .className('rpc-certify.run')
+      .className(className)
       .name(`run verdict ${verdict.toUpperCase()}`)
       .failure(xmlSafe(`${verdict.toUpperCase()}: ${why}`), verdict);
   }
@@ -79,9 +100,9 @@ export async function writeJunitReport(report: ConformanceReport, path: string):
   await writeFileAtomic(path, junitXml(report));
 }
 
-function addCase(tc: TestCase, c: CheckResult, strict: boolean, skips: string[]): void {
+function addCase(tc: TestCase, c: CheckResult, strict: boolean, skips: string[], className = `rpc-certify.${c.method}`): void {
   // The id alone names the case (stable across runs and short in a CI's list); the clause and the title are its properties.
-  tc.className(`rpc-certify.${c.method}`).name(c.id).time(seconds(c.durationMs)).property('clause', xmlSafe(c.clause)).property('title', xmlSafe(c.title));
+  tc.className(className).name(c.id).time(seconds(c.durationMs)).property('clause', xmlSafe(c.clause)).property('title', xmlSafe(c.title));
   const reason = c.reason ?? '';
   const text = (prefix: string) => cdata(`${prefix}${reason}${details(c)}`);
   // junit-report-builder's <skipped/> takes no message: withSkipMessages() adds it; the details go to system-out.

@@ -282,7 +282,7 @@ export function unansweredMethods(checks: CheckResult[]): string[] {
   const answered = new Map<string, boolean>();
   for (const { method, evidence } of checks) {
     // The reference node's answers (--reference-url) are not the endpoint's.
-    for (const ev of evidence.filter((e) => !e.reference && (e.request as { method?: unknown } | null)?.method === method)) {
+    for (const ev of evidence.filter((e) => !e.reference && e.peer === undefined && (e.request as { method?: unknown } | null)?.method === method)) {
       const none = ev.fault !== undefined && (NO_ANSWER as readonly string[]).includes(ev.fault.split(':', 1)[0] ?? '');
       answered.set(method, (answered.get(method) ?? false) || !none);
     }

@@ -44,7 +44,7 @@ export function notServedMethods(checks: CheckResult[], explained: (c: CheckResu
     for (const ev of evidence) {
       const req = ev.request;
       // The reference node's answers (--reference-url) say nothing of what the endpoint serves.
-      if (ev.reference || !isObject(req) || typeof req['method'] !== 'string' || !answered(ev)) continue;
+      if (ev.reference || ev.peer !== undefined || !isObject(req) || typeof req['method'] !== 'string' || !answered(ev)) continue;
       const byParams = calls.get(req['method']) ?? new Map<string, Call>();
       calls.set(req['method'], byParams);
       const key = JSON.stringify(req['params']) ?? '';

@@ -34,6 +34,7 @@ export function exchangeMeta(ev: Evidence): string {
   return [
     // An exchange with the reference node (--reference-url) is not the endpoint's: said first.
     ev.reference && 'the REFERENCE node (--reference-url)',
+    ev.peer !== undefined && `ANOTHER ENDPOINT: ${ev.peer}`,
     ev.httpStatus !== undefined ? `HTTP ${ev.httpStatus}` : 'no HTTP response',
     ev.contentType,
     formatDuration(ev.durationMs),

@@ -2,7 +2,7 @@
 // worked around once. Node only.
 import junitModule, { type Builder } from 'junit-report-builder';
 
-export type { Builder, TestCase } from 'junit-report-builder';
+export type { Builder, TestCase, TestSuite } from 'junit-report-builder';
 
 /**
  * A fresh builder per report: the package's singleton would accumulate across reports in one process. (Its typings

@@ -1,0 +1,102 @@
+// Several endpoints certified in one run (conformance --url a=URL --url b=URL …): each as a run of its own, one after
+// another (so they never compete for this machine), on the same targets: discovered once, on the first endpoint
+// that serves them (or read from --targets). Every run holds its answers against the others' (the quorum/* checks:
+// peers, asked once each per call for the whole run), and the heads of all are read at the same instant before and
+// after, so a head lag is relative to the freshest endpoint, not to a clock.
+import { type Exchange, RpcClient } from '../../core/node/rpc-client.ts';
+import { q } from '../../core/hex.ts';
+import { redactCapped, redactUrl } from '../../core/redact.ts';
+import { EndpointUnusable, NO_ANSWER_LIMIT, type RunOptions, type RunResult, runConformance } from './runner.ts';
+import type { Peers } from './quorum.ts';
+
+export interface NamedEndpoint {
+  name: string;
+  url: string;
+}
+
+export interface SideBySideOptions extends Omit<RunOptions, 'url' | 'targets' | 'peers' | 'endpointName'> {
+  endpoints: readonly NamedEndpoint[];
+  /** Called as each endpoint's run starts (the terminal names it before its progress lines). */
+  onEndpoint?: (name: string) => void;
+}
+
+/** One endpoint's run: its result, or why it could not be certified at all (unreachable, another chain, …). */
+export interface EndpointRun {
+  name: string;
+  /** Redacted. */
+  endpoint: string;
+  result?: RunResult;
+  unusable?: string;
+}
+
+/** Every endpoint's head at one instant (read at once), and how far each trails the freshest. */
+export interface HeadsAt {
+  at: string;
+  heads: Array<{ name: string; head?: number; behind?: number; error?: string }>;
+}
+
+export interface SideBySideResult {
+  runs: EndpointRun[];
+  /** The endpoint whose discovery gave the targets every run used, or the --targets file. */
+  targetsFrom?: string;
+  heads: { start: HeadsAt; end: HeadsAt };
+}
+
+export async function runSideBySide(opts: SideBySideOptions): Promise<SideBySideResult> {
+  const { endpoints, onEndpoint, ...settings } = opts;
+  const clients = new Map(endpoints.map((e) => [e.name, new RpcClient({ url: e.url, timeoutMs: opts.timeoutMs ?? 10_000, concurrency: opts.concurrency ?? 8, ...(opts.ca ? { ca: opts.ca } : {}), ...(opts.rateLimit ? { ratePerS: opts.rateLimit } : {}), ...(opts.signal ? { signal: opts.signal } : {}), noAnswerLimit: NO_ANSWER_LIMIT })]));
+  // Each endpoint asked each call once, whichever endpoint's checks asked first.
+  const memo = new Map<string, Promise<Exchange>>();
+  const askOne = (name: string, method: string, params: unknown[]): Promise<Exchange> => {
+    const key = JSON.stringify([name, method, params]);
+    let pending = memo.get(key);
+    if (!pending) memo.set(key, (pending = clients.get(name)!.exchange(method, params)));
+    return pending;
+  };
+  const peersOf = (self: string): Peers => {
+    const names = endpoints.map((e) => e.name).filter((n) => n !== self);
+    return { self, names, ...(opts.methods ? { methods: opts.methods } : {}), ask: (method, params) => Promise.all(names.map(async (name) => ({ name, exchange: await askOne(name, method, params) }))) };
+  };
+  try {
+    const start = await headsAt(clients);
+    const runs: EndpointRun[] = [];
+    let targets: RunResult['targets'];
+    let targetsFrom = opts.targetsFile;
+    for (const e of endpoints) {
+      if (opts.signal?.aborted) break;
+      onEndpoint?.(e.name);
+      try {
+        const result = await runConformance({ ...settings, url: e.url, endpointName: e.name, peers: peersOf(e.name), ...(targets ? { targets } : {}) });
+        if (!targets && result.targets) {
+          targets = result.targets;
+          targetsFrom ??= e.name;
+        }
+        runs.push({ name: e.name, endpoint: redactUrl(e.url), result });
+      } catch (err) {
+        if (!(err instanceof EndpointUnusable)) throw err;
+        runs.push({ name: e.name, endpoint: redactUrl(e.url), unusable: redactCapped(err.message, 400) });
+      }
+    }
+    const end = await headsAt(clients);
+    return { runs, ...(targetsFrom ? { targetsFrom } : {}), heads: { start, end } };
+  } finally {
+    for (const c of clients.values()) c.close();
+  }
+}
+
+/** Every endpoint's eth_blockNumber, asked at once: the lag is behind the freshest of the same instant. */
+async function headsAt(clients: Map<string, RpcClient>): Promise<HeadsAt> {
+  const at = new Date().toISOString();
+  const read = await Promise.all(
+    [...clients].map(async ([name, c]) => {
+      try {
+        const n = q(await c.call<string>('eth_blockNumber', []));
+        return n === undefined ? { name, error: 'eth_blockNumber answered no block number' } : { name, head: Number(n) };
+      } catch (err) {
+        return { name, error: redactCapped((err as Error).message, 200) };
+      }
+    }),
+  );
+  const freshest = Math.max(...read.flatMap((r) => (r.head === undefined ? [] : [r.head])));
+  return { at, heads: read.map((r) => (r.head === undefined ? r : { ...r, behind: freshest - r.head })) };
+}

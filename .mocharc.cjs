@@ -2,7 +2,7 @@
 // nodes and k6). The load runs whose figures hold only on a CPU of their own (100 rps on the JavaScript path, a
 // capacity knee, a threshold on dropped iterations) run after them, one at a time: `npm test` runs both sets, this
 // file choosing by RC_TESTS=serial.
-const SERIAL = ['test/load/load-verdicts.test.ts', 'test/load/load-distributed.test.ts', 'test/load/load-thrown.test.ts', 'test/load/load-k6.test.ts'];
+const SERIAL = ['test/load/load-verdicts.test.ts', 'test/load/load-distributed.test.ts', 'test/load/load-thrown.test.ts', 'test/load/load-k6.test.ts', 'test/load/load-side-by-side.test.ts'];
 const serial = process.env.RC_TESTS === 'serial';
 
 module.exports = {

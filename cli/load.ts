@@ -12,7 +12,8 @@ import type { LoadOptions, TestOptions } from '../load/run/run.ts';
 import { DEFAULT_MAX_HEAD_LAG_BLOCKS, DEFAULT_MAX_HEAD_LAG_S } from '../load/report/head-lag.ts';
 import { findK6, K6_VERSION, toolsDir } from '../core/node/tools/k6.ts';
 import { blockTimeHelp, movingSuffix } from '../devnet/moving.ts';
-import { blockTime, embeddedChase, endpointOptions, expectedNetwork, httpUrl, inputFile, methodList, outDir, perSecond, positive, resolveEndpoint, seconds, warnShortKey } from './networks.ts';
+import { blockTime, embeddedChase, expectedNetwork, httpUrl, inputFile, methodList, outDir, perSecond, positive, seconds } from './networks.ts';
+import { endpointsGiven, severalEndpointOptions } from './endpoints.ts';
 import { LOAD_FILES } from '../core/report-files.ts';
 import { EXIT, failureOf, isParseArgsError, UsageError } from '../core/node/errors.ts';
 import { interruptSignal } from '../core/node/interrupt.ts';
@@ -111,6 +112,13 @@ While k6 runs, a terminal shows per method the rate, p95 and errors every 3 s, w
 
 Options:
   --url URL             the endpoint, e.g. https://host/v3/<KEY> (the key never reaches a report or a metric)
+  --url NAME=URL        several times: endpoints side by side (NAME: letters, digits, _ and -): the same
+                        corpus (sampled from the first), rate and duration against each, one after another;
+                        one report (load.json/html/junit: per method p50/p95/p99 per endpoint in one table and
+                        one chart, the best per method and by how much); the exit code is the worst one's.
+                        Each one's own reports: <out>/endpoints/NAME/. Not with --baseline or capacity
+  --endpoints FILE      the same from a file: [{"name": "a", "url": "https://host/v3/\${A_KEY}"}, ...], each
+                        \${VAR} read from the environment (the file holds no key)
   --network NAME        or a network of fixtures/networks.json, with --api-key KEY (or RPC_CERTIFY_API_KEY);
                         an endpoint serving another chain is refused (exit 2); with --url, the chain
                         that URL must serve
@@ -243,7 +251,7 @@ export async function loadCommand(argv: string[]): Promise<number> {
     const { values } = parseArgs({
       args: argv,
       options: {
-        ...endpointOptions,
+        ...severalEndpointOptions,
         ...testOptionSpecs,
         segments: { type: 'string' },
         'step-rate': { type: 'string' },
@@ -266,7 +274,7 @@ export async function loadCommand(argv: string[]): Promise<number> {
       ...(values['step-rate'] ? { stepRps: positive(values['step-rate'], '--step-rate') } : {}),
       ...(values['max-steps'] ? { maxSteps: positive(values['max-steps'], '--max-steps') } : {}),
     };
-    const network = expectedNetwork(values);
+    const network = expectedNetwork({ network: values.network, url: values.url?.[0] ?? values.endpoints });
     const opts: Omit<LoadOptions, 'url'> = {
       ...testOptions(values),
       out: values.out,
@@ -281,19 +289,21 @@ export async function loadCommand(argv: string[]): Promise<number> {
       ...(values['max-head-lag-blocks'] ? { maxHeadLagBlocks: positive(values['max-head-lag-blocks'], '--max-head-lag-blocks') } : {}),
       signal: interruptSignal(),
     };
-    const url = resolveEndpoint(values);
-    if (url && blockTimeS !== undefined) throw new UsageError('--block-time makes the embedded default move: it takes no --url or --network');
+    const chosen = await endpointsGiven(values);
+    const url = 'one' in chosen ? chosen.one.url : undefined;
+    if (!('none' in chosen) && blockTimeS !== undefined) throw new UsageError('--block-time makes the embedded default move: it takes no --url or --network');
     if (values.baseline) await inputFile(values.baseline, '--baseline', { orDirectory: true });
     if (values.corpus) await inputFile(values.corpus, '--corpus');
     await outDir(values.out, Object.values(LOAD_FILES), [values.corpus, values.baseline]);
     // Loaded once the command line is known good: a usage error costs no more than node's start-up.
-    const [{ readBaseline, runLoad }, { startDevnet }] = await Promise.all([import('../load/run/run.ts'), import('../devnet/index.ts')]);
+    const [{ expectedFailures, readBaseline, runLoad }, { startDevnet }] = await Promise.all([import('../load/run/run.ts'), import('../devnet/index.ts')]);
     // The baseline read and judged in full before any node starts (runLoad reads it again, as the k8s path does).
     if (values.baseline) await readBaseline(values.baseline, values.out);
-    if (url) {
-      warnShortKey(url);
-      return report(await runLoad({ ...opts, url }));
+    if ('several' in chosen) {
+      const { runLoadSideBySide } = await import('../load/run/side-by-side.ts');
+      return report(await expectedFailures('load', () => runLoadSideBySide(opts, chosen.several), opts.signal));
     }
+    if (url) return report(await runLoad({ ...opts, url, ...('one' in chosen && chosen.one.name ? { endpointName: chosen.one.name } : {}) }));
     const devnet = await startDevnet({ ...(blockTimeS ? { blockTimeS } : {}), signal: opts.signal });
     opts.fresh ??= embeddedChase(blockTimeS);
     try {

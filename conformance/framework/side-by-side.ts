@@ -42,21 +42,46 @@ export interface SideBySideResult {
   heads: { start: HeadsAt; end: HeadsAt };
 }
 
+/**
+ * The endpoints side by side as each one's quorum checks see the others: one client each, every call asked of an
+ * endpoint once for the whole run, whichever endpoint's checks asked it first.
+ */
+export class PeerPoll {
+  readonly clients: Map<string, RpcClient>;
+  private readonly memo = new Map<string, Promise<Exchange>>();
+  constructor(
+    private readonly endpoints: readonly NamedEndpoint[],
+    opts: Pick<RunOptions, 'timeoutMs' | 'concurrency' | 'ca' | 'rateLimit' | 'signal' | 'methods'>,
+  ) {
+    this.methods = opts.methods;
+    this.clients = new Map(endpoints.map((e) => [e.name, new RpcClient({ url: e.url, timeoutMs: opts.timeoutMs ?? 10_000, concurrency: opts.concurrency ?? 8, ...(opts.ca ? { ca: opts.ca } : {}), ...(opts.rateLimit ? { ratePerS: opts.rateLimit } : {}), ...(opts.signal ? { signal: opts.signal } : {}), noAnswerLimit: NO_ANSWER_LIMIT })]));
+  }
+
+  private readonly methods: readonly string[] | undefined;
+
+  private ask(name: string, method: string, params: unknown[]): Promise<Exchange> {
+    const key = JSON.stringify([name, method, params]);
+    let pending = this.memo.get(key);
+    if (!pending) this.memo.set(key, (pending = this.clients.get(name)!.exchange(method, params)));
+    return pending;
+  }
+
+  /** The others, as `self`'s checks see them. */
+  peersOf(self: string): Peers {
+    const names = this.endpoints.map((e) => e.name).filter((n) => n !== self);
+    return { self, names, ...(this.methods ? { methods: this.methods } : {}), ask: (method, params) => Promise.all(names.map(async (name) => ({ name, exchange: await this.ask(name, method, params) }))) };
+  }
+
+  close(): void {
+    for (const c of this.clients.values()) c.close();
+  }
+}
+
 export async function runSideBySide(opts: SideBySideOptions): Promise<SideBySideResult> {
   const { endpoints, onEndpoint, ...settings } = opts;
-  const clients = new Map(endpoints.map((e) => [e.name, new RpcClient({ url: e.url, timeoutMs: opts.timeoutMs ?? 10_000, concurrency: opts.concurrency ?? 8, ...(opts.ca ? { ca: opts.ca } : {}), ...(opts.rateLimit ? { ratePerS: opts.rateLimit } : {}), ...(opts.signal ? { signal: opts.signal } : {}), noAnswerLimit: NO_ANSWER_LIMIT })]));
-  // Each endpoint asked each call once, whichever endpoint's checks asked first.
-  const memo = new Map<string, Promise<Exchange>>();
-  const askOne = (name: string, method: string, params: unknown[]): Promise<Exchange> => {
-    const key = JSON.stringify([name, method, params]);
-    let pending = memo.get(key);
-    if (!pending) memo.set(key, (pending = clients.get(name)!.exchange(method, params)));
-    return pending;
-  };
-  const peersOf = (self: string): Peers => {
-    const names = endpoints.map((e) => e.name).filter((n) => n !== self);
-    return { self, names, ...(opts.methods ? { methods: opts.methods } : {}), ask: (method, params) => Promise.all(names.map(async (name) => ({ name, exchange: await askOne(name, method, params) }))) };
-  };
+  const poll = new PeerPoll(endpoints, opts);
+  const clients = poll.clients;
+  const peersOf = (self: string) => poll.peersOf(self);
   try {
     const start = await headsAt(clients);
     const runs: EndpointRun[] = [];
@@ -80,7 +105,7 @@ export async function runSideBySide(opts: SideBySideOptions): Promise<SideBySide
     const end = await headsAt(clients);
     return { runs, ...(targetsFrom ? { targetsFrom } : {}), heads: { start, end } };
   } finally {
-    for (const c of clients.values()) c.close();
+    poll.close();
   }
 }
 

@@ -1,6 +1,7 @@
 // load.html: one self-contained page a person reads after a run (charts are inline SVG); the verdict and its reasons
 // are the decision's (verdict.ts).
 import { describeCheck } from './compare.ts';
+import { STYLE } from './style.ts';
 import { CLASSES, type RpcClass } from '../shared/answer-classes.ts';
 import { ENTRY_KINDS, isDegenerate } from '../shared/corpus.ts';
 import { ESTIMATE_SPREAD } from '../shared/bounds.ts';
@@ -46,18 +47,7 @@ export function renderHtml(r: LoadReport): string {
 
   return charts(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>rpc-certify load: ${esc(r.profile)} ${esc(verdict)}</title>
-<style>
-body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1040px;padding:0 12px;color:#222}
-.why{border-left:4px solid #999;background:#f7f7f7;padding:8px 12px;margin:12px 0}.why.fail{border-color:#d62728;color:#222}.why.pass{border-color:#2ca02c;color:#222}.why.measured{border-color:#1f77b4;color:#222}.why.incomplete{border-color:#ff7f0e}.why.inconclusive{border-color:#ff7f0e}
-.why ul{margin:4px 0 0;padding-left:20px}.scroll{overflow-x:auto}.chart{overflow-x:auto}.chart svg{min-width:640px;max-width:100%;height:auto}
-td.text,th.text{text-align:left;min-width:260px}
-@media (max-width:600px){body{margin:12px auto;font-size:13px}h1{font-size:19px}td,th{padding:2px 3px}.scroll table{min-width:620px}}
-h1{font-size:22px}h2{font-size:17px;margin-top:32px;border-bottom:1px solid #ddd}
-table{border-collapse:collapse;width:100%;font-size:12px}td,th{border-bottom:1px solid #eee;padding:3px 4px;text-align:right}
-td:first-child,th:first-child{text-align:left}.pass{color:#2ca02c}.fail{color:#d62728}.measured{color:#1f77b4}.inconclusive{color:#c85a00}.muted{color:#777}
-svg text{font:11px system-ui,sans-serif;fill:#333}svg .small{font-size:10px}svg .axis{stroke:#999}svg .grid{stroke:#eee}
-.legend span{margin-right:14px;white-space:nowrap}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px}
-</style></head><body>
+<style>${STYLE}</style></head><body>
 <h1>Load test: <span class="${verdict}">${esc(verdict.toUpperCase())}</span> <span class="muted">(${esc(r.profile)} profile)</span></h1>
 ${whyBox(r)}
 <p>Endpoint ${esc(r.endpoint)} · chain ${esc(r.corpus.chainId)} · k6 ${esc(r.k6.version)} · ${r.durationSec} s · corpus seed ${r.corpus.seed}, ${Math.round(r.corpus.missShare * 100)}% misses · ${esc(r.createdAt)}</p>

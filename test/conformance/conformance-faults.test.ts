@@ -19,6 +19,8 @@ import { type Fault, FaultProxy, type RpcResponse, type Synthetic } from '../sup
 import { faultCatalogue, laggingHead, syntheticHistory } from '../support/faults.ts';
 import { robustnessFaults } from '../support/faults-robustness.ts';
 import { checkIds } from '../../conformance/framework/check.ts';
+import { PeerPoll } from '../../conformance/framework/side-by-side.ts';
+import type { Peers } from '../../conformance/framework/quorum.ts';
 
 const embedded = parseExpectations(readFileSync(new URL('../../fixtures/expectations/embedded.json', import.meta.url), 'utf8'), 'fixtures/expectations/embedded.json', checkIds(allSuites));
 const embeddedDeviations = embedded.fail.map((e) => e.id);
@@ -37,6 +39,7 @@ const byId = (r: RunResult, id: string) => r.checks.find((c) => c.id === id);
 describe('conformance checks fire on their faults', function () {
   let devnet: Devnet;
   let proxy: FaultProxy;
+  let peerProxy: FaultProxy;
   let lockfile: string;
   let seed: Partial<Targets>;
   let synthetic: { synthetic: Synthetic; targets: Partial<Targets> };
@@ -48,7 +51,8 @@ describe('conformance checks fire on their faults', function () {
   before(async function () {
     devnet = await startDevnet();
     proxy = new FaultProxy(devnet.url);
-    await proxy.start();
+    peerProxy = new FaultProxy(devnet.url);
+    await Promise.all([proxy.start(), peerProxy.start()]);
     seed = { reverts: devnet.seed.reverts };
     const clean = (cleanRun = await runConformance({ suites: allSuites, url: proxy.url, fixtures: [{ targets: seed, source: 'seed' }] }));
     Object.assign(targets, clean.targets);
@@ -62,7 +66,7 @@ describe('conformance checks fire on their faults', function () {
   });
 
   after(async function () {
-    await proxy?.stop();
+    await Promise.all([proxy?.stop(), peerProxy?.stop()]);
     await devnet?.stop();
   });
 
@@ -71,7 +75,7 @@ describe('conformance checks fire on their faults', function () {
     proxy.synthetic = undefined;
   });
 
-  const run = (methods: string[] | undefined, withSynthetic: boolean, reference = false, nearHeadWindow?: number, oneAtATime = false) =>
+  const run = (methods: string[] | undefined, withSynthetic: boolean, reference = false, nearHeadWindow?: number, oneAtATime = false, peers?: Peers) =>
     runConformance({
       suites: allSuites,
       url: proxy.url,
@@ -81,6 +85,7 @@ describe('conformance checks fire on their faults', function () {
       ...(methods ? { methods } : {}),
       // Held to 1 s: the standing chain's blocks are a second apart at least, so 5 blocks behind is 4 s or more.
       ...(reference ? { referenceUrl: devnet.url, maxHeadLagS: 1 } : {}),
+      ...(peers ? { peers } : {}),
       fixtures: [{ targets: seed, source: 'seed' }, ...(withSynthetic ? [{ targets: synthetic.targets, source: 'fixture' as const }] : [])],
     });
 
@@ -333,7 +338,10 @@ describe('conformance checks fire on their faults', function () {
       proxy.fault = f;
       if (f.synthetic) proxy.synthetic = synthetic.synthetic;
       const methods = f.methods ?? [...new Set(f.kills.map((id) => id.split('/')[0]!))];
-      const r = await run(methods, Boolean(f.synthetic), f.reference, f.nearHeadWindow, f.oneAtATime);
+      // Side by side: two clean endpoints (a clean proxy, with the same synthetic history) outvote the faulty one.
+      if (f.peers) peerProxy.synthetic = f.synthetic ? synthetic.synthetic : undefined;
+      const poll = f.peers ? new PeerPoll([{ name: 'faulty', url: proxy.url }, { name: 'clean-1', url: peerProxy.url }, { name: 'clean-2', url: peerProxy.url }], {}) : undefined;
+      const r = await run(methods, Boolean(f.synthetic), f.reference, f.nearHeadWindow, f.oneAtATime, poll?.peersOf('faulty')).finally(() => poll?.close());
       expect(failedIds(r), `failures: ${r.checks.filter((c) => c.verdict !== 'pass').map((c) => `${c.id}=${c.verdict}${f.kills.includes(c.id) ? ` (${c.reason})` : ''}`).join(' ')}`).to.include.members(f.kills);
       if (f.exact) {
         expect(r.complete, 'the whole suite ran').to.equal(true);

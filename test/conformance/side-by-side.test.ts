@@ -4,57 +4,22 @@
 // JUnit with a suite per endpoint, HTML with the matrix) and exits 1; the corrupt one's quorum check names the field
 // and who agreed, besides its own failures. The faithful two alone exit 0; two that disagree are a tie, no majority.
 import { expect } from 'chai';
-import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDevnet, type Devnet } from '../../devnet/index.ts';
-import { toQuantity } from '../../core/hex.ts';
-import { FaultProxy, type Fault, type RpcResponse } from '../support/fault-proxy.ts';
+import { FaultProxy } from '../support/fault-proxy.ts';
+import { allText, threeEndpoints } from '../support/side-by-side.ts';
 import { cli } from '../support/cli.ts';
 import { sideBySideFaults, type SideBySideReport } from '../../conformance/report/side-by-side.ts';
 
-/** effectiveGasPrice one wei higher, in every receipt however it is asked for: consistent, so no cross-method check sees it. */
-const pricier = (r: unknown): unknown => (r && typeof r === 'object' && typeof (r as Record<string, unknown>)['effectiveGasPrice'] === 'string' ? { ...r, effectiveGasPrice: toQuantity(BigInt((r as Record<string, string>)['effectiveGasPrice']!) + 1n) } : r);
-const CORRUPT: Fault = {
-  name: 'effectiveGasPrice one wei higher in every receipt',
-  kills: [],
-  rewrite: (req, res): RpcResponse => {
-    if (req.method === 'eth_getTransactionReceipt') return { ...res, result: pricier(res.result) };
-    if (req.method === 'eth_getBlockReceipts' && Array.isArray(res.result)) return { ...res, result: res.result.map(pricier) };
-    return res;
-  },
-};
-
-/** Every file under dir, read as text. */
-async function allText(dir: string): Promise<string> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  const texts = await Promise.all(entries.filter((e) => e.isFile()).map((e) => readFile(join(e.parentPath, e.name), 'utf8')));
-  return texts.join('\n');
-}
-
 describe('side by side: several endpoints certified in one run, where they disagree named (issue 42)', function () {
-  let devnet: Devnet;
-  let faithful: FaultProxy;
-  let corrupt: FaultProxy;
-  let keys: string[];
-  before(async () => {
-    devnet = await startDevnet({ without: ['blob', 'set-code'] });
-    faithful = new FaultProxy(devnet.url);
-    corrupt = new FaultProxy(devnet.url);
-    await Promise.all([faithful.start(), corrupt.start()]);
-    corrupt.fault = CORRUPT;
-    keys = [devnet.url.slice(devnet.url.lastIndexOf('/') + 1), FaultProxy.KEY];
-  });
-  after(async () => {
-    await Promise.all([faithful?.stop(), corrupt?.stop()]);
-    await devnet?.stop();
-  });
+  const { devnet, faithful, corrupt, keys } = threeEndpoints();
 
   const quorumOf = (report: SideBySideReport, name: string, method: string) => report.endpoints.find((e) => e.name === name)?.report?.checks.find((c) => c.id === `quorum/${method}-majority`);
 
   it('three endpoints, one corrupting a receipt field: three verdicts in one report, exit 1, its quorum check naming the field and who agreed', async function () {
     const out = await mkdtemp(join(tmpdir(), 'rc-sbs-'));
-    const run = await cli(['conformance', '--url', `a=${devnet.url}`, '--url', `b=${faithful.url}`, '--url', `c=${corrupt.url}`, '--out', out]);
+    const run = await cli(['conformance', '--url', `a=${devnet().url}`, '--url', `b=${faithful().url}`, '--url', `c=${corrupt().url}`, '--out', out]);
     expect(run.code, run.out + run.err).to.equal(1);
     const report = JSON.parse(await readFile(join(out, 'conformance.json'), 'utf8')) as SideBySideReport;
     expect(sideBySideFaults(report)).to.deep.equal([]);
@@ -88,12 +53,12 @@ describe('side by side: several endpoints certified in one run, where they disag
     expect(run.out).to.match(/^conformance side by side: FAIL {2}\(3 endpoints; the worst: c; targets from a\)$/m);
     // No key of any endpoint anywhere: the terminal, every report.
     const everything = `${run.out}\n${run.err}\n${await allText(out)}`;
-    for (const key of keys) expect(everything.includes(key), `key ${key} in the output`).to.equal(false);
+    for (const key of keys()) expect(everything.includes(key), `key ${key} in the output`).to.equal(false);
   });
 
   it('the two faithful ones alone: exit 0, every quorum check passing', async function () {
     const out = await mkdtemp(join(tmpdir(), 'rc-sbs-'));
-    const run = await cli(['conformance', '--url', `a=${devnet.url}`, '--url', `b=${faithful.url}`, '--out', out, '--quiet']);
+    const run = await cli(['conformance', '--url', `a=${devnet().url}`, '--url', `b=${faithful().url}`, '--out', out, '--quiet']);
     expect(run.code, run.out + run.err).to.equal(0);
     const report = JSON.parse(await readFile(join(out, 'conformance.json'), 'utf8')) as SideBySideReport;
     for (const e of report.endpoints) for (const c of e.report!.checks.filter((x) => x.method === 'quorum' && !x.inapplicable)) expect(c.verdict, `${e.name} ${c.id}: ${c.reason}`).to.equal('pass');
@@ -103,7 +68,7 @@ describe('side by side: several endpoints certified in one run, where they disag
     const out = await mkdtemp(join(tmpdir(), 'rc-sbs-'));
     const file = join(out, 'endpoints.json');
     // --endpoints: the key comes from the environment, never from the file.
-    await writeFile(file, JSON.stringify([{ name: 'a', url: devnet.url }, { name: 'c', url: corrupt.url.replace(FaultProxy.KEY, '${RC_TEST_KEY}') }]));
+    await writeFile(file, JSON.stringify([{ name: 'a', url: devnet().url }, { name: 'c', url: corrupt().url.replace(FaultProxy.KEY, '${RC_TEST_KEY}') }]));
     process.env['RC_TEST_KEY'] = FaultProxy.KEY;
     const run = await cli(['conformance', '--endpoints', file, '--out', out, '--quiet', '--methods', 'eth_getTransactionReceipt']);
     delete process.env['RC_TEST_KEY'];
@@ -117,17 +82,17 @@ describe('side by side: several endpoints certified in one run, where they disag
   });
 
   it('refuses what cannot be side by side: a bare URL among several, a name twice, a ${VAR} not set', async function () {
-    const bare = await cli(['conformance', '--url', `a=${devnet.url}`, '--url', faithful.url]);
+    const bare = await cli(['conformance', '--url', `a=${devnet().url}`, '--url', faithful().url]);
     expect(bare.code).to.equal(2);
     expect(bare.err).to.match(/with several endpoints, name each one: --url NAME=URL/);
-    const twice = await cli(['conformance', '--url', `a=${devnet.url}`, '--url', `a=${faithful.url}`]);
+    const twice = await cli(['conformance', '--url', `a=${devnet().url}`, '--url', `a=${faithful().url}`]);
     expect(twice.code).to.equal(2);
     expect(twice.err).to.match(/endpoint name "a" is given twice/);
     const out = await mkdtemp(join(tmpdir(), 'rc-sbs-'));
-    await writeFile(join(out, 'e.json'), JSON.stringify([{ name: 'x', url: 'http://127.0.0.1:1/v3/${RC_UNSET_KEY_VAR}' }, { name: 'y', url: devnet.url }]));
+    await writeFile(join(out, 'e.json'), JSON.stringify([{ name: 'x', url: 'http://127.0.0.1:1/v3/${RC_UNSET_KEY_VAR}' }, { name: 'y', url: devnet().url }]));
     const unset = await cli(['conformance', '--endpoints', join(out, 'e.json')]);
     expect(unset.code).to.equal(2);
     expect(unset.err).to.match(/entry 0 \(x\): its url reads \$\{RC_UNSET_KEY_VAR\}, which is not set/);
-    for (const r of [bare, twice, unset]) for (const key of keys) expect(r.out + r.err).not.to.include(key);
+    for (const r of [bare, twice, unset]) for (const key of keys()) expect(r.out + r.err).not.to.include(key);
   });
 });

@@ -49,6 +49,8 @@ export interface Fault {
   exact?: boolean;
   /** Runs with the clean gateway behind the proxy as the reference node (--reference-url): the reference/* checks judge. */
   reference?: boolean;
+  /** Runs side by side with two clean endpoints (the same synthetic history, if any): the quorum/* checks judge. */
+  peers?: boolean;
   /** The run declares this near-head window (--near-head-window N, spec §8). */
   nearHeadWindow?: number;
 }

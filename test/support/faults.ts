@@ -252,6 +252,7 @@ export function faultCatalogue(targets: Targets): Fault[] {
 
     // Against a reference node (the clean gateway itself): a head behind it, and one value changed per method.
     ...referenceFaults(),
+    ...quorumFaults(),
 
     ...invariantFaults(targets),
     ...envelopeDefects(),
@@ -335,6 +336,22 @@ function referenceFaults(): Fault[] {
   return [
     fault('eth_blockNumber and latest 5 blocks behind the reference (lookups current)', ['reference/head-lag-start', 'reference/head-lag-end'], behind(5n, false), { reference: true }),
     ...perMethod.map(([method, rewrite]) => fault(`${method}: a value changed, against the reference`, [`reference/${method}-agrees`], rewrite, { reference: true })),
+  ];
+}
+
+/**
+ * Faults the quorum/* checks catch, run side by side with two clean endpoints: per method, a value no hash commits to
+ * (or that a hash commits to, which the quorum sees all the same) one higher. The uncle comes from the synthetic history,
+ * which the clean endpoints serve too.
+ */
+function quorumFaults(): Fault[] {
+  const bump = (field: string) => (o: Json) => ({ ...o, [field]: toQuantity(BigInt(String(o[field])) + 1n) });
+  return [
+    fault(`${M.block}: size one higher, side by side`, [`quorum/${M.block}-majority`], results(M.block, bump('size')), { peers: true }),
+    fault(`${M.uncleH}: gasUsed one higher, side by side`, [`quorum/${M.uncleH}-majority`], results(M.uncleH, bump('gasUsed')), { peers: true, synthetic: true }),
+    fault(`${M.tx}: nonce one higher, side by side`, [`quorum/${M.tx}-majority`], results(M.tx, bump('nonce')), { peers: true }),
+    fault(`${M.receipt}: gasUsed one higher, side by side`, [`quorum/${M.receipt}-majority`], results(M.receipt, bump('gasUsed')), { peers: true }),
+    fault(`${M.blockReceipts}: gasUsed one higher, side by side`, [`quorum/${M.blockReceipts}-majority`], results(M.blockReceipts, (rs: Json[]) => rs.map(bump('gasUsed'))), { peers: true }),
   ];
 }
 

@@ -1,0 +1,165 @@
+// The load report of several endpoints side by side (run/side-by-side.ts): the same corpus, rate and duration against
+// each, one after another. One table per method (p50/p95/p99, failures, wrong answers, stale fresh reads per endpoint),
+// one chart (p95 per method, a bar per endpoint), the best endpoint per method and by how much (or that their p95
+// intervals overlap: not told apart), and every reason each did not pass. Each endpoint's own load.json/html beside.
+import { Ajv, type ValidateFunction } from 'ajv';
+import schema from '../../schemas/files/load-side-by-side.json' with { type: 'json' };
+import { escapeHtml as esc } from '../../core/inert.ts';
+import { newJunitBuilder } from '../../core/node/junit.ts';
+import type { ReportHeader } from '../../core/report-header.ts';
+import { decide } from './verdict.ts';
+import { groupedBars, PALETTE } from './svg.ts';
+import type { LoadReport } from '../shared/load-report.ts';
+import { STYLE } from './style.ts';
+
+export type EndpointLoadVerdict = LoadReport['verdict'] | 'unusable';
+
+/** Worst last: the run's verdict and exit code are its worst endpoint's. */
+const RANK: readonly EndpointLoadVerdict[] = ['pass', 'measured', 'inconclusive', 'unusable', 'fail', 'incomplete'];
+
+export interface LoadRow {
+  name: string;
+  requests: number;
+  p50: number | null;
+  p95: number | null;
+  p99: number | null;
+  /** p95's interval (intervals.ts), where the sample bounds one. */
+  p95Interval?: [number, number];
+  failureRate: number;
+  wrong: number;
+  fresh?: { requests: number; stale: number; staleRate: number };
+}
+
+export interface LoadSideBySide extends ReportHeader<'rpc-certify-load-side-by-side', 1> {
+  createdAt: string;
+  profile: string;
+  /** The endpoint whose sampling gave every run its corpus, or the --corpus file. */
+  corpusFrom?: string;
+  summary: { verdict: EndpointLoadVerdict; exitCode: number; worst: string[] };
+  endpoints: Array<{ name: string; endpoint: string; verdict: EndpointLoadVerdict; exitCode: number; reasons: string[]; report?: string }>;
+  methods: Array<{ method: string; rows: LoadRow[]; best?: { name: string; p95: number; than?: string; byMs?: number; ratio?: number; apart: boolean } }>;
+}
+
+export interface EndpointLoad {
+  name: string;
+  endpoint: string;
+  exitCode: number;
+  /** Its load.json, relative to the side-by-side report. */
+  path?: string;
+  report?: LoadReport;
+  /** Why it has no report (a usage error, an endpoint not usable, no k6). */
+  failed?: string;
+}
+
+export function assembleLoadSideBySide(runs: readonly EndpointLoad[], profile: string, corpusFrom: string | undefined, createdAt: string): LoadSideBySide {
+  const endpoints = runs.map((r) => ({
+    name: r.name,
+    endpoint: r.report?.endpoint ?? r.endpoint,
+    verdict: r.report?.verdict ?? ('unusable' as const),
+    exitCode: r.exitCode,
+    reasons: r.report ? (r.report.reasons ?? []) : [r.failed ?? 'no report'],
+    ...(r.path ? { report: r.path } : {}),
+  }));
+  const verdict = endpoints.reduce<EndpointLoadVerdict>((w, e) => (RANK.indexOf(e.verdict) > RANK.indexOf(w) ? e.verdict : w), 'pass');
+  const worst = endpoints.filter((e) => e.verdict === verdict);
+  const methods = [...new Set(runs.flatMap((r) => Object.keys(r.report?.methods ?? {})))].map((method) => {
+    const rows = runs.flatMap((r): LoadRow[] => {
+      const m = r.report?.methods[method];
+      if (!m) return [];
+      const fresh = r.report?.freshness?.methods[method];
+      const p95i = m.latencyIntervals?.p95;
+      return [{ name: r.name, requests: m.requests, p50: m.latencyMs?.p50 ?? null, p95: m.latencyMs?.p95 ?? null, p99: m.latencyMs?.p99 ?? null, ...(p95i ? { p95Interval: p95i } : {}), failureRate: m.failureRate, wrong: m.classes.wrong ?? 0, ...(fresh ? { fresh: { requests: fresh.requests, stale: fresh.stale, staleRate: fresh.staleRate } } : {}) }];
+    });
+    const best = bestOf(rows);
+    return { method, rows, ...(best ? { best } : {}) };
+  });
+  return {
+    kind: 'rpc-certify-load-side-by-side',
+    schemaVersion: 1,
+    harness: runs.find((r) => r.report)?.report?.harness ?? { name: 'rpc-certify', version: 'unknown' },
+    createdAt,
+    profile,
+    ...(corpusFrom ? { corpusFrom } : {}),
+    summary: { verdict, exitCode: worst[0]?.exitCode ?? 2, worst: worst.map((e) => e.name) },
+    endpoints,
+    methods,
+  };
+}
+
+/**
+ * The fastest at p95 among those that answered without a wrong answer, and by how much ahead of the next: told apart
+ * only where their p95 intervals do not overlap (else the difference may be the run's noise).
+ */
+function bestOf(rows: LoadRow[]): LoadSideBySide['methods'][number]['best'] {
+  const ranked = rows.filter((r): r is LoadRow & { p95: number } => r.p95 !== null && r.wrong === 0).sort((a, b) => a.p95 - b.p95);
+  const [first, second] = ranked;
+  if (!first) return undefined;
+  if (!second) return { name: first.name, p95: first.p95, apart: false };
+  const apart = first.p95Interval !== undefined && second.p95Interval !== undefined && first.p95Interval[1] < second.p95Interval[0];
+  return { name: first.name, p95: first.p95, than: second.name, byMs: round(second.p95 - first.p95), ratio: first.p95 > 0 ? round(second.p95 / first.p95) : 0, apart };
+}
+
+const round = (n: number) => Math.round(n * 100) / 100;
+
+let validate: ValidateFunction | undefined;
+export function loadSideBySideFaults(report: unknown): string[] {
+  validate ??= new Ajv({ allErrors: true, strict: false }).compile(schema);
+  if (validate(JSON.parse(JSON.stringify(report) ?? 'null'))) return [];
+  return (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword}`);
+}
+
+const ms = (n: number | null) => (n === null ? '–' : `${round(n)} ms`);
+const pct = (n: number) => `${round(n * 100)}%`;
+
+function bestText(b: NonNullable<LoadSideBySide['methods'][number]['best']>): string {
+  if (!b.than) return `${b.name} (${ms(b.p95)} p95; the only one measured)`;
+  return `${b.name}: ${ms(b.p95)} p95, ${b.byMs} ms (x${b.ratio}) ahead of ${b.than}${b.apart ? '' : ' (their p95 intervals overlap: not told apart)'}`;
+}
+
+export function loadSideBySideSummary(r: LoadSideBySide, paths: string[]): string {
+  const width = Math.max(8, ...r.endpoints.map((e) => e.name.length));
+  return [
+    `load side by side (${r.profile}): ${r.summary.verdict.toUpperCase()}  (${r.endpoints.length} endpoints, one after another${r.corpusFrom ? `, the corpus sampled from ${r.corpusFrom}` : ''}; the worst: ${r.summary.worst.join(', ')})`,
+    ...r.endpoints.map((e) => `  ${e.name.padEnd(width)} ${e.verdict.toUpperCase().padEnd(12)} ${e.reasons.length ? `${e.reasons.slice(0, 3).join('; ')}${e.reasons.length > 3 ? `; +${e.reasons.length - 3} more` : ''}` : 'every limit held'}`),
+    '  per method, p50 / p95 / p99, failures, wrong answers:',
+    ...r.methods.flatMap((m) => [`    ${m.method}${m.best ? `: best ${bestText(m.best)}` : ''}`, ...m.rows.map((x) => `      ${x.name.padEnd(width)} ${ms(x.p50)} / ${ms(x.p95)} / ${ms(x.p99)}, ${pct(x.failureRate)} failed, ${x.wrong} wrong${x.fresh ? `, ${x.fresh.stale} of ${x.fresh.requests} fresh reads stale` : ''}`)]),
+    `  reports: ${paths.join('\n           ')}`,
+  ].join('\n');
+}
+
+/** One suite per endpoint, its decision's checks as test cases (load.junit.xml's, named by endpoint). */
+export function loadSideBySideJunit(runs: readonly EndpointLoad[]): string {
+  const builder = newJunitBuilder().name('rpc-certify load side by side');
+  for (const run of runs) {
+    const suite = builder.testSuite().name(run.name);
+    if (!run.report) {
+      suite.testCase().className(`${run.name}.run`).name('endpoint measured').failure(run.failed ?? 'no report');
+      continue;
+    }
+    for (const check of decide(run.report).checks) {
+      const c = suite.testCase().className(`${run.name}.${check.className}`).name(check.name);
+      if (check.failure !== undefined) c.failure(check.failure);
+      else if (check.inconclusive !== undefined) c.error(check.inconclusive);
+      else if (check.skipped !== undefined) c.skipped().standardOutput(check.skipped);
+    }
+  }
+  return builder.build();
+}
+
+export function loadSideBySideHtml(r: LoadSideBySide): string {
+  const names = r.endpoints.map((e) => e.name);
+  const color = (name: string) => PALETTE[names.indexOf(name) % PALETTE.length]!;
+  const chart = groupedBars({ groups: r.methods.map((m) => ({ label: m.method, bars: m.rows.filter((x) => x.p95 !== null).map((x) => ({ name: x.name, value: x.p95!, color: color(x.name) })) })), unit: 'ms' });
+  const rows = r.methods.flatMap((m) =>
+    m.rows.map((x, i) => `<tr>${i === 0 ? `<th rowspan="${m.rows.length}"><code>${esc(m.method)}</code>${m.best ? `<div class="muted">best: ${esc(bestText(m.best))}</div>` : ''}</th>` : ''}<td><span style="color:${color(x.name)}">■</span> ${esc(x.name)}</td><td class="num">${ms(x.p50)}</td><td class="num">${ms(x.p95)}</td><td class="num">${ms(x.p99)}</td><td class="num">${x.requests}</td><td class="num">${pct(x.failureRate)}</td><td class="num">${x.wrong}</td><td class="num">${x.fresh ? `${x.fresh.stale} of ${x.fresh.requests}` : '–'}</td></tr>`),
+  );
+  const endpoints = r.endpoints.map((e) => `<tr><th>${e.report ? `<a href="${esc(e.report.replace(/\.json$/, '.html'))}">${esc(e.name)}</a>` : esc(e.name)}</th><td>${esc(e.endpoint)}</td><td><b>${esc(e.verdict.toUpperCase())}</b></td><td>${e.reasons.length ? `<ul>${e.reasons.map((x) => `<li>${esc(x)}</li>`).join('')}</ul>` : '<span class="muted">none</span>'}</td></tr>`);
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>rpc-certify load: ${r.endpoints.length} endpoints side by side: ${esc(r.summary.verdict.toUpperCase())}</title><style>${STYLE}</style></head><body><main>
+<h1>Load side by side: ${esc(r.summary.verdict.toUpperCase())}</h1>
+<p class="muted">${esc(r.createdAt)} · profile ${esc(r.profile)} · the same corpus${r.corpusFrom ? ` (sampled from ${esc(r.corpusFrom)})` : ''}, rate and duration against each, one after another · the worst: ${esc(r.summary.worst.join(', '))}</p>
+<h2>p95 per method</h2>${chart}
+<h2>Per method</h2><table><thead><tr><th>method</th><th>endpoint</th><th>p50</th><th>p95</th><th>p99</th><th>requests</th><th>failed</th><th>wrong</th><th>stale fresh reads</th></tr></thead><tbody>${rows.join('\n')}</tbody></table>
+<h2>Endpoints <span class="muted">every reason each did not pass</span></h2><table><thead><tr><th>endpoint</th><th>address</th><th>verdict</th><th>reasons</th></tr></thead><tbody>${endpoints.join('\n')}</tbody></table>
+</main></body></html>
+`;
+}

@@ -1,0 +1,55 @@
+// Several endpoints load-tested side by side (load --url a=URL --url b=URL …): the same corpus, rate and duration
+// against each, one after another by default, so they never compete for this machine's CPU. The corpus is sampled
+// once, from the first endpoint that serves one (or read from --corpus), and replayed against the others; each
+// endpoint's own reports go to <out>/endpoints/<name>/, and one report (load.json, load.html, load.junit.xml) puts
+// them in one table and one chart.
+import { join, relative } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { writeFileAtomic } from '../../core/node/atomic.ts';
+import { LOAD_FILES } from '../../core/report-files.ts';
+import { redact, redactUrl } from '../../core/redact.ts';
+import { readReport } from '../report/report.ts';
+import { assembleLoadSideBySide, type EndpointLoad, loadSideBySideFaults, loadSideBySideHtml, loadSideBySideJunit, loadSideBySideSummary } from '../report/side-by-side.ts';
+import { type LoadOptions, type LoadOutcome, runLoad, usage } from './run.ts';
+
+export interface NamedUrl {
+  name: string;
+  url: string;
+}
+
+/** Where an endpoint's own reports go, under --out. */
+export const endpointDir = (out: string, name: string) => join(out, 'endpoints', name);
+
+export async function runLoadSideBySide(opts: Omit<LoadOptions, 'url' | 'endpointName'>, endpoints: readonly NamedUrl[]): Promise<LoadOutcome> {
+  if (opts.baseline) usage('--baseline judges one endpoint against its own earlier runs: side by side, run each endpoint alone with its baseline');
+  if (opts.profile === 'capacity') usage('--profile capacity steps one endpoint to its limit: side by side, run each endpoint alone (the others would measure this machine, not the endpoint)');
+  const createdAt = new Date().toISOString();
+  const runs: EndpointLoad[] = [];
+  let corpus = opts.corpus;
+  let corpusFrom = opts.corpus;
+  for (const e of endpoints) {
+    if (opts.signal?.aborted) break;
+    const dir = endpointDir(opts.out, e.name);
+    const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+    log(`load: endpoint ${e.name}${corpus ? `, replaying the corpus ${corpusFrom === opts.corpus ? corpus : `sampled from ${corpusFrom}`}` : ', sampling the corpus'}`);
+    // A replayed corpus holds its own seed, misses, targets and window: the options that shape sampling go to the first run only.
+    const { seed: _s, missShare: _m, targets: _t, nearHeadWindow: _w, ...replay } = opts;
+    const outcome = await runLoad({ ...(corpus ? replay : opts), ...(corpus ? { corpus } : {}), url: e.url, endpointName: e.name, out: dir });
+    const json = outcome.reportPaths.find((p) => p.endsWith(LOAD_FILES.json));
+    const report = json ? await readReport(json).catch(() => undefined) : undefined;
+    runs.push({ name: e.name, endpoint: redactUrl(e.url), exitCode: outcome.exitCode, ...(json ? { path: relative(opts.out, json) } : {}), ...(report ? { report } : { failed: redact(outcome.summary) }) });
+    if (!corpus && outcome.reportPaths.some((p) => p.endsWith(LOAD_FILES.corpus))) {
+      corpus = join(dir, LOAD_FILES.corpus);
+      corpusFrom = e.name;
+    }
+  }
+  const report = assembleLoadSideBySide(runs, opts.profile, corpusFrom, createdAt);
+  const faults = loadSideBySideFaults(report);
+  if (faults.length) throw new Error(`harness bug: the side-by-side load report does not match schemas/files/load-side-by-side.json:\n  ${faults.join('\n  ')}`);
+  await mkdir(opts.out, { recursive: true });
+  const paths = [join(opts.out, LOAD_FILES.json), join(opts.out, LOAD_FILES.html), join(opts.out, LOAD_FILES.junit)];
+  await writeFileAtomic(paths[0]!, `${JSON.stringify(report, null, 2)}\n`);
+  await writeFileAtomic(paths[1]!, loadSideBySideHtml(report));
+  await writeFileAtomic(paths[2]!, loadSideBySideJunit(runs));
+  return { exitCode: report.summary.exitCode, reportPaths: paths, summary: loadSideBySideSummary(report, paths) };
+}

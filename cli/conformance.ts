@@ -15,7 +15,7 @@ import { explains } from '../conformance/report/model.ts';
 import { writeFileAtomic } from '../core/node/atomic.ts';
 import { CONFORMANCE_FILES } from '../core/report-files.ts';
 import { expectedNetwork, inputFile, MAX_TIMER_MS, methodList, milliseconds, outDir, perSecond, positive, seconds } from './networks.ts';
-import { endpointsGiven, type NamedEndpoint, severalEndpointOptions } from './endpoints.ts';
+import { endpointsGiven, type NamedEndpoint, severalEndpointOptions, warnShortKeys } from './endpoints.ts';
 import { UsageError } from '../core/node/errors.ts';
 import { METHODS } from '../core/methods.ts';
 import { interruptSignal } from '../core/node/interrupt.ts';
@@ -177,6 +177,7 @@ export async function conformanceCommand(argv: string[]): Promise<number> {
   if (values.reverts) opts.fixtures = [{ targets: { reverts: await readReverts(values.reverts) }, source: 'fixture' }];
   const { loadTargets } = await import('../conformance/framework/discovery.ts');
   if (values.targets) await loadTargets(values.targets).catch((e: unknown) => Promise.reject(new UsageError(`--targets ${(e as Error).message}`)));
+  warnShortKeys(chosen);
   return 'several' in chosen ? certifySideBySide(opts, chosen.several) : certify(opts);
 }
 

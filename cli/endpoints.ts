@@ -19,6 +19,11 @@ export const severalEndpointOptions = {
   endpoints: { type: 'string' },
 } as const;
 
+/** The short-key warnings (warnShortKey), once the whole command line is known good. */
+export function warnShortKeys(chosen: Endpoints): void {
+  for (const e of 'one' in chosen ? [chosen.one] : 'several' in chosen ? chosen.several : []) warnShortKey(e.url);
+}
+
 /** NAME=URL: a name of letters, digits, _ and -, then = and a scheme (a bare URL has a colon before any =). */
 const NAMED = /^([A-Za-z0-9_-]+)=([A-Za-z][A-Za-z0-9+.-]*:.*)$/s;
 const NAME = /^[A-Za-z0-9_-]+$/;
@@ -38,7 +43,6 @@ export async function endpointsGiven(values: { url?: string[]; endpoints?: strin
     const m = only === undefined ? null : NAMED.exec(only);
     const url = resolveEndpoint({ ...values, url: m ? m[2] : only });
     if (!url) return { none: true };
-    warnShortKey(url);
     return { one: { url, ...(m?.[1] ? { name: m[1] } : {}) } };
   }
   const seen = new Set<string>();
@@ -47,7 +51,6 @@ export async function endpointsGiven(values: { url?: string[]; endpoints?: strin
     seen.add(e.name);
   }
   if (named.length > MAX_ENDPOINTS) throw new UsageError(`at most ${MAX_ENDPOINTS} endpoints side by side, got ${named.length}`);
-  for (const e of named) warnShortKey(e.url);
   return named.length === 1 ? { one: named[0]! } : { several: named };
 }
 

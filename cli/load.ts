@@ -13,7 +13,7 @@ import { DEFAULT_MAX_HEAD_LAG_BLOCKS, DEFAULT_MAX_HEAD_LAG_S } from '../load/rep
 import { findK6, K6_VERSION, toolsDir } from '../core/node/tools/k6.ts';
 import { blockTimeHelp, movingSuffix } from '../devnet/moving.ts';
 import { blockTime, embeddedChase, expectedNetwork, httpUrl, inputFile, methodList, outDir, perSecond, positive, seconds } from './networks.ts';
-import { endpointsGiven, severalEndpointOptions } from './endpoints.ts';
+import { endpointsGiven, severalEndpointOptions, warnShortKeys } from './endpoints.ts';
 import { LOAD_FILES } from '../core/report-files.ts';
 import { EXIT, failureOf, isParseArgsError, UsageError } from '../core/node/errors.ts';
 import { interruptSignal } from '../core/node/interrupt.ts';
@@ -299,6 +299,7 @@ export async function loadCommand(argv: string[]): Promise<number> {
     const [{ expectedFailures, readBaseline, runLoad }, { startDevnet }] = await Promise.all([import('../load/run/run.ts'), import('../devnet/index.ts')]);
     // The baseline read and judged in full before any node starts (runLoad reads it again, as the k8s path does).
     if (values.baseline) await readBaseline(values.baseline, values.out);
+    warnShortKeys(chosen);
     if ('several' in chosen) {
       const { runLoadSideBySide } = await import('../load/run/side-by-side.ts');
       return report(await expectedFailures('load', () => runLoadSideBySide(opts, chosen.several), opts.signal));

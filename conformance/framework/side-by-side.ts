@@ -27,6 +27,8 @@ export interface EndpointRun {
   endpoint: string;
   result?: RunResult;
   unusable?: string;
+  /** Never run: the run was stopped (Ctrl-C) before its turn. */
+  notRun?: string;
 }
 
 /** Every endpoint's head at one instant (read at once), and how far each trails the freshest. */
@@ -88,7 +90,10 @@ export async function runSideBySide(opts: SideBySideOptions): Promise<SideBySide
     let targets: RunResult['targets'];
     let targetsFrom = opts.targetsFile;
     for (const e of endpoints) {
-      if (opts.signal?.aborted) break;
+      if (opts.signal?.aborted) {
+        runs.push({ name: e.name, endpoint: redactUrl(e.url), notRun: `not run: interrupted by ${String(opts.signal.reason)} before its turn` });
+        continue;
+      }
       onEndpoint?.(e.name);
       try {
         const result = await runConformance({ ...settings, url: e.url, endpointName: e.name, peers: peersOf(e.name), ...(targets ? { targets } : {}) });

@@ -37,7 +37,7 @@ export function sideBySideSummary(report: SideBySideReport, paths: ReportPaths):
   const width = Math.max(8, ...report.endpoints.map((e) => e.name.length));
   const lines = [
     `conformance side by side: ${s.verdict.toUpperCase()}  (${s.endpoints} endpoints; the worst: ${s.worst.join(', ')}${report.targetsFrom ? `; targets from ${report.targetsFrom}` : ''})`,
-    ...report.endpoints.map((e) => `  ${e.name.padEnd(width)} ${e.verdict.toUpperCase().padEnd(12)} ${e.judged ? `judged ${e.judged.judged}/${e.judged.of} (${percent(e.judged.share)})` : inert(e.unusable ?? '', 300)}${e.report ? `, ${e.report.run.requestCount} requests in ${formatDuration(e.report.run.durationMs)}` : ''}`),
+    ...report.endpoints.map((e) => `  ${e.name.padEnd(width)} ${e.verdict.toUpperCase().padEnd(12)} ${e.judged ? `judged ${e.judged.judged}/${e.judged.of} (${percent(e.judged.share)})` : inert(e.notPassed[0]?.reason ?? '', 300)}${e.report ? `, ${e.report.run.requestCount} requests in ${formatDuration(e.report.run.durationMs)}` : ''}`),
     `  per method (F fail, a advisory failure, ? inconclusive, - not judged, . pass), in the order: ${methods.join(', ')}`,
     ...report.endpoints.filter((e) => e.methods.length).map((e) => `    ${e.name.padEnd(width)} ${methods.map((m) => ({ pass: '.', fail: 'F', advisory: 'a', inconclusive: '?', 'not judged': '-' })[e.methods.find((c) => c.method === m)?.verdict ?? 'not judged']).join('')}`),
     `  heads at the start: ${report.heads.start.heads.map(headText).join('; ')}`,

@@ -62,6 +62,7 @@ export interface SideBySideReport extends ReportHeader<'rpc-certify-conformance-
 
 export function assembleSideBySide(result: SideBySideResult, judging: Judging, startedAt: string): SideBySideReport {
   const endpoints = result.runs.map((r): EndpointRow => {
+    if (r.notRun) return { name: r.name, endpoint: r.endpoint, verdict: 'incomplete', exitCode: EXIT_OF.incomplete, methods: [], notPassed: [{ outcome: 'verdict', reason: r.notRun }] };
     if (!r.result) return { name: r.name, endpoint: r.endpoint, verdict: 'unusable', exitCode: EXIT_OF.unusable, methods: [], notPassed: [{ outcome: 'unusable', reason: r.unusable ?? 'not run' }], ...(r.unusable ? { unusable: r.unusable } : {}) };
     const report = assembleReport(r.result, judging);
     const s = report.summary;

@@ -6,6 +6,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import schema from '../../schemas/files/load-side-by-side.json' with { type: 'json' };
 import { escapeHtml as esc } from '../../core/inert.ts';
 import { newJunitBuilder } from '../../core/node/junit.ts';
+import { EXIT } from '../../core/node/errors.ts';
 import type { ReportHeader } from '../../core/report-header.ts';
 import { decide } from './verdict.ts';
 import { groupedBars, PALETTE } from './svg.ts';
@@ -55,7 +56,7 @@ export function assembleLoadSideBySide(runs: readonly EndpointLoad[], profile: s
   const endpoints = runs.map((r) => ({
     name: r.name,
     endpoint: r.report?.endpoint ?? r.endpoint,
-    verdict: r.report?.verdict ?? ('unusable' as const),
+    verdict: r.report?.verdict ?? (r.exitCode === EXIT.interrupted ? ('incomplete' as const) : ('unusable' as const)),
     exitCode: r.exitCode,
     reasons: r.report ? (r.report.reasons ?? []) : [r.failed ?? 'no report'],
     ...(r.path ? { report: r.path } : {}),

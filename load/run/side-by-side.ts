@@ -6,6 +6,7 @@
 import { join, relative } from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import { writeFileAtomic } from '../../core/node/atomic.ts';
+import { EXIT } from '../../core/node/errors.ts';
 import { LOAD_FILES } from '../../core/report-files.ts';
 import { redact, redactUrl } from '../../core/redact.ts';
 import { readReport } from '../report/report.ts';
@@ -28,7 +29,10 @@ export async function runLoadSideBySide(opts: Omit<LoadOptions, 'url' | 'endpoin
   let corpus = opts.corpus;
   let corpusFrom = opts.corpus;
   for (const e of endpoints) {
-    if (opts.signal?.aborted) break;
+    if (opts.signal?.aborted) {
+      runs.push({ name: e.name, endpoint: redactUrl(e.url), exitCode: EXIT.interrupted, failed: `not run: interrupted by ${String(opts.signal.reason)} before its turn` });
+      continue;
+    }
     const dir = endpointDir(opts.out, e.name);
     const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
     log(`load: endpoint ${e.name}${corpus ? `, replaying the corpus ${corpusFrom === opts.corpus ? corpus : `sampled from ${corpusFrom}`}` : ', sampling the corpus'}`);

@@ -23,6 +23,7 @@ import { behind } from '../support/faults.ts';
 import { toQuantity } from '../../core/hex.ts';
 import { DEFAULT_MAX_HEAD_LAG_S } from '../../core/head-lag.ts';
 import { diffAnswers } from '../../conformance/framework/answer-diff.ts';
+import { RUN_OF_ONE_CHECKS } from '../support/run-of-one.ts';
 
 const embedded = parseExpectations(readFileSync(new URL('../../fixtures/expectations/embedded.json', import.meta.url), 'utf8'), 'fixtures/expectations/embedded.json', checkIds(allSuites));
 const REFERENCE_IDS = allSuites.filter((s) => s.method === 'reference').flatMap((s) => s.checks.map((c) => c.spec.id));
@@ -83,10 +84,11 @@ describe('a reference node (--reference-url): head lag and answers compared fiel
     expect(report.summary.judged.perMethod.find((m) => m.method === 'reference')).to.deep.equal({ method: 'reference', judged: REFERENCE_IDS.length, of: REFERENCE_IDS.length, leftOut: 0 });
   });
 
-  it('without a reference, its checks are not on the run: none of them in its results or its judged share, no reference section', async function () {
+  it('without a reference (and alone), its checks are not on the run: none of them in its results or its judged share, no reference section, nor quorum checks', async function () {
     const r = await runConformance({ suites: allSuites, url: endpoint.url, expect: embedded, fixtures: [{ targets: { reverts: devnet.seed.reverts }, source: 'seed' }] });
     expect(r.checks.filter((c) => c.method === 'reference')).to.deep.equal([]);
-    expect(r.checks.length).to.equal(checkIds(allSuites).size - REFERENCE_IDS.length);
+    expect(r.checks.filter((c) => c.method === 'quorum'), 'one endpoint: no quorum either').to.deep.equal([]);
+    expect(r.checks.length).to.equal(RUN_OF_ONE_CHECKS);
     expect(assembleReport(r, { strict: false }).summary.judged.perMethod.map((m) => m.method)).to.not.include('reference');
     expect(r.reference).to.equal(undefined);
   });

@@ -65,12 +65,14 @@ function ballotOf(name: string, ex: Exchange, call: Call): Ballot | string {
   if (result === null || !(isObject(result) || Array.isArray(result))) return `${name} answered ${JSON.stringify(result)?.slice(0, 80)}`;
   const one = Array.isArray(result) ? result[0] : result;
   const named = isObject(one) && typeof one['blockHash'] === 'string' ? one['blockHash'].toLowerCase() : undefined;
-  if (call.blockHash && named !== undefined && named !== call.blockHash) return `${name} answered with another block at that number (${named})`;
+  // Asked by number, only an answer naming the block asked votes: an empty list, or another block, may be another chain's.
+  if (call.blockHash && named !== call.blockHash) return `${name} answered ${named === undefined ? 'a list naming no block' : `with another block at that number (${named})`}`;
   return { name, answer: result };
 }
 
 async function hold(t: CheckContext, method: RpcMethod): Promise<void> {
   const peers = t.peers;
+  if (peers.names.length === 0) t.inconclusive('no other endpoint on this chain answered its chain id at the start: nothing to hold the answers against');
   if (peers.methods && !peers.methods.includes(method)) t.notOnThisChain('methods', `not on this run: --methods leaves ${method} out`);
   const self = peers.self;
   const calls = callsFor(t, method);

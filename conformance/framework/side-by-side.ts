@@ -34,7 +34,8 @@ export interface EndpointRun {
 /** Every endpoint's head at one instant (read at once), and how far each trails the freshest. */
 export interface HeadsAt {
   at: string;
-  heads: Array<{ name: string; head?: number; behind?: number; error?: string }>;
+  /** `behind`: blocks behind the freshest endpoint on the same chain (chainId) at that instant. */
+  heads: Array<{ name: string; chainId?: string; head?: number; behind?: number; error?: string }>;
 }
 
 export interface SideBySideResult {
@@ -68,9 +69,13 @@ export class PeerPoll {
     return pending;
   }
 
-  /** The others, as `self`'s checks see them. */
-  peersOf(self: string): Peers {
-    const names = this.endpoints.map((e) => e.name).filter((n) => n !== self);
+  /**
+   * The others, as `self`'s checks see them: only those known to serve the same chain (`chains`: each endpoint's chain
+   * id as read at the start); an endpoint on another chain, or that gave none, never votes.
+   */
+  peersOf(self: string, chains?: ReadonlyMap<string, string | undefined>): Peers {
+    const mine = chains?.get(self);
+    const names = this.endpoints.map((e) => e.name).filter((n) => n !== self && (!chains || (mine !== undefined && chains.get(n) === mine)));
     return { self, names, ...(this.methods ? { methods: this.methods } : {}), ask: (method, params) => Promise.all(names.map(async (name) => ({ name, exchange: await this.ask(name, method, params) }))) };
   }
 
@@ -83,9 +88,11 @@ export async function runSideBySide(opts: SideBySideOptions): Promise<SideBySide
   const { endpoints, onEndpoint, ...settings } = opts;
   const poll = new PeerPoll(endpoints, opts);
   const clients = poll.clients;
-  const peersOf = (self: string) => poll.peersOf(self);
+  let chains: Map<string, string | undefined> = new Map();
+  const peersOf = (self: string) => poll.peersOf(self, chains);
   try {
     const start = await headsAt(clients);
+    chains = new Map(start.heads.map((h) => [h.name, h.chainId]));
     const runs: EndpointRun[] = [];
     let targets: RunResult['targets'];
     let targetsFrom = opts.targetsFile;
@@ -107,26 +114,37 @@ export async function runSideBySide(opts: SideBySideOptions): Promise<SideBySide
         runs.push({ name: e.name, endpoint: redactUrl(e.url), unusable: redactCapped(err.message, 400) });
       }
     }
-    const end = await headsAt(clients);
+    const end = await headsAt(clients, chains);
     return { runs, ...(targetsFrom ? { targetsFrom } : {}), heads: { start, end } };
   } finally {
     poll.close();
   }
 }
 
-/** Every endpoint's eth_blockNumber, asked at once: the lag is behind the freshest of the same instant. */
-async function headsAt(clients: Map<string, RpcClient>): Promise<HeadsAt> {
+type Head = HeadsAt['heads'][number];
+
+/**
+ * Every endpoint's eth_blockNumber (and chain id, read at the start; `chains` at the end), asked at once: the lag is
+ * behind the freshest endpoint on the same chain at the same instant.
+ */
+async function headsAt(clients: Map<string, RpcClient>, chains?: ReadonlyMap<string, string | undefined>): Promise<HeadsAt> {
   const at = new Date().toISOString();
   const read = await Promise.all(
-    [...clients].map(async ([name, c]) => {
+    [...clients].map(async ([name, c]): Promise<Head> => {
       try {
-        const n = q(await c.call<string>('eth_blockNumber', []));
-        return n === undefined ? { name, error: 'eth_blockNumber answered no block number' } : { name, head: Number(n) };
+        const [n, id] = await Promise.all([c.call<string>('eth_blockNumber', []).then(q), chains ? chains.get(name) : c.call<string>('eth_chainId', []).then(q).then((x) => (x === undefined ? undefined : `0x${x.toString(16)}`))]);
+        const chain = id === undefined ? {} : { chainId: id };
+        return n === undefined ? { name, ...chain, error: 'eth_blockNumber answered no block number' } : { name, ...chain, head: Number(n) };
       } catch (err) {
-        return { name, error: redactCapped((err as Error).message, 200) };
+        return { name, ...(chains?.get(name) ? { chainId: chains.get(name)! } : {}), error: redactCapped((err as Error).message, 200) };
       }
     }),
   );
-  const freshest = Math.max(...read.flatMap((r) => (r.head === undefined ? [] : [r.head])));
-  return { at, heads: read.map((r) => (r.head === undefined ? r : { ...r, behind: freshest - r.head })) };
+  return {
+    at,
+    heads: read.map((r) => {
+      const level = read.filter((x) => x.chainId === r.chainId).flatMap((x) => (x.head === undefined ? [] : [x.head]));
+      return r.head === undefined ? r : { ...r, behind: Math.max(...level) - r.head };
+    }),
+  };
 }

@@ -135,5 +135,5 @@ export function sideBySideFaults(report: unknown): string[] {
 /** "a 1 ahead": an endpoint's head against the freshest of the same instant. */
 export function headText(h: HeadsAt['heads'][number]): string {
   if (h.head === undefined) return `${h.name}: no head (${h.error ?? 'no answer'})`;
-  return `${h.name}: block ${h.head}${h.behind ? `, ${h.behind} behind the freshest` : ' (the freshest)'}`;
+  return `${h.name}: block ${h.head}${h.chainId ? ` of chain ${BigInt(h.chainId)}` : ''}${h.behind ? `, ${h.behind} behind the freshest` : ' (the freshest)'}`;
 }

@@ -312,8 +312,9 @@ export async function certify(opts: ConformanceOptions): Promise<number> {
 
 /** Several endpoints side by side (--url NAME=URL repeated, --endpoints): one run each, one report; exits as the worst. */
 export async function certifySideBySide(opts: ConformanceOptions, endpoints: readonly NamedEndpoint[]): Promise<number> {
-  const [{ runSideBySide }, { assembleSideBySide }, { sideBySideSummary, writeSideBySide }, { allSuites }] = await Promise.all([
+  const [{ runSideBySide }, { ReferenceUnusable }, { assembleSideBySide }, { sideBySideSummary, writeSideBySide }, { allSuites }] = await Promise.all([
     import('../conformance/framework/side-by-side.ts'),
+    import('../conformance/framework/runner.ts'),
     import('../conformance/report/side-by-side.ts'),
     import('../conformance/report/side-by-side-files.ts'),
     suites(),
@@ -326,7 +327,15 @@ export async function certifySideBySide(opts: ConformanceOptions, endpoints: rea
     shown = quiet ? undefined : progress();
     if (!quiet) console.log(`endpoint ${name}:`);
   };
-  const result = await runSideBySide({ ...settings, endpoints, suites: allSuites, deadlineMs: settings.deadlineMs ?? DEFAULT_DEADLINE_MS, onEndpoint, onResult: (r) => shown?.onResult(r), onRerun: (why) => shown?.onRerun(why), signal: interruptSignal() });
+  let result: Awaited<ReturnType<typeof runSideBySide>>;
+  try {
+    result = await runSideBySide({ ...settings, endpoints, suites: allSuites, deadlineMs: settings.deadlineMs ?? DEFAULT_DEADLINE_MS, onEndpoint, onResult: (r) => shown?.onResult(r), onRerun: (why) => shown?.onRerun(why), signal: interruptSignal() });
+  } catch (err) {
+    if (!(err instanceof ReferenceUnusable)) throw err;
+    shown?.flush();
+    console.error(`rpc-certify: reference not usable: ${inert(redact(err.message), 400)}`);
+    return 2;
+  }
   shown?.flush();
   const report = assembleSideBySide(result, judging, startedAt);
   const paths = await writeSideBySide(report, out);

@@ -3,7 +3,7 @@
 // ${VAR} in a URL is read from the environment, so the file holds no key). Every key is registered for redaction
 // before anything can print it; names appear in every output instead of URLs.
 import { readFile } from 'node:fs/promises';
-import { registerSecret, registerUrlSecrets } from '../core/redact.ts';
+import { registerSecret, registerUrlSecrets, SHORT_KEY } from '../core/redact.ts';
 import { UsageError } from '../core/node/errors.ts';
 import { endpointOptions, httpUrl, resolveEndpoint, warnShortKey } from './networks.ts';
 
@@ -21,12 +21,12 @@ export const severalEndpointOptions = {
 
 /** The short-key warnings (warnShortKey), once the whole command line is known good. */
 export function warnShortKeys(chosen: Endpoints): void {
-  for (const e of 'one' in chosen ? [chosen.one] : 'several' in chosen ? chosen.several : []) warnShortKey(e.url);
+  for (const e of 'one' in chosen ? [chosen.one] : 'several' in chosen ? chosen.several : []) warnShortKey(e.url, e.name);
 }
 
 /** NAME=URL: a name of letters, digits, _ and -, then = and a scheme (a bare URL has a colon before any =). */
-const NAMED = /^([A-Za-z0-9_-]+)=([A-Za-z][A-Za-z0-9+.-]*:.*)$/s;
-const NAME = /^[A-Za-z0-9_-]+$/;
+const NAMED = /^([A-Za-z0-9_-]{1,64})=([A-Za-z][A-Za-z0-9+.-]*:.*)$/s;
+const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 /** The most endpoints side by side: each is certified in turn, so more would be a long run. */
 export const MAX_ENDPOINTS = 16;
 
@@ -60,7 +60,7 @@ function namedUrl(text: string, flag: string): NamedEndpoint {
   if (!m) {
     // The value may hold a key: registered before the error could quote anything.
     registerUrlSecrets(text.replace(/^[^=]*=/, ''));
-    throw new UsageError(`${flag}: with several endpoints, name each one: --url NAME=URL (a name of letters, digits, _ and -), e.g. --url infura=https://host/v3/<KEY>`);
+    throw new UsageError(`${flag}: with several endpoints, name each one: --url NAME=URL (a name of 1 to 64 letters, digits, _ and -), e.g. --url infura=https://host/v3/<KEY>`);
   }
   registerUrlSecrets(m[2]!);
   return { name: m[1]!, url: httpUrl(m[2]!, `${flag} ${m[1]}`) };
@@ -78,13 +78,14 @@ async function endpointsFile(path: string): Promise<NamedEndpoint[]> {
   return parsed.map((entry: unknown, i) => {
     const o = (entry ?? {}) as Record<string, unknown>;
     const where = `--endpoints ${path}: entry ${i}`;
-    if (typeof o['name'] !== 'string' || !NAME.test(o['name']) || typeof o['url'] !== 'string') throw new UsageError(`${where} needs a name (letters, digits, _ and -) and a url`);
+    if (typeof o['name'] !== 'string' || !NAME.test(o['name']) || typeof o['url'] !== 'string') throw new UsageError(`${where} needs a name (1 to 64 letters, digits, _ and -) and a url`);
     const extra = Object.keys(o).filter((k) => k !== 'name' && k !== 'url');
     if (extra.length) throw new UsageError(`${where} (${o['name']}): unknown field(s) ${extra.join(', ')}: an entry is {"name", "url"}`);
     const url = o['url'].replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
       const value = process.env[name];
       if (value === undefined || value === '') throw new UsageError(`${where} (${o['name']}): its url reads \${${name}}, which is not set in the environment`);
-      registerSecret(value);
+      // A value long enough to be a key is one wherever it lands; a short one (a port, a version) only where the URL keeps its key.
+      if ([...value].length >= SHORT_KEY) registerSecret(value);
       return value;
     });
     registerUrlSecrets(url);

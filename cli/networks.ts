@@ -1,7 +1,8 @@
 // Building `{base_url}/v3/<KEY>` from the networks table (core/networks.ts).
 import { networks } from '../core/networks.ts';
 import { UsageError } from '../core/node/errors.ts';
-import { stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { makeOutDir, removeEarlierReports } from '../core/node/atomic.ts';
 import { positionOnlySecrets, registerSecret, registerUrlSecrets, SHORT_KEY, urlKeySegments } from '../core/redact.ts';
 
@@ -69,7 +70,11 @@ export function milliseconds(text: string, flag: string): number {
  */
 export async function outDir(out: string, names: readonly string[], keep: ReadonlyArray<string | undefined> = []): Promise<void> {
   await makeOutDir(out).catch((e: Error) => Promise.reject(new UsageError(`--out ${out}: ${e.message}`)));
-  await removeEarlierReports(out, names, keep.filter((k): k is string => k !== undefined));
+  const kept = keep.filter((k): k is string => k !== undefined);
+  await removeEarlierReports(out, names, kept);
+  // And each endpoint's of an earlier side-by-side run (endpoints/<name>/): none may stay to read as this run's.
+  const earlier = await readdir(join(out, 'endpoints'), { withFileTypes: true }).catch(() => []);
+  await Promise.all(earlier.filter((d) => d.isDirectory()).map((d) => removeEarlierReports(join(out, 'endpoints', d.name), names, kept)));
 }
 
 /** A file an option names (or a directory, where it takes one), there and readable: else a usage error naming the option, before anything starts. */
@@ -146,12 +151,13 @@ export function httpUrl(url: string, flag: string): string {
  * cutting words (positionOnlySecrets: a short last path segment, a short query value) is hidden only where the URL is
  * shown: the run says that too, naming where, never the value. `url`: the one resolveEndpoint() returned.
  */
-export function warnShortKey(url: string): void {
+export function warnShortKey(url: string, name?: string): void {
+  const which = name === undefined ? '' : ` (endpoint ${name})`;
   const key = urlKey(url);
   const length = key === undefined ? 0 : [...key].length;
   if (key !== undefined && length < SHORT_KEY) {
     process.stderr.write(
-      `rpc-certify: WARNING: the API key is only ${length} character${length === 1 ? '' : 's'} long (under ${SHORT_KEY}): every occurrence of it is redacted from all output, ` +
+      `rpc-certify: WARNING${which}: the API key is only ${length} character${length === 1 ? '' : 's'} long (under ${SHORT_KEY}): every occurrence of it is redacted from all output, ` +
         `so evidence that happens to hold the same characters (hashes, hex values, JSON words) will read <redacted> in places ` +
         `and targets.lock.json may not be reusable. The reports stay valid JSON. Use a key of ${SHORT_KEY} or more characters for readable evidence.\n`,
     );
@@ -159,7 +165,7 @@ export function warnShortKey(url: string): void {
   const unremoved = positionOnlySecrets(url);
   if (unremoved.length === 0) return;
   process.stderr.write(
-    `rpc-certify: WARNING: ${unremoved.join(', ')} of the URL may hold the API key: hidden wherever the endpoint is shown, but under ${SHORT_KEY} characters, ` +
+    `rpc-certify: WARNING${which}: ${unremoved.join(', ')} of the URL may hold the API key: hidden wherever the endpoint is shown, but under ${SHORT_KEY} characters, ` +
       `so not removed from other text (it would cut words and hex values). If it is the key, an endpoint that echoes it shows it in the evidence: ` +
       `use a key of ${SHORT_KEY} or more characters, or put it where the key goes ({base_url}/v3/<KEY>).\n`,
   );

@@ -76,6 +76,9 @@ async function hold(t: CheckContext, method: RpcMethod): Promise<void> {
   if (peers.methods && !peers.methods.includes(method)) t.notOnThisChain('methods', `not on this run: --methods leaves ${method} out`);
   const self = peers.self;
   const calls = callsFor(t, method);
+  // Every call asked of every endpoint at once (memoized): a slow peer costs its slowest answers, not their sum.
+  t.warm(calls.map((c) => [method, c.params] as const));
+  for (const c of calls) void peers.ask(method, c.params);
   let compared = 0;
   let outvoted = 0;
   const noVote: string[] = [];

@@ -60,8 +60,8 @@ export function valueAt(answer: unknown, path: string): unknown {
   let at: unknown = answer;
   for (const part of path.split('/').slice(1)) {
     if (part === '') continue;
-    if (Array.isArray(at)) at = part === 'length' ? at.length : at[Number(part)];
-    else if (isObject(at)) at = at[part];
+    if (Array.isArray(at)) at = part === 'length' ? at.length : /^\d+$/.test(part) ? at[Number(part)] : undefined;
+    else if (isObject(at)) at = Object.hasOwn(at, part) ? at[part] : undefined;
     else return undefined;
   }
   return at;
@@ -87,7 +87,10 @@ export function vote(kind: AnswerKind, self: Ballot, peers: readonly Ballot[]): 
     const [top, second] = values;
     if (!top || values.length < 2) continue;
     const majority = second && second.by.length === top.by.length ? undefined : top.value;
-    const ours = voteOf(valueAt(self.answer, path));
+    const mine = valueAt(self.answer, path);
+    // A field this endpoint does not serve is not its vote to lose (absent fields never vote).
+    if (mine === undefined) continue;
+    const ours = voteOf(mine);
     const contest: Contest = { path, ours, values, ...(majority ? { majority } : {}) };
     if (majority === undefined) out.ties.push(contest);
     else if (majority !== ours) out.outvoted.push(contest);

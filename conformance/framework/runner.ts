@@ -70,6 +70,8 @@ export interface RunSettings {
 export interface RunOptions extends RunSettings {
   /** Targets already found (on this endpoint, or another serving the same chain): no discovery, no lock check. */
   targets?: Targets;
+  /** Discovery walks back from this height when the head is above it (side by side: the lowest head of the endpoints, so each has every target). */
+  discoveryHead?: bigint;
   /** The suites to run (conformance/methods.ts: allSuites), `methods` picking among them. */
   suites: readonly MethodSuite[];
   /** Checks run at once (default --concurrency): 1 runs them one after another, as the benchmark compares. */
@@ -190,7 +192,7 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
       };
       // Targets the caller found are kept whatever happens: none discovered again after a reorg.
       if (!opts.targets) discover = async (from) => withFixtures(mergeFixtures(await discoverTargets(client, { depth, ...(opts.discoveryBudget ? { budget: opts.discoveryBudget } : {}), chainId, head: from, width: checksAtOnce(opts) }), fixtures, 'fixture'));
-      targets = opts.targets ?? (opts.targetsFile ? await loadTargets(opts.targetsFile) : await discover!(head));
+      targets = opts.targets ?? (opts.targetsFile ? await loadTargets(opts.targetsFile) : await discover!(await discoveryStart(client, head, opts.discoveryHead)));
       if (targets.chainId !== chainId) throw new EndpointUnusable(`targets are for chain ${targets.chainId}, the endpoint serves chain ${chainId}`);
       if (opts.targetsFile) {
         // Same chain id is not the same chain: a lock's blocks not here would fail every check that uses them.
@@ -270,6 +272,13 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
 export function checksAtOnce(opts: Pick<RunSettings, 'concurrency' | 'rateLimit'>): number {
   const width = opts.concurrency ?? 8;
   return opts.rateLimit ? Math.max(1, Math.min(width, Math.floor(opts.rateLimit / 10))) : width;
+}
+
+/** Where discovery starts: the head, or the block at `below` when the head is above it (and the endpoint serves it). */
+async function discoveryStart(client: RpcClient, head: BlockRef, below: bigint | undefined): Promise<BlockRef> {
+  if (below === undefined || BigInt(head.number) <= below) return head;
+  const b = await client.call<{ number?: unknown; hash?: unknown } | null>('eth_getBlockByNumber', [toQuantity(below), false]).catch(() => null);
+  return isObject(b) && typeof b.number === 'string' && typeof b.hash === 'string' ? { number: b.number, hash: b.hash } : head;
 }
 
 /** Times at most the checks run again after a reorg took their targets away. */

@@ -6,8 +6,9 @@
 import { type Exchange, RpcClient } from '../../core/node/rpc-client.ts';
 import { q } from '../../core/hex.ts';
 import { redactCapped, redactUrl } from '../../core/redact.ts';
-import { EndpointUnusable, NO_ANSWER_LIMIT, type RunOptions, type RunResult, runConformance } from './runner.ts';
+import { EndpointUnusable, NO_ANSWER_LIMIT, ReferenceUnusable, type RunOptions, type RunResult, runConformance } from './runner.ts';
 import type { Peers } from './quorum.ts';
+import { readChains, runChain } from '../../core/node/chains.ts';
 
 export interface NamedEndpoint {
   name: string;
@@ -42,6 +43,8 @@ export interface SideBySideResult {
   runs: EndpointRun[];
   /** The endpoint whose discovery gave the targets every run used, or the --targets file. */
   targetsFrom?: string;
+  /** The chain the run certifies: the one most endpoints serve (core/node/chains.ts). */
+  chain?: { chainId: string; genesis?: string; members: string[]; tie?: string };
   heads: { start: HeadsAt; end: HeadsAt };
 }
 
@@ -88,11 +91,12 @@ export async function runSideBySide(opts: SideBySideOptions): Promise<SideBySide
   const { endpoints, onEndpoint, ...settings } = opts;
   const poll = new PeerPoll(endpoints, opts);
   const clients = poll.clients;
-  let chains: Map<string, string | undefined> = new Map();
-  const peersOf = (self: string) => poll.peersOf(self, chains);
   try {
-    const start = await headsAt(clients);
-    chains = new Map(start.heads.map((h) => [h.name, h.chainId]));
+    const reads = await readChains(clients);
+    const chain = runChain(reads);
+    // Peers are the endpoints of the run's chain: one on another chain, or that gave none, never votes.
+    const chains = new Map(reads.map((r) => [r.name, chain?.members.includes(r.name) ? r.chainId : undefined]));
+    const start: HeadsAt = { at: new Date().toISOString(), heads: behindFreshest(reads) };
     const runs: EndpointRun[] = [];
     let targets: RunResult['targets'];
     let targetsFrom = opts.targetsFile;
@@ -101,21 +105,29 @@ export async function runSideBySide(opts: SideBySideOptions): Promise<SideBySide
         runs.push({ name: e.name, endpoint: redactUrl(e.url), notRun: `not run: interrupted by ${String(opts.signal.reason)} before its turn` });
         continue;
       }
+      const elsewhere = chain?.others.get(e.name);
+      if (elsewhere) {
+        runs.push({ name: e.name, endpoint: redactUrl(e.url), unusable: redactCapped(`${elsewhere}${chain?.tie ? ` (${chain.tie})` : ''}`, 600) });
+        continue;
+      }
       onEndpoint?.(e.name);
       try {
-        const result = await runConformance({ ...settings, url: e.url, endpointName: e.name, peers: peersOf(e.name), ...(targets ? { targets } : {}) });
+        // Targets at or below the lowest head of the run's chain: an endpoint a few blocks behind has every one of them.
+        const below = chain?.lowestHead !== undefined ? { discoveryHead: BigInt(chain.lowestHead) } : {};
+        const result = await runConformance({ ...settings, url: e.url, endpointName: e.name, peers: poll.peersOf(e.name, chains), ...(targets ? { targets } : below) });
         if (!targets && result.targets) {
           targets = result.targets;
           targetsFrom ??= e.name;
         }
         runs.push({ name: e.name, endpoint: redactUrl(e.url), result });
       } catch (err) {
-        if (!(err instanceof EndpointUnusable)) throw err;
+        // The reference (--reference-url) not usable is no endpoint's fault: the run ends, naming it, as a run of one does.
+        if (!(err instanceof EndpointUnusable) || err instanceof ReferenceUnusable) throw err;
         runs.push({ name: e.name, endpoint: redactUrl(e.url), unusable: redactCapped(err.message, 400) });
       }
     }
     const end = await headsAt(clients, chains);
-    return { runs, ...(targetsFrom ? { targetsFrom } : {}), heads: { start, end } };
+    return { runs, ...(targetsFrom ? { targetsFrom } : {}), ...(chain ? { chain: { chainId: chain.chainId, ...(chain.genesis ? { genesis: chain.genesis } : {}), members: chain.members, ...(chain.tie ? { tie: chain.tie } : {}) } } : {}), heads: { start, end } };
   } finally {
     poll.close();
   }
@@ -123,28 +135,28 @@ export async function runSideBySide(opts: SideBySideOptions): Promise<SideBySide
 
 type Head = HeadsAt['heads'][number];
 
-/**
- * Every endpoint's eth_blockNumber (and chain id, read at the start; `chains` at the end), asked at once: the lag is
- * behind the freshest endpoint on the same chain at the same instant.
- */
-async function headsAt(clients: Map<string, RpcClient>, chains?: ReadonlyMap<string, string | undefined>): Promise<HeadsAt> {
+/** Each head against the freshest on the same chain at that instant. */
+function behindFreshest(read: ReadonlyArray<Head>): Head[] {
+  return read.map((r) => {
+    const level = read.filter((x) => x.chainId === r.chainId).flatMap((x) => (x.head === undefined ? [] : [x.head]));
+    const { genesis: _g, ...row } = r as Head & { genesis?: string };
+    return r.head === undefined ? row : { ...row, behind: Math.max(...level) - r.head };
+  });
+}
+
+/** Every endpoint's eth_blockNumber at the end, asked at once, each against the freshest on its chain (`chains`, read at the start). */
+async function headsAt(clients: Map<string, RpcClient>, chains: ReadonlyMap<string, string | undefined>): Promise<HeadsAt> {
   const at = new Date().toISOString();
   const read = await Promise.all(
     [...clients].map(async ([name, c]): Promise<Head> => {
+      const chain = chains.get(name) ? { chainId: chains.get(name)! } : {};
       try {
-        const [n, id] = await Promise.all([c.call<string>('eth_blockNumber', []).then(q), chains ? chains.get(name) : c.call<string>('eth_chainId', []).then(q).then((x) => (x === undefined ? undefined : `0x${x.toString(16)}`))]);
-        const chain = id === undefined ? {} : { chainId: id };
-        return n === undefined ? { name, ...chain, error: 'eth_blockNumber answered no block number' } : { name, ...chain, head: Number(n) };
+        const n = q(await c.call<string>('eth_blockNumber', []));
+        return n === undefined || n > BigInt(Number.MAX_SAFE_INTEGER) ? { name, ...chain, error: 'eth_blockNumber answered no block number a chain can have' } : { name, ...chain, head: Number(n) };
       } catch (err) {
-        return { name, ...(chains?.get(name) ? { chainId: chains.get(name)! } : {}), error: redactCapped((err as Error).message, 200) };
+        return { name, ...chain, error: redactCapped((err as Error).message, 200) };
       }
     }),
   );
-  return {
-    at,
-    heads: read.map((r) => {
-      const level = read.filter((x) => x.chainId === r.chainId).flatMap((x) => (x.head === undefined ? [] : [x.head]));
-      return r.head === undefined ? r : { ...r, behind: Math.max(...level) - r.head };
-    }),
-  };
+  return { at, heads: behindFreshest(read) };
 }

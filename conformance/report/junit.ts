@@ -33,13 +33,15 @@ export function junitXml(report: ConformanceReport): string {
 }
 
 /** Several endpoints side by side: one suite per endpoint, its run's findings first, then every check (class rpc-certify.<name>.<method>). */
-export function sideBySideJunitXml(endpoints: ReadonlyArray<{ name: string; report?: ConformanceReport; unusable?: string }>): string {
+export function sideBySideJunitXml(endpoints: ReadonlyArray<{ name: string; verdict: string; report?: ConformanceReport; notPassed: ReadonlyArray<{ reason: string }> }>): string {
   const builder = newJunitBuilder().name('rpc-certify side by side');
   const skips: string[] = [];
   for (const e of endpoints) {
     const suite = builder.testSuite().name(xmlSafe(e.name));
     if (!e.report) {
-      suite.testCase().className(`rpc-certify.${e.name}`).name('endpoint usable').failure(xmlSafe(`not usable: ${e.unusable ?? 'not run'}`), 'unusable');
+      // Not usable, or never run (stopped before its turn): its reason, never a silent absence.
+      const why = e.notPassed[0]?.reason ?? 'not run';
+      suite.testCase().className(`rpc-certify.${e.name}`).name(e.verdict === 'incomplete' ? 'endpoint run' : 'endpoint usable').failure(xmlSafe(e.verdict === 'incomplete' ? why : `not usable: ${why}`), e.verdict);
       continue;
     }
     const report = e.report;

@@ -40,6 +40,7 @@ export function sideBySideSummary(report: SideBySideReport, paths: ReportPaths):
     ...report.endpoints.map((e) => `  ${e.name.padEnd(width)} ${e.verdict.toUpperCase().padEnd(12)} ${e.judged ? `judged ${e.judged.judged}/${e.judged.of} (${percent(e.judged.share)})` : inert(e.notPassed[0]?.reason ?? '', 300)}${e.report ? `, ${e.report.run.requestCount} requests in ${formatDuration(e.report.run.durationMs)}` : ''}`),
     `  per method (F fail, a advisory failure, ? inconclusive, - not judged, . pass), in the order: ${methods.join(', ')}`,
     ...report.endpoints.filter((e) => e.methods.length).map((e) => `    ${e.name.padEnd(width)} ${methods.map((m) => ({ pass: '.', fail: 'F', advisory: 'a', inconclusive: '?', 'not judged': '-' })[e.methods.find((c) => c.method === m)?.verdict ?? 'not judged']).join('')}`),
+    ...(report.chain ? [`  chain ${BigInt(report.chain.chainId)}${report.chain.genesis ? ` (genesis ${report.chain.genesis})` : ''}, served by ${report.chain.members.join(', ')}${report.chain.tie ? `: ${report.chain.tie}` : ''}`] : []),
     `  heads at the start: ${report.heads.start.heads.map(headText).join('; ')}`,
     `  heads at the end:   ${report.heads.end.heads.map(headText).join('; ')}`,
   ];
@@ -51,6 +52,11 @@ export function sideBySideSummary(report: SideBySideReport, paths: ReportPaths):
   }
   lines.push(`  quorum: ${report.quorumNote}`, `  reports: ${paths.html}`, `           ${paths.junit}`, `           ${paths.json}`, `           each endpoint's own: ${endpointDir(join(paths.html, '..'), '<name>')}/`);
   return lines.join('\n');
+}
+
+/** Whether some quorum check passed (it compared at least one answer: a check that judged nothing never passes). */
+function quorumPassed(r: SideBySideReport): boolean {
+  return r.endpoints.some((e) => e.report?.checks.some((c) => c.method === 'quorum' && c.verdict === 'pass'));
 }
 
 const CELL: Record<string, string> = { pass: 'pass', fail: 'fail', inconclusive: 'inconclusive', 'not judged': 'skip', unusable: 'fail', incomplete: 'incomplete', advisory: 'advisory', skip: 'skip', expected: 'expected', 'unexpected-pass': 'unexpected' };
@@ -92,14 +98,14 @@ export function sideBySideHtml(r: SideBySideReport): string {
   const reasons = r.endpoints.map((e) => `<h3>${link(e)} · ${esc(e.verdict.toUpperCase())}</h3>${e.notPassed.length ? `<table class="sbs"><tbody>${e.notPassed.map((p) => `<tr>${cell(p.outcome === 'verdict' ? e.verdict : p.outcome, p.id ?? p.outcome)}<td>${esc(p.reason)}</td></tr>`).join('')}</tbody></table>` : '<p class="muted">every check passed or was not on this chain</p>'}`);
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>rpc-certify: ${r.endpoints.length} endpoints side by side: ${esc(r.summary.verdict.toUpperCase())}</title><style>${STYLE}${EXTRA_STYLE}</style></head><body>
 <header class="hero"><div class="wrap"><div class="badge" style="background: var(--${CELL[r.summary.verdict] === 'fail' ? 'fail' : CELL[r.summary.verdict] ?? 'skip'})">${esc(r.summary.verdict.toUpperCase())}<small>the worst of ${r.endpoints.length}</small></div>
-<div><h1>Conformance side by side</h1><p class="muted">${esc(r.startedAt)} · the worst: ${esc(r.summary.worst.join(', '))}${r.targetsFrom ? ` · every endpoint judged on the targets found on ${esc(r.targetsFrom)}` : ''}</p></div></div></header>
+<div><h1>Conformance side by side</h1><p class="muted">${esc(r.startedAt)} · the worst: ${esc(r.summary.worst.join(', '))}${r.chain ? ` · chain ${esc(String(BigInt(r.chain.chainId)))}, served by ${esc(r.chain.members.join(', '))}${r.chain.tie ? ` (${esc(r.chain.tie)})` : ''}` : ''}${r.targetsFrom ? ` · every endpoint judged on the targets ${r.endpoints.some((e) => e.name === r.targetsFrom) ? 'found on' : 'of'} ${esc(r.targetsFrom)}` : ''}</p></div></div></header>
 <main class="wrap">
 <section class="sbs"><h2>Endpoint × method <span class="n">verdict · judged of what this chain can have</span></h2>
 <table class="sbs"><thead><tr><th>endpoint</th><th>run</th>${methods.map((m) => `<th><code>${esc(m)}</code></th>`).join('')}</tr></thead><tbody>${matrix.join('\n')}</tbody></table></section>
 <section class="sbs"><h2>Where they differ <span class="n">${r.differing.length} check(s) with another outcome on some endpoint</span></h2>
-${differ.length ? `<table class="sbs"><thead><tr><th>check</th>${names.map((n) => `<th>${esc(n)}</th>`).join('')}</tr></thead><tbody>${differ.join('\n')}</tbody></table>` : '<p class="muted">every check has the same outcome on every endpoint</p>'}</section>
+${names.length < 2 ? `<p class="muted">${names.length} endpoint(s) certified: nothing to compare</p>` : differ.length ? `<table class="sbs"><thead><tr><th>check</th>${names.map((n) => `<th>${esc(n)}</th>`).join('')}</tr></thead><tbody>${differ.join('\n')}</tbody></table>` : '<p class="muted">every check has the same outcome on every endpoint certified</p>'}</section>
 <section class="sbs"><h2>Where their answers disagree <span class="n">quorum/*: each endpoint's immutable answers against the majority's</span></h2>
-${quorum.length ? `<table class="sbs"><thead><tr><th>endpoint</th><th>check</th><th>outcome</th><th>reason</th></tr></thead><tbody>${quorum.join('\n')}</tbody></table>` : '<p class="muted">every answer compared agreed with the majority</p>'}
+${quorum.length ? `<table class="sbs"><thead><tr><th>endpoint</th><th>check</th><th>outcome</th><th>reason</th></tr></thead><tbody>${quorum.join('\n')}</tbody></table>` : quorumPassed(r) ? '<p class="muted">every answer compared agreed with the majority</p>' : '<p class="muted">no quorum check judged anything: nothing was compared</p>'}
 <p class="muted">${esc(r.quorumNote)}. Null answers, errors and absent fields never vote; a tie is reported as no majority.</p></section>
 <section class="sbs"><h2>Heads <span class="n">read at the same instant, against the freshest</span></h2>
 <table class="sbs"><thead><tr><th>endpoint</th><th>start (${esc(r.heads.start.at)})</th><th>end (${esc(r.heads.end.at)})</th></tr></thead><tbody>${heads.join('\n')}</tbody></table></section>

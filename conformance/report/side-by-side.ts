@@ -52,6 +52,7 @@ export interface SideBySideReport extends ReportHeader<'rpc-certify-conformance-
   summary: { verdict: EndpointVerdict; exitCode: number; endpoints: number; worst: string[] };
   /** The endpoint whose discovery gave every run its targets, or the --targets file. */
   targetsFrom?: string;
+  chain?: SideBySideResult['chain'];
   heads: { start: HeadsAt; end: HeadsAt };
   endpoints: EndpointRow[];
   /** Checks whose outcome is not the same on every usable endpoint. */
@@ -90,6 +91,7 @@ export function assembleSideBySide(result: SideBySideResult, judging: Judging, s
     finishedAt: new Date().toISOString(),
     summary: { verdict, exitCode: endpoints.length ? EXIT_OF[verdict] : EXIT.unusable, endpoints: endpoints.length, worst: endpoints.filter((e) => e.verdict === verdict).map((e) => e.name) },
     ...(result.targetsFrom ? { targetsFrom: result.targetsFrom } : {}),
+    ...(result.chain ? { chain: result.chain } : {}),
     heads: result.heads,
     endpoints,
     differing: differing(endpoints),

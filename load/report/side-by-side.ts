@@ -31,14 +31,29 @@ export interface LoadRow {
   fresh?: { requests: number; stale: number; staleRate: number };
 }
 
+/** A method's fastest endpoint: `apart` when told apart from the next; `tie`, `noInterval` (too few answers for a p95 interval), `alone` (the others failed or answered wrong). */
+export interface Best {
+  name: string;
+  p95: number;
+  than?: string;
+  byMs?: number;
+  ratio?: number;
+  apart: boolean;
+  tie?: true;
+  noInterval?: true;
+  alone?: true;
+}
+
 export interface LoadSideBySide extends ReportHeader<'rpc-certify-load-side-by-side', 1> {
   createdAt: string;
   profile: string;
   /** The endpoint whose sampling gave every run its corpus, or the --corpus file. */
   corpusFrom?: string;
+  /** As many endpoints served another chain as the one measured: the first endpoint's was taken. */
+  chainTie?: string;
   summary: { verdict: EndpointLoadVerdict; exitCode: number; worst: string[] };
   endpoints: Array<{ name: string; endpoint: string; verdict: EndpointLoadVerdict; exitCode: number; reasons: string[]; report?: string }>;
-  methods: Array<{ method: string; rows: LoadRow[]; best?: { name: string; p95: number; than?: string; byMs?: number; ratio?: number; apart: boolean } }>;
+  methods: Array<{ method: string; rows: LoadRow[]; best?: Best }>;
 }
 
 export interface EndpointLoad {
@@ -52,11 +67,11 @@ export interface EndpointLoad {
   failed?: string;
 }
 
-export function assembleLoadSideBySide(runs: readonly EndpointLoad[], profile: string, corpusFrom: string | undefined, createdAt: string): LoadSideBySide {
+export function assembleLoadSideBySide(runs: readonly EndpointLoad[], profile: string, corpusFrom: string | undefined, createdAt: string, chainTie?: string): LoadSideBySide {
   const endpoints = runs.map((r) => ({
     name: r.name,
-    endpoint: r.report?.endpoint ?? r.endpoint,
-    verdict: r.report?.verdict ?? (r.exitCode === EXIT.interrupted ? ('incomplete' as const) : ('unusable' as const)),
+    endpoint: r.endpoint,
+    verdict: r.exitCode === EXIT.unusable ? ('unusable' as const) : (r.report?.verdict ?? (r.exitCode === EXIT.interrupted ? ('incomplete' as const) : ('unusable' as const))),
     exitCode: r.exitCode,
     reasons: r.report ? (r.report.reasons ?? []) : [r.failed ?? 'no report'],
     ...(r.path ? { report: r.path } : {}),
@@ -71,7 +86,7 @@ export function assembleLoadSideBySide(runs: readonly EndpointLoad[], profile: s
       const p95i = m.latencyIntervals?.p95;
       return [{ name: r.name, requests: m.requests, p50: m.latencyMs?.p50 ?? null, p95: m.latencyMs?.p95 ?? null, p99: m.latencyMs?.p99 ?? null, ...(p95i ? { p95Interval: p95i } : {}), failureRate: m.failureRate, wrong: m.classes.wrong ?? 0, ...(fresh ? { fresh: { requests: fresh.requests, stale: fresh.stale, staleRate: fresh.staleRate } } : {}) }];
     });
-    const best = bestOf(rows);
+    const best = bestOf(rows, runs.find((r) => r.report)?.report?.plan.slo.maxFailureRate ?? 0);
     return { method, rows, ...(best ? { best } : {}) };
   });
   return {
@@ -81,6 +96,7 @@ export function assembleLoadSideBySide(runs: readonly EndpointLoad[], profile: s
     createdAt,
     profile,
     ...(corpusFrom ? { corpusFrom } : {}),
+    ...(chainTie ? { chainTie } : {}),
     summary: { verdict, exitCode: worst[0]?.exitCode ?? 2, worst: worst.map((e) => e.name) },
     endpoints,
     methods,
@@ -88,16 +104,18 @@ export function assembleLoadSideBySide(runs: readonly EndpointLoad[], profile: s
 }
 
 /**
- * The fastest at p95 among those that answered without a wrong answer, and by how much ahead of the next: told apart
- * only where their p95 intervals do not overlap (else the difference may be the run's noise).
+ * The fastest at p95 among those that answered without a wrong answer and within the failure limit, and by how much
+ * ahead of the next: told apart only where both p95 intervals are known and do not overlap (else the difference may be
+ * the run's noise). Equal p95s are a tie, never a winner.
  */
-function bestOf(rows: LoadRow[]): LoadSideBySide['methods'][number]['best'] {
-  const ranked = rows.filter((r): r is LoadRow & { p95: number } => r.p95 !== null && r.wrong === 0).sort((a, b) => a.p95 - b.p95);
+function bestOf(rows: LoadRow[], maxFailureRate: number): LoadSideBySide['methods'][number]['best'] {
+  const ranked = rows.filter((r): r is LoadRow & { p95: number } => r.p95 !== null && r.wrong === 0 && r.failureRate <= maxFailureRate).sort((a, b) => a.p95 - b.p95);
   const [first, second] = ranked;
   if (!first) return undefined;
-  if (!second) return { name: first.name, p95: first.p95, apart: false };
+  if (!second) return { name: first.name, p95: first.p95, apart: false, ...(ranked.length < rows.length ? { alone: true } : {}) };
+  if (second.p95 === first.p95) return { name: first.name, p95: first.p95, than: second.name, byMs: 0, ratio: 1, apart: false, tie: true };
   const apart = first.p95Interval !== undefined && second.p95Interval !== undefined && first.p95Interval[1] < second.p95Interval[0];
-  return { name: first.name, p95: first.p95, than: second.name, byMs: round(second.p95 - first.p95), ratio: first.p95 > 0 ? round(second.p95 / first.p95) : 0, apart };
+  return { name: first.name, p95: first.p95, than: second.name, byMs: round(second.p95 - first.p95), ratio: first.p95 > 0 ? round(second.p95 / first.p95) : 0, apart, ...(first.p95Interval && second.p95Interval ? {} : { noInterval: true }) };
 }
 
 const round = (n: number) => Math.round(n * 100) / 100;
@@ -112,15 +130,18 @@ export function loadSideBySideFaults(report: unknown): string[] {
 const ms = (n: number | null) => (n === null ? '–' : `${round(n)} ms`);
 const pct = (n: number) => `${round(n * 100)}%`;
 
-function bestText(b: NonNullable<LoadSideBySide['methods'][number]['best']>): string {
-  if (!b.than) return `${b.name} (${ms(b.p95)} p95; the only one measured)`;
-  return `${b.name}: ${ms(b.p95)} p95, ${b.byMs} ms (x${b.ratio}) ahead of ${b.than}${b.apart ? '' : ' (their p95 intervals overlap: not told apart)'}`;
+function bestText(b: Best): string {
+  if (!b.than) return `${b.name} (${ms(b.p95)} p95; ${b.alone ? 'the only one without a wrong answer or failures over the limit' : 'the only one measured'})`;
+  if (b.tie) return `${b.name} and ${b.than} tied at ${ms(b.p95)} p95`;
+  const why = b.apart ? '' : b.noInterval ? ' (too few answers for a p95 interval: not told apart)' : ' (their p95 intervals overlap: not told apart)';
+  return `${b.name}: ${ms(b.p95)} p95, ${b.byMs} ms (x${b.ratio}) ahead of ${b.than}${why}`;
 }
 
 export function loadSideBySideSummary(r: LoadSideBySide, paths: string[]): string {
   const width = Math.max(8, ...r.endpoints.map((e) => e.name.length));
   return [
-    `load side by side (${r.profile}): ${r.summary.verdict.toUpperCase()}  (${r.endpoints.length} endpoints, one after another${r.corpusFrom ? `, the corpus sampled from ${r.corpusFrom}` : ''}; the worst: ${r.summary.worst.join(', ')})`,
+    `load side by side (${r.profile}): ${r.summary.verdict.toUpperCase()}  (${r.endpoints.length} endpoints, one after another${r.corpusFrom ? `, the corpus sampled from ${r.corpusFrom}: a wrong answer is one that differs from its` : ''}; the worst: ${r.summary.worst.join(', ')})`,
+    ...(r.chainTie ? [`  ${r.chainTie}`] : []),
     ...r.endpoints.map((e) => `  ${e.name.padEnd(width)} ${e.verdict.toUpperCase().padEnd(12)} ${e.reasons.length ? `${e.reasons.slice(0, 3).join('; ')}${e.reasons.length > 3 ? `; +${e.reasons.length - 3} more` : ''}` : 'every limit held'}`),
     '  per method, p50 / p95 / p99, failures, wrong answers:',
     ...r.methods.flatMap((m) => [`    ${m.method}${m.best ? `: best ${bestText(m.best)}` : ''}`, ...m.rows.map((x) => `      ${x.name.padEnd(width)} ${ms(x.p50)} / ${ms(x.p95)} / ${ms(x.p99)}, ${pct(x.failureRate)} failed, ${x.wrong} wrong${x.fresh ? `, ${x.fresh.stale} of ${x.fresh.requests} fresh reads stale` : ''}`)]),

@@ -9,6 +9,8 @@ import { writeFileAtomic } from '../../core/node/atomic.ts';
 import { EXIT } from '../../core/node/errors.ts';
 import { LOAD_FILES } from '../../core/report-files.ts';
 import { redact, redactUrl } from '../../core/redact.ts';
+import { type ChainRead, readChains, runChain, type RunChain } from '../../core/node/chains.ts';
+import { RpcClient } from '../../core/node/rpc-client.ts';
 import { readReport } from '../report/report.ts';
 import { assembleLoadSideBySide, type EndpointLoad, loadSideBySideFaults, loadSideBySideHtml, loadSideBySideJunit, loadSideBySideSummary } from '../report/side-by-side.ts';
 import { type LoadOptions, type LoadOutcome, runLoad, usage } from './run.ts';
@@ -18,6 +20,14 @@ export interface NamedUrl {
   url: string;
 }
 
+/** Why an endpoint is not measured: it gave no chain, serves another than the run's, or not the one --network names. */
+function refusal(r: ChainRead, chain: RunChain | undefined, network: LoadOptions['network']): string | undefined {
+  if (r.error !== undefined || r.chainId === undefined) return `it gave no chain id and head at the start (${r.error ?? 'no answer'})`;
+  if (network && BigInt(network.chainId) !== BigInt(r.chainId)) return `--network ${network.name} is chain ${BigInt(network.chainId)}, it serves chain ${BigInt(r.chainId)}`;
+  const other = chain?.others.get(r.name);
+  return other ? `${other}${chain?.tie ? ` (${chain.tie})` : ''}` : undefined;
+}
+
 /** Where an endpoint's own reports go, under --out. */
 export const endpointDir = (out: string, name: string) => join(out, 'endpoints', name);
 
@@ -25,12 +35,23 @@ export async function runLoadSideBySide(opts: Omit<LoadOptions, 'url' | 'endpoin
   if (opts.baseline) usage('--baseline judges one endpoint against its own earlier runs: side by side, run each endpoint alone with its baseline');
   if (opts.profile === 'capacity') usage('--profile capacity steps one endpoint to its limit: side by side, run each endpoint alone (the others would measure this machine, not the endpoint)');
   const createdAt = new Date().toISOString();
+  // The chain most endpoints serve is the run's: an endpoint on another (or on no chain --network names, or that gives
+  // none) is not usable, never measured against a corpus of a chain it does not serve; the corpus comes from the chain.
+  const clients = new Map(endpoints.map((e) => [e.name, new RpcClient({ url: e.url, timeoutMs: 10_000, ...(opts.signal ? { signal: opts.signal } : {}) })]));
+  const reads = await readChains(clients).finally(() => clients.forEach((c) => c.close()));
+  const chain = runChain(reads);
+  const refused = new Map(reads.map((r) => [r.name, refusal(r, chain, opts.network)]));
   const runs: EndpointLoad[] = [];
   let corpus = opts.corpus;
   let corpusFrom = opts.corpus;
   for (const e of endpoints) {
     if (opts.signal?.aborted) {
       runs.push({ name: e.name, endpoint: redactUrl(e.url), exitCode: EXIT.interrupted, failed: `not run: interrupted by ${String(opts.signal.reason)} before its turn` });
+      continue;
+    }
+    const why = refused.get(e.name);
+    if (why) {
+      runs.push({ name: e.name, endpoint: redactUrl(e.url), exitCode: EXIT.unusable, failed: redact(`not usable: ${why}`) });
       continue;
     }
     const dir = endpointDir(opts.out, e.name);
@@ -47,7 +68,7 @@ export async function runLoadSideBySide(opts: Omit<LoadOptions, 'url' | 'endpoin
       corpusFrom = e.name;
     }
   }
-  const report = assembleLoadSideBySide(runs, opts.profile, corpusFrom, createdAt);
+  const report = assembleLoadSideBySide(runs, opts.profile, corpusFrom, createdAt, chain?.tie);
   const faults = loadSideBySideFaults(report);
   if (faults.length) throw new Error(`harness bug: the side-by-side load report does not match schemas/files/load-side-by-side.json:\n  ${faults.join('\n  ')}`);
   await mkdir(opts.out, { recursive: true });

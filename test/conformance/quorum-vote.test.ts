@@ -40,6 +40,11 @@ describe('quorum vote: field by field against the majority of those serving the 
     expect(v).to.deep.equal({ outvoted: [], ties: [], others: [] });
   });
 
+  it('a field named as an object\'s own property (constructor, toString) is a field like any other: absent here, it never votes against this endpoint', function () {
+    const v = vote('transaction', b('a', { nonce: '0x1' }), [b('c1', { nonce: '0x1', constructor: 'x' }), b('c2', { nonce: '0x1', constructor: 'x' })]);
+    expect(v).to.deep.equal({ outvoted: [], ties: [], others: [] });
+  });
+
   it('nested paths and list lengths: a log field, a receipts list one longer', function () {
     const r = (data: string) => ({ logs: [{ data }] });
     const v = vote('receipt', b('c', r('0x02')), [b('a', r('0x01')), b('b', r('0x01'))]);

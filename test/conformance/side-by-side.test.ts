@@ -4,7 +4,9 @@
 // JUnit with a suite per endpoint, HTML with the matrix) and exits 1; the corrupt one's quorum check names the field
 // and who agreed, besides its own failures. The faithful two alone exit 0; two that disagree are a tie, no majority.
 import { expect } from 'chai';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { startDevnet } from '../../devnet/index.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FaultProxy } from '../support/fault-proxy.ts';
@@ -56,12 +58,33 @@ describe('side by side: several endpoints certified in one run, where they disag
     for (const key of keys()) expect(everything.includes(key), `key ${key} in the output`).to.equal(false);
   });
 
-  it('the two faithful ones alone: exit 0, every quorum check passing', async function () {
+  it('the two faithful ones alone: exit 0, every quorum check passing; an earlier run\'s endpoint reports cleared', async function () {
     const out = await mkdtemp(join(tmpdir(), 'rc-sbs-'));
+    await mkdir(join(out, 'endpoints', 'gone'), { recursive: true });
+    await writeFile(join(out, 'endpoints', 'gone', 'conformance.json'), '{"stale": "pass"}');
     const run = await cli(['conformance', '--url', `a=${devnet().url}`, '--url', `b=${faithful().url}`, '--out', out, '--quiet']);
     expect(run.code, run.out + run.err).to.equal(0);
     const report = JSON.parse(await readFile(join(out, 'conformance.json'), 'utf8')) as SideBySideReport;
     for (const e of report.endpoints) for (const c of e.report!.checks.filter((x) => x.method === 'quorum' && !x.inapplicable)) expect(c.verdict, `${e.name} ${c.id}: ${c.reason}`).to.equal('pass');
+    expect(existsSync(join(out, 'endpoints', 'gone', 'conformance.json')), 'no earlier verdict left to read as this run\'s').to.equal(false);
+  });
+
+  it('an endpoint on another chain listed first: the chain most serve is certified, it is not usable (never the others failed against its targets)', async function () {
+    const other = await startDevnet({ without: ['blob', 'set-code'] });
+    try {
+      const out = await mkdtemp(join(tmpdir(), 'rc-sbs-'));
+      const run = await cli(['conformance', '--url', `other=${other.url}`, '--url', `a=${devnet().url}`, '--url', `b=${faithful().url}`, '--out', out, '--quiet']);
+      expect(run.code, run.out + run.err).to.equal(2);
+      const report = JSON.parse(await readFile(join(out, 'conformance.json'), 'utf8')) as SideBySideReport;
+      expect(report.endpoints.map((e) => [e.name, e.verdict])).to.deep.equal([['other', 'unusable'], ['a', 'pass'], ['b', 'pass']]);
+      expect(report.endpoints[0]!.unusable).to.match(/^it serves chain 31337 \(genesis 0x[0-9a-f]{64}\), a, b chain 31337 \(genesis 0x[0-9a-f]{64}\): not the chain the run certifies$/);
+      expect(report.targetsFrom).to.equal('a');
+      expect(report.chain?.members).to.deep.equal(['a', 'b']);
+      const otherKey = other.url.slice(other.url.lastIndexOf('/') + 1);
+      expect(`${run.out}${run.err}${await allText(out)}`.includes(otherKey)).to.equal(false);
+    } finally {
+      await other.stop();
+    }
   });
 
   it('two that disagree are a tie: no majority, never a side picked', async function () {
@@ -81,7 +104,7 @@ describe('side by side: several endpoints certified in one run, where they disag
     expect(run.out + run.err).not.to.include(FaultProxy.KEY);
   });
 
-  it('refuses what cannot be side by side: a bare URL among several, a name twice, a ${VAR} not set', async function () {
+  it('refuses what cannot be side by side: a bare URL among several, a name twice, a ${VAR} not set, a name over 64 characters', async function () {
     const bare = await cli(['conformance', '--url', `a=${devnet().url}`, '--url', faithful().url]);
     expect(bare.code).to.equal(2);
     expect(bare.err).to.match(/with several endpoints, name each one: --url NAME=URL/);
@@ -93,6 +116,9 @@ describe('side by side: several endpoints certified in one run, where they disag
     const unset = await cli(['conformance', '--endpoints', join(out, 'e.json')]);
     expect(unset.code).to.equal(2);
     expect(unset.err).to.match(/entry 0 \(x\): its url reads \$\{RC_UNSET_KEY_VAR\}, which is not set/);
-    for (const r of [bare, twice, unset]) for (const key of keys()) expect(r.out + r.err).not.to.include(key);
+    const long = await cli(['conformance', '--url', `${'x'.repeat(65)}=${devnet().url}`, '--url', `b=${faithful().url}`]);
+    expect(long.code).to.equal(2);
+    expect(long.err).to.match(/name each one: --url NAME=URL \(a name of 1 to 64 letters/);
+    for (const r of [bare, twice, unset, long]) for (const key of keys()) expect(r.out + r.err).not.to.include(key);
   });
 });

@@ -51,6 +51,12 @@ export interface LoadSideBySide extends ReportHeader<'rpc-certify-load-side-by-s
   corpusFrom?: string;
   /** As many endpoints served another chain as the one measured: the first endpoint's was taken. */
   chainTie?: string;
+  /**
+   * A wrong answer differs from the corpus, which records the sampling endpoint's answers: where every other endpoint
+   * answers wrong and it does not, its own answers may be the deviation. Said per method; which is right is
+   * conformance's quorum/* to judge.
+   */
+  disputes?: string[];
   summary: { verdict: EndpointLoadVerdict; exitCode: number; worst: string[] };
   endpoints: Array<{ name: string; endpoint: string; verdict: EndpointLoadVerdict; exitCode: number; reasons: string[]; report?: string }>;
   methods: Array<{ method: string; rows: LoadRow[]; best?: Best }>;
@@ -89,6 +95,7 @@ export function assembleLoadSideBySide(runs: readonly EndpointLoad[], profile: s
     const best = bestOf(rows, runs.find((r) => r.report)?.report?.plan.slo.maxFailureRate ?? 0);
     return { method, rows, ...(best ? { best } : {}) };
   });
+  const disputes = methods.flatMap((m) => disputeOf(m.method, m.rows, corpusFrom));
   return {
     kind: 'rpc-certify-load-side-by-side',
     schemaVersion: 1,
@@ -97,6 +104,7 @@ export function assembleLoadSideBySide(runs: readonly EndpointLoad[], profile: s
     profile,
     ...(corpusFrom ? { corpusFrom } : {}),
     ...(chainTie ? { chainTie } : {}),
+    ...(disputes.length ? { disputes } : {}),
     summary: { verdict, exitCode: worst[0]?.exitCode ?? 2, worst: worst.map((e) => e.name) },
     endpoints,
     methods,
@@ -116,6 +124,15 @@ function bestOf(rows: LoadRow[], maxFailureRate: number): LoadSideBySide['method
   if (second.p95 === first.p95) return { name: first.name, p95: first.p95, than: second.name, byMs: 0, ratio: 1, apart: false, tie: true };
   const apart = first.p95Interval !== undefined && second.p95Interval !== undefined && first.p95Interval[1] < second.p95Interval[0];
   return { name: first.name, p95: first.p95, than: second.name, byMs: round(second.p95 - first.p95), ratio: first.p95 > 0 ? round(second.p95 / first.p95) : 0, apart, ...(first.p95Interval && second.p95Interval ? {} : { noInterval: true }) };
+}
+
+/** Why a method's wrong answers may be the sampling endpoint's deviation, not the others'. */
+function disputeOf(method: string, rows: LoadRow[], sampler: string | undefined): string[] {
+  const own = rows.find((r) => r.name === sampler);
+  const others = rows.filter((r) => r.name !== sampler);
+  if (!own || own.wrong > 0 || others.length === 0 || !others.every((r) => r.wrong > 0)) return [];
+  const who = others.map((r) => r.name).join(', ');
+  return [others.length === 1 ? `${method}: ${who} answered otherwise than ${sampler}, whose answers the corpus recorded: one of the two deviates, and two cannot tell which (conformance side by side, quorum/*, with a third)` : `${method}: every other endpoint (${who}) answered otherwise than ${sampler}, whose answers the corpus recorded: ${sampler}'s own answers may be the deviation (conformance side by side: quorum/* says which is right)`];
 }
 
 const round = (n: number) => Math.round(n * 100) / 100;
@@ -142,6 +159,7 @@ export function loadSideBySideSummary(r: LoadSideBySide, paths: string[]): strin
   return [
     `load side by side (${r.profile}): ${r.summary.verdict.toUpperCase()}  (${r.endpoints.length} endpoints, one after another${r.corpusFrom ? `, the corpus sampled from ${r.corpusFrom}: a wrong answer is one that differs from its` : ''}; the worst: ${r.summary.worst.join(', ')})`,
     ...(r.chainTie ? [`  ${r.chainTie}`] : []),
+    ...(r.disputes ?? []).map((d) => `  DISPUTED: ${d}`),
     ...r.endpoints.map((e) => `  ${e.name.padEnd(width)} ${e.verdict.toUpperCase().padEnd(12)} ${e.reasons.length ? `${e.reasons.slice(0, 3).join('; ')}${e.reasons.length > 3 ? `; +${e.reasons.length - 3} more` : ''}` : 'every limit held'}`),
     '  per method, p50 / p95 / p99, failures, wrong answers:',
     ...r.methods.flatMap((m) => [`    ${m.method}${m.best ? `: best ${bestText(m.best)}` : ''}`, ...m.rows.map((x) => `      ${x.name.padEnd(width)} ${ms(x.p50)} / ${ms(x.p95)} / ${ms(x.p99)}, ${pct(x.failureRate)} failed, ${x.wrong} wrong${x.fresh ? `, ${x.fresh.stale} of ${x.fresh.requests} fresh reads stale` : ''}`)]),
@@ -179,6 +197,7 @@ export function loadSideBySideHtml(r: LoadSideBySide): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>rpc-certify load: ${r.endpoints.length} endpoints side by side: ${esc(r.summary.verdict.toUpperCase())}</title><style>${STYLE}</style></head><body><main>
 <h1>Load side by side: ${esc(r.summary.verdict.toUpperCase())}</h1>
 <p class="muted">${esc(r.createdAt)} · profile ${esc(r.profile)} · the same corpus${r.corpusFrom ? ` (sampled from ${esc(r.corpusFrom)})` : ''}, rate and duration against each, one after another · the worst: ${esc(r.summary.worst.join(', '))}</p>
+${(r.disputes ?? []).map((d) => `<p class="why fail"><b>Disputed:</b> ${esc(d)}</p>`).join('\n')}
 <h2>p95 per method</h2>${chart}
 <h2>Per method</h2><table><thead><tr><th>method</th><th>endpoint</th><th>p50</th><th>p95</th><th>p99</th><th>requests</th><th>failed</th><th>wrong</th><th>stale fresh reads</th></tr></thead><tbody>${rows.join('\n')}</tbody></table>
 <h2>Endpoints <span class="muted">every reason each did not pass</span></h2><table><thead><tr><th>endpoint</th><th>address</th><th>verdict</th><th>reasons</th></tr></thead><tbody>${endpoints.join('\n')}</tbody></table>

@@ -28,6 +28,7 @@ describe('load side by side: the same corpus, rate and duration against each end
     expect(receipts.rows.find((r) => r.name === 'c')!.wrong).to.be.greaterThan(0);
     expect(receipts.best?.name, 'a wrong answer never wins').to.not.equal('c');
     expect(report.endpoints[2]!.reasons.join(' ')).to.match(/wrong/);
+    expect(report.disputes, 'the two that agree with the corpus are not in dispute').to.equal(undefined);
     const html = await readFile(join(out, 'load.html'), 'utf8');
     expect(html).to.include('<svg');
     expect(html).to.include('endpoints/c/load.html');

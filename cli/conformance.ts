@@ -15,8 +15,9 @@ import { explains } from '../conformance/report/model.ts';
 import { writeFileAtomic } from '../core/node/atomic.ts';
 import { CONFORMANCE_FILES } from '../core/report-files.ts';
 import { expectedNetwork, inputFile, MAX_TIMER_MS, methodList, milliseconds, outDir, perSecond, positive, seconds } from './networks.ts';
-import { endpointsGiven, type NamedEndpoint, severalEndpointOptions, warnShortKeys } from './endpoints.ts';
-import { UsageError } from '../core/node/errors.ts';
+import { endpointsGiven, severalEndpointOptions, warnShortKeys } from './endpoints.ts';
+import type { NamedEndpoint } from '../core/node/side-by-side.ts';
+import { EXIT, UsageError } from '../core/node/errors.ts';
 import { METHODS } from '../core/methods.ts';
 import { interruptSignal } from '../core/node/interrupt.ts';
 
@@ -289,25 +290,32 @@ export async function certify(opts: ConformanceOptions): Promise<number> {
     run = await runConformance({ ...settings, suites: allSuites, deadlineMs: settings.deadlineMs ?? DEFAULT_DEADLINE_MS, onResult: shown?.onResult, onRerun: shown?.onRerun, signal: interruptSignal() });
     shown?.flush();
   } catch (err) {
-    if (err instanceof ReferenceUnusable) {
-      console.error(`rpc-certify: reference not usable: ${inert(redact(err.message), 400)}`);
-      return 2;
-    }
-    if (err instanceof EndpointUnusable) {
-      console.error(`rpc-certify: endpoint not usable: ${inert(redact(err.message), 400)}`);
-      return 2;
-    }
+    if (err instanceof ReferenceUnusable) return notUsable('reference', err);
+    if (err instanceof EndpointUnusable) return notUsable('endpoint', err);
     throw err;
   }
   const report = assembleReport(run, judging);
   await mkdir(out, { recursive: true });
   const paths = await writeReports(report, out);
-  const lockfile = join(out, 'targets.lock.json');
-  if (report.targets) await writeFileAtomic(lockfile, `${JSON.stringify(report.targets, null, 2)}\n`);
+  const locked = await lockTargets(out, report.targets);
   // The summary quotes the endpoint (reasons, what discovery found): shown, never obeyed, even where a line forgot to.
   console.log(inertLines(formatSummary(report, paths), SUMMARY_LINE));
-  if (report.targets) console.log(`  targets:  ${lockfile} (reuse with --targets)`);
+  if (locked) console.log(locked);
   return VERDICT_EXIT[report.summary.verdict];
+}
+
+/** An endpoint or the reference that cannot be certified at all: one line, exit 2. */
+function notUsable(which: 'endpoint' | 'reference', err: Error): number {
+  console.error(`rpc-certify: ${which} not usable: ${inert(redact(err.message), 400)}`);
+  return EXIT.unusable;
+}
+
+/** The targets the run judged, written for --targets; the line that says where, when there were any. */
+async function lockTargets(out: string, targets: object | undefined): Promise<string | undefined> {
+  if (!targets) return undefined;
+  const lockfile = join(out, 'targets.lock.json');
+  await writeFileAtomic(lockfile, `${JSON.stringify(targets, null, 2)}\n`);
+  return `  targets:  ${lockfile} (reuse with --targets)`;
 }
 
 /** Several endpoints side by side (--url NAME=URL repeated, --endpoints): one run each, one report; exits as the worst. */
@@ -333,20 +341,18 @@ export async function certifySideBySide(opts: ConformanceOptions, endpoints: rea
   } catch (err) {
     if (!(err instanceof ReferenceUnusable)) throw err;
     shown?.flush();
-    console.error(`rpc-certify: reference not usable: ${inert(redact(err.message), 400)}`);
-    return 2;
+    return notUsable('reference', err);
   }
   shown?.flush();
   const report = assembleSideBySide(result, judging, startedAt);
   const paths = await writeSideBySide(report, out);
-  const targets = report.endpoints.find((e) => e.report?.targets)?.report?.targets;
-  const lockfile = join(out, 'targets.lock.json');
-  if (targets) await writeFileAtomic(lockfile, `${JSON.stringify(targets, null, 2)}\n`);
+  const locked = await lockTargets(out, report.endpoints.find((e) => e.report?.targets)?.report?.targets);
   console.log(inertLines(sideBySideSummary(report, paths), SIDE_BY_SIDE_LINE));
-  if (targets) console.log(`  targets:  ${lockfile} (reuse with --targets)`);
+  if (locked) console.log(locked);
   return report.summary.exitCode;
 }
 
+/** The longest line the side-by-side summary prints: its reasons are cut at 600 characters, a line of heads or outcomes names every endpoint. */
 const SIDE_BY_SIDE_LINE = 1000;
 
 /** One line per method as its checks finish: a person sees where the run is and what failed. */

@@ -5,12 +5,8 @@
 import { readFile } from 'node:fs/promises';
 import { registerSecret, registerUrlSecrets, SHORT_KEY } from '../core/redact.ts';
 import { UsageError } from '../core/node/errors.ts';
+import type { NamedEndpoint } from '../core/node/side-by-side.ts';
 import { endpointOptions, httpUrl, resolveEndpoint, warnShortKey } from './networks.ts';
-
-export interface NamedEndpoint {
-  name: string;
-  url: string;
-}
 
 /** The endpoint options of the commands that take several: --url repeated, --endpoints. */
 export const severalEndpointOptions = {

@@ -4,6 +4,7 @@ import { UsageError } from '../core/node/errors.ts';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { makeOutDir, removeEarlierReports } from '../core/node/atomic.ts';
+import { ENDPOINTS_DIR, endpointDir } from '../core/node/side-by-side.ts';
 import { positionOnlySecrets, registerSecret, registerUrlSecrets, SHORT_KEY, urlKeySegments } from '../core/redact.ts';
 
 export function networkUrl(name: string, apiKey: string, baseUrl?: string): string {
@@ -73,8 +74,8 @@ export async function outDir(out: string, names: readonly string[], keep: Readon
   const kept = keep.filter((k): k is string => k !== undefined);
   await removeEarlierReports(out, names, kept);
   // And each endpoint's of an earlier side-by-side run (endpoints/<name>/): none may stay to read as this run's.
-  const earlier = await readdir(join(out, 'endpoints'), { withFileTypes: true }).catch(() => []);
-  await Promise.all(earlier.filter((d) => d.isDirectory()).map((d) => removeEarlierReports(join(out, 'endpoints', d.name), names, kept)));
+  const earlier = await readdir(join(out, ENDPOINTS_DIR), { withFileTypes: true }).catch(() => []);
+  await Promise.all(earlier.filter((d) => d.isDirectory()).map((d) => removeEarlierReports(endpointDir(out, d.name), names, kept)));
 }
 
 /** A file an option names (or a directory, where it takes one), there and readable: else a usage error naming the option, before anything starts. */

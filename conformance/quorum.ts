@@ -2,14 +2,13 @@
 // endpoints' answers to the same call, field by field (framework/quorum.ts). Advisory: a majority is evidence, not
 // proof (providers sharing a backend or a client agree by construction); --strict makes it fatal. Not on a run of
 // one endpoint (left out of the judged share, not listed).
-import { isObject } from '../core/hex.ts';
+import { isObject, toQuantity } from '../core/hex.ts';
 import { METHODS, METHOD_FACTS, type RpcMethod } from '../core/methods.ts';
 import { type Exchange, resultOf } from '../core/node/rpc-client.ts';
 import { type CheckContext, MethodSuite } from './framework/check.ts';
 import type { Section } from './framework/clause.ts';
-import type { AnswerKind } from './framework/answer-diff.ts';
 import { AGREE_BY_CONSTRUCTION, type Ballot, type Contest, valuesText, vote } from './framework/quorum.ts';
-import { blockName, blocksOf, txsOf } from './reference.ts';
+import { blockHashIn, blockName, type Lookup, lookups } from './reference.ts';
 
 const HERE = 'conformance/quorum.ts';
 export const quorum = new MethodSuite('quorum', HERE);
@@ -28,34 +27,16 @@ for (const method of QUORUM_METHODS) {
   );
 }
 
-interface Call {
-  what: string;
-  params: unknown[];
-  kind: AnswerKind;
-  /** Asked by number: an answer naming another block does not vote. */
-  blockHash?: string;
-}
-
-function callsFor(t: CheckContext, method: RpcMethod): Call[] {
-  const facts = METHOD_FACTS[method];
-  switch (facts.result) {
-    case 'block':
-      return blocksOf(t.targets).flatMap((b) => [false, true].map((full) => ({ what: `${blockName(b)}, ${full ? 'full transactions' : 'transaction hashes'}`, params: [b.hash, full], kind: 'block' as const })));
-    case 'uncle': {
-      const u = t.targets.uncleBlock ?? t.notOnThisChain('history-era', 'no block with uncles on this chain: no uncle to compare');
-      return Array.from({ length: u.uncleCount }, (_, i) => ({ what: `uncle ${i} of ${blockName(u)}`, params: [u.hash, `0x${i.toString(16)}`], kind: 'uncle' as const }));
-    }
-    case 'transaction':
-      return txsOf(t.targets).map((h) => ({ what: `transaction ${h}`, params: [h], kind: 'transaction' as const }));
-    case 'receipt':
-      return txsOf(t.targets).map((h) => ({ what: `the receipt of ${h}`, params: [h], kind: 'receipt' as const }));
-    default:
-      return blocksOf(t.targets).map((b) => ({ what: `the receipts of ${blockName(b)}`, params: [b.number], kind: 'receipts' as const, blockHash: b.hash.toLowerCase() }));
-  }
+function callsFor(t: CheckContext, method: RpcMethod): Lookup[] {
+  const fixed = lookups(t.targets, method);
+  if (fixed) return fixed;
+  // By hash, an uncle is fixed too: the quorum holds every uncle of the block discovery found (none: not on this chain).
+  const u = t.targets.uncleBlock ?? t.notOnThisChain('history-era', 'no block with uncles on this chain: no uncle to compare');
+  return Array.from({ length: u.uncleCount }, (_, i) => ({ what: `uncle ${i} of ${blockName(u)}`, params: [u.hash, toQuantity(i)], kind: 'uncle' as const }));
 }
 
 /** An answer that votes: a result that is an object or a list (of the block asked, by number); else why it does not. */
-function ballotOf(name: string, ex: Exchange, call: Call): Ballot | string {
+function ballotOf(name: string, ex: Exchange, call: Lookup): Ballot | string {
   let result: unknown;
   try {
     result = resultOf(ex);
@@ -63,8 +44,7 @@ function ballotOf(name: string, ex: Exchange, call: Call): Ballot | string {
     return `${name} answered ${(err as Error).message.slice(0, 160)}`;
   }
   if (result === null || !(isObject(result) || Array.isArray(result))) return `${name} answered ${JSON.stringify(result)?.slice(0, 80)}`;
-  const one = Array.isArray(result) ? result[0] : result;
-  const named = isObject(one) && typeof one['blockHash'] === 'string' ? one['blockHash'].toLowerCase() : undefined;
+  const named = blockHashIn(result);
   // Asked by number, only an answer naming the block asked votes: an empty list, or another block, may be another chain's.
   if (call.blockHash && named !== call.blockHash) return `${name} answered ${named === undefined ? 'a list naming no block' : `with another block at that number (${named})`}`;
   return { name, answer: result };

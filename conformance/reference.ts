@@ -120,15 +120,10 @@ async function timestamp(t: CheckContext, side: Side, n: bigint): Promise<bigint
   return ts ?? t.inconclusive(`the ${side} gave no block ${n} with a timestamp: the lag cannot be turned into seconds`);
 }
 
-/** One call compared: what it asks, its params, the kind of its answer, and whether the reference is known to hold it. */
-interface Call {
-  what: string;
-  params: unknown[];
-  kind: AnswerKind;
+/** One call compared: a lookup, whether the reference is known to hold it, and whether it is an estimate. */
+interface Call extends Lookup {
   /** The object exists (a discovered target): a reference answering null lacks it, and the call is not compared. */
   found: boolean;
-  /** Asked by number: the reference's answer must name this block, or its block at that number is another one. */
-  blockHash?: string;
   estimate?: boolean;
 }
 
@@ -215,7 +210,7 @@ function compareEstimates(ours: Answer, theirs: Answer, record: MethodAgreement,
 }
 
 /** The block a by-number answer names (a transaction's or receipts' blockHash); undefined when it names none. */
-function blockHashIn(result: unknown): string | undefined {
+export function blockHashIn(result: unknown): string | undefined {
   const one = Array.isArray(result) ? result[0] : result;
   return isObject(one) && typeof one['blockHash'] === 'string' ? one['blockHash'].toLowerCase() : undefined;
 }
@@ -241,14 +236,34 @@ async function referenceTx(t: CheckContext, hash: string): Promise<MinedTx | und
   return a && 'result' in a && isObject(a.result) && typeof a.result['from'] === 'string' ? (a.result as MinedTx) : undefined;
 }
 
+/** A call of an immutable lookup built from the targets: what it asks, its params, its answer's kind, the block asked by number. */
+export interface Lookup {
+  what: string;
+  params: unknown[];
+  kind: AnswerKind;
+  /** Asked by number: an answer must name this block, or it is another block at that number. */
+  blockHash?: string;
+}
+
+/**
+ * The calls of a lookup whose answer is fixed once its target is settled, for every discovered target: blocks by hash
+ * (both ways), transactions and receipts by hash, a block's receipts by number. Undefined for the other methods.
+ */
+export function lookups(targets: Targets, method: RpcMethod): Lookup[] | undefined {
+  const facts = METHOD_FACTS[method];
+  if (facts.result === 'block') return blocksOf(targets).flatMap((b) => [false, true].map((full) => ({ what: `${blockName(b)}, ${full ? 'full transactions' : 'transaction hashes'}`, params: [b.hash, full], kind: 'block' as const })));
+  if (facts.result === 'transaction' && facts.params[0] === 'txHash') return txsOf(targets).map((h) => ({ what: `transaction ${h}`, params: [h], kind: 'transaction' as const }));
+  if (facts.result === 'receipt') return txsOf(targets).map((h) => ({ what: `the receipt of ${h}`, params: [h], kind: 'receipt' as const }));
+  if (facts.result === 'block-receipts') return blocksOf(targets).map((b) => ({ what: `the receipts of ${blockName(b)}`, params: [b.number], kind: 'receipts' as const, blockHash: b.hash.toLowerCase() }));
+  return undefined;
+}
+
 /** The calls to compare for a method, built from its parameters and result in the method table. */
 async function callsFor(t: CheckContext, method: RpcMethod, record: MethodAgreement): Promise<Call[]> {
   const facts = METHOD_FACTS[method];
-  const blocks = blocksOf(t.targets);
-  const txs = txsOf(t.targets);
+  const fixed = lookups(t.targets, method);
+  if (fixed) return fixed.map((c) => ({ ...c, found: true }));
   switch (facts.result) {
-    case 'block':
-      return blocks.flatMap((b) => [false, true].map((full): Call => ({ what: `${blockName(b)}, ${full ? 'full transactions' : 'transaction hashes'}`, params: [b.hash, full], kind: 'block', found: true })));
     case 'uncle': {
       const key = facts.params[0] === 'blockHash' ? 'hash' : 'number';
       const u = t.targets.uncleBlock;
@@ -257,20 +272,15 @@ async function callsFor(t: CheckContext, method: RpcMethod, record: MethodAgreem
       return Array.from({ length: u.uncleCount }, (_, i): Call => ({ what: `uncle ${i} of ${blockName(u)}`, params: [u[key], toQuantity(i)], kind: 'uncle', found: true }));
     }
     case 'transaction':
-      if (facts.params[0] === 'txHash') return txs.map((h) => ({ what: `transaction ${h}`, params: [h], kind: 'transaction', found: true }));
       return (
         await Promise.all(
-          txs.map(async (h): Promise<Call | undefined> => {
+          txsOf(t.targets).map(async (h): Promise<Call | undefined> => {
             const tx = await referenceTx(t, h);
             if (!tx || typeof tx['transactionIndex'] !== 'string' || typeof tx['blockHash'] !== 'string') return void record.notCompared.push(`transaction ${h}: the reference has no mined copy of it to read its block and index from`);
             return { what: `transaction ${tx['transactionIndex']} of block ${BigInt(tx.blockNumber)} (${h})`, params: [tx.blockNumber, tx['transactionIndex']], kind: 'transaction', found: true, blockHash: tx['blockHash'].toLowerCase() };
           }),
         )
       ).filter((c): c is Call => c !== undefined);
-    case 'receipt':
-      return txs.map((h) => ({ what: `the receipt of ${h}`, params: [h], kind: 'receipt', found: true }));
-    case 'block-receipts':
-      return blocks.map((b) => ({ what: `the receipts of ${blockName(b)}`, params: [b.number], kind: 'receipts', found: true, blockHash: b.hash.toLowerCase() }));
     default:
       return estimateCalls(t, record);
   }

@@ -4,16 +4,10 @@
 // peers, asked once each per call for the whole run), and the heads of all are read at the same instant before and
 // after, so a head lag is relative to the freshest endpoint, not to a clock.
 import { type Exchange, RpcClient } from '../../core/node/rpc-client.ts';
-import { q } from '../../core/hex.ts';
 import { redactCapped, redactUrl } from '../../core/redact.ts';
 import { EndpointUnusable, NO_ANSWER_LIMIT, ReferenceUnusable, type RunOptions, type RunResult, runConformance } from './runner.ts';
 import type { Peers } from './quorum.ts';
-import { readChains, runChain } from '../../core/node/chains.ts';
-
-export interface NamedEndpoint {
-  name: string;
-  url: string;
-}
+import { type ChainRead, type NamedEndpoint, readChains, runChain } from '../../core/node/side-by-side.ts';
 
 export interface SideBySideOptions extends Omit<RunOptions, 'url' | 'targets' | 'peers' | 'endpointName'> {
   endpoints: readonly NamedEndpoint[];
@@ -43,7 +37,7 @@ export interface SideBySideResult {
   runs: EndpointRun[];
   /** The endpoint whose discovery gave the targets every run used, or the --targets file. */
   targetsFrom?: string;
-  /** The chain the run certifies: the one most endpoints serve (core/node/chains.ts). */
+  /** The chain the run certifies: the one most endpoints serve (core/node/side-by-side.ts). */
   chain?: { chainId: string; genesis?: string; members: string[]; tie?: string };
   heads: { start: HeadsAt; end: HeadsAt };
 }
@@ -107,7 +101,7 @@ export async function runSideBySide(opts: SideBySideOptions): Promise<SideBySide
       }
       const elsewhere = chain?.others.get(e.name);
       if (elsewhere) {
-        runs.push({ name: e.name, endpoint: redactUrl(e.url), unusable: redactCapped(`${elsewhere}${chain?.tie ? ` (${chain.tie})` : ''}`, 600) });
+        runs.push({ name: e.name, endpoint: redactUrl(e.url), unusable: redactCapped(elsewhere, 600) });
         continue;
       }
       onEndpoint?.(e.name);
@@ -126,37 +120,17 @@ export async function runSideBySide(opts: SideBySideOptions): Promise<SideBySide
         runs.push({ name: e.name, endpoint: redactUrl(e.url), unusable: redactCapped(err.message, 400) });
       }
     }
-    const end = await headsAt(clients, chains);
+    const end: HeadsAt = { at: new Date().toISOString(), heads: behindFreshest(await readChains(clients, chains)) };
     return { runs, ...(targetsFrom ? { targetsFrom } : {}), ...(chain ? { chain: { chainId: chain.chainId, ...(chain.genesis ? { genesis: chain.genesis } : {}), members: chain.members, ...(chain.tie ? { tie: chain.tie } : {}) } } : {}), heads: { start, end } };
   } finally {
     poll.close();
   }
 }
 
-type Head = HeadsAt['heads'][number];
-
-/** Each head against the freshest on the same chain at that instant. */
-function behindFreshest(read: ReadonlyArray<Head>): Head[] {
-  return read.map((r) => {
+/** Each head against the freshest on the same chain at that instant (the genesis is the chain's, not the head's: left out). */
+function behindFreshest(read: readonly ChainRead[]): HeadsAt['heads'] {
+  return read.map(({ genesis: _g, ...r }) => {
     const level = read.filter((x) => x.chainId === r.chainId).flatMap((x) => (x.head === undefined ? [] : [x.head]));
-    const { genesis: _g, ...row } = r as Head & { genesis?: string };
-    return r.head === undefined ? row : { ...row, behind: Math.max(...level) - r.head };
+    return r.head === undefined ? r : { ...r, behind: Math.max(...level) - r.head };
   });
-}
-
-/** Every endpoint's eth_blockNumber at the end, asked at once, each against the freshest on its chain (`chains`, read at the start). */
-async function headsAt(clients: Map<string, RpcClient>, chains: ReadonlyMap<string, string | undefined>): Promise<HeadsAt> {
-  const at = new Date().toISOString();
-  const read = await Promise.all(
-    [...clients].map(async ([name, c]): Promise<Head> => {
-      const chain = chains.get(name) ? { chainId: chains.get(name)! } : {};
-      try {
-        const n = q(await c.call<string>('eth_blockNumber', []));
-        return n === undefined || n > BigInt(Number.MAX_SAFE_INTEGER) ? { name, ...chain, error: 'eth_blockNumber answered no block number a chain can have' } : { name, ...chain, head: Number(n) };
-      } catch (err) {
-        return { name, ...chain, error: redactCapped((err as Error).message, 200) };
-      }
-    }),
-  );
-  return { at, heads: behindFreshest(read) };
 }

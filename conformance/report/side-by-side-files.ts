@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import { escapeHtml as esc, inert } from '../../core/inert.ts';
 import { writeFileAtomic } from '../../core/node/atomic.ts';
+import { endpointDir } from '../../core/node/side-by-side.ts';
 import { CONFORMANCE_FILES } from '../../core/report-files.ts';
 import { formatDuration } from './text.ts';
 import { percent } from './model.ts';
@@ -12,9 +13,6 @@ import { type ReportPaths, writeReports } from './index.ts';
 import { STYLE } from './html-style.ts';
 import { sideBySideJunitXml } from './junit.ts';
 import { type EndpointRow, headText, sideBySideFaults, type SideBySideReport } from './side-by-side.ts';
-
-/** Where an endpoint's own reports go, under --out. */
-export const endpointDir = (out: string, name: string) => join(out, 'endpoints', name);
 
 export async function writeSideBySide(report: SideBySideReport, out: string): Promise<ReportPaths> {
   const faults = sideBySideFaults(report);

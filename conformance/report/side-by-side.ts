@@ -3,11 +3,11 @@
 // the checks on which they differ, where their answers disagree (quorum/*), their heads against the freshest, and
 // every reason each did not pass. One value, which the JSON (schemas/files/conformance-side-by-side.json), the
 // JUnit (one suite per endpoint) and the HTML render.
-import { Ajv, type ValidateFunction } from 'ajv';
 import schema from '../../schemas/files/conformance-side-by-side.json' with { type: 'json' };
 import conformanceSchema from '../../schemas/files/conformance-report.json' with { type: 'json' };
 import { EXIT } from '../../core/node/errors.ts';
 import { reportHeader } from '../../core/node/report-header.ts';
+import { schemaFaults } from '../../core/node/schema-faults.ts';
 import type { ReportHeader } from '../../core/report-header.ts';
 import type { HeadsAt, SideBySideResult } from '../framework/side-by-side.ts';
 import { assembleReport, type Judging } from './assemble.ts';
@@ -113,26 +113,20 @@ function methodCells(report: ConformanceReport): MethodCell[] {
 }
 
 function differing(rows: EndpointRow[]): SideBySideReport['differing'] {
-  const usable = rows.filter((r) => r.report);
-  const ids = [...new Set(usable.flatMap((r) => r.report!.checks.map((c) => c.id)))];
-  return ids.flatMap((id) => {
-    const outcomes = usable.flatMap((r) => {
-      const c = r.report!.checks.find((x) => x.id === id);
-      return c ? [{ name: r.name, outcome: outcomeOf(c, r.report!.run.strict) }] : [];
-    });
-    const method = usable.flatMap((r) => r.report!.checks.filter((x) => x.id === id)).at(0)?.method ?? '';
-    return new Set(outcomes.map((o) => o.outcome)).size > 1 ? [{ id, method, outcomes }] : [];
-  });
+  // Each check's outcome per endpoint, in one pass over every report, in the first report's order.
+  const byId = new Map<string, SideBySideReport['differing'][number]>();
+  for (const r of rows) {
+    for (const c of r.report?.checks ?? []) {
+      const row = byId.get(c.id) ?? { id: c.id, method: c.method, outcomes: [] };
+      row.outcomes.push({ name: r.name, outcome: outcomeOf(c, r.report!.run.strict) });
+      byId.set(c.id, row);
+    }
+  }
+  return [...byId.values()].filter((d) => new Set(d.outcomes.map((o) => o.outcome)).size > 1);
 }
-
-let validate: ValidateFunction | undefined;
 
 /** The schema faults of a side-by-side report as written; empty when valid. */
-export function sideBySideFaults(report: unknown): string[] {
-  validate ??= new Ajv({ allErrors: true, strict: false }).addSchema(conformanceSchema).compile(schema);
-  if (validate(JSON.parse(JSON.stringify(report) ?? 'null'))) return [];
-  return (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword}`);
-}
+export const sideBySideFaults = schemaFaults(schema, [conformanceSchema]);
 
 /** "a 1 ahead": an endpoint's head against the freshest of the same instant. */
 export function headText(h: HeadsAt['heads'][number]): string {

@@ -2,10 +2,10 @@
 // each, one after another. One table per method (p50/p95/p99, failures, wrong answers, stale fresh reads per endpoint),
 // one chart (p95 per method, a bar per endpoint), the best endpoint per method and by how much (or that their p95
 // intervals overlap: not told apart), and every reason each did not pass. Each endpoint's own load.json/html beside.
-import { Ajv, type ValidateFunction } from 'ajv';
 import schema from '../../schemas/files/load-side-by-side.json' with { type: 'json' };
 import { escapeHtml as esc } from '../../core/inert.ts';
 import { newJunitBuilder } from '../../core/node/junit.ts';
+import { schemaFaults } from '../../core/node/schema-faults.ts';
 import { EXIT } from '../../core/node/errors.ts';
 import type { ReportHeader } from '../../core/report-header.ts';
 import { decide } from './verdict.ts';
@@ -137,12 +137,8 @@ function disputeOf(method: string, rows: LoadRow[], sampler: string | undefined)
 
 const round = (n: number) => Math.round(n * 100) / 100;
 
-let validate: ValidateFunction | undefined;
-export function loadSideBySideFaults(report: unknown): string[] {
-  validate ??= new Ajv({ allErrors: true, strict: false }).compile(schema);
-  if (validate(JSON.parse(JSON.stringify(report) ?? 'null'))) return [];
-  return (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword}`);
-}
+/** The schema faults of a side-by-side load report as written; empty when valid. */
+export const loadSideBySideFaults = schemaFaults(schema);
 
 const ms = (n: number | null) => (n === null ? '–' : `${round(n)} ms`);
 const pct = (n: number) => `${round(n * 100)}%`;

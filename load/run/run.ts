@@ -101,10 +101,14 @@ export interface LoadOutcome {
 /** The load report's own words (verdicts, classes, field names): kept whatever the key. */
 const LOAD_WORDS = new Set([...schemaVocabulary(loadSchema), ...METHODS]);
 
+/** A run's lines on stderr: they quote k6 and the endpoint, so redacted, capped, control characters shown rather than obeyed. */
+export function stderrLog(line: string): void {
+  process.stderr.write(`${inert(redact(line), 500)}\n`);
+}
+
 /** Runs a load test; expected failures (bad options, unusable endpoint, no k6) come back as exit code 2. */
 export async function runLoad(opts: LoadOptions): Promise<LoadOutcome> {
-  // Lines quote k6 and the endpoint: redacted, capped, control characters shown rather than obeyed.
-  const log = opts.log ?? ((line: string) => process.stderr.write(`${inert(redact(line), 500)}\n`));
+  const log = opts.log ?? stderrLog;
   registerUrlSecrets(opts.url);
   if (opts.referenceUrl) registerUrlSecrets(opts.referenceUrl);
   return expectedFailures('load', () => run(opts, log), opts.signal);

@@ -9,29 +9,20 @@ import { writeFileAtomic } from '../../core/node/atomic.ts';
 import { EXIT } from '../../core/node/errors.ts';
 import { LOAD_FILES } from '../../core/report-files.ts';
 import { redact, redactUrl } from '../../core/redact.ts';
-import { type ChainRead, readChains, runChain, type RunChain } from '../../core/node/chains.ts';
+import { type ChainRead, endpointDir, type NamedEndpoint, readChains, runChain, type RunChain } from '../../core/node/side-by-side.ts';
 import { RpcClient } from '../../core/node/rpc-client.ts';
 import { readReport } from '../report/report.ts';
 import { assembleLoadSideBySide, type EndpointLoad, loadSideBySideFaults, loadSideBySideHtml, loadSideBySideJunit, loadSideBySideSummary } from '../report/side-by-side.ts';
-import { type LoadOptions, type LoadOutcome, runLoad, usage } from './run.ts';
-
-export interface NamedUrl {
-  name: string;
-  url: string;
-}
+import { type LoadOptions, type LoadOutcome, runLoad, stderrLog, usage } from './run.ts';
 
 /** Why an endpoint is not measured: it gave no chain, serves another than the run's, or not the one --network names. */
 function refusal(r: ChainRead, chain: RunChain | undefined, network: LoadOptions['network']): string | undefined {
   if (r.error !== undefined || r.chainId === undefined) return `it gave no chain id and head at the start (${r.error ?? 'no answer'})`;
   if (network && BigInt(network.chainId) !== BigInt(r.chainId)) return `--network ${network.name} is chain ${BigInt(network.chainId)}, it serves chain ${BigInt(r.chainId)}`;
-  const other = chain?.others.get(r.name);
-  return other ? `${other}${chain?.tie ? ` (${chain.tie})` : ''}` : undefined;
+  return chain?.others.get(r.name);
 }
 
-/** Where an endpoint's own reports go, under --out. */
-export const endpointDir = (out: string, name: string) => join(out, 'endpoints', name);
-
-export async function runLoadSideBySide(opts: Omit<LoadOptions, 'url' | 'endpointName'>, endpoints: readonly NamedUrl[]): Promise<LoadOutcome> {
+export async function runLoadSideBySide(opts: Omit<LoadOptions, 'url' | 'endpointName'>, endpoints: readonly NamedEndpoint[]): Promise<LoadOutcome> {
   if (opts.baseline) usage('--baseline judges one endpoint against its own earlier runs: side by side, run each endpoint alone with its baseline');
   if (opts.profile === 'capacity') usage('--profile capacity steps one endpoint to its limit: side by side, run each endpoint alone (the others would measure this machine, not the endpoint)');
   const createdAt = new Date().toISOString();
@@ -55,8 +46,7 @@ export async function runLoadSideBySide(opts: Omit<LoadOptions, 'url' | 'endpoin
       continue;
     }
     const dir = endpointDir(opts.out, e.name);
-    const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-    log(`load: endpoint ${e.name}${corpus ? `, replaying the corpus ${corpusFrom === opts.corpus ? corpus : `sampled from ${corpusFrom}`}` : ', sampling the corpus'}`);
+    (opts.log ?? stderrLog)(`load: endpoint ${e.name}${corpus ? `, replaying the corpus ${corpusFrom === opts.corpus ? corpus : `sampled from ${corpusFrom}`}` : ', sampling the corpus'}`);
     // A replayed corpus holds its own seed, misses, targets and window: the options that shape sampling go to the first run only.
     const { seed: _s, missShare: _m, targets: _t, nearHeadWindow: _w, ...replay } = opts;
     const outcome = await runLoad({ ...(corpus ? replay : opts), ...(corpus ? { corpus } : {}), url: e.url, endpointName: e.name, out: dir });

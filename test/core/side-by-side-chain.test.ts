@@ -1,7 +1,7 @@
-// The chain a side-by-side run certifies (core/node/chains.ts): the one most endpoints serve by chain id and genesis,
+// The chain a side-by-side run certifies (core/node/side-by-side.ts): the one most endpoints serve by chain id and genesis,
 // whichever endpoint comes first; the first endpoint's among equals, said; an endpoint without block 0 joins its id's.
 import { expect } from 'chai';
-import { runChain } from '../../core/node/chains.ts';
+import { runChain } from '../../core/node/side-by-side.ts';
 
 const G1 = `0x${'11'.repeat(32)}`;
 const G2 = `0x${'22'.repeat(32)}`;

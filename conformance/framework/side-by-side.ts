@@ -3,6 +3,7 @@
 // that serves them (or read from --targets). Every run holds its answers against the others' (the quorum/* checks:
 // peers, asked once each per call for the whole run), and the heads of all are read at the same instant before and
 // after, so a head lag is relative to the freshest endpoint, not to a clock.
+import { setMaxListeners } from 'node:events';
 import { type Exchange, RpcClient } from '../../core/node/rpc-client.ts';
 import { redactCapped, redactUrl } from '../../core/redact.ts';
 import { EndpointUnusable, NO_ANSWER_LIMIT, ReferenceUnusable, type RunOptions, type RunResult, runConformance } from './runner.ts';
@@ -54,6 +55,8 @@ export class PeerPoll {
     opts: Pick<RunOptions, 'timeoutMs' | 'concurrency' | 'ca' | 'rateLimit' | 'signal' | 'methods'>,
   ) {
     this.methods = opts.methods;
+    // Every peer call in flight listens to Ctrl-C: the quorum asks them all at once, more than Node's default of 10.
+    if (opts.signal) setMaxListeners(0, opts.signal);
     this.clients = new Map(endpoints.map((e) => [e.name, new RpcClient({ url: e.url, timeoutMs: opts.timeoutMs ?? 10_000, concurrency: opts.concurrency ?? 8, ...(opts.ca ? { ca: opts.ca } : {}), ...(opts.rateLimit ? { ratePerS: opts.rateLimit } : {}), ...(opts.signal ? { signal: opts.signal } : {}), noAnswerLimit: NO_ANSWER_LIMIT })]));
   }
 

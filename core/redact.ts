@@ -228,6 +228,19 @@ export function redactDeep<T>(value: T, vocabulary: ReadonlySet<string> = new Se
   return value;
 }
 
+/**
+ * Every string value redacted, the keys kept: for the harness's own records (a run's preflight answers, the reference's
+ * figures, an exchange's envelope), whose field names are its own. A short key's variants (the base64 of "x" is "eA")
+ * would cut them ("h<redacted>dBefore") and break the report's schema; an endpoint's JSON, whose keys may hold the key,
+ * goes through redactDeep.
+ */
+export function redactValues<T>(value: T): T {
+  if (typeof value === 'string') return redact(value) as T;
+  if (Array.isArray(value)) return value.map((v: unknown) => redactValues(v)) as T;
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactValues(v)])) as T;
+  return value;
+}
+
 /** Every string a JSON Schema fixes (`enum`, `const`), and its property names: the words a report may hold whatever the key. */
 export function schemaVocabulary(schema: unknown): Set<string> {
   const words = new Set<string>();

@@ -3,7 +3,7 @@
 import { factsOf } from '../../core/methods.ts';
 import { validateShape, type ShapeName } from '../../core/schemas.ts';
 import type { Targets } from '../../core/targets.ts';
-import { redactCapped, redactDeep } from '../../core/redact.ts';
+import { redactCapped, redactDeep, redactValues } from '../../core/redact.ts';
 import { type Exchange, NO_ANSWER, type RpcClient, resultOf, RpcError, TransportError } from '../../core/node/rpc-client.ts';
 import type { ExpectationNote } from './expectations.ts';
 import { beforeFork } from './era.ts';
@@ -596,8 +596,10 @@ function evidenceOf(ex: Exchange): Evidence {
   let evidence = evidenceMade.get(ex);
   if (!evidence) {
     evidence = {
-      ...redactDeep({
-        request: ex.request,
+      // The request may carry what an endpoint served (a transaction's access list, replayed), its keys too: redacted
+      // whole. The envelope's field names are the harness's: its values only.
+      request: redactDeep(ex.request),
+      ...redactValues({
         ...(ex.httpStatus !== undefined ? { httpStatus: ex.httpStatus } : {}),
         ...(ex.contentType !== undefined ? { contentType: ex.contentType } : {}),
         durationMs: ex.durationMs,

@@ -4,7 +4,7 @@
 // run the suite many times (the self-tests do, once per injected fault).
 import { setMaxListeners } from 'node:events';
 import Mocha from 'mocha';
-import { redactCapped, redactDeep, redactUrl } from '../../core/redact.ts';
+import { redactCapped, redactUrl, redactValues } from '../../core/redact.ts';
 import { isObject, toQuantity } from '../../core/hex.ts';
 import type { BlockRef, Targets } from '../../core/targets.ts';
 import { type CheckBody, CheckContext, CheckOutcome, stable, type CheckResult, type CheckSpec, type MethodSuite, type RunState } from './check.ts';
@@ -251,7 +251,7 @@ export async function runConformance(opts: RunOptions): Promise<RunResult> {
       ...(opts.expect ? { expectations: { file: opts.expect.file, ...(opts.expect.client ? { client: opts.expect.client } : {}), entries: opts.expect.fail.length + opts.expect.skip.length } } : {}),
       ...(opts.deadlineMs !== undefined ? { deadlineMs: opts.deadlineMs, deadlineReached } : {}),
       // What the reference and the endpoint answered: redacted like the checks' texts.
-      ...(reference ? { reference: redactDeep({ ...reference.meta, requestCount: reference.client.requestCount, ...(reference.failed ? { failed: redactCapped(reference.failed, MAX_TEXT) } : {}) }) } : {}),
+      ...(reference ? { reference: redactValues({ ...reference.meta, requestCount: reference.client.requestCount, ...(reference.failed ? { failed: redactCapped(reference.failed, MAX_TEXT) } : {}) }) } : {}),
       ...(window ? { nearHeadWindow: window } : {}),
       ...(opts.rateLimit ? { rateLimit: { perS: opts.rateLimit, pacedMs: Math.round(client.pacedMs) } } : {}),
       ...(reorged.length || reruns.length ? { reorgs: { seen: reorged.map((r) => ({ number: toQuantity(r.number), hashes: r.blocks.map((b) => b.hash) })), ...(reruns.length ? { reruns } : {}) } } : {}),

@@ -1,7 +1,7 @@
 // The conformance report assembled from a run: the run's own record (RunMeta) kept whole as `run`, with what
 // the endpoint said about itself redacted, the targets, and the summary judged here. The CLI runs, calls this
 // and writes what it returns (index.ts).
-import { redactDeep, schemaVocabulary } from '../../core/redact.ts';
+import { redactDeep, redactValues, schemaVocabulary } from '../../core/redact.ts';
 import reportSchema from '../../schemas/files/conformance-report.json' with { type: 'json' };
 import type { RunMeta, RunResult } from '../framework/runner.ts';
 import { METHODS } from '../../core/methods.ts';
@@ -29,7 +29,7 @@ export function assembleReport(result: RunResult, judging: Judging): Conformance
     ...meta,
     durationMs: Date.parse(meta.finishedAt) - Date.parse(meta.startedAt),
     ...(judging.network ? { network: judging.network } : {}),
-    ...redactDeep(said),
+    ...redactValues(said),
     strict: judging.strict,
   };
   const left = notCertified(meta.methods);

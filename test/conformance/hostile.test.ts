@@ -16,6 +16,8 @@ import { allSuites } from '../../conformance/methods.ts';
 import { METHODS } from '../../core/methods.ts';
 import { FaultProxy } from '../support/fault-proxy.ts';
 import { checkIds } from '../../conformance/framework/check.ts';
+import { reportFaults } from '../../conformance/report/json.ts';
+import { cli } from '../support/cli.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 
@@ -174,6 +176,23 @@ describe('hostile endpoints get a clear verdict', function () {
       // Judged as `start` judges the embedded default: with its expectations (anvil's blob transaction in the trie).
       const run = await runConformance({ suites: allSuites, url, ca: cert, methods: ['eth_getBlockByHash'], expect: await loadExpectations('fixtures/expectations/embedded.json', checkIds(allSuites)) });
       expect(run.checks.filter((c) => outcomeOf(c, false) === 'fail' || outcomeOf(c, false) === 'unexpected-pass').map((c) => c.id)).to.deep.equal([]);
+    });
+
+    it('a one-character key: its variants (the base64 of "x" is "eA") never cut the report\'s own field names; the reports are written and valid (they were not: "h<redacted>dBefore")', async () => {
+      const proxy = new FaultProxy(devnet.url);
+      await proxy.start();
+      proxy.fault = { name: 'any key served', kills: [], serveAnyKey: true };
+      try {
+        const out = mkdtempSync(join(tmpdir(), 'rc-short-key-'));
+        // A child process: the key registered for redaction in this one would garble every later test's output.
+        const run = await cli(['conformance', '--url', proxy.url.replace(FaultProxy.KEY, 'x'), '--methods', 'eth_getBlockByHash', '--reference-url', devnet.url, '--out', out, '--quiet']);
+        expect(run.err, run.err).not.to.match(/harness bug/);
+        const report = JSON.parse(readFileSync(join(out, 'conformance.json'), 'utf8')) as unknown;
+        expect(reportFaults(report)).to.deep.equal([]);
+        expect((report as { run: Record<string, unknown> }).run).to.include.keys('headBefore', 'headAfter', 'reference');
+      } finally {
+        await proxy.stop();
+      }
     });
 
     it('a 429 in the middle of a run makes those checks inconclusive, not failed', async () => {

@@ -17,7 +17,7 @@ import { resultOf, RpcError, TransportError } from '../core/node/rpc-client.ts';
 import { envelopeChecks, extraFieldsCheck, nullOnMiss, nullOnZeroHash, type Shaped, UNKNOWN_HASH, ZERO_HASH } from './framework/common.ts';
 import { expectHeaderHash, failOnViolations, judgedRefs, NO_TX_JUDGED, recompute, TypedBlocks } from './framework/invariant-checks.ts';
 import { receiptsOfBlock, ReceiptsBudget } from './framework/receipt-checks.ts';
-import { HEADER_FIELDS, SIGNED } from './framework/fields.ts';
+import { HEADER_FIELDS, SIGNED } from '../core/fields.ts';
 
 interface Block {
   hash: string;

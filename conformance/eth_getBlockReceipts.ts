@@ -10,7 +10,7 @@ import { effectiveGasPrices, gasAccounting, logIndexes, receiptBlooms, removedLo
 import type { Json } from '../core/invariants/encoding.ts';
 import { failOnViolations, fullTxs, judgedRefs, logCount, NO_LOG_JUDGED, NO_TX_JUDGED, recompute, TypedBlocks } from './framework/invariant-checks.ts';
 import { atHead } from './framework/head.ts';
-import { COMMITTED, LOG_PLACE, PLACE } from './framework/fields.ts';
+import { COMMITTED, LOG_PLACE, PLACE } from '../core/fields.ts';
 import { APART, latestNotBehind } from './framework/latest-fresh.ts';
 import { headServed, lookup, misplaced, notFound, type Wrong } from './framework/head-served.ts';
 

@@ -8,7 +8,7 @@ import { envelopeChecks, futureBlock, nullOnMiss } from './framework/common.ts';
 import { fieldDiffs } from '../core/invariants/compare.ts';
 import { expectSameFields, NO_TX_JUDGED, placedTxs, SAMPLE } from './framework/invariant-checks.ts';
 import { atHead } from './framework/head.ts';
-import { fieldsOf } from './framework/fields.ts';
+import { fieldsOf } from '../core/fields.ts';
 import { APART, latestNotBehind } from './framework/latest-fresh.ts';
 import { headServed, lookup, misplaced, type Wrong, readTxs } from './framework/head-served.ts';
 

@@ -11,7 +11,7 @@ import { KNOWN_TYPES } from './framework/discovery.ts';
 import { typeTarget } from './framework/absent.ts';
 import { eraName, TYPE_FORK } from './framework/era.ts';
 import { expectSameFields, NO_TX_JUDGED, placedTxs, recompute, SAMPLE } from './framework/invariant-checks.ts';
-import { fieldsOf, SIGNED } from './framework/fields.ts';
+import { fieldsOf, SIGNED } from '../core/fields.ts';
 
 type Tx = Record<string, unknown> & { hash: string; type: string };
 

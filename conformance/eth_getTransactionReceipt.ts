@@ -10,7 +10,7 @@ import { needHistory } from './framework/history.ts';
 import { envelopeChecks, extraFieldsCheck, nullOnMiss, nullOnZeroHash, type Shaped, UNKNOWN_HASH } from './framework/common.ts';
 import { expectSameFields, failOnViolations, fullTxs, judgedRefs, logCount, NO_LOG_JUDGED, recompute, SAMPLE, TypedBlocks } from './framework/invariant-checks.ts';
 import { assertReceipt, assertRootXorStatus, expectReceiptsRoot, type Receipt, ReceiptsBudget, receiptSample, receiptsInBlock } from './framework/receipt-checks.ts';
-import { COMMITTED, fieldsOf, LOG_PLACE, PLACE } from './framework/fields.ts';
+import { COMMITTED, fieldsOf, LOG_PLACE, PLACE } from '../core/fields.ts';
 
 const suite = new MethodSuite('eth_getTransactionReceipt', 'conformance/eth_getTransactionReceipt.ts');
 export default suite;

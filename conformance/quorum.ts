@@ -1,5 +1,5 @@
 // Side by side (several endpoints in one run): every immutable answer of this endpoint held against the other
-// endpoints' answers to the same call, field by field (framework/quorum.ts). Advisory: a majority is evidence, not
+// endpoints' answers to the same call, field by field (core/vote.ts). Advisory: a majority is evidence, not
 // proof (providers sharing a backend or a client agree by construction); --strict makes it fatal. Not on a run of
 // one endpoint (left out of the judged share, not listed).
 import { isObject, toQuantity } from '../core/hex.ts';
@@ -7,7 +7,7 @@ import { METHODS, METHOD_FACTS, type RpcMethod } from '../core/methods.ts';
 import { type Exchange, resultOf } from '../core/node/rpc-client.ts';
 import { type CheckContext, MethodSuite } from './framework/check.ts';
 import type { Section } from './framework/clause.ts';
-import { AGREE_BY_CONSTRUCTION, type Ballot, type Contest, valuesText, vote } from './framework/quorum.ts';
+import { AGREE_BY_CONSTRUCTION, type Ballot, type Contest, valuesText, vote } from '../core/vote.ts';
 import { blockHashIn, blockName, type Lookup, lookups } from './reference.ts';
 
 const HERE = 'conformance/quorum.ts';

@@ -12,7 +12,7 @@ import type { BlockRef, Targets } from '../core/targets.ts';
 import { type Exchange, resultOf, RpcError, type TransportError } from '../core/node/rpc-client.ts';
 import { type CheckContext, MethodSuite } from './framework/check.ts';
 import type { Section } from './framework/clause.ts';
-import { type AnswerKind, type Difference, diffAnswers, same } from './framework/answer-diff.ts';
+import { type AnswerKind, type Difference, diffAnswers, same } from '../core/answer-diff.ts';
 import type { HeadLag, MethodAgreement } from './framework/reference.ts';
 import { PROBE_TRANSFER } from './framework/common.ts';
 import { callOf, isRevert, type MinedTx } from './eth_estimateGas.ts';

@@ -2,7 +2,7 @@
 // with their checks into docs/spec.md (npm run docs); the README test fails when either and the suite disagree.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { allSuites } from '../conformance/methods.ts';
-import { allFields, type Tie } from '../conformance/framework/fields.ts';
+import { allFields, type Tie } from '../core/fields.ts';
 import { catalogueMarkdown } from '../conformance/framework/catalogue.ts';
 import { specMarkdown } from '../conformance/framework/spec-doc.ts';
 

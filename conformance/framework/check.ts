@@ -11,7 +11,7 @@ import type { Fork } from '../../core/invariants/header.ts';
 import type { HeadLog } from './head-log.ts';
 import type { ForkLog } from './fork-log.ts';
 import type { EnvelopeLog } from './envelope-log.ts';
-import type { Tie } from './fields.ts';
+import type { Tie } from '../../core/fields.ts';
 import type { Clause } from './clause.ts';
 import type { ReferenceState } from './reference.ts';
 import type { Peers } from './quorum.ts';

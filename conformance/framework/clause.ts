@@ -1,6 +1,6 @@
 // What a check enforces, as data: a section of the service spec (shared/spec/node-access-methods.md) or a protocol
 // invariant (shared/notes/facts.md), and the one function that prints it for the catalogue, the reports and Mocha.
-import type { FIELDS } from './fields.ts';
+import type { FIELDS } from '../../core/fields.ts';
 
 /** The spec's numbered sections (its headings): a clause naming any other does not compile. */
 export type Section = '1' | '2' | '2.1' | '2.2' | '2.3' | '2.4' | '2.5' | '3' | '4' | '4.1' | '4.2' | '4.3' | '4.4' | '4.5' | '4.6' | '4.7' | '4.8' | '5' | '6' | '7' | '8' | '9';

@@ -15,7 +15,7 @@ import { isObject, q, toQuantity } from '../../core/hex.ts';
 import { NO_ANSWER, resultOf } from '../../core/node/rpc-client.ts';
 import type { CheckContext, MethodSuite } from './check.ts';
 import type { Section } from './clause.ts';
-import type { Tie } from './fields.ts';
+import type { Tie } from '../../core/fields.ts';
 import { readHead, type HeadBlock } from './head.ts';
 import { APART, LATEST_GRACE_MS } from './latest-fresh.ts';
 import { notThere } from './not-there.ts';

@@ -11,7 +11,7 @@ import { recomputable, UnsupportedTxType } from '../../core/invariants/tx.ts';
 import type { CheckContext, MethodSuite } from './check.ts';
 import type { Section } from './clause.ts';
 import { needHistory } from './history.ts';
-import { HEADER_FIELDS } from './fields.ts';
+import { HEADER_FIELDS } from '../../core/fields.ts';
 
 /** How many items of a block the per-item cross-checks look at (the roots still cover the whole block). */
 export const SAMPLE = 16;

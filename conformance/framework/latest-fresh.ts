@@ -9,7 +9,7 @@
 import { isObject, q, toQuantity } from '../../core/hex.ts';
 import type { CheckContext, MethodSuite } from './check.ts';
 import type { Section } from './clause.ts';
-import type { Tie } from './fields.ts';
+import type { Tie } from '../../core/fields.ts';
 import { atHead, readHead, type HeadBlock } from './head.ts';
 import { resultOf } from '../../core/node/rpc-client.ts';
 

@@ -3,7 +3,7 @@
 // answer, or serves another chain, ends the run before any check (exit 2). What the checks find is kept here and
 // becomes the report's `run.reference`: the head lag at the start and the end, and per method the agreement.
 import { type Exchange, type RpcClient, resultOf } from '../../core/node/rpc-client.ts';
-import type { Difference } from './answer-diff.ts';
+import type { Difference } from '../../core/answer-diff.ts';
 
 /** The head lag read once: the endpoint's eth_blockNumber between two reads of the reference's. */
 export interface HeadLag {

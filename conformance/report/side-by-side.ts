@@ -12,7 +12,7 @@ import type { ReportHeader } from '../../core/report-header.ts';
 import type { HeadsAt, SideBySideResult } from '../framework/side-by-side.ts';
 import { assembleReport, type Judging } from './assemble.ts';
 import { type ConformanceReport, methodsOf, type Outcome, outcomeOf, VERDICT_EXIT, type Verdict } from './model.ts';
-import { AGREE_BY_CONSTRUCTION } from '../framework/quorum.ts';
+import { AGREE_BY_CONSTRUCTION } from '../../core/vote.ts';
 
 /** An endpoint's verdict: its run's, or unusable (it could not be certified at all: exit 2). */
 export type EndpointVerdict = Verdict | 'unusable';

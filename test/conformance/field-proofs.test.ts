@@ -11,7 +11,7 @@ import { allSuites } from '../../conformance/methods.ts';
 import { checkIds, MethodSuite } from '../../conformance/framework/check.ts';
 import { expectationFor, parseExpectations } from '../../conformance/framework/expectations.ts';
 import { explains, summarize } from '../../conformance/report/model.ts';
-import { allFields } from '../../conformance/framework/fields.ts';
+import { allFields } from '../../core/fields.ts';
 import type { Targets } from '../../core/targets.ts';
 import { tyingChecks } from '../../scripts/readme-checks.ts';
 import type { FaultProxy } from '../support/fault-proxy.ts';

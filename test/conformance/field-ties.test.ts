@@ -9,7 +9,7 @@ import { headerHash } from '../../core/invariants/header.ts';
 import { receiptEnvelope } from '../../core/invariants/receipt.ts';
 import { txHash } from '../../core/invariants/tx.ts';
 import { fieldOrigins, type ShapeName } from '../../core/schemas.ts';
-import { allFields, FIELDS, type FieldEntry, type FieldKind, fieldsOf } from '../../conformance/framework/fields.ts';
+import { allFields, FIELDS, type FieldEntry, type FieldKind, fieldsOf } from '../../core/fields.ts';
 import { allSuites } from '../../conformance/methods.ts';
 import { tyingChecks } from '../../scripts/readme-checks.ts';
 

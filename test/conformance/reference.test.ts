@@ -22,7 +22,7 @@ import { FaultProxy, type Fault } from '../support/fault-proxy.ts';
 import { behind } from '../support/faults.ts';
 import { toQuantity } from '../../core/hex.ts';
 import { DEFAULT_MAX_HEAD_LAG_S } from '../../core/head-lag.ts';
-import { diffAnswers } from '../../conformance/framework/answer-diff.ts';
+import { diffAnswers } from '../../core/answer-diff.ts';
 import { RUN_OF_ONE_CHECKS } from '../support/run-of-one.ts';
 
 const embedded = parseExpectations(readFileSync(new URL('../../fixtures/expectations/embedded.json', import.meta.url), 'utf8'), 'fixtures/expectations/embedded.json', checkIds(allSuites));

@@ -2,7 +2,7 @@
 // answer of every method that returns it, hashes and roots not recomputed, so that no comparison between methods can
 // see it; only a check that ties the value to something recomputed or to the chain does.
 import { isObject, toQuantity } from '../../core/hex.ts';
-import { FIELDS, type FieldEntry, type Tie } from '../../conformance/framework/fields.ts';
+import { FIELDS, type FieldEntry, type Tie } from '../../core/fields.ts';
 import { headerHash } from '../../core/invariants/header.ts';
 import { txHash } from '../../core/invariants/tx.ts';
 import { receiptEnvelope } from '../../core/invariants/receipt.ts';

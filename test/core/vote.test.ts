@@ -1,8 +1,8 @@
-// The vote of the quorum/* checks (conformance/framework/quorum.ts): a field is held against the majority of the
+// The vote of the quorum/* checks (core/vote.ts): a field is held against the majority of the
 // endpoints that serve it; absent fields and an optional field's presence never vote; hex is compared without regard
 // to case; a tie (two values, or three) is no majority, never a side picked.
 import { expect } from 'chai';
-import { valueAt, valuesText, vote } from '../../conformance/framework/quorum.ts';
+import { valueAt, valuesText, vote } from '../../core/vote.ts';
 
 const b = (name: string, answer: unknown) => ({ name, answer });
 

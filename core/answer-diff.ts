@@ -3,7 +3,7 @@
 // allowances: a field only one side serves is noted, not a difference, unless the spec lists it and only the
 // reference serves it; `totalDifficulty` of a block after the merge (difficulty 0) is not compared (clients dropped
 // it or freeze it); hex is compared without regard to case (addresses may be EIP-55 checksummed).
-import { isObject } from '../../core/hex.ts';
+import { isObject } from './hex.ts';
 import { FIELDS } from './fields.ts';
 
 /** What an answer is, which decides the fields the spec lists for it (fields.ts) and how nested values are read. */

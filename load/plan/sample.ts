@@ -534,7 +534,7 @@ function describeAnswer(ex: Exchange): string {
   return (ex.bodyText ?? '').slice(0, 100);
 }
 
-function outcomeOf(ex: Exchange): { status: number; body: string | null; timedOut: boolean; id?: number } {
+export function outcomeOf(ex: Exchange): { status: number; body: string | null; timedOut: boolean; id?: number } {
   const status = ex.fault === 'unreachable' || ex.fault === 'timeout' ? 0 : (ex.httpStatus ?? 0);
   const body = ex.body !== undefined ? JSON.stringify(ex.body) : (ex.bodyText ?? null);
   const id = Array.isArray(ex.request) ? undefined : ex.request.id;

@@ -12,6 +12,7 @@ import { decide } from './verdict.ts';
 import { groupedBars, PALETTE } from './svg.ts';
 import type { LoadReport } from '../shared/load-report.ts';
 import { STYLE } from './style.ts';
+import { AGREE_BY_CONSTRUCTION } from '../../core/vote.ts';
 
 export type EndpointLoadVerdict = LoadReport['verdict'] | 'unusable';
 
@@ -28,6 +29,8 @@ export interface LoadRow {
   p95Interval?: [number, number];
   failureRate: number;
   wrong: number;
+  /** Entries answered wrong before the run (findings at sampling: outvoted by the majority, say). */
+  wrongAtSampling?: number;
   fresh?: { requests: number; stale: number; staleRate: number };
 }
 
@@ -51,15 +54,36 @@ export interface LoadSideBySide extends ReportHeader<'rpc-certify-load-side-by-s
   corpusFrom?: string;
   /** As many endpoints served another chain as the one measured: the first endpoint's was taken. */
   chainTie?: string;
-  /**
-   * A wrong answer differs from the corpus, which records the sampling endpoint's answers: where every other endpoint
-   * answers wrong and it does not, its own answers may be the deviation. Said per method; which is right is
-   * conformance's quorum/* to judge.
-   */
-  disputes?: string[];
+  /** The corpus's compared answers asked of every usable endpoint before any was measured (run/corpus-vote.ts). */
+  vote?: CorpusVote;
   summary: { verdict: EndpointLoadVerdict; exitCode: number; worst: string[] };
   endpoints: Array<{ name: string; endpoint: string; verdict: EndpointLoadVerdict; exitCode: number; reasons: string[]; report?: string }>;
   methods: Array<{ method: string; rows: LoadRow[]; best?: Best }>;
+}
+
+/**
+ * What the vote on the corpus's compared answers found: the majority's verdict is a finding at sampling in each
+ * outvoted endpoint's own report; every endpoint is then held under load to its own answers.
+ */
+export interface CorpusVote {
+  /** The endpoints asked (the usable ones). */
+  endpoints: string[];
+  /** Distinct compared entries that two or more endpoints answered with a value. */
+  compared: number;
+  /** Of those, where some field had no majority (as many endpoints serving each value): no side picked. */
+  noMajority: number;
+  /** Per endpoint, the distinct entries on which the majority outvoted it (absent: none). */
+  outvoted: Record<string, number>;
+  /** Per endpoint (the sampler aside), the distinct compared entries it answered with no value at the vote (null, an error, no
+   * answer, or near the head another block than the one sampled): under load, their value is not compared. */
+  unanswered: Record<string, number>;
+}
+
+/** The vote in one line: how much was compared, who was outvoted, what had no majority, what was not answered. */
+export function voteText(v: CorpusVote): string {
+  const outvoted = Object.entries(v.outvoted).map(([name, n]) => `${name} outvoted on ${n}`);
+  const unanswered = Object.entries(v.unanswered).map(([name, n]) => `${name} gave no value for ${n} (their values not compared under load)`);
+  return `${v.compared} compared answer(s) voted field by field among ${v.endpoints.join(', ')}: ${outvoted.length ? outvoted.join(', ') : 'none outvoted'}; ${v.noMajority} without a majority on some field (no side picked)${unanswered.length ? `; ${unanswered.join(', ')}` : ''}; each endpoint held under load to its own answers (${AGREE_BY_CONSTRUCTION})`;
 }
 
 export interface EndpointLoad {
@@ -73,7 +97,7 @@ export interface EndpointLoad {
   failed?: string;
 }
 
-export function assembleLoadSideBySide(runs: readonly EndpointLoad[], profile: string, corpusFrom: string | undefined, createdAt: string, chainTie?: string): LoadSideBySide {
+export function assembleLoadSideBySide(runs: readonly EndpointLoad[], profile: string, corpusFrom: string | undefined, createdAt: string, chainTie?: string, vote?: CorpusVote): LoadSideBySide {
   const endpoints = runs.map((r) => ({
     name: r.name,
     endpoint: r.endpoint,
@@ -90,12 +114,12 @@ export function assembleLoadSideBySide(runs: readonly EndpointLoad[], profile: s
       if (!m) return [];
       const fresh = r.report?.freshness?.methods[method];
       const p95i = m.latencyIntervals?.p95;
-      return [{ name: r.name, requests: m.requests, p50: m.latencyMs?.p50 ?? null, p95: m.latencyMs?.p95 ?? null, p99: m.latencyMs?.p99 ?? null, ...(p95i ? { p95Interval: p95i } : {}), failureRate: m.failureRate, wrong: m.classes.wrong ?? 0, ...(fresh ? { fresh: { requests: fresh.requests, stale: fresh.stale, staleRate: fresh.staleRate } } : {}) }];
+      const atSampling = (r.report?.corpus.methods?.[method]?.findings ?? []).filter((f) => f.cls === 'wrong').reduce((a, f) => a + f.count, 0);
+      return [{ name: r.name, requests: m.requests, p50: m.latencyMs?.p50 ?? null, p95: m.latencyMs?.p95 ?? null, p99: m.latencyMs?.p99 ?? null, ...(p95i ? { p95Interval: p95i } : {}), failureRate: m.failureRate, wrong: m.classes.wrong ?? 0, ...(atSampling ? { wrongAtSampling: atSampling } : {}), ...(fresh ? { fresh: { requests: fresh.requests, stale: fresh.stale, staleRate: fresh.staleRate } } : {}) }];
     });
     const best = bestOf(rows, runs.find((r) => r.report)?.report?.plan.slo.maxFailureRate ?? 0);
     return { method, rows, ...(best ? { best } : {}) };
   });
-  const disputes = methods.flatMap((m) => disputeOf(m.method, m.rows, corpusFrom));
   return {
     kind: 'rpc-certify-load-side-by-side',
     schemaVersion: 1,
@@ -104,7 +128,7 @@ export function assembleLoadSideBySide(runs: readonly EndpointLoad[], profile: s
     profile,
     ...(corpusFrom ? { corpusFrom } : {}),
     ...(chainTie ? { chainTie } : {}),
-    ...(disputes.length ? { disputes } : {}),
+    ...(vote ? { vote } : {}),
     summary: { verdict, exitCode: worst[0]?.exitCode ?? 2, worst: worst.map((e) => e.name) },
     endpoints,
     methods,
@@ -117,7 +141,7 @@ export function assembleLoadSideBySide(runs: readonly EndpointLoad[], profile: s
  * the run's noise). Equal p95s are a tie, never a winner.
  */
 function bestOf(rows: LoadRow[], maxFailureRate: number): LoadSideBySide['methods'][number]['best'] {
-  const ranked = rows.filter((r): r is LoadRow & { p95: number } => r.p95 !== null && r.wrong === 0 && r.failureRate <= maxFailureRate).sort((a, b) => a.p95 - b.p95);
+  const ranked = rows.filter((r): r is LoadRow & { p95: number } => r.p95 !== null && r.wrong === 0 && !r.wrongAtSampling && r.failureRate <= maxFailureRate).sort((a, b) => a.p95 - b.p95);
   const [first, second] = ranked;
   if (!first) return undefined;
   if (!second) return { name: first.name, p95: first.p95, apart: false, ...(ranked.length < rows.length ? { alone: true } : {}) };
@@ -126,20 +150,12 @@ function bestOf(rows: LoadRow[], maxFailureRate: number): LoadSideBySide['method
   return { name: first.name, p95: first.p95, than: second.name, byMs: round(second.p95 - first.p95), ratio: first.p95 > 0 ? round(second.p95 / first.p95) : 0, apart, ...(first.p95Interval && second.p95Interval ? {} : { noInterval: true }) };
 }
 
-/** Why a method's wrong answers may be the sampling endpoint's deviation, not the others'. */
-function disputeOf(method: string, rows: LoadRow[], sampler: string | undefined): string[] {
-  const own = rows.find((r) => r.name === sampler);
-  const others = rows.filter((r) => r.name !== sampler);
-  if (!own || own.wrong > 0 || others.length === 0 || !others.every((r) => r.wrong > 0)) return [];
-  const who = others.map((r) => r.name).join(', ');
-  return [others.length === 1 ? `${method}: ${who} answered otherwise than ${sampler}, whose answers the corpus recorded: one of the two deviates, and two cannot tell which (conformance side by side, quorum/*, with a third)` : `${method}: every other endpoint (${who}) answered otherwise than ${sampler}, whose answers the corpus recorded: ${sampler}'s own answers may be the deviation (conformance side by side: quorum/* says which is right)`];
-}
-
 const round = (n: number) => Math.round(n * 100) / 100;
 
 /** The schema faults of a side-by-side load report as written; empty when valid. */
 export const loadSideBySideFaults = schemaFaults(schema);
 
+const wrongText = (x: LoadRow) => `${x.wrong}${x.wrongAtSampling ? ` (+${x.wrongAtSampling} at sampling)` : ''}`;
 const ms = (n: number | null) => (n === null ? '–' : `${round(n)} ms`);
 const pct = (n: number) => `${round(n * 100)}%`;
 
@@ -153,12 +169,12 @@ function bestText(b: Best): string {
 export function loadSideBySideSummary(r: LoadSideBySide, paths: string[]): string {
   const width = Math.max(8, ...r.endpoints.map((e) => e.name.length));
   return [
-    `load side by side (${r.profile}): ${r.summary.verdict.toUpperCase()}  (${r.endpoints.length} endpoints, one after another${r.corpusFrom ? `, the corpus sampled from ${r.corpusFrom}: a wrong answer is one that differs from its` : ''}; the worst: ${r.summary.worst.join(', ')})`,
+    `load side by side (${r.profile}): ${r.summary.verdict.toUpperCase()}  (${r.endpoints.length} endpoints, one after another${r.corpusFrom ? `, the corpus sampled from ${r.corpusFrom}: a wrong answer is one that differs from the endpoint's own answer before the run` : ''}; the worst: ${r.summary.worst.join(', ')})`,
     ...(r.chainTie ? [`  ${r.chainTie}`] : []),
-    ...(r.disputes ?? []).map((d) => `  DISPUTED: ${d}`),
+    ...(r.vote ? [`  the corpus: ${voteText(r.vote)}`] : []),
     ...r.endpoints.map((e) => `  ${e.name.padEnd(width)} ${e.verdict.toUpperCase().padEnd(12)} ${e.reasons.length ? `${e.reasons.slice(0, 3).join('; ')}${e.reasons.length > 3 ? `; +${e.reasons.length - 3} more` : ''}` : 'every limit held'}`),
     '  per method, p50 / p95 / p99, failures, wrong answers:',
-    ...r.methods.flatMap((m) => [`    ${m.method}${m.best ? `: best ${bestText(m.best)}` : ''}`, ...m.rows.map((x) => `      ${x.name.padEnd(width)} ${ms(x.p50)} / ${ms(x.p95)} / ${ms(x.p99)}, ${pct(x.failureRate)} failed, ${x.wrong} wrong${x.fresh ? `, ${x.fresh.stale} of ${x.fresh.requests} fresh reads stale` : ''}`)]),
+    ...r.methods.flatMap((m) => [`    ${m.method}${m.best ? `: best ${bestText(m.best)}` : ''}`, ...m.rows.map((x) => `      ${x.name.padEnd(width)} ${ms(x.p50)} / ${ms(x.p95)} / ${ms(x.p99)}, ${pct(x.failureRate)} failed, ${wrongText(x)} wrong${x.fresh ? `, ${x.fresh.stale} of ${x.fresh.requests} fresh reads stale` : ''}`)]),
     `  reports: ${paths.join('\n           ')}`,
   ].join('\n');
 }
@@ -187,13 +203,13 @@ export function loadSideBySideHtml(r: LoadSideBySide): string {
   const color = (name: string) => PALETTE[names.indexOf(name) % PALETTE.length]!;
   const chart = groupedBars({ groups: r.methods.map((m) => ({ label: m.method, bars: m.rows.filter((x) => x.p95 !== null).map((x) => ({ name: x.name, value: x.p95!, color: color(x.name) })) })), unit: 'ms' });
   const rows = r.methods.flatMap((m) =>
-    m.rows.map((x, i) => `<tr>${i === 0 ? `<th rowspan="${m.rows.length}"><code>${esc(m.method)}</code>${m.best ? `<div class="muted">best: ${esc(bestText(m.best))}</div>` : ''}</th>` : ''}<td><span style="color:${color(x.name)}">■</span> ${esc(x.name)}</td><td class="num">${ms(x.p50)}</td><td class="num">${ms(x.p95)}</td><td class="num">${ms(x.p99)}</td><td class="num">${x.requests}</td><td class="num">${pct(x.failureRate)}</td><td class="num">${x.wrong}</td><td class="num">${x.fresh ? `${x.fresh.stale} of ${x.fresh.requests}` : '–'}</td></tr>`),
+    m.rows.map((x, i) => `<tr>${i === 0 ? `<th rowspan="${m.rows.length}"><code>${esc(m.method)}</code>${m.best ? `<div class="muted">best: ${esc(bestText(m.best))}</div>` : ''}</th>` : ''}<td><span style="color:${color(x.name)}">■</span> ${esc(x.name)}</td><td class="num">${ms(x.p50)}</td><td class="num">${ms(x.p95)}</td><td class="num">${ms(x.p99)}</td><td class="num">${x.requests}</td><td class="num">${pct(x.failureRate)}</td><td class="num">${wrongText(x)}</td><td class="num">${x.fresh ? `${x.fresh.stale} of ${x.fresh.requests}` : '–'}</td></tr>`),
   );
   const endpoints = r.endpoints.map((e) => `<tr><th>${e.report ? `<a href="${esc(e.report.replace(/\.json$/, '.html'))}">${esc(e.name)}</a>` : esc(e.name)}</th><td>${esc(e.endpoint)}</td><td><b>${esc(e.verdict.toUpperCase())}</b></td><td>${e.reasons.length ? `<ul>${e.reasons.map((x) => `<li>${esc(x)}</li>`).join('')}</ul>` : '<span class="muted">none</span>'}</td></tr>`);
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>rpc-certify load: ${r.endpoints.length} endpoints side by side: ${esc(r.summary.verdict.toUpperCase())}</title><style>${STYLE}</style></head><body><main>
 <h1>Load side by side: ${esc(r.summary.verdict.toUpperCase())}</h1>
 <p class="muted">${esc(r.createdAt)} · profile ${esc(r.profile)} · the same corpus${r.corpusFrom ? ` (sampled from ${esc(r.corpusFrom)})` : ''}, rate and duration against each, one after another · the worst: ${esc(r.summary.worst.join(', '))}</p>
-${(r.disputes ?? []).map((d) => `<p class="why fail"><b>Disputed:</b> ${esc(d)}</p>`).join('\n')}
+${r.vote ? `<p class="${Object.keys(r.vote.outvoted).length ? 'why fail' : 'muted'}"><b>The corpus's answers, voted:</b> ${esc(voteText(r.vote))}</p>` : ''}
 <h2>p95 per method</h2>${chart}
 <h2>Per method</h2><table><thead><tr><th>method</th><th>endpoint</th><th>p50</th><th>p95</th><th>p99</th><th>requests</th><th>failed</th><th>wrong</th><th>stale fresh reads</th></tr></thead><tbody>${rows.join('\n')}</tbody></table>
 <h2>Endpoints <span class="muted">every reason each did not pass</span></h2><table><thead><tr><th>endpoint</th><th>address</th><th>verdict</th><th>reasons</th></tr></thead><tbody>${endpoints.join('\n')}</tbody></table>

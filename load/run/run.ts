@@ -106,6 +106,11 @@ export function stderrLog(line: string): void {
   process.stderr.write(`${inert(redact(line), 500)}\n`);
 }
 
+/** A corpus as k6 reads it: its entries as sampled (their params must stay exact), what sampling said about the endpoint redacted. */
+export async function writeCorpus(path: string, corpus: Corpus): Promise<void> {
+  await writeFileAtomic(path, JSON.stringify({ ...corpus, sampling: redactDeep(corpus.sampling, LOAD_WORDS) }));
+}
+
 /** Runs a load test; expected failures (bad options, unusable endpoint, no k6) come back as exit code 2. */
 export async function runLoad(opts: LoadOptions): Promise<LoadOutcome> {
   const log = opts.log ?? stderrLog;
@@ -157,8 +162,7 @@ async function run(opts: LoadOptions, log: (line: string) => void): Promise<Load
       const { durationSec } = test.planFor(methods, capacity ? { subject: methods[0] as RpcMethod, rps: test.rate } : undefined);
       refuseUnlike(baseline, { profile: opts.profile, rate: test.rate, durationSec, methods: capacity ? [...capacitySubjects(methods)] : methods, endpoint: opts.endpointName ?? redactUrl(opts.url), chainId: corpus.chainId });
     }
-    // k6 reads the entries as sampled (their params must stay exact); what sampling said about the endpoint is redacted.
-    if (!opts.corpus) await writeFileAtomic(corpusFile, JSON.stringify({ ...corpus, sampling: redactDeep(corpus.sampling, LOAD_WORDS) }));
+    if (!opts.corpus) await writeCorpus(corpusFile, corpus);
     let runs = 0;
     // While k6 runs, log lines go above the live progress block (progress.ts), never through it.
     let live: LiveProgress | undefined;
@@ -369,7 +373,7 @@ export function usage(message: string): never {
   throw new UsageError(message);
 }
 
-async function readCorpus(opts: TestOptions): Promise<Corpus> {
+export async function readCorpus(opts: TestOptions): Promise<Corpus> {
   const path = opts.corpus ?? '';
   // A reference then only serves the head lag (run/head-lag.ts).
   const clash = (['seed', 'missShare', 'targets', 'nearHeadWindow'] as const).filter((k) => opts[k] !== undefined);

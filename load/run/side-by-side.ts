@@ -1,6 +1,7 @@
 // Several endpoints load-tested side by side (load --url a=URL --url b=URL …): the same corpus, rate and duration
 // against each, one after another by default, so they never compete for this machine's CPU. The corpus is sampled
-// once, from the first endpoint that serves one (or read from --corpus), and replayed against the others; each
+// once, from the first endpoint that serves one (or read from --corpus), its compared answers voted among the
+// endpoints (corpus-vote.ts), and replayed against each, held to its own answers; each
 // endpoint's own reports go to <out>/endpoints/<name>/, and one report (load.json, load.html, load.junit.xml) puts
 // them in one table and one chart.
 import { join, relative } from 'node:path';
@@ -12,8 +13,10 @@ import { redact, redactUrl } from '../../core/redact.ts';
 import { type ChainRead, endpointDir, type NamedEndpoint, readChains, runChain, type RunChain } from '../../core/node/side-by-side.ts';
 import { RpcClient } from '../../core/node/rpc-client.ts';
 import { readReport } from '../report/report.ts';
-import { assembleLoadSideBySide, type EndpointLoad, loadSideBySideFaults, loadSideBySideHtml, loadSideBySideJunit, loadSideBySideSummary } from '../report/side-by-side.ts';
-import { type LoadOptions, type LoadOutcome, runLoad, stderrLog, usage } from './run.ts';
+import { assembleLoadSideBySide, type EndpointLoad, voteText, loadSideBySideFaults, loadSideBySideHtml, loadSideBySideJunit, loadSideBySideSummary } from '../report/side-by-side.ts';
+import { expectedFailures, type LoadOptions, type LoadOutcome, prepareTest, readCorpus, runLoad, stderrLog, usage, writeCorpus } from './run.ts';
+import { voteCorpus } from './corpus-vote.ts';
+import type { Corpus } from '../shared/corpus.ts';
 
 /** Why an endpoint is not measured: it gave no chain, serves another than the run's, or not the one --network names. */
 function refusal(r: ChainRead, chain: RunChain | undefined, network: LoadOptions['network']): string | undefined {
@@ -32,33 +35,58 @@ export async function runLoadSideBySide(opts: Omit<LoadOptions, 'url' | 'endpoin
   const reads = await readChains(clients).finally(() => clients.forEach((c) => c.close()));
   const chain = runChain(reads);
   const refused = new Map(reads.map((r) => [r.name, refusal(r, chain, opts.network)]));
+  const usable = endpoints.filter((e) => !refused.get(e.name));
+  const log = opts.log ?? stderrLog;
+  // The corpus, once, before any endpoint is measured: sampled from the first usable endpoint that gives one (or read
+  // from --corpus); an endpoint whose sampling failed is not measured, with why.
+  const failed = new Map<string, LoadOutcome>();
+  let sampled: { corpus: Corpus; from?: string } | undefined;
+  for (const e of opts.corpus ? [undefined] : usable) {
+    if (opts.signal?.aborted) break;
+    if (e) log(`load: sampling the corpus from ${e.name}`);
+    const outcome = await expectedFailures(
+      'load',
+      async () => {
+        sampled = e ? { corpus: (await (await prepareTest({ ...opts, url: e.url }, 1)).corpus(log, opts.signal)).corpus, from: e.name } : { corpus: await readCorpus(opts) };
+        return { exitCode: EXIT.pass, reportPaths: [], summary: '' };
+      },
+      opts.signal,
+    );
+    if (sampled) break;
+    if (!e) return outcome;
+    failed.set(e.name, outcome);
+  }
+  // Every endpoint held to its own answers, the majority's verdict on them a finding at sampling (corpus-vote.ts).
+  const voters = usable.filter((e) => !failed.has(e.name));
+  const voted = sampled && !opts.signal?.aborted ? await voteCorpus(sampled.corpus, voters, sampled.from, opts.signal) : undefined;
+  if (voted) log(`load: the corpus's compared answers asked of ${voters.length} endpoint(s): ${voteText(voted.vote)}`);
+  const corpusFrom = sampled?.from ?? opts.corpus;
   const runs: EndpointLoad[] = [];
-  let corpus = opts.corpus;
-  let corpusFrom = opts.corpus;
   for (const e of endpoints) {
     if (opts.signal?.aborted) {
       runs.push({ name: e.name, endpoint: redactUrl(e.url), exitCode: EXIT.interrupted, failed: `not run: interrupted by ${String(opts.signal.reason)} before its turn` });
       continue;
     }
     const why = refused.get(e.name);
-    if (why) {
-      runs.push({ name: e.name, endpoint: redactUrl(e.url), exitCode: EXIT.unusable, failed: redact(`not usable: ${why}`) });
+    const own = voted?.corpora.get(e.name);
+    if (why || !own) {
+      const failure = failed.get(e.name);
+      runs.push({ name: e.name, endpoint: redactUrl(e.url), exitCode: why ? EXIT.unusable : (failure?.exitCode ?? EXIT.unusable), failed: redact(why ? `not usable: ${why}` : `not measured: ${failure?.summary ?? 'no corpus to replay'}`) });
       continue;
     }
     const dir = endpointDir(opts.out, e.name);
-    (opts.log ?? stderrLog)(`load: endpoint ${e.name}${corpus ? `, replaying the corpus ${corpusFrom === opts.corpus ? corpus : `sampled from ${corpusFrom}`}` : ', sampling the corpus'}`);
-    // A replayed corpus holds its own seed, misses, targets and window: the options that shape sampling go to the first run only.
-    const { seed: _s, missShare: _m, targets: _t, nearHeadWindow: _w, ...replay } = opts;
-    const outcome = await runLoad({ ...(corpus ? replay : opts), ...(corpus ? { corpus } : {}), url: e.url, endpointName: e.name, out: dir });
+    const corpus = join(dir, LOAD_FILES.corpus);
+    await mkdir(dir, { recursive: true });
+    await writeCorpus(corpus, own);
+    log(`load: endpoint ${e.name}, replaying the corpus ${sampled?.from ? `sampled from ${sampled.from}` : opts.corpus} with its own compared answers`);
+    // A replayed corpus holds its own seed, misses, targets and window: the options that shape sampling are spent.
+    const { seed: _s, missShare: _m, targets: _t, nearHeadWindow: _w, corpus: _c, ...replay } = opts;
+    const outcome = await runLoad({ ...replay, corpus, url: e.url, endpointName: e.name, out: dir });
     const json = outcome.reportPaths.find((p) => p.endsWith(LOAD_FILES.json));
     const report = json ? await readReport(json).catch(() => undefined) : undefined;
     runs.push({ name: e.name, endpoint: redactUrl(e.url), exitCode: outcome.exitCode, ...(json ? { path: relative(opts.out, json) } : {}), ...(report ? { report } : { failed: redact(outcome.summary) }) });
-    if (!corpus && outcome.reportPaths.some((p) => p.endsWith(LOAD_FILES.corpus))) {
-      corpus = join(dir, LOAD_FILES.corpus);
-      corpusFrom = e.name;
-    }
   }
-  const report = assembleLoadSideBySide(runs, opts.profile, corpusFrom, createdAt, chain?.tie);
+  const report = assembleLoadSideBySide(runs, opts.profile, corpusFrom, createdAt, chain?.tie, voted?.vote);
   const faults = loadSideBySideFaults(report);
   if (faults.length) throw new Error(`harness bug: the side-by-side load report does not match schemas/files/load-side-by-side.json:\n  ${faults.join('\n  ')}`);
   await mkdir(opts.out, { recursive: true });

@@ -7,6 +7,7 @@
 // - every endpoint is then judged under load against its OWN answer (a wrong answer is one that changed under load);
 // - a tie is no majority, never a side picked; null answers, errors and absent fields never vote.
 // What the sampling endpoint's own sampling found (its findings, a method it does not serve, its lag) is its own.
+import { setMaxListeners } from 'node:events';
 import { type Exchange, RpcClient } from '../../core/node/rpc-client.ts';
 import { sha256Hex } from '../../core/node/fingerprint.ts';
 import { isObject } from '../../core/hex.ts';
@@ -37,10 +38,13 @@ function kindOf(method: RpcMethod): AnswerKind {
  * Each endpoint's corpus: the same entries in the same order, each compared entry holding that endpoint's own answer,
  * and the vote's findings. `sampler`: the endpoint the corpus was sampled from (its sampling record stays its own);
  * absent for a corpus read from a file, whose sampling was an earlier run's. Endpoints are asked in parallel, each
- * entry once.
+ * entry once, within the key's budget (--rate-limit) where one is given.
  */
-export async function voteCorpus(corpus: Corpus, endpoints: readonly NamedEndpoint[], sampler: string | undefined, signal?: AbortSignal): Promise<{ corpora: Map<string, Corpus>; vote: CorpusVote }> {
-  const clients = endpoints.map((e) => ({ name: e.name, client: new RpcClient({ url: e.url, timeoutMs: TIMEOUT_MS, concurrency: AT_ONCE, fingerprints: true, ...(signal ? { signal } : {}) }) }));
+export async function voteCorpus(corpus: Corpus, endpoints: readonly NamedEndpoint[], sampler: string | undefined, opts: { signal?: AbortSignal; rateLimit?: number } = {}): Promise<{ corpora: Map<string, Corpus>; vote: CorpusVote }> {
+  const { signal, rateLimit } = opts;
+  // Every call in flight listens to Ctrl-C: several endpoints asked at once are more than node's default of 10 listeners.
+  if (signal) setMaxListeners(0, signal);
+  const clients = endpoints.map((e) => ({ name: e.name, client: new RpcClient({ url: e.url, timeoutMs: TIMEOUT_MS, concurrency: AT_ONCE, fingerprints: true, ...(rateLimit ? { ratePerS: rateLimit } : {}), ...(signal ? { signal } : {}) }) }));
   // An endpoint that let one call time out is asked nothing more: a hanging one costs one timeout, not one per entry.
   const hanging = new Set<string>();
   const ask = async (name: string, client: RpcClient, method: RpcMethod, params: unknown[]): Promise<Exchange | undefined> => {

@@ -58,7 +58,7 @@ export async function runLoadSideBySide(opts: Omit<LoadOptions, 'url' | 'endpoin
   }
   // Every endpoint held to its own answers, the majority's verdict on them a finding at sampling (corpus-vote.ts).
   const voters = usable.filter((e) => !failed.has(e.name));
-  const voted = sampled && !opts.signal?.aborted ? await voteCorpus(sampled.corpus, voters, sampled.from, opts.signal) : undefined;
+  const voted = sampled && !opts.signal?.aborted ? await voteCorpus(sampled.corpus, voters, sampled.from, { ...(opts.signal ? { signal: opts.signal } : {}), ...(opts.rateLimit ? { rateLimit: opts.rateLimit } : {}) }) : undefined;
   if (voted) log(`load: the corpus's compared answers asked of ${voters.length} endpoint(s): ${voteText(voted.vote)}`);
   const corpusFrom = sampled?.from ?? opts.corpus;
   const runs: EndpointLoad[] = [];

@@ -19,6 +19,7 @@ describe('load side by side: the same corpus, rate and duration against each end
     const out = await mkdtemp(join(tmpdir(), 'rc-lsbs-'));
     const run = await cli(['load', '--url', `c=${corrupt().url}`, '--url', `a=${devnet().url}`, '--url', `b=${faithful().url}`, '--profile', 'gate', '--duration', '4s', '--rate', '5', '--slo-p99', '5000', '--out', out]);
     expect(run.code, run.out + run.err).to.equal(1);
+    expect(run.err, 'every endpoint asked at once at the vote: no listener warning').to.not.include('MaxListenersExceededWarning');
     const report = JSON.parse(await readFile(join(out, 'load.json'), 'utf8')) as LoadSideBySide;
     expect(loadSideBySideFaults(report)).to.deep.equal([]);
     expect(report.corpusFrom).to.equal('c');

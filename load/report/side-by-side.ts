@@ -61,29 +61,54 @@ export interface LoadSideBySide extends ReportHeader<'rpc-certify-load-side-by-s
   methods: Array<{ method: string; rows: LoadRow[]; best?: Best }>;
 }
 
+/** One endpoint in the vote on the corpus's compared answers (run/corpus-vote.ts). */
+export interface EndpointVote {
+  name: string;
+  /** Distinct entries on which the majority outvoted it (each a finding at sampling in its own report). */
+  outvoted: number;
+  /** Distinct entries where it answered other than what was asked (a transaction of another index, say): findings too. */
+  outside: number;
+  /** Distinct entries with a field on which no value had a majority, its own among the tied ones. */
+  tied: number;
+  tieExample?: string;
+  /** Distinct entries it gave no value for (null, an error, no answer, near the head another block than sampled). */
+  unanswered: number;
+  unansweredExample?: string;
+}
+
 /**
- * What the vote on the corpus's compared answers found: the majority's verdict is a finding at sampling in each
- * outvoted endpoint's own report; every endpoint is then held under load to its own answers.
+ * What the vote on the corpus's compared answers found. An outvoted endpoint (or one answering other than asked) has a
+ * finding at sampling, which fails its run; one in a tie, or that gave no value to vote with, was not judged against
+ * the others: side by side it is inconclusive at best.
  */
 export interface CorpusVote {
-  /** The endpoints asked (the usable ones). */
-  endpoints: string[];
+  /** own: each endpoint held under load to its own answers; recorded: to the corpus file's (--corpus). */
+  held: 'own' | 'recorded';
   /** Distinct compared entries that two or more endpoints answered with a value. */
   compared: number;
   /** Of those, where some field had no majority (as many endpoints serving each value): no side picked. */
   noMajority: number;
-  /** Per endpoint, the distinct entries on which the majority outvoted it (absent: none). */
-  outvoted: Record<string, number>;
-  /** Per endpoint (the sampler aside), the distinct compared entries it answered with no value at the vote (null, an error, no
-   * answer, or near the head another block than the one sampled): under load, their value is not compared. */
-  unanswered: Record<string, number>;
+  /** Ctrl-C during the vote: what it had not asked is not counted against anyone. */
+  interrupted?: true;
+  endpoints: EndpointVote[];
 }
 
 /** The vote in one line: how much was compared, who was outvoted, what had no majority, what was not answered. */
 export function voteText(v: CorpusVote): string {
-  const outvoted = Object.entries(v.outvoted).map(([name, n]) => `${name} outvoted on ${n}`);
-  const unanswered = Object.entries(v.unanswered).map(([name, n]) => `${name} gave no value for ${n} (their values not compared under load)`);
-  return `${v.compared} compared answer(s) voted field by field among ${v.endpoints.join(', ')}: ${outvoted.length ? outvoted.join(', ') : 'none outvoted'}; ${v.noMajority} without a majority on some field (no side picked)${unanswered.length ? `; ${unanswered.join(', ')}` : ''}; each endpoint held under load to its own answers (${AGREE_BY_CONSTRUCTION})`;
+  const counted = (n: number, what: string) => (n ? [`${n} ${what}`] : []);
+  const per = v.endpoints.flatMap((e) => {
+    const said = [...counted(e.outvoted, 'outvoted'), ...counted(e.outside, 'not what was asked'), ...counted(e.tied, 'in a tie'), ...counted(e.unanswered, 'with no value')];
+    return said.length ? [`${e.name}: ${said.join(', ')}`] : [];
+  });
+  return `${v.compared} compared answer(s) voted field by field among ${v.endpoints.map((e) => e.name).join(', ')}${v.interrupted ? ' (interrupted: what was not asked counts against no one)' : ''}: ${per.length ? per.join('; ') : 'every endpoint with the majority'}; ${v.noMajority} without a majority on some field (no side picked); each endpoint held under load to ${v.held === 'own' ? 'its own answers' : "the corpus file's answers"} (${AGREE_BY_CONSTRUCTION})`;
+}
+
+/** Why the vote leaves an endpoint unjudged against the others: it cannot pass side by side. */
+export function voteDoubts(v: EndpointVote): string[] {
+  return [
+    ...(v.tied ? [`the corpus vote: ${v.tied} compared answer(s) with no majority, e.g. ${v.tieExample ?? ''}: one of the endpoints deviates, and the vote cannot tell which`] : []),
+    ...(v.unanswered ? [`the corpus vote: ${v.unanswered} compared answer(s) given no value, e.g. ${v.unansweredExample ?? ''}: never held against the other endpoints' answers`] : []),
+  ];
 }
 
 export interface EndpointLoad {
@@ -98,14 +123,19 @@ export interface EndpointLoad {
 }
 
 export function assembleLoadSideBySide(runs: readonly EndpointLoad[], profile: string, corpusFrom: string | undefined, createdAt: string, chainTie?: string, vote?: CorpusVote): LoadSideBySide {
-  const endpoints = runs.map((r) => ({
-    name: r.name,
-    endpoint: r.endpoint,
-    verdict: r.exitCode === EXIT.unusable ? ('unusable' as const) : (r.report?.verdict ?? (r.exitCode === EXIT.interrupted ? ('incomplete' as const) : ('unusable' as const))),
-    exitCode: r.exitCode,
-    reasons: r.report ? (r.report.reasons ?? []) : [r.failed ?? 'no report'],
-    ...(r.path ? { report: r.path } : {}),
-  }));
+  const endpoints = runs.map((r) => {
+    const own: EndpointLoadVerdict = r.exitCode === EXIT.unusable ? 'unusable' : (r.report?.verdict ?? (r.exitCode === EXIT.interrupted ? 'incomplete' : 'unusable'));
+    // Its own run passed, but the vote could not hold some of its answers against the others': not a pass side by side.
+    const doubts = r.report && own === 'pass' && vote && !vote.interrupted ? voteDoubts(vote.endpoints.find((e) => e.name === r.name) ?? { name: r.name, outvoted: 0, outside: 0, tied: 0, unanswered: 0 }) : [];
+    return {
+      name: r.name,
+      endpoint: r.endpoint,
+      verdict: doubts.length ? ('inconclusive' as const) : own,
+      exitCode: doubts.length ? EXIT.inconclusive : r.exitCode,
+      reasons: [...(r.report ? (r.report.reasons ?? []) : [r.failed ?? 'no report']), ...doubts],
+      ...(r.path ? { report: r.path } : {}),
+    };
+  });
   const verdict = endpoints.reduce<EndpointLoadVerdict>((w, e) => (RANK.indexOf(e.verdict) > RANK.indexOf(w) ? e.verdict : w), 'pass');
   const worst = endpoints.filter((e) => e.verdict === verdict);
   const methods = [...new Set(runs.flatMap((r) => Object.keys(r.report?.methods ?? {})))].map((method) => {
@@ -180,13 +210,20 @@ export function loadSideBySideSummary(r: LoadSideBySide, paths: string[]): strin
 }
 
 /** One suite per endpoint, its decision's checks as test cases (load.junit.xml's, named by endpoint). */
-export function loadSideBySideJunit(runs: readonly EndpointLoad[]): string {
+export function loadSideBySideJunit(runs: readonly EndpointLoad[], vote?: CorpusVote): string {
   const builder = newJunitBuilder().name('rpc-certify load side by side');
   for (const run of runs) {
     const suite = builder.testSuite().name(run.name);
     if (!run.report) {
       suite.testCase().className(`${run.name}.run`).name('endpoint measured').failure(run.failed ?? 'no report');
       continue;
+    }
+    const voted = vote?.interrupted ? undefined : vote?.endpoints.find((e) => e.name === run.name);
+    if (voted) {
+      const c = suite.testCase().className(`${run.name}.vote`).name("its compared answers held against the other endpoints' (the corpus vote)");
+      const doubts = voteDoubts(voted);
+      if (voted.outvoted || voted.outside) c.failure(`${voted.outvoted} outvoted, ${voted.outside} not what was asked (findings at sampling, in its own report)`);
+      else if (doubts.length) c.error(doubts.join('; '));
     }
     for (const check of decide(run.report).checks) {
       const c = suite.testCase().className(`${run.name}.${check.className}`).name(check.name);
@@ -209,7 +246,7 @@ export function loadSideBySideHtml(r: LoadSideBySide): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>rpc-certify load: ${r.endpoints.length} endpoints side by side: ${esc(r.summary.verdict.toUpperCase())}</title><style>${STYLE}</style></head><body><main>
 <h1>Load side by side: ${esc(r.summary.verdict.toUpperCase())}</h1>
 <p class="muted">${esc(r.createdAt)} · profile ${esc(r.profile)} · the same corpus${r.corpusFrom ? ` (sampled from ${esc(r.corpusFrom)})` : ''}, rate and duration against each, one after another · the worst: ${esc(r.summary.worst.join(', '))}</p>
-${r.vote ? `<p class="${Object.keys(r.vote.outvoted).length ? 'why fail' : 'muted'}"><b>The corpus's answers, voted:</b> ${esc(voteText(r.vote))}</p>` : ''}
+${r.vote ? `<p class="${r.vote.endpoints.some((e) => e.outvoted || e.outside || e.tied || e.unanswered) ? 'why fail' : 'muted'}"><b>The corpus's answers, voted:</b> ${esc(voteText(r.vote))}</p>` : ''}
 <h2>p95 per method</h2>${chart}
 <h2>Per method</h2><table><thead><tr><th>method</th><th>endpoint</th><th>p50</th><th>p95</th><th>p99</th><th>requests</th><th>failed</th><th>wrong</th><th>stale fresh reads</th></tr></thead><tbody>${rows.join('\n')}</tbody></table>
 <h2>Endpoints <span class="muted">every reason each did not pass</span></h2><table><thead><tr><th>endpoint</th><th>address</th><th>verdict</th><th>reasons</th></tr></thead><tbody>${endpoints.join('\n')}</tbody></table>

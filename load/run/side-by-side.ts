@@ -4,17 +4,17 @@
 // endpoints (corpus-vote.ts), and replayed against each, held to its own answers; each
 // endpoint's own reports go to <out>/endpoints/<name>/, and one report (load.json, load.html, load.junit.xml) puts
 // them in one table and one chart.
-import { join, relative } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import { writeFileAtomic } from '../../core/node/atomic.ts';
-import { EXIT } from '../../core/node/errors.ts';
+import { EXIT, failureOf } from '../../core/node/errors.ts';
 import { LOAD_FILES } from '../../core/report-files.ts';
 import { redact, redactUrl } from '../../core/redact.ts';
-import { type ChainRead, endpointDir, type NamedEndpoint, readChains, runChain, type RunChain } from '../../core/node/side-by-side.ts';
+import { type ChainRead, endpointDir, ENDPOINTS_DIR, type NamedEndpoint, readChains, runChain, type RunChain } from '../../core/node/side-by-side.ts';
 import { RpcClient } from '../../core/node/rpc-client.ts';
 import { readReport } from '../report/report.ts';
 import { assembleLoadSideBySide, type EndpointLoad, voteText, loadSideBySideFaults, loadSideBySideHtml, loadSideBySideJunit, loadSideBySideSummary } from '../report/side-by-side.ts';
-import { expectedFailures, type LoadOptions, type LoadOutcome, prepareTest, readCorpus, runLoad, stderrLog, usage, writeCorpus } from './run.ts';
+import { type LoadOptions, type LoadOutcome, prepareTest, readCorpus, runLoad, stderrLog, usage, writeCorpus } from './run.ts';
 import { voteCorpus } from './corpus-vote.ts';
 import type { Corpus } from '../shared/corpus.ts';
 
@@ -37,28 +37,14 @@ export async function runLoadSideBySide(opts: Omit<LoadOptions, 'url' | 'endpoin
   const refused = new Map(reads.map((r) => [r.name, refusal(r, chain, opts.network)]));
   const usable = endpoints.filter((e) => !refused.get(e.name));
   const log = opts.log ?? stderrLog;
-  // The corpus, once, before any endpoint is measured: sampled from the first usable endpoint that gives one (or read
-  // from --corpus); an endpoint whose sampling failed is not measured, with why.
   const failed = new Map<string, LoadOutcome>();
-  let sampled: { corpus: Corpus; from?: string } | undefined;
-  for (const e of opts.corpus ? [undefined] : usable) {
-    if (opts.signal?.aborted) break;
-    if (e) log(`load: sampling the corpus from ${e.name}`);
-    const outcome = await expectedFailures(
-      'load',
-      async () => {
-        sampled = e ? { corpus: (await (await prepareTest({ ...opts, url: e.url }, 1)).corpus(log, opts.signal)).corpus, from: e.name } : { corpus: await readCorpus(opts) };
-        return { exitCode: EXIT.pass, reportPaths: [], summary: '' };
-      },
-      opts.signal,
-    );
-    if (sampled) break;
-    if (!e) return outcome;
-    failed.set(e.name, outcome);
+  if (opts.corpus && resolve(opts.corpus).startsWith(`${resolve(opts.out, ENDPOINTS_DIR)}${sep}`)) {
+    usage(`--corpus ${opts.corpus} is in the folder this run writes each endpoint's reports and corpus to (${join(opts.out, ENDPOINTS_DIR)}): copy it elsewhere first`);
   }
-  // Every endpoint held to its own answers, the majority's verdict on them a finding at sampling (corpus-vote.ts).
+  const sampled: { corpus: Corpus; from?: string } | undefined = opts.corpus ? { corpus: await readCorpus(opts) } : await sampleOnce(opts, usable, failed, log);
+  // Every endpoint's answers voted, each held to its own (or the file's); the majority's verdict a finding at sampling.
   const voters = usable.filter((e) => !failed.has(e.name));
-  const voted = sampled && !opts.signal?.aborted ? await voteCorpus(sampled.corpus, voters, sampled.from, { ...(opts.signal ? { signal: opts.signal } : {}), ...(opts.rateLimit ? { rateLimit: opts.rateLimit } : {}) }) : undefined;
+  const voted = sampled && !opts.signal?.aborted ? await voteCorpus(sampled.corpus, voters, { ...(sampled.from ? { sampler: sampled.from } : { fromFile: true }), ...(opts.signal ? { signal: opts.signal } : {}), ...(opts.rateLimit ? { rateLimit: opts.rateLimit } : {}) }) : undefined;
   if (voted) log(`load: the corpus's compared answers asked of ${voters.length} endpoint(s): ${voteText(voted.vote)}`);
   const corpusFrom = sampled?.from ?? opts.corpus;
   const runs: EndpointLoad[] = [];
@@ -78,7 +64,7 @@ export async function runLoadSideBySide(opts: Omit<LoadOptions, 'url' | 'endpoin
     const corpus = join(dir, LOAD_FILES.corpus);
     await mkdir(dir, { recursive: true });
     await writeCorpus(corpus, own);
-    log(`load: endpoint ${e.name}, replaying the corpus ${sampled?.from ? `sampled from ${sampled.from}` : opts.corpus} with its own compared answers`);
+    log(`load: endpoint ${e.name}, replaying the corpus ${sampled?.from ? `sampled from ${sampled.from} with its own compared answers` : opts.corpus}`);
     // A replayed corpus holds its own seed, misses, targets and window: the options that shape sampling are spent.
     const { seed: _s, missShare: _m, targets: _t, nearHeadWindow: _w, corpus: _c, ...replay } = opts;
     const outcome = await runLoad({ ...replay, corpus, url: e.url, endpointName: e.name, out: dir });
@@ -93,6 +79,34 @@ export async function runLoadSideBySide(opts: Omit<LoadOptions, 'url' | 'endpoin
   const paths = [join(opts.out, LOAD_FILES.json), join(opts.out, LOAD_FILES.html), join(opts.out, LOAD_FILES.junit)];
   await writeFileAtomic(paths[0]!, `${JSON.stringify(report, null, 2)}\n`);
   await writeFileAtomic(paths[1]!, loadSideBySideHtml(report));
-  await writeFileAtomic(paths[2]!, loadSideBySideJunit(runs));
+  await writeFileAtomic(paths[2]!, loadSideBySideJunit(runs, voted?.vote));
   return { exitCode: report.summary.exitCode, reportPaths: paths, summary: loadSideBySideSummary(report, paths) };
+}
+
+/**
+ * The corpus, sampled once before any endpoint is measured: from the first usable endpoint whose sampling serves every
+ * method without a finding, else the one that did best (a first endpoint that refuses a method would leave it
+ * unasked of every other). An endpoint whose sampling failed is not measured, with why; a usage error ends the run.
+ */
+async function sampleOnce(opts: Omit<LoadOptions, 'url' | 'endpointName'>, usable: readonly NamedEndpoint[], failed: Map<string, LoadOutcome>, log: (line: string) => void): Promise<{ corpus: Corpus; from: string } | undefined> {
+  let best: { corpus: Corpus; from: string; flaws: number } | undefined;
+  for (const e of usable) {
+    if (opts.signal?.aborted) return undefined;
+    log(`load: sampling the corpus from ${e.name}`);
+    try {
+      const corpus = (await (await prepareTest({ ...opts, url: e.url }, 1)).corpus(log, opts.signal)).corpus;
+      const sampling = Object.values(corpus.sampling);
+      const notServed = sampling.filter((m) => m.status === 'not served').length;
+      const flaws = notServed * 1000 + sampling.reduce((a, m) => a + m.findings.length, 0);
+      if (!best || flaws < best.flaws) best = { corpus, from: e.name, flaws };
+      if (flaws === 0) break;
+      log(`load: the corpus sampled from ${e.name} has ${notServed} method(s) not served and ${flaws % 1000} finding(s): sampling from the next endpoint too, the best corpus kept`);
+    } catch (err) {
+      const failure = failureOf(err);
+      if (failure.kind === 'usage' || failure.kind === 'unexpected') throw err;
+      if (failure.kind === 'interrupted' || opts.signal?.aborted) return undefined;
+      failed.set(e.name, { exitCode: failure.exitCode, reportPaths: [], summary: redact(`load: ${failure.message}`) });
+    }
+  }
+  return best && { corpus: best.corpus, from: best.from };
 }

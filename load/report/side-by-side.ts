@@ -74,6 +74,9 @@ export interface EndpointVote {
   /** Distinct entries it gave no value for (null, an error, no answer, near the head another block than sampled). */
   unanswered: number;
   unansweredExample?: string;
+  /** Distinct entries it answered with a value that no other endpoint did: held against no one. */
+  alone: number;
+  aloneExample?: string;
 }
 
 /**
@@ -97,7 +100,7 @@ export interface CorpusVote {
 export function voteText(v: CorpusVote): string {
   const counted = (n: number, what: string) => (n ? [`${n} ${what}`] : []);
   const per = v.endpoints.flatMap((e) => {
-    const said = [...counted(e.outvoted, 'outvoted'), ...counted(e.outside, 'not what was asked'), ...counted(e.tied, 'in a tie'), ...counted(e.unanswered, 'with no value')];
+    const said = [...counted(e.outvoted, 'outvoted'), ...counted(e.outside, 'not what was asked'), ...counted(e.tied, 'in a tie'), ...counted(e.unanswered, 'with no value'), ...counted(e.alone, 'alone with a value')];
     return said.length ? [`${e.name}: ${said.join(', ')}`] : [];
   });
   return `${v.compared} compared answer(s) voted field by field among ${v.endpoints.map((e) => e.name).join(', ')}${v.interrupted ? ' (interrupted: what was not asked counts against no one)' : ''}: ${per.length ? per.join('; ') : 'every endpoint with the majority'}; ${v.noMajority} without a majority on some field (no side picked); each endpoint held under load to ${v.held === 'own' ? 'its own answers' : "the corpus file's answers"} (${AGREE_BY_CONSTRUCTION})`;
@@ -108,6 +111,7 @@ export function voteDoubts(v: EndpointVote): string[] {
   return [
     ...(v.tied ? [`the corpus vote: ${v.tied} compared answer(s) with no majority, e.g. ${v.tieExample ?? ''}: one of the endpoints deviates, and the vote cannot tell which`] : []),
     ...(v.unanswered ? [`the corpus vote: ${v.unanswered} compared answer(s) given no value, e.g. ${v.unansweredExample ?? ''}: never held against the other endpoints' answers`] : []),
+    ...(v.alone ? [`the corpus vote: ${v.alone} compared answer(s) no other endpoint gave a value for, e.g. ${v.aloneExample ?? ''}: held against no one`] : []),
   ];
 }
 
@@ -126,7 +130,7 @@ export function assembleLoadSideBySide(runs: readonly EndpointLoad[], profile: s
   const endpoints = runs.map((r) => {
     const own: EndpointLoadVerdict = r.exitCode === EXIT.unusable ? 'unusable' : (r.report?.verdict ?? (r.exitCode === EXIT.interrupted ? 'incomplete' : 'unusable'));
     // Its own run passed, but the vote could not hold some of its answers against the others': not a pass side by side.
-    const doubts = r.report && own === 'pass' && vote && !vote.interrupted ? voteDoubts(vote.endpoints.find((e) => e.name === r.name) ?? { name: r.name, outvoted: 0, outside: 0, tied: 0, unanswered: 0 }) : [];
+    const doubts = r.report && own === 'pass' && vote && !vote.interrupted ? voteDoubts(vote.endpoints.find((e) => e.name === r.name) ?? { name: r.name, outvoted: 0, outside: 0, tied: 0, unanswered: 0, alone: 0 }) : [];
     return {
       name: r.name,
       endpoint: r.endpoint,
@@ -136,6 +140,7 @@ export function assembleLoadSideBySide(runs: readonly EndpointLoad[], profile: s
       ...(r.path ? { report: r.path } : {}),
     };
   });
+  const unjudged = new Set(endpoints.filter((e) => e.verdict === 'inconclusive').map((e) => e.name));
   const verdict = endpoints.reduce<EndpointLoadVerdict>((w, e) => (RANK.indexOf(e.verdict) > RANK.indexOf(w) ? e.verdict : w), 'pass');
   const worst = endpoints.filter((e) => e.verdict === verdict);
   const methods = [...new Set(runs.flatMap((r) => Object.keys(r.report?.methods ?? {})))].map((method) => {
@@ -147,7 +152,8 @@ export function assembleLoadSideBySide(runs: readonly EndpointLoad[], profile: s
       const atSampling = (r.report?.corpus.methods?.[method]?.findings ?? []).filter((f) => f.cls === 'wrong').reduce((a, f) => a + f.count, 0);
       return [{ name: r.name, requests: m.requests, p50: m.latencyMs?.p50 ?? null, p95: m.latencyMs?.p95 ?? null, p99: m.latencyMs?.p99 ?? null, ...(p95i ? { p95Interval: p95i } : {}), failureRate: m.failureRate, wrong: m.classes.wrong ?? 0, ...(atSampling ? { wrongAtSampling: atSampling } : {}), ...(fresh ? { fresh: { requests: fresh.requests, stale: fresh.stale, staleRate: fresh.staleRate } } : {}) }];
     });
-    const best = bestOf(rows, runs.find((r) => r.report)?.report?.plan.slo.maxFailureRate ?? 0);
+    // An endpoint the vote could not judge is not recommended, however fast.
+    const best = bestOf(rows.filter((x) => !unjudged.has(x.name)), runs.find((r) => r.report)?.report?.plan.slo.maxFailureRate ?? 0, rows.length);
     return { method, rows, ...(best ? { best } : {}) };
   });
   return {
@@ -170,11 +176,11 @@ export function assembleLoadSideBySide(runs: readonly EndpointLoad[], profile: s
  * ahead of the next: told apart only where both p95 intervals are known and do not overlap (else the difference may be
  * the run's noise). Equal p95s are a tie, never a winner.
  */
-function bestOf(rows: LoadRow[], maxFailureRate: number): LoadSideBySide['methods'][number]['best'] {
+function bestOf(rows: LoadRow[], maxFailureRate: number, measured: number): LoadSideBySide['methods'][number]['best'] {
   const ranked = rows.filter((r): r is LoadRow & { p95: number } => r.p95 !== null && r.wrong === 0 && !r.wrongAtSampling && r.failureRate <= maxFailureRate).sort((a, b) => a.p95 - b.p95);
   const [first, second] = ranked;
   if (!first) return undefined;
-  if (!second) return { name: first.name, p95: first.p95, apart: false, ...(ranked.length < rows.length ? { alone: true } : {}) };
+  if (!second) return { name: first.name, p95: first.p95, apart: false, ...(ranked.length < measured ? { alone: true } : {}) };
   if (second.p95 === first.p95) return { name: first.name, p95: first.p95, than: second.name, byMs: 0, ratio: 1, apart: false, tie: true };
   const apart = first.p95Interval !== undefined && second.p95Interval !== undefined && first.p95Interval[1] < second.p95Interval[0];
   return { name: first.name, p95: first.p95, than: second.name, byMs: round(second.p95 - first.p95), ratio: first.p95 > 0 ? round(second.p95 / first.p95) : 0, apart, ...(first.p95Interval && second.p95Interval ? {} : { noInterval: true }) };
@@ -190,7 +196,7 @@ const ms = (n: number | null) => (n === null ? '–' : `${round(n)} ms`);
 const pct = (n: number) => `${round(n * 100)}%`;
 
 function bestText(b: Best): string {
-  if (!b.than) return `${b.name} (${ms(b.p95)} p95; ${b.alone ? 'the only one without a wrong answer or failures over the limit' : 'the only one measured'})`;
+  if (!b.than) return `${b.name} (${ms(b.p95)} p95; ${b.alone ? 'the only one judged, without a wrong answer or failures over the limit' : 'the only one measured'})`;
   if (b.tie) return `${b.name} and ${b.than} tied at ${ms(b.p95)} p95`;
   const why = b.apart ? '' : b.noInterval ? ' (too few answers for a p95 interval: not told apart)' : ' (their p95 intervals overlap: not told apart)';
   return `${b.name}: ${ms(b.p95)} p95, ${b.byMs} ms (x${b.ratio}) ahead of ${b.than}${why}`;

@@ -12,7 +12,7 @@
 import { setMaxListeners } from 'node:events';
 import { type Exchange, RpcClient } from '../../core/node/rpc-client.ts';
 import { sha256Hex } from '../../core/node/fingerprint.ts';
-import { isObject } from '../../core/hex.ts';
+import { isObject, q } from '../../core/hex.ts';
 import { type AnswerKind } from '../../core/answer-diff.ts';
 import { METHOD_FACTS, type RpcMethod } from '../../core/methods.ts';
 import type { NamedEndpoint } from '../../core/node/side-by-side.ts';
@@ -25,6 +25,7 @@ import { classify } from '../shared/classify.ts';
 import { type Corpus, type CorpusEntry, expectationOf, type Finding, type MethodSampling } from '../shared/corpus.ts';
 import { namedHash } from '../shared/named-block.ts';
 import { shapeFault } from '../shared/shapes.ts';
+import { DEFAULT_GRACE_MS } from '../shared/freshness.ts';
 import type { CorpusVote, EndpointVote } from '../report/side-by-side.ts';
 
 const TIMEOUT_MS = 10_000;
@@ -33,6 +34,7 @@ const AT_ONCE = 8;
 /** A call that got no answer (a 5xx, a reset; the client itself waits out a 429) is asked again this many times, one at a time, before it counts as unanswered. */
 const RETRIES = 2;
 const RETRY_WAIT_MS = 500;
+const LAG_WAIT_MS = 30_000;
 const MAX_RETRY_WAIT_MS = 5_000;
 
 /** An endpoint's own answer to a compared entry: its digest, and its bytes' fingerprint and schema verdict (corpus.ts). */
@@ -47,6 +49,8 @@ interface Asked {
   none?: string;
   /** No answer at all (a transport fault, 429, 5xx): worth asking again. */
   retry?: true;
+  /** Answered null: an endpoint behind the others does not know the block yet, and is asked again once its head has it. */
+  unknown?: true;
 }
 
 /** The answer kind of a method's result (answer-diff.ts): which fields the spec lists, how nested values are read. */
@@ -84,14 +88,26 @@ export async function voteCorpus(corpus: Corpus, endpoints: readonly NamedEndpoi
     const verdict = classify(outcomeOf(ex), expectationOf(entry.kind));
     const value = verdict.cls === 'ok' ? verdict.envelope?.result : undefined;
     if (verdict.cls === 'timeout' || verdict.cls === 'http_error' || verdict.cls === 'rate_limited') return { none: ex.fault ?? (ex.httpStatus ? `HTTP ${ex.httpStatus}` : verdict.cls), ...(verdict.cls === 'timeout' ? {} : { retry: true as const }) };
-    if (value === undefined || value === null || !(isObject(value) || Array.isArray(value))) return { none: verdict.code !== undefined ? `error ${verdict.code}` : JSON.stringify(value ?? null).slice(0, 40) };
+    if (verdict.cls === 'null_unexpected') return { none: 'null', unknown: true };
+    if (value === undefined || !(isObject(value) || Array.isArray(value))) return { none: verdict.code !== undefined ? `error ${verdict.code}` : JSON.stringify(value ?? null).slice(0, 40) };
     // Asked by the number of a block not yet final, only an answer from the block sampled votes (another may be another fork's).
     const anchor = anchorOf(entry.bounds);
     if (anchor !== undefined && namedHash(value)?.toLowerCase() !== anchor) return { none: 'another block than the one sampled' };
     return { value, ex, ...(verdict.envelope ? { envelope: verdict.envelope } : {}) };
   };
 
-  const per = new Map(endpoints.map((e) => [e.name, { held: new Map<string, Held>(), findings: new Map<RpcMethod, Finding>(), vote: { name: e.name, outvoted: 0, tied: 0, unanswered: 0, outside: 0 } as EndpointVote }]));
+  // How long, all told, an endpoint that answered null is waited for to reach the block another endpoint had.
+  const lagDeadline = new Map<string, number>();
+  const caughtUp = async (name: string, block: bigint): Promise<{ head: bigint | undefined; waited: boolean }> => {
+    const deadline = lagDeadline.get(name) ?? Date.now() + LAG_WAIT_MS;
+    lagDeadline.set(name, deadline);
+    for (let waited = false; ; waited = true) {
+      const head = q(await clients.get(name)!.call<string>('eth_blockNumber', []).catch(() => undefined));
+      if (head === undefined || head >= block || Date.now() >= deadline || signal?.aborted) return { head, waited };
+      await new Promise((r) => setTimeout(r, RETRY_WAIT_MS));
+    }
+  };
+  const per = new Map(endpoints.map((e) => [e.name, { held: new Map<string, Held>(), findings: new Map<RpcMethod, Finding>(), vote: { name: e.name, outvoted: 0, outside: 0, tied: 0, unanswered: 0, alone: 0 } as EndpointVote }]));
   const find = (name: string, method: RpcMethod, kind: CorpusEntry['kind'], example: string) => {
     const findings = per.get(name)!.findings;
     const known = findings.get(method);
@@ -118,6 +134,17 @@ export async function voteCorpus(corpus: Corpus, endpoints: readonly NamedEndpoi
           await new Promise((r) => setTimeout(r, wait));
           now = await ask(name, a.method, a.entry);
         }
+        // A null where another endpoint has the value: asked again once this one's head has the block (it may be behind).
+        const block = now.unknown ? blockOf([...a.by.values()]) : undefined;
+        if (block !== undefined && !signal?.aborted && !hanging.has(name)) {
+          const { head, waited } = await caughtUp(name, block);
+          if (head !== undefined && head < block) now = { ...now, none: `null: its head, block ${head}, is below block ${block} after ${LAG_WAIT_MS / 1000} s (behind the others)` };
+          else {
+            now = await ask(name, a.method, a.entry);
+            // A block it has only just announced may not be indexed yet: once more, past the fresh reads' grace.
+            if (waited && now.unknown && !signal?.aborted) now = (await new Promise((r) => setTimeout(r, DEFAULT_GRACE_MS)), await ask(name, a.method, a.entry));
+          }
+        }
         a.by.set(name, now);
       }
     }
@@ -140,7 +167,11 @@ export async function voteCorpus(corpus: Corpus, endpoints: readonly NamedEndpoi
         continue;
       }
       ballots.push({ name, answer: got.value });
-      if (name === sampler) continue;
+      if (name === sampler) {
+        // What it is held to is what it answered at sampling: an answer it changed since is no answer it could be voted on.
+        if (answerDigest(got.value, sha256Hex) !== entry.answer) find(name, method, entry.kind, `${params} answered otherwise at the vote than at sampling, on data that cannot change (the answer voted is not the one it is held to)`);
+        continue;
+      }
       // Sampling checked the sampler's answer against what was asked (a transaction of another index, say): the others' here.
       const broken = entry.bounds ? boundsFault(entry.bounds, got.value) : undefined;
       if (broken) {
@@ -152,6 +183,11 @@ export async function voteCorpus(corpus: Corpus, endpoints: readonly NamedEndpoi
       const reply = got.ex?.replyFingerprint;
       const shaped = reply && got.envelope && !shapeFault(method, got.envelope as Parameters<typeof shapeFault>[1]);
       mine.held.set(keyOf(method, entry), { answer: answerDigest(got.value, sha256Hex), ...(reply ? { reply } : {}), ...(shaped ? { shaped: true as const } : {}) });
+    }
+    if (ballots.length === 1) {
+      const mine = per.get(ballots[0]!.name)!.vote;
+      mine.alone++;
+      mine.aloneExample ??= `${method}(${params})`;
     }
     if (ballots.length < 2) continue;
     result.compared++;
@@ -215,6 +251,16 @@ function othersRecord(s: MethodSampling, asked: boolean): MethodSampling {
   const { reason, aboveTargetHead: _a, lateWithinGrace: _l, ...rest } = s;
   if (!asked) return { ...rest, status: 'not served', reason: `the corpus has nothing to ask it: sampled from another endpoint, whose answers gave no entry (${reason ?? 'none kept'})`, findings: [] };
   return { ...rest, status: 'served', findings: [] };
+}
+
+/** The block another endpoint's answer names (a transaction's or receipt's blockNumber, a block's number): where the entry's data is. */
+function blockOf(answers: readonly Asked[]): bigint | undefined {
+  for (const a of answers) {
+    const o = (Array.isArray(a.value) ? a.value[0] : a.value) as { blockNumber?: unknown; number?: unknown } | undefined;
+    const n = q(typeof o?.blockNumber === 'string' ? o.blockNumber : typeof o?.number === 'string' ? o.number : undefined);
+    if (n !== undefined) return n;
+  }
+  return undefined;
 }
 
 const keyOf = (method: string, entry: CorpusEntry) => `${method} ${JSON.stringify(entry.params)}`;

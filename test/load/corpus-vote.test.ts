@@ -16,7 +16,7 @@ import type { LoadReport } from '../../load/shared/load-report.ts';
 const TX = `0x${'ab'.repeat(32)}`;
 const OTHER_TX = `0x${'cd'.repeat(32)}`;
 const receipt = (extra: Record<string, unknown> = {}) => ({ transactionHash: TX, blockHash: `0x${'11'.repeat(32)}`, blockNumber: '0x5', status: '0x1', effectiveGasPrice: '0x3b9aca00', logs: [], ...extra });
-const clean = (name: string, more: Partial<EndpointVote> = {}): EndpointVote => ({ name, outvoted: 0, outside: 0, tied: 0, unanswered: 0, ...more });
+const clean = (name: string, more: Partial<EndpointVote> = {}): EndpointVote => ({ name, outvoted: 0, outside: 0, tied: 0, unanswered: 0, alone: 0, ...more });
 
 describe('load side by side: the corpus voted among the endpoints before the run (corpus-vote.ts)', function () {
   const servers: Server[] = [];
@@ -167,5 +167,48 @@ describe('load side by side: the corpus voted among the endpoints before the run
     const [a, b, c] = [await serve(tables), await serve(tables), await serve(receipts({ [TX]: receipt({ effectiveGasPrice: '0x1' }) }))];
     const { vote } = await voteCorpus(corpusOf({ eth_getTransactionReceipt: [entry([TX], receipt())] }), [{ ...a, name: '__proto__' }, { ...b, name: 'toString' }, { ...c, name: 'constructor' }], { sampler: '__proto__' });
     expect(vote.endpoints.map((e) => [e.name, e.outvoted])).to.deep.equal([['__proto__', 0], ['toString', 0], ['constructor', 1]]);
+  });
+
+  it('the sampler answering otherwise at the vote than at sampling: a finding (it is held to what it was sampled with, which no one voted on)', async () => {
+    const honest = receipts({ [TX]: receipt() });
+    const [a, b, c] = [await serve(honest), await serve(honest), await serve(honest)];
+    // Sampled deviant (a backend behind a balancer), honest at the vote.
+    const { corpora, vote } = await voteCorpus(corpusOf({ eth_getTransactionReceipt: [entry([TX], receipt({ effectiveGasPrice: '0x1' }))] }), [a, b, c], { sampler: a.name });
+    expect(vote.endpoints.map((e) => e.outvoted)).to.deep.equal([0, 0, 0]);
+    expect(corpora.get(a.name)!.sampling.eth_getTransactionReceipt!.findings.at(-1)).to.deep.include({ cls: 'wrong', count: 1 });
+    expect(corpora.get(a.name)!.sampling.eth_getTransactionReceipt!.findings.at(-1)!.example).to.match(/answered otherwise at the vote than at sampling/);
+  });
+
+  it('an endpoint behind the others answers null for a new block: asked again once its head has it, not counted unanswered', async function () {
+    this.timeout(30_000);
+    const a = await serve(receipts({ [TX]: receipt() }));
+    const start = Date.now();
+    // Two blocks behind for its first 1.5 s: block 5 unknown until then.
+    const head = () => (Date.now() - start < 1500 ? 3 : 5);
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString())).on('end', () => {
+        const call = JSON.parse(body) as { id: number; method: string };
+        const result = call.method === 'eth_blockNumber' ? `0x${head().toString(16)}` : head() >= 5 ? receipt() : null;
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: call.id, result }));
+      });
+    });
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const behind = { name: 'behind', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v3/vote-test-key` };
+    const { vote } = await voteCorpus(corpusOf({ eth_getTransactionReceipt: [entry([TX], receipt())] }), [a, behind], { sampler: a.name });
+    expect(vote.endpoints).to.deep.equal([clean(a.name), clean('behind')]);
+    expect(vote.compared).to.equal(1);
+  });
+
+  it('an endpoint alone with a value (no other gave one) was held against no one: inconclusive side by side, not a pass', async () => {
+    const a = await serve(receipts({ [TX]: receipt() }));
+    const silent = await serve({});
+    const { vote } = await voteCorpus(corpusOf({ eth_getTransactionReceipt: [entry([TX], receipt())] }), [a, silent], { sampler: a.name });
+    expect(vote.endpoints[0]).to.deep.include({ alone: 1, unanswered: 0 });
+    const passed = { verdict: 'pass', reasons: [], methods: {}, corpus: { methods: {} } } as unknown as LoadReport;
+    const side = assembleLoadSideBySide([{ name: a.name, endpoint: a.name, exitCode: 0, report: passed }], 'gate', a.name, 'now', undefined, vote);
+    expect(side.endpoints[0]!.verdict).to.equal('inconclusive');
+    expect(side.endpoints[0]!.reasons.at(-1)).to.match(/^the corpus vote: 1 compared answer\(s\) no other endpoint gave a value for, e\.g\. eth_getTransactionReceipt\(.*\): held against no one$/);
   });
 });

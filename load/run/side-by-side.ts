@@ -1,7 +1,7 @@
 // Several endpoints load-tested side by side (load --url a=URL --url b=URL …): the same corpus, rate and duration
 // against each, one after another by default, so they never compete for this machine's CPU. The corpus is sampled
-// once, from the first endpoint that serves one (or read from --corpus), its compared answers voted among the
-// endpoints (corpus-vote.ts), and replayed against each, held to its own answers; each
+// once, before any is measured, from the first endpoint whose sampling is clean (else the best; or read from
+// --corpus), its compared answers voted among the endpoints (corpus-vote.ts), and replayed against each; each
 // endpoint's own reports go to <out>/endpoints/<name>/, and one report (load.json, load.html, load.junit.xml) puts
 // them in one table and one chart.
 import { join, relative, resolve, sep } from 'node:path';
@@ -97,10 +97,12 @@ async function sampleOnce(opts: Omit<LoadOptions, 'url' | 'endpointName'>, usabl
       const corpus = (await (await prepareTest({ ...opts, url: e.url }, 1)).corpus(log, opts.signal)).corpus;
       const sampling = Object.values(corpus.sampling);
       const notServed = sampling.filter((m) => m.status === 'not served').length;
-      const flaws = notServed * 1000 + sampling.reduce((a, m) => a + m.findings.length, 0);
+      const findings = sampling.reduce((a, m) => a + m.findings.length, 0);
+      // A method not served weighs more than any number of findings.
+      const flaws = notServed * 1_000_000 + findings;
       if (!best || flaws < best.flaws) best = { corpus, from: e.name, flaws };
       if (flaws === 0) break;
-      log(`load: the corpus sampled from ${e.name} has ${notServed} method(s) not served and ${flaws % 1000} finding(s): sampling from the next endpoint too, the best corpus kept`);
+      log(`load: the corpus sampled from ${e.name} has ${notServed} method(s) not served and ${findings} finding(s): sampling from the next endpoint too, the best corpus kept`);
     } catch (err) {
       const failure = failureOf(err);
       if (failure.kind === 'usage' || failure.kind === 'unexpected') throw err;

@@ -252,7 +252,7 @@ export function loadSideBySideHtml(r: LoadSideBySide): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>rpc-certify load: ${r.endpoints.length} endpoints side by side: ${esc(r.summary.verdict.toUpperCase())}</title><style>${STYLE}</style></head><body><main>
 <h1>Load side by side: ${esc(r.summary.verdict.toUpperCase())}</h1>
 <p class="muted">${esc(r.createdAt)} · profile ${esc(r.profile)} · the same corpus${r.corpusFrom ? ` (sampled from ${esc(r.corpusFrom)})` : ''}, rate and duration against each, one after another · the worst: ${esc(r.summary.worst.join(', '))}</p>
-${r.vote ? `<p class="${r.vote.endpoints.some((e) => e.outvoted || e.outside || e.tied || e.unanswered) ? 'why fail' : 'muted'}"><b>The corpus's answers, voted:</b> ${esc(voteText(r.vote))}</p>` : ''}
+${r.vote ? `<p class="${r.vote.endpoints.some((e) => e.outvoted || e.outside || e.tied || e.unanswered || e.alone) ? 'why fail' : 'muted'}"><b>The corpus's answers, voted:</b> ${esc(voteText(r.vote))}</p>` : ''}
 <h2>p95 per method</h2>${chart}
 <h2>Per method</h2><table><thead><tr><th>method</th><th>endpoint</th><th>p50</th><th>p95</th><th>p99</th><th>requests</th><th>failed</th><th>wrong</th><th>stale fresh reads</th></tr></thead><tbody>${rows.join('\n')}</tbody></table>
 <h2>Endpoints <span class="muted">every reason each did not pass</span></h2><table><thead><tr><th>endpoint</th><th>address</th><th>verdict</th><th>reasons</th></tr></thead><tbody>${endpoints.join('\n')}</tbody></table>

@@ -162,7 +162,8 @@ export async function voteCorpus(corpus: Corpus, endpoints: readonly NamedEndpoi
       if (got.value === undefined) {
         if (!result.interrupted) {
           mine.vote.unanswered++;
-          mine.vote.unansweredExample ??= `${method}(${params}) answered ${got.none ?? 'nothing'}`;
+          // What it answered may quote anything, the key too.
+          mine.vote.unansweredExample ??= redact(`${method}(${params}) answered ${got.none ?? 'nothing'}`);
         }
         continue;
       }
@@ -187,7 +188,7 @@ export async function voteCorpus(corpus: Corpus, endpoints: readonly NamedEndpoi
     if (ballots.length === 1) {
       const mine = per.get(ballots[0]!.name)!.vote;
       mine.alone++;
-      mine.aloneExample ??= `${method}(${params})`;
+      mine.aloneExample ??= redact(`${method}(${params})`);
     }
     if (ballots.length < 2) continue;
     result.compared++;

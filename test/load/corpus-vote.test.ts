@@ -9,6 +9,7 @@ import { voteCorpus } from '../../load/run/corpus-vote.ts';
 import { answerDigest } from '../../load/shared/answer.ts';
 import { boundsOf } from '../../load/shared/bounds.ts';
 import { sha256Hex } from '../../core/node/fingerprint.ts';
+import { registerUrlSecrets } from '../../core/redact.ts';
 import type { Corpus, CorpusEntry } from '../../load/shared/corpus.ts';
 import { assembleLoadSideBySide, type EndpointVote } from '../../load/report/side-by-side.ts';
 import type { LoadReport } from '../../load/shared/load-report.ts';
@@ -210,5 +211,16 @@ describe('load side by side: the corpus voted among the endpoints before the run
     const side = assembleLoadSideBySide([{ name: a.name, endpoint: a.name, exitCode: 0, report: passed }], 'gate', a.name, 'now', undefined, vote);
     expect(side.endpoints[0]!.verdict).to.equal('inconclusive');
     expect(side.endpoints[0]!.reasons.at(-1)).to.match(/^the corpus vote: 1 compared answer\(s\) no other endpoint gave a value for, e\.g\. eth_getTransactionReceipt\(.*\): held against no one$/);
+  });
+
+  it('an answer quoting the key (a string where a receipt is due) is no value, and its example in the report does not quote the key', async () => {
+    const KEY = 'SENTINEL-KEY-VOTE-789';
+    registerUrlSecrets(`http://127.0.0.1/v3/${KEY}`);
+    const a = await serve(receipts({ [TX]: receipt() }));
+    const echo = await serve(receipts({ [TX]: `no such key ${KEY}` }));
+    const { vote } = await voteCorpus(corpusOf({ eth_getTransactionReceipt: [entry([TX], receipt())] }), [a, echo], { sampler: a.name });
+    expect(vote.endpoints[1]!.unanswered).to.equal(1);
+    expect(vote.endpoints[1]!.unansweredExample).to.match(/answered "no such key/);
+    expect(JSON.stringify(vote)).to.not.include(KEY);
   });
 });

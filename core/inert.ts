@@ -12,6 +12,9 @@ export function inert(text: string, max = 300): string {
   return text.length > max ? `${line}… (${text.length} chars)` : line;
 }
 
+/** At most `max` characters, an ellipsis where it was cut (no control characters shown: for text that is made inert later). */
+export const clip = (text: string, max: number): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
 /** Control characters shown as `\u001b`-style escapes; with `keepLines`, line breaks and tabs stay (for <pre>). */
 export function showControls(text: string, keepLines = false): string {
   return text.replace(keepLines ? CONTROL_BUT_LINES : CONTROL, escape);

@@ -16,6 +16,7 @@ import { EndpointError } from '../../core/node/errors.ts';
 import { sha256Hex } from '../../core/node/fingerprint.ts';
 import { q, toQuantity } from '../../core/hex.ts';
 import { redact } from '../../core/redact.ts';
+import { clip } from '../../core/inert.ts';
 import { errorStringPayload, HARNESS_REVERT_REASON, revertingInitCode } from '../../core/revert.ts';
 import type { Targets } from '../../core/targets.ts';
 import { answerDigest, IMMUTABLE_LOOKUPS } from '../shared/answer.ts';
@@ -513,7 +514,6 @@ function judge(method: RpcMethod, entry: CorpusEntry, verdict: Classification, e
   return { finding: { kind: entry.kind, cls, ...(code === undefined ? {} : { code }), example: example(entry, `${describeAnswer(ex)}${verdict.why ? `: ${verdict.why}` : ''}`) } };
 }
 
-const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 /** A finding's example: the request's params and what it was answered, clipped and redacted. */
 const example = (entry: CorpusEntry, answered: string) => redact(`${clip(JSON.stringify(entry.params), 120)} answered ${clip(answered, 160)}`);
 

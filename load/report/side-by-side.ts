@@ -106,6 +106,9 @@ export function voteText(v: CorpusVote): string {
   return `${v.compared} compared answer(s) voted field by field among ${v.endpoints.map((e) => e.name).join(', ')}${v.interrupted ? ' (interrupted: what was not asked counts against no one)' : ''}: ${per.length ? per.join('; ') : 'every endpoint with the majority'}; ${v.noMajority} without a majority on some field (no side picked); each endpoint held under load to ${v.held === 'own' ? 'its own answers' : "the corpus file's answers"} (${AGREE_BY_CONSTRUCTION})`;
 }
 
+/** An endpoint's part in the vote, where the vote counts (not cut short by Ctrl-C). */
+const votedOf = (vote: CorpusVote | undefined, name: string): EndpointVote | undefined => (vote?.interrupted ? undefined : vote?.endpoints.find((e) => e.name === name));
+
 /** Why the vote leaves an endpoint unjudged against the others: it cannot pass side by side. */
 export function voteDoubts(v: EndpointVote): string[] {
   return [
@@ -130,7 +133,8 @@ export function assembleLoadSideBySide(runs: readonly EndpointLoad[], profile: s
   const endpoints = runs.map((r) => {
     const own: EndpointLoadVerdict = r.exitCode === EXIT.unusable ? 'unusable' : (r.report?.verdict ?? (r.exitCode === EXIT.interrupted ? 'incomplete' : 'unusable'));
     // Its own run passed, but the vote could not hold some of its answers against the others': not a pass side by side.
-    const doubts = r.report && own === 'pass' && vote && !vote.interrupted ? voteDoubts(vote.endpoints.find((e) => e.name === r.name) ?? { name: r.name, outvoted: 0, outside: 0, tied: 0, unanswered: 0, alone: 0 }) : [];
+    const voted = votedOf(vote, r.name);
+    const doubts = r.report && own === 'pass' && voted ? voteDoubts(voted) : [];
     return {
       name: r.name,
       endpoint: r.endpoint,
@@ -224,7 +228,7 @@ export function loadSideBySideJunit(runs: readonly EndpointLoad[], vote?: Corpus
       suite.testCase().className(`${run.name}.run`).name('endpoint measured').failure(run.failed ?? 'no report');
       continue;
     }
-    const voted = vote?.interrupted ? undefined : vote?.endpoints.find((e) => e.name === run.name);
+    const voted = votedOf(vote, run.name);
     if (voted) {
       const c = suite.testCase().className(`${run.name}.vote`).name("its compared answers held against the other endpoints' (the corpus vote)");
       const doubts = voteDoubts(voted);

@@ -10,6 +10,7 @@
 //   or that gave no value to vote with, was not judged against the others: side by side it cannot pass (report).
 // What the sampling endpoint's own sampling found (its findings, a method it does not serve, its lag) is its own.
 import { setMaxListeners } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type Exchange, RpcClient } from '../../core/node/rpc-client.ts';
 import { sha256Hex } from '../../core/node/fingerprint.ts';
 import { isObject, q } from '../../core/hex.ts';
@@ -17,11 +18,12 @@ import { type AnswerKind } from '../../core/answer-diff.ts';
 import { METHOD_FACTS, type RpcMethod } from '../../core/methods.ts';
 import type { NamedEndpoint } from '../../core/node/side-by-side.ts';
 import { redact } from '../../core/redact.ts';
+import { clip } from '../../core/inert.ts';
 import { type Ballot, valuesText, vote } from '../../core/vote.ts';
 import { outcomeOf } from '../plan/sample.ts';
 import { answerDigest } from '../shared/answer.ts';
 import { anchorOf, boundsFault } from '../shared/bounds.ts';
-import { classify } from '../shared/classify.ts';
+import { classify, type Envelope } from '../shared/classify.ts';
 import { type Corpus, type CorpusEntry, expectationOf, type Finding, type MethodSampling } from '../shared/corpus.ts';
 import { namedHash } from '../shared/named-block.ts';
 import { shapeFault } from '../shared/shapes.ts';
@@ -44,7 +46,7 @@ type Held = Pick<CorpusEntry, 'answer' | 'reply' | 'shaped'>;
 interface Asked {
   value?: unknown;
   ex?: Exchange;
-  envelope?: { result?: unknown };
+  envelope?: Envelope;
   /** Why no value: "HTTP 429", "null", "error -32000", "another block than the one sampled". */
   none?: string;
   /** No answer at all (a transport fault, 429, 5xx): worth asking again. */
@@ -104,7 +106,7 @@ export async function voteCorpus(corpus: Corpus, endpoints: readonly NamedEndpoi
     for (let waited = false; ; waited = true) {
       const head = q(await clients.get(name)!.call<string>('eth_blockNumber', []).catch(() => undefined));
       if (head === undefined || head >= block || Date.now() >= deadline || signal?.aborted) return { head, waited };
-      await new Promise((r) => setTimeout(r, RETRY_WAIT_MS));
+      await sleep(RETRY_WAIT_MS);
     }
   };
   const per = new Map(endpoints.map((e) => [e.name, { held: new Map<string, Held>(), findings: new Map<RpcMethod, Finding>(), vote: { name: e.name, outvoted: 0, outside: 0, tied: 0, unanswered: 0, alone: 0 } as EndpointVote }]));
@@ -131,7 +133,7 @@ export async function voteCorpus(corpus: Corpus, endpoints: readonly NamedEndpoi
         let now = got;
         for (let k = 0; k < RETRIES && now.retry && !signal?.aborted && !hanging.has(name); k++) {
           const wait = Math.min(MAX_RETRY_WAIT_MS, (now.ex?.retryAfterS ?? 0) * 1000 || RETRY_WAIT_MS);
-          await new Promise((r) => setTimeout(r, wait));
+          await sleep(wait);
           now = await ask(name, a.method, a.entry);
         }
         // A null where another endpoint has the value: asked again once this one's head has the block (it may be behind).
@@ -142,7 +144,10 @@ export async function voteCorpus(corpus: Corpus, endpoints: readonly NamedEndpoi
           else {
             now = await ask(name, a.method, a.entry);
             // A block it has only just announced may not be indexed yet: once more, past the fresh reads' grace.
-            if (waited && now.unknown && !signal?.aborted) now = (await new Promise((r) => setTimeout(r, DEFAULT_GRACE_MS)), await ask(name, a.method, a.entry));
+            if (waited && now.unknown && !signal?.aborted) {
+              await sleep(DEFAULT_GRACE_MS);
+              now = await ask(name, a.method, a.entry);
+            }
           }
         }
         a.by.set(name, now);
@@ -182,7 +187,7 @@ export async function voteCorpus(corpus: Corpus, endpoints: readonly NamedEndpoi
       if (keeps(name)) continue;
       // Its own answer, fingerprinted, is what it is held to under load: the same bytes are recognised, not parsed again.
       const reply = got.ex?.replyFingerprint;
-      const shaped = reply && got.envelope && !shapeFault(method, got.envelope as Parameters<typeof shapeFault>[1]);
+      const shaped = reply && got.envelope && !shapeFault(method, got.envelope);
       mine.held.set(keyOf(method, entry), { answer: answerDigest(got.value, sha256Hex), ...(reply ? { reply } : {}), ...(shaped ? { shaped: true as const } : {}) });
     }
     if (ballots.length === 1) {
@@ -265,4 +270,3 @@ function blockOf(answers: readonly Asked[]): bigint | undefined {
 }
 
 const keyOf = (method: string, entry: CorpusEntry) => `${method} ${JSON.stringify(entry.params)}`;
-const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);

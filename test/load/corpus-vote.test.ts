@@ -220,7 +220,8 @@ describe('load side by side: the corpus voted among the endpoints before the run
     const echo = await serve(receipts({ [TX]: `no such key ${KEY}` }));
     const { vote } = await voteCorpus(corpusOf({ eth_getTransactionReceipt: [entry([TX], receipt())] }), [a, echo], { sampler: a.name });
     expect(vote.endpoints[1]!.unanswered).to.equal(1);
-    expect(vote.endpoints[1]!.unansweredExample).to.match(/answered "no such key/);
+    // Only the key is redacted (other test files in the same worker register their own keys, which may be common words).
+    expect(vote.endpoints[1]!.unansweredExample).to.match(/^eth_getTransactionReceipt\(.*\) answered "/);
     expect(JSON.stringify(vote)).to.not.include(KEY);
   });
 });
